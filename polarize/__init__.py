@@ -1,0 +1,33 @@
+"""polarize: how gradient flow drives softmax outputs toward one-hot solutions.
+
+The value-softmax model ``beta = V sigma(a)`` trained by gradient flow on
+``l(V sigma(a))``; see the README and PAPER digest for the science.
+"""
+
+from polarize.config import ConfigError, Experiment, limits
+from polarize.diagnostics import Result
+from polarize.integrate import simulate
+from polarize.losses import KL, Logistic, LogisticData, Square, conditioned_matrix, entropy
+from polarize.model import tied_gradients, value_gradients
+from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
+
+__all__ = [
+    "ConfigError",
+    "DegenerateStateError",
+    "Experiment",
+    "KL",
+    "Logistic",
+    "LogisticData",
+    "NORMALIZERS",
+    "Result",
+    "Square",
+    "conditioned_matrix",
+    "entropy",
+    "limits",
+    "make_normalizer",
+    "simulate",
+    "tied_gradients",
+    "value_gradients",
+]
+
+__version__ = "0.1.0"

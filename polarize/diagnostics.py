@@ -1,0 +1,165 @@
+"""What is measured at each saved time, and the result object that holds it.
+
+A ``Recorder`` is fed one state at a time (scores, logits, fitness, loss,
+gradient norms and a few numbers about ``V``) and keeps only those vectors, so
+memory grows with ``samples * n``, never with ``samples * n * d``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polarize.config import Experiment
+from polarize.losses import entropy
+
+__all__ = ["Result", "Recorder", "top_singular_values", "N_SINGULAR"]
+
+N_SINGULAR = 3
+"""How many leading singular values of ``V`` are saved at each time."""
+
+
+def top_singular_values(V: np.ndarray, k: int = N_SINGULAR) -> np.ndarray:
+    """The ``k`` largest singular values of ``V``, zero-padded to length ``k``."""
+    values = np.linalg.svd(V, compute_uv=False)[:k]
+    return np.pad(values, (0, k - len(values)))
+
+
+def _frozen(x: Any) -> np.ndarray:
+    arr = np.array(x, dtype=float)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Result:
+    """A simulated trajectory at the saved times (K of them, ``t[0] = 0``).
+
+    Attributes
+    ----------
+    experiment : Experiment
+        The resolved experiment (drawn arrays included): rerunning it gives this result.
+    t : ndarray, shape (K,)
+        Saved times; ``t[-1] = horizon`` unless the run stopped early (``status``).
+    s, a, u : ndarray, shape (K, n)
+        Scores ``sigma(a)``, logits, and fitness ``u = -V^T grad l``.
+    p : ndarray, shape (K, n), or None
+        Value projections ``V^T beta_*`` (logistic loss on a target direction only).
+    loss, entropy, effective_support, one_minus_max : ndarray, shape (K,)
+        Loss; entropy of ``s`` (nats, of ``|s|`` normalized when ``s`` leaves the
+        simplex); ``exp(entropy)``; ``1 - max s``.
+    ratio : ndarray, shape (K, n)
+        Each score over the largest, ``s_i / max s``.
+    grad_norm_V, grad_norm_a : ndarray, shape (K,)
+        Norms of the loss gradient in ``V`` (Frobenius) and in ``a``.
+    singular_values : ndarray, shape (K, 3)
+        Leading singular values of ``V`` (zero-padded when ``min(n, d) < 3``).
+    column_norms : ndarray, shape (K, n)
+        Norm of each column of ``V``.
+    V_final : ndarray, shape (d, n)
+    status : {"finished", "stopped"}
+    message : str
+        Empty when finished; otherwise why the run stopped (in words).
+    n_evaluations : int
+        Gradient evaluations made (vector-field calls, or descent steps).
+    """
+
+    experiment: Experiment
+    t: np.ndarray
+    s: np.ndarray
+    a: np.ndarray
+    u: np.ndarray
+    p: np.ndarray | None
+    loss: np.ndarray
+    entropy: np.ndarray
+    effective_support: np.ndarray
+    one_minus_max: np.ndarray
+    ratio: np.ndarray
+    grad_norm_V: np.ndarray
+    grad_norm_a: np.ndarray
+    singular_values: np.ndarray
+    column_norms: np.ndarray
+    V_final: np.ndarray
+    status: str = "finished"
+    message: str = ""
+    n_evaluations: int = 0
+
+    @property
+    def winner(self) -> int:
+        """Index of the largest final score."""
+        return int(np.argmax(self.s[-1]))
+
+    @property
+    def winner_column_norm(self) -> np.ndarray:
+        """Norm of ``V``'s column at the running ``argmax s``, shape (K,)."""
+        return self.column_norms[np.arange(len(self.t)), np.argmax(self.s, axis=1)]
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the resolved config plus every saved series as lists."""
+        out: dict[str, Any] = {"config": self.experiment.to_dict()}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "experiment" or value is None:
+                continue
+            out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
+        return out
+
+
+@dataclass
+class Recorder:
+    """Accumulates diagnostics sample by sample, then builds a ``Result``."""
+
+    rows: dict[str, list] = field(default_factory=dict)
+
+    def add(
+        self,
+        *,
+        s: np.ndarray,
+        a: np.ndarray,
+        u: np.ndarray,
+        loss: float,
+        grad_norm_V: float,
+        grad_norm_a: float,
+        singular_values: np.ndarray,
+        column_norms: np.ndarray,
+        p: np.ndarray | None = None,
+    ) -> None:
+        values = dict(s=s, a=a, u=u, loss=loss, grad_norm_V=grad_norm_V, grad_norm_a=grad_norm_a,
+                      singular_values=singular_values, column_norms=column_norms)
+        if p is not None:
+            values["p"] = p
+        arrays = {key: np.array(value, dtype=float) for key, value in values.items()}
+        bad = [key for key, value in arrays.items() if not np.all(np.isfinite(value))]
+        if bad:
+            # Refuse the sample rather than let a NaN reach a figure.
+            raise FloatingPointError(f"{', '.join(bad)} no longer finite (the run diverges)")
+        for key, value in arrays.items():
+            self.rows.setdefault(key, []).append(value)
+
+    def __len__(self) -> int:
+        return len(self.rows.get("loss", ()))
+
+    def result(self, experiment: Experiment, t: np.ndarray, V_final: np.ndarray, *,
+               status: str = "finished", message: str = "", n_evaluations: int = 0) -> Result:
+        k = len(self)
+        series = {key: _frozen(np.stack(v)) for key, v in self.rows.items()}
+        s = series["s"]
+        biggest = np.max(s, axis=1)
+        h = entropy(s)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(biggest[:, None] != 0, s / biggest[:, None], 0.0)
+        return Result(
+            experiment=experiment, t=_frozen(t[:k]), s=s, a=series["a"], u=series["u"],
+            p=series.get("p"), loss=series["loss"], entropy=_frozen(h),
+            effective_support=_frozen(np.exp(h)), one_minus_max=_frozen(1.0 - biggest),
+            ratio=_frozen(ratio), grad_norm_V=series["grad_norm_V"], grad_norm_a=series["grad_norm_a"],
+            singular_values=series["singular_values"], column_norms=series["column_norms"],
+            V_final=_frozen(V_final), status=status, message=message, n_evaluations=n_evaluations,
+        )

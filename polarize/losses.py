@@ -1,0 +1,138 @@
+"""Losses ``l(beta)`` on the model output ``beta`` (d), with value and gradient.
+
+Every loss here has the method ``value_and_grad(beta) -> (l, grad l(beta))``.
+Those that see ``beta`` only through a linear map ``w = X beta`` (``X`` is m x d)
+also expose that *design* ``X`` and ``outer(w) -> (l, grad_w)``: the flow then
+depends on ``V`` only through ``X V`` (m x n), which is what lets the integrator
+work in those smaller coordinates (PAPER.md sections 3 and 4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, log_softmax, softmax
+
+__all__ = [
+    "KL",
+    "LinearLoss",
+    "Logistic",
+    "LogisticData",
+    "Square",
+    "conditioned_matrix",
+    "entropy",
+]
+
+
+def entropy(p: np.ndarray) -> np.ndarray:
+    """Shannon entropy (nats) along the last axis, with ``0 log 0 = 0``.
+
+    Negative entries (possible for the ``sum`` and ``linear`` maps, which leave
+    the simplex) are taken in absolute value after normalising to total mass one,
+    so the result is always a finite number for a non-zero input.
+    """
+    p = np.abs(np.asarray(p, dtype=float))
+    total = np.sum(p, axis=-1, keepdims=True)
+    q = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(q > 0, q * np.log(np.where(q > 0, q, 1.0)), 0.0)
+    return -np.sum(terms, axis=-1)
+
+
+@dataclass(frozen=True, eq=False)
+class LinearLoss:
+    """A loss ``l(beta) = phi(X beta)``; subclasses define ``outer``."""
+
+    X: np.ndarray
+
+    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:  # pragma: no cover
+        raise NotImplementedError
+
+    def value_and_grad(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, h = self.outer(self.X @ beta)
+        return value, self.X.T @ h
+
+
+@dataclass(frozen=True, eq=False)
+class Logistic(LinearLoss):
+    """``l = log(1 + exp(-z))`` with the margin ``z = beta_*^T beta``, ``|beta_*| = 1``.
+
+    ``X`` is the 1 x d matrix ``beta_*^T``.
+    """
+
+    @classmethod
+    def from_target(cls, target: np.ndarray) -> Logistic:
+        return cls(np.asarray(target, dtype=float)[None, :])
+
+    @property
+    def target(self) -> np.ndarray:
+        return self.X[0]
+
+    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        return float(np.logaddexp(0.0, -w[0])), -expit(-w)
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticData(LinearLoss):
+    """``l = mean_i log(1 + exp(-y_i x_i^T beta))`` on a labelled set, ``y_i = +-1``."""
+
+    y: np.ndarray
+
+    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        margins = self.y * w
+        m = len(self.y)
+        return float(np.mean(np.logaddexp(0.0, -margins))), -self.y * expit(-margins) / m
+
+
+@dataclass(frozen=True, eq=False)
+class Square(LinearLoss):
+    """``l = 1/2 |X beta - y|^2``; the default ``X = I``, ``y = beta_*``."""
+
+    y: np.ndarray
+
+    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+        r = w - self.y
+        return 0.5 * float(r @ r), r
+
+
+@dataclass(frozen=True, eq=False)
+class KL:
+    """Cross-entropy ``l = -sum_k p*_k log softmax(beta)_k``; its floor is ``H(p*)``."""
+
+    p_star: np.ndarray
+
+    def value_and_grad(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
+        value = -float(self.p_star @ log_softmax(beta))
+        return value, softmax(beta) - self.p_star
+
+    @property
+    def floor(self) -> float:
+        """The infimum of the loss, the entropy ``H(p*)``."""
+        return float(entropy(self.p_star))
+
+
+def conditioned_matrix(
+    m: int, d: int, kappa: float, rng: np.random.RandomState
+) -> np.ndarray:
+    """A random m x d matrix whose singular values are ``linspace(1, 1/kappa)``.
+
+    Draws a Gaussian matrix, keeps its singular vectors and replaces its
+    singular values, as the paper's regression experiment does.
+
+    Parameters
+    ----------
+    m, d : int
+        Shape of the matrix.
+    kappa : float
+        Condition number, at least 1.
+    rng : numpy.random.RandomState
+        Source of the Gaussian draw (``rng.randn(m, d)``).
+
+    Returns
+    -------
+    ndarray, shape (m, d)
+    """
+    left, _, right = np.linalg.svd(rng.randn(m, d), full_matrices=False)
+    values = np.linspace(1.0, 1.0 / kappa, min(m, d))
+    return (left * values) @ right

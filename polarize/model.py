@@ -1,0 +1,143 @@
+"""The models' gradients and the gradient-flow vector fields built from them.
+
+Value model (PAPER.md section 1): ``beta = V s``, ``s = sigma(a)``, so with
+``g = grad l(beta)``
+
+    dL/dV = g s^T,        dL/da = J(a)^T V^T g = -J(a)^T u,
+
+with the fitness ``u = -V^T g``. Tied model (section 6, item 3): ``z = U a``,
+``alpha = sigma(z)``, ``beta = U alpha``; ``U`` enters twice, so
+
+    dL/dU = g alpha^T + r a^T,   dL/da = U^T r,   r = J(z)^T U^T g.
+
+The flows are the negatives of these gradients. Everything here is a pure
+function of arrays; ``polarize.integrate`` packs them into ``solve_ivp`` form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from polarize.normalizers import Normalizer
+
+__all__ = [
+    "Gradients",
+    "logistic_closed_field",
+    "tied_gradients",
+    "value_gradients",
+    "value_gradients_reduced",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Gradients:
+    """Loss, scores and gradients at one point of parameter space.
+
+    Attributes
+    ----------
+    loss : float
+    s : ndarray, shape (n,)
+        Scores ``sigma(a)`` (for the tied model, ``alpha``).
+    u : ndarray, shape (n,)
+        Fitness ``-V^T grad l`` (tied model: ``-U^T grad l``).
+    grad_V : ndarray, shape (d, n) or (m, n)
+        Gradient of the loss in the value matrix, or in ``W = X V`` (reduced).
+    grad_a : ndarray, shape (n,)
+        Gradient of the loss in the logits.
+    """
+
+    loss: float
+    s: np.ndarray
+    u: np.ndarray
+    grad_V: np.ndarray
+    grad_a: np.ndarray
+
+
+def value_gradients(V: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) -> Gradients:
+    """Gradients of ``L(V, a) = l(V sigma(a))``.
+
+    Parameters
+    ----------
+    V : ndarray, shape (d, n)
+    a : ndarray, shape (n,)
+    loss : object with ``value_and_grad(beta)``
+    normalizer : Normalizer
+
+    Returns
+    -------
+    Gradients
+    """
+    s = normalizer.forward(a)
+    value, g = loss.value_and_grad(V @ s)
+    u = -(V.T @ g)
+    return Gradients(value, s, u, np.outer(g, s), -normalizer.vjp(a, u))
+
+
+def value_gradients_reduced(
+    W: np.ndarray, a: np.ndarray, loss, gram: np.ndarray, normalizer: Normalizer
+) -> Gradients:
+    """The value model's flow in the coordinates ``W = X V`` of a linear loss.
+
+    For ``l(beta) = phi(X beta)`` the loss and the logits' gradient depend on
+    ``V`` only through ``W`` (m x n), and ``d W / dt = -X X^T h s^T`` with
+    ``h = grad phi(W s)``. ``grad_V`` is returned as *minus the velocity of W*,
+    ``(X X^T) h s^T``, so that ``dW/dt = -grad_V`` as in the full coordinates.
+
+    Parameters
+    ----------
+    W : ndarray, shape (m, n)
+    a : ndarray, shape (n,)
+    loss : LinearLoss
+    gram : ndarray, shape (m, m)
+        ``X X^T``.
+    normalizer : Normalizer
+    """
+    s = normalizer.forward(a)
+    value, h = loss.outer(W @ s)
+    u = -(W.T @ h)
+    return Gradients(value, s, u, np.outer(gram @ h, s), -normalizer.vjp(a, u))
+
+
+def tied_gradients(U: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) -> Gradients:
+    """Gradients of the tied model ``L(U, a) = l(U sigma(U a))``.
+
+    Parameters
+    ----------
+    U : ndarray, shape (D, D)
+    a : ndarray, shape (D,)
+    loss : object with ``value_and_grad(beta)``
+    normalizer : Normalizer
+
+    Returns
+    -------
+    Gradients
+        ``s`` is ``alpha = sigma(U a)`` and ``u = -U^T grad l``.
+    """
+    z = U @ a
+    alpha = normalizer.forward(z)
+    value, g = loss.value_and_grad(U @ alpha)
+    u = -(U.T @ g)
+    r = -normalizer.vjp(z, u)
+    return Gradients(value, alpha, u, np.outer(g, alpha) + np.outer(r, a), U.T @ r)
+
+
+def logistic_closed_field(a: np.ndarray, p: np.ndarray, normalizer: Normalizer):
+    """The closed ``(a, p)`` system of logistic loss in loss-free time ``tau``.
+
+    With ``p = V^T beta_*`` and ``c = sigmoid(-z)``, ``z = p.s``, gradient flow
+    gives ``dp/dt = c s`` and ``da/dt = c J^T p`` whatever ``d`` is (PAPER.md
+    section 3). Dividing by ``c`` (``d tau = c dt``) removes the loss:
+
+        da/dtau = J(a)^T p,   dp/dtau = s,   dt/dtau = 1 + exp(z).
+
+    Returns
+    -------
+    da, dp : ndarray, shape (n,)
+    z : float
+        The margin, from which ``dt/dtau`` follows.
+    s : ndarray, shape (n,)
+    """
+    s = normalizer.forward(a)
+    return normalizer.vjp(a, p), s, float(p @ s), s

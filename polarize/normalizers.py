@@ -1,0 +1,253 @@
+"""Normalizers: maps from logits ``a`` to scores ``s = sigma(a)``.
+
+Each normalizer is a small immutable object with two methods,
+
+- ``forward(a)``: the scores, same shape as ``a``;
+- ``vjp(a, g)``: the vector-Jacobian product ``J(a)^T g``,
+
+both acting on the last axis and batched over any leading axes. ``NORMALIZERS``
+maps each public name to its class.
+
+Only softmax moves a logit in proportion to its own score: its VJP is
+``s * (g - s.g)``, "fitness minus mean fitness" weighted by the share (the
+replicator form, PAPER.md section 1). The others either lack the weighting or
+the mean-centring, which is why they do not polarize.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = [
+    "DegenerateStateError",
+    "L1",
+    "L2",
+    "Linear",
+    "Normalizer",
+    "NORMALIZERS",
+    "ReLU",
+    "Sigmoid",
+    "Softmax",
+    "Sparsemax",
+    "Sum",
+    "make_normalizer",
+]
+
+
+class DegenerateStateError(ValueError):
+    """A normalizer was evaluated where it is undefined (e.g. a zero total)."""
+
+
+class Normalizer(Protocol):
+    """The normalizer protocol: a forward map and its vector-Jacobian product."""
+
+    name: ClassVar[str]
+    on_simplex: ClassVar[bool]
+
+    def forward(self, a: np.ndarray) -> np.ndarray: ...
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray: ...
+
+
+def _centred(s: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``g - s.g`` along the last axis: the mean-centring shared by normalized maps."""
+    return g - np.sum(s * g, axis=-1, keepdims=True)
+
+
+def _safe_total(total: np.ndarray, name: str, what: str) -> np.ndarray:
+    if np.any(total == 0) or not np.all(np.isfinite(total)):
+        raise DegenerateStateError(
+            f"normalizer {name!r} is undefined here: {what} is zero; "
+            "start from logits where it is not"
+        )
+    return total
+
+
+@dataclass(frozen=True, kw_only=True)
+class Softmax:
+    """``s = exp(a / T) / sum exp(a / T)`` with temperature ``T > 0``."""
+
+    temperature: float = 1.0
+    name: ClassVar[str] = "softmax"
+    on_simplex: ClassVar[bool] = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        # Subtracting the maximum first means |a| = 1e4 (or 1e300) cannot overflow.
+        x = np.asarray(a, dtype=float) / self.temperature
+        e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+        return e / np.sum(e, axis=-1, keepdims=True)
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        s = self.forward(a)
+        return s * _centred(s, g) / self.temperature
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sigmoid:
+    """``s_i = 1 / (1 + exp(-a_i))``, coordinate-wise; not normalized."""
+
+    name: ClassVar[str] = "sigmoid"
+    on_simplex: ClassVar[bool] = False
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        return expit(np.asarray(a, dtype=float))
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        s = self.forward(a)
+        return s * (1.0 - s) * g
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReLU:
+    """``s = relu(a) / sum relu(a)``.
+
+    When every logit is ``<= 0`` nothing survives the ReLU: the scores are then
+    defined as all zeros, with a zero VJP. That "dead" state is a fixed point of
+    any gradient flow, which is what the map's derivative says there.
+    """
+
+    name: ClassVar[str] = "relu"
+    on_simplex: ClassVar[bool] = True
+
+    def _parts(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r = np.maximum(np.asarray(a, dtype=float), 0.0)
+        total = np.sum(r, axis=-1, keepdims=True)
+        return r, np.where(total > 0, total, 1.0)
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        r, total = self._parts(a)
+        return r / total
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        r, total = self._parts(a)
+        s = r / total
+        return (r > 0) * _centred(s, g) / total
+
+
+@dataclass(frozen=True, kw_only=True)
+class L1:
+    """``s = |a| / sum |a|``; undefined (an error) when every logit is zero."""
+
+    name: ClassVar[str] = "l1"
+    on_simplex: ClassVar[bool] = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        m = np.abs(np.asarray(a, dtype=float))
+        return m / _safe_total(np.sum(m, axis=-1, keepdims=True), self.name, "sum |a|")
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        total = _safe_total(np.sum(np.abs(a), axis=-1, keepdims=True), self.name, "sum |a|")
+        s = np.abs(a) / total
+        return np.sign(a) * _centred(s, g) / total
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sum:
+    """``s = a / sum a``; may leave the simplex, undefined when ``sum a = 0``."""
+
+    name: ClassVar[str] = "sum"
+    on_simplex: ClassVar[bool] = False
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        return a / _safe_total(np.sum(a, axis=-1, keepdims=True), self.name, "sum a")
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        total = _safe_total(np.sum(a, axis=-1, keepdims=True), self.name, "sum a")
+        return _centred(a / total, g) / total
+
+
+@dataclass(frozen=True, kw_only=True)
+class L2:
+    """``s = a^2 / sum a^2``; undefined (an error) when every logit is zero."""
+
+    name: ClassVar[str] = "l2"
+    on_simplex: ClassVar[bool] = True
+
+    def _scaled(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # Divide by max |a| before squaring so that |a| ~ 1e200 cannot overflow.
+        a = np.asarray(a, dtype=float)
+        scale = _safe_total(np.max(np.abs(a), axis=-1, keepdims=True), self.name, "sum a^2")
+        b = a / scale
+        return b, scale
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        b, _ = self._scaled(a)
+        q = b * b
+        return q / np.sum(q, axis=-1, keepdims=True)
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        b, scale = self._scaled(a)
+        q = b * b
+        total = np.sum(q, axis=-1, keepdims=True)
+        # d s / d a = (2 a / sum a^2) (e - s); with a = scale * b that is 2 b / (scale * total).
+        return (2.0 * b / (scale * total)) * _centred(q / total, g)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Linear:
+    """The identity map ``s = a``: no normalization at all."""
+
+    name: ClassVar[str] = "linear"
+    on_simplex: ClassVar[bool] = False
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        return np.array(a, dtype=float)
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        return np.array(g, dtype=float)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sparsemax:
+    """Euclidean projection of ``a`` onto the simplex (Martins & Astudillo, 2016).
+
+    Its Jacobian is ``diag(m) - m m^T / |m|_1`` with ``m`` the support indicator:
+    mean-centring over the support, without softmax's weighting by the share.
+    """
+
+    name: ClassVar[str] = "sparsemax"
+    on_simplex: ClassVar[bool] = True
+
+    def _threshold(self, a: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        z = -np.sort(-a, axis=-1)
+        k = np.arange(1, a.shape[-1] + 1)
+        cumulative = np.cumsum(z, axis=-1)
+        support = 1.0 + k * z > cumulative
+        size = np.sum(support, axis=-1, keepdims=True)
+        tau = (np.take_along_axis(cumulative, size - 1, axis=-1) - 1.0) / size
+        return tau
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        return np.maximum(a - self._threshold(a), 0.0)
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        m = (a - self._threshold(a) > 0).astype(float)
+        g = np.asarray(g, dtype=float)
+        mean = np.sum(m * g, axis=-1, keepdims=True) / np.sum(m, axis=-1, keepdims=True)
+        return m * (g - mean)
+
+
+NORMALIZERS: dict[str, type] = {
+    cls.name: cls for cls in (Softmax, Sigmoid, ReLU, L1, Sum, L2, Linear, Sparsemax)
+}
+
+
+def make_normalizer(name: str, *, temperature: float = 1.0) -> Normalizer:
+    """Build the normalizer registered as ``name`` (temperature applies to softmax only)."""
+    try:
+        cls = NORMALIZERS[name]
+    except KeyError:
+        raise ValueError(
+            f"normalizer: must be one of {sorted(NORMALIZERS)}, got {name!r}"
+        ) from None
+    return cls(temperature=temperature) if cls is Softmax else cls()
