@@ -30,7 +30,7 @@ from scipy.special import softmax
 from polarize.losses import conditioned_matrix
 from polarize.normalizers import NORMALIZERS
 
-__all__ = ["ConfigError", "Experiment", "limits"]
+__all__ = ["ConfigError", "Experiment", "FrozenArray", "limits"]
 
 MODELS = ("value", "tied")
 LOSSES = ("logistic", "square", "kl")
@@ -69,7 +69,56 @@ def limits() -> dict[str, float]:
     return out
 
 
-def _vector(name: str, value: Any, length: int | None = None) -> tuple[float, ...]:
+class FrozenArray:
+    """A read-only float array that compares and hashes by value.
+
+    Holds the explicit arrays of an ``Experiment`` (``a0``, ``V0``, ...), so the
+    experiment stays hashable without turning a 4096 x 128 matrix into nested
+    tuples. ``np.asarray(x)`` gives the (read-only) array without a copy.
+    """
+
+    __slots__ = ("_array", "_hash")
+
+    def __init__(self, array: Any):
+        arr = np.array(array, dtype=float)
+        arr.setflags(write=False)
+        self._array = arr
+        self._hash = hash((arr.shape, arr.tobytes()))
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        if dtype is not None and np.dtype(dtype) != self._array.dtype:
+            return self._array.astype(dtype)
+        return self._array.copy() if copy else self._array
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FrozenArray):
+            return NotImplemented
+        return self._hash == other._hash and np.array_equal(self._array, other._array)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    def __iter__(self):
+        return iter(self._array)
+
+    def __getitem__(self, index):
+        return self._array[index]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._array.shape
+
+    def tolist(self) -> list:
+        return self._array.tolist()
+
+    def __repr__(self) -> str:
+        return f"FrozenArray(shape={self._array.shape})"
+
+
+def _vector(name: str, value: Any, length: int | None = None) -> FrozenArray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -80,10 +129,10 @@ def _vector(name: str, value: Any, length: int | None = None) -> tuple[float, ..
         raise ConfigError(name, f"must have {length} entries, got {arr.shape[0]}")
     if not np.all(np.isfinite(arr)):
         raise ConfigError(name, "must hold finite numbers only (no NaN or infinity)")
-    return tuple(float(x) for x in arr)
+    return FrozenArray(arr)
 
 
-def _matrix(name: str, value: Any, shape: tuple[int | None, int]) -> tuple[tuple[float, ...], ...]:
+def _matrix(name: str, value: Any, shape: tuple[int | None, int]) -> FrozenArray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -94,7 +143,7 @@ def _matrix(name: str, value: Any, shape: tuple[int | None, int]) -> tuple[tuple
         raise ConfigError(name, f"must be {want} numbers, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise ConfigError(name, "must hold finite numbers only (no NaN or infinity)")
-    return tuple(tuple(float(x) for x in row) for row in arr)
+    return FrozenArray(arr)
 
 
 def _integer(name: str, value: Any, low: int, high: int) -> int:
@@ -171,14 +220,16 @@ class Experiment:
         Square loss only: draw ``X`` (``m x d``) with condition number ``kappa`` and ``y = randn(m)``.
     m : int or None
         Rows of the drawn ``X`` (default ``d``).
-    a0 : tuple of n floats, optional
-    V0 : tuple of d rows of n floats, optional
-    target : tuple of d floats, optional
+    a0 : array of n floats, optional
+        Explicit arrays (lists or numpy arrays) override the drawn ones; they are
+        stored as read-only ``FrozenArray`` so the experiment stays hashable.
+    V0 : array of d rows of n floats, optional
+    target : array of d floats, optional
         ``beta_*`` (normalized to unit length) for logistic and square; the
         distribution ``p*`` (normalized to sum one) for kl.
-    X : tuple of m rows of d floats, optional
+    X : array of m rows of d floats, optional
         Explicit design: square loss, or logistic on the labelled set ``(X, y)``.
-    y : tuple of m floats, optional
+    y : array of m floats, optional
         Regression targets (square) or labels in {-1, +1} (logistic).
     """
 
@@ -201,11 +252,11 @@ class Experiment:
     V_scale: float = 0.1
     kappa: float | None = None
     m: int | None = None
-    a0: tuple[float, ...] | None = field(default=None, repr=False)
-    V0: tuple[tuple[float, ...], ...] | None = field(default=None, repr=False)
-    target: tuple[float, ...] | None = field(default=None, repr=False)
-    X: tuple[tuple[float, ...], ...] | None = field(default=None, repr=False)
-    y: tuple[float, ...] | None = field(default=None, repr=False)
+    a0: FrozenArray | None = field(default=None, repr=False)
+    V0: FrozenArray | None = field(default=None, repr=False)
+    target: FrozenArray | None = field(default=None, repr=False)
+    X: FrozenArray | None = field(default=None, repr=False)
+    y: FrozenArray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         lim = limits()
@@ -265,17 +316,19 @@ class Experiment:
         if self.V0 is not None:
             put(self, "V0", _matrix("V0", self.V0, (d, n)))
         if self.target is not None:
-            target = np.asarray(_vector("target", self.target, d))
+            target = np.array(_vector("target", self.target, d))
             if self.loss == "kl":
                 if np.any(target < 0) or target.sum() <= 0:
                     raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
-                target = target / target.sum()
+                if abs(target.sum() - 1.0) > 1e-12:  # keep a normalized input bit for bit
+                    target = target / target.sum()
             else:
                 norm = np.linalg.norm(target)
                 if norm == 0:
                     raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
-                target = target / norm
-            put(self, "target", tuple(float(x) for x in target))
+                if abs(norm - 1.0) > 1e-12:
+                    target = target / norm
+            put(self, "target", FrozenArray(target))
         if self.X is not None:
             if self.loss == "kl":
                 raise ConfigError("X", "applies to the logistic and square losses only")
@@ -289,7 +342,7 @@ class Experiment:
             if rows is None:
                 raise ConfigError("y", "needs a design: give X (or kappa for the square loss)")
             put(self, "y", _vector("y", self.y, rows))
-            if self.loss == "logistic" and not set(self.y) <= {-1.0, 1.0}:
+            if self.loss == "logistic" and not np.all(np.isin(self.y, (-1.0, 1.0))):
                 raise ConfigError("y", "labels of the logistic loss must be -1 or +1")
         elif self.X is not None and self.loss == "logistic":
             raise ConfigError("y", "logistic loss on a data set X needs labels y in {-1, +1}")
@@ -317,13 +370,22 @@ class Experiment:
             t_draw = rng.randn(d)
         changes: dict[str, Any] = {}
         if self.V0 is None:
-            V = {"gaussian": self.V_scale * v_draw, "zeros": np.zeros((d, n)),
-                 "identity": self.V_scale * np.eye(d, n)}[self.V_init]
-            changes["V0"] = V
+            if self.V_init == "gaussian":
+                changes["V0"] = self.V_scale * v_draw
+            elif self.V_init == "identity":
+                changes["V0"] = self.V_scale * np.eye(d, n)
+            else:
+                changes["V0"] = np.zeros((d, n))
         if self.a0 is None:
-            a = {"zeros": 0.0 * a_draw, "gaussian": self.a_scale * a_draw,
-                 "shifted": self.a_shift + self.a_scale * a_draw,
-                 "vertex": self.a_scale * a_draw + self.a_shift * np.eye(n)[self.a_vertex]}[self.a_init]
+            if self.a_init == "zeros":
+                a = 0.0 * a_draw
+            elif self.a_init == "gaussian":
+                a = self.a_scale * a_draw
+            elif self.a_init == "shifted":
+                a = self.a_shift + self.a_scale * a_draw
+            else:
+                a = self.a_scale * a_draw
+                a[self.a_vertex] += self.a_shift
             changes["a0"] = a + 0.0  # turn the -0.0 of 0 * randn into 0.0
         if self.target is None:
             changes["target"] = t_draw
@@ -336,7 +398,7 @@ class Experiment:
                 changes["y"] = rng.randn(m)
         if not changes:
             return self
-        return dataclasses.replace(self, **{k: _to_tuple(v) for k, v in changes.items()})
+        return dataclasses.replace(self, **changes)
 
     # ---- serialization ----------------------------------------------------------
 
@@ -347,7 +409,7 @@ class Experiment:
             value = getattr(self, f.name)
             if value is None:
                 continue
-            out[f.name] = _to_list(value) if isinstance(value, tuple) else value
+            out[f.name] = value.tolist() if isinstance(value, FrozenArray) else value
         return out
 
     @classmethod
@@ -355,11 +417,8 @@ class Experiment:
         """Build from a mapping such as ``to_dict()`` gives; unknown keys are errors."""
         if not isinstance(data, Mapping):
             raise ConfigError("config", f"must be a JSON object, got {type(data).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        for key in data:
-            if key not in known:
-                raise ConfigError(str(key), f"is not a configuration key; known keys: {', '.join(sorted(known))}")
-        return cls(**{k: _to_tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        _reject_unknown(cls, data)
+        return cls(**data)
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), **kwargs)
@@ -380,16 +439,13 @@ class Experiment:
             value = getattr(self, f.name)
             if value is None or value == getattr(defaults, f.name):
                 continue
-            out[f.name] = json.dumps(_to_list(value)) if isinstance(value, tuple) else str(value)
+            out[f.name] = json.dumps(value.tolist()) if isinstance(value, FrozenArray) else str(value)
         return out
 
     @classmethod
     def from_flat(cls, flat: Mapping[str, str]) -> Experiment:
         """Parse a mapping of strings such as ``to_flat()`` gives (e.g. a URL query)."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        for key in flat:
-            if key not in known:
-                raise ConfigError(str(key), f"is not a configuration key; known keys: {', '.join(sorted(known))}")
+        _reject_unknown(cls, flat)
         return cls(**{k: _parse_flat(k, v) for k, v in flat.items()})
 
     @classmethod
@@ -424,6 +480,13 @@ class Experiment:
                 del kept[culprit]
 
 
+def _reject_unknown(cls: type, keys: Mapping[str, Any]) -> None:
+    known = sorted(f.name for f in dataclasses.fields(cls))
+    for key in keys:
+        if key not in known:
+            raise ConfigError(str(key), f"is not a configuration key; known keys: {', '.join(known)}")
+
+
 _INT_FIELDS = {"n", "d", "samples", "seed", "a_vertex", "m"}
 _FLOAT_FIELDS = {"temperature", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"}
 _ARRAY_FIELDS = {"a0", "V0", "target", "X", "y"}
@@ -440,22 +503,8 @@ def _parse_flat(key: str, raw: str) -> Any:
         if key in _FLOAT_FIELDS:
             return float(raw)
         if key in _ARRAY_FIELDS:
-            return _to_tuple(json.loads(raw))
+            return json.loads(raw)
     except (ValueError, OverflowError, json.JSONDecodeError):
         kind = "an integer" if key in _INT_FIELDS else "a number" if key in _FLOAT_FIELDS else "a JSON list"
         raise ConfigError(key, f"must be {kind}, got {raw!r}") from None
     return raw
-
-
-def _to_tuple(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, list):
-        return tuple(_to_tuple(v) for v in value)
-    return value
-
-
-def _to_list(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_to_list(v) for v in value]
-    return value

@@ -130,12 +130,16 @@ class Recorder:
         singular_values: np.ndarray,
         column_norms: np.ndarray,
         p: np.ndarray | None = None,
+        batch: bool = False,
     ) -> None:
+        """Add one saved time, or with ``batch=True`` several (a leading axis on every value)."""
         values = dict(s=s, a=a, u=u, loss=loss, grad_norm_V=grad_norm_V, grad_norm_a=grad_norm_a,
                       singular_values=singular_values, column_norms=column_norms)
         if p is not None:
             values["p"] = p
         arrays = {key: np.array(value, dtype=float) for key, value in values.items()}
+        if not batch:
+            arrays = {key: value[None] for key, value in arrays.items()}
         bad = [key for key, value in arrays.items() if not np.all(np.isfinite(value))]
         if bad:
             # Refuse the sample rather than let a NaN reach a figure.
@@ -144,12 +148,12 @@ class Recorder:
             self.rows.setdefault(key, []).append(value)
 
     def __len__(self) -> int:
-        return len(self.rows.get("loss", ()))
+        return sum(len(chunk) for chunk in self.rows.get("loss", ()))
 
     def result(self, experiment: Experiment, t: np.ndarray, V_final: np.ndarray, *,
                status: str = "finished", message: str = "", n_evaluations: int = 0) -> Result:
         k = len(self)
-        series = {key: _frozen(np.stack(v)) for key, v in self.rows.items()}
+        series = {key: _frozen(np.concatenate(v)) for key, v in self.rows.items()}
         s = series["s"]
         biggest = np.max(s, axis=1)
         h = entropy(s)

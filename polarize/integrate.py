@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from scipy.integrate import DOP853, LSODA
 from scipy.special import expit
+from threadpoolctl import ThreadpoolController
 
 from polarize.config import Experiment
 from polarize.diagnostics import N_SINGULAR, Recorder, Result, top_singular_values
@@ -46,6 +47,11 @@ STIFF_SIZE = 1500
 a stiff method once the loss has converged (square and KL losses, over long
 horizons); larger ones use DOP853, since LSODA's dense Jacobian would cost
 ``size**2`` memory."""
+
+
+# The engine's linear algebra is on small matrices and vectors, where threaded BLAS
+# only adds synchronization (eight times slower here on a busy 2-core machine).
+_THREADPOOLS = ThreadpoolController()
 
 
 class _Stopped(Exception):
@@ -85,20 +91,11 @@ def _build_loss(e: Experiment):
     return Square(np.asarray(e.X), np.asarray(e.y))
 
 
-class _ValueSystem:
-    """The value model in coordinates ``W = X V`` (``X = I``: plain ``V``)."""
+class _MatrixSystem:
+    """State ``[W.ravel(), a]``: a matrix (``V``, ``X V`` or ``U``) and the logits."""
 
-    def __init__(self, V0, a0, loss, normalizer, *, reduced: bool):
-        self.V0, self.loss, self.normalizer = V0, loss, normalizer
-        self.reduced = reduced
-        if reduced:
-            X = loss.X
-            self.gram = X @ X.T
-            self.pinv = np.linalg.pinv(X)
-            W0 = X @ V0
-        else:
-            W0 = V0
-        self.W0 = W0
+    def __init__(self, W0, a0, loss, normalizer):
+        self.loss, self.normalizer = loss, normalizer
         self.shape = W0.shape
         self.y0 = np.concatenate([W0.ravel(), a0])
 
@@ -107,56 +104,61 @@ class _ValueSystem:
         return y[:k].reshape(self.shape), y[k:]
 
     def V(self, y):
-        W, _ = self.split(y)
-        return self.V0 + self.pinv @ (W - self.W0) if self.reduced else W
-
-    def gradient(self, y):
-        W, a = self.split(y)
-        if self.reduced:
-            G = value_gradients_reduced(W, a, self.loss, self.gram, self.normalizer)
-        else:
-            G = value_gradients(W, a, self.loss, self.normalizer)
-        return np.concatenate([G.grad_V.ravel(), G.grad_a])
-
-    def record(self, y, recorder: Recorder) -> None:
-        V, a = self.V(y), self.split(y)[1]
-        G = value_gradients(V, a, self.loss, self.normalizer)
-        p = V.T @ self.loss.target if isinstance(self.loss, Logistic) else None
-        _add_full(recorder, G, V, a, p)
-
-
-class _TiedSystem:
-    """The tied model ``beta = U sigma(U a)`` in its own coordinates ``(U, a)``."""
-
-    def __init__(self, U0, a0, loss, normalizer):
-        self.loss, self.normalizer = loss, normalizer
-        self.shape = U0.shape
-        self.y0 = np.concatenate([U0.ravel(), a0])
-
-    def split(self, y):
-        k = self.shape[0] * self.shape[1]
-        return y[:k].reshape(self.shape), y[k:]
-
-    def V(self, y):
         return self.split(y)[0]
 
+    def _gradients(self, W, a):
+        raise NotImplementedError
+
     def gradient(self, y):
-        G = tied_gradients(*self.split(y), self.loss, self.normalizer)
+        G = self._gradients(*self.split(y))
         return np.concatenate([G.grad_V.ravel(), G.grad_a])
 
-    def record(self, y, recorder: Recorder) -> None:
-        U, a = self.split(y)
-        G = tied_gradients(U, a, self.loss, self.normalizer)
-        p = U.T @ self.loss.target if isinstance(self.loss, Logistic) else None
-        _add_full(recorder, G, U, a, p)
+    def record(self, Y, recorder: Recorder) -> None:
+        """Measure each column of ``Y`` (one state per column) in the full coordinates."""
+        for y in Y.T:
+            V, a = self.V(y), self.split(y)[1]
+            G = self._full_gradients(V, a)
+            recorder.add(
+                s=G.s, a=a, u=G.u, loss=G.loss,
+                p=V.T @ self.loss.target if isinstance(self.loss, Logistic) else None,
+                grad_norm_V=np.linalg.norm(G.grad_V), grad_norm_a=np.linalg.norm(G.grad_a),
+                singular_values=top_singular_values(V), column_norms=np.linalg.norm(V, axis=0),
+            )
 
 
-def _add_full(recorder: Recorder, G, V, a, p) -> None:
-    recorder.add(
-        s=G.s, a=a, u=G.u, loss=G.loss, p=p,
-        grad_norm_V=np.linalg.norm(G.grad_V), grad_norm_a=np.linalg.norm(G.grad_a),
-        singular_values=top_singular_values(V), column_norms=np.linalg.norm(V, axis=0),
-    )
+class _ValueSystem(_MatrixSystem):
+    """The value model in coordinates ``W = X V`` (``X = I``: plain ``V``)."""
+
+    def __init__(self, V0, a0, loss, normalizer, *, reduced: bool):
+        self.V0, self.reduced = V0, reduced
+        if reduced:
+            X = loss.X
+            self.gram = X @ X.T
+            # V - V0 = X^T Lambda with X X^T Lambda = W - W0, so V = V0 + pinv(X) (W - W0).
+            self.pinv = np.linalg.pinv(X)
+            self.W0 = X @ V0
+        super().__init__(self.W0 if reduced else V0, a0, loss, normalizer)
+
+    def V(self, y):
+        W = self.split(y)[0]
+        return self.V0 + self.pinv @ (W - self.W0) if self.reduced else W
+
+    def _gradients(self, W, a):
+        if self.reduced:
+            return value_gradients_reduced(W, a, self.loss, self.gram, self.normalizer)
+        return value_gradients(W, a, self.loss, self.normalizer)
+
+    def _full_gradients(self, V, a):
+        return value_gradients(V, a, self.loss, self.normalizer)
+
+
+class _TiedSystem(_MatrixSystem):
+    """The tied model ``beta = U sigma(U a)`` in its own coordinates ``(U, a)``."""
+
+    def _gradients(self, U, a):
+        return tied_gradients(U, a, self.loss, self.normalizer)
+
+    _full_gradients = _gradients
 
 
 class _LogisticClosedSystem:
@@ -164,7 +166,7 @@ class _LogisticClosedSystem:
 
     ``V(t) = V0 + beta_* (p(t) - p(0))^T`` exactly, so ``V`` is never integrated:
     its column norms and singular values at a saved time come from ``p`` and
-    quantities of ``V0`` computed once.
+    quantities of ``V0`` computed once, for a whole batch of saved times at once.
     """
 
     def __init__(self, V0, a0, loss: Logistic, normalizer):
@@ -180,10 +182,9 @@ class _LogisticClosedSystem:
 
     def field(self, tau, y):
         n = self.n
-        a, p, w = y[:n], y[n:2 * n], y[2 * n]
-        da, dp, z, _ = logistic_closed_field(a, p, self.normalizer)
+        da, dp, z, _ = logistic_closed_field(y[:n], y[n:2 * n], self.normalizer)
         # dt/dtau = 1 + e^z, carried as d log(1 + t)/dtau without overflow.
-        return np.concatenate([da, dp, [np.exp(np.logaddexp(0.0, z) - w)]])
+        return np.concatenate([da, dp, [np.exp(np.logaddexp(0.0, z) - y[2 * n])]])
 
     def clock(self, y):
         """``log(1 + t)``, the last state variable (also on a batch of columns)."""
@@ -198,33 +199,52 @@ class _LogisticClosedSystem:
     def V(self, y):
         return self.V0 + np.outer(self.b, y[self.n:2 * self.n] - self.p0)
 
-    def record(self, y, recorder: Recorder) -> None:
+    def record(self, Y, recorder: Recorder) -> None:
         n = self.n
-        a, p = y[:n], y[n:2 * n]
+        a, p = Y[:n].T, Y[n:2 * n].T  # (K, n)
         s = self.normalizer.forward(a)
-        z = float(p @ s)
-        c = float(expit(-z))
+        z = np.sum(p * s, axis=1)
+        c = expit(-z)
         q = p - self.p0
-        d = self.V0.shape[0]
-        if d <= n:
-            r = self.V0 @ q
-            gram = self.gram0 + np.outer(r, self.b) + np.outer(self.b, r) + (q @ q) * np.outer(self.b, self.b)
-        else:
-            gram = self.gram0 + np.outer(self.p0, q) + np.outer(q, self.p0) + np.outer(q, q)
-        top = np.sort(np.linalg.eigvalsh(gram))[::-1][:N_SINGULAR]
         recorder.add(
-            s=s, a=a, u=c * p, p=p, loss=float(np.logaddexp(0.0, -z)),
+            s=s, a=a, u=c[:, None] * p, p=p, loss=np.logaddexp(0.0, -z),
             # |dL/dV| = |g| |s| with g = -c beta_*, |beta_*| = 1.
-            grad_norm_V=c * np.linalg.norm(s),
-            grad_norm_a=c * np.linalg.norm(self.normalizer.vjp(a, p)),
-            singular_values=np.pad(np.sqrt(np.maximum(top, 0.0)), (0, N_SINGULAR - len(top))),
+            grad_norm_V=c * np.linalg.norm(s, axis=1),
+            grad_norm_a=c * np.linalg.norm(self.normalizer.vjp(a, p), axis=1),
+            singular_values=self._singular_values(q),
+            # |v_i|^2 = |v_i(0)|^2 + 2 q_i b.v_i(0) + q_i^2, and b.v_i(0) = p_i(0).
             column_norms=np.sqrt(np.maximum(self.column_sq0 - self.p0**2 + p**2, 0.0)),
+            batch=True,
         )
+
+    def _singular_values(self, q):
+        """Leading singular values of ``V0 + b q_k^T`` for each row ``q_k`` of ``q``."""
+        d, n = self.V0.shape
+        side = min(d, n)
+        out = np.zeros((len(q), N_SINGULAR))
+        chunk = max(1, (1 << 22) // (side * side))  # bound the stack of Gram matrices
+        for start in range(0, len(q), chunk):
+            qs = q[start:start + chunk]
+            if d <= n:
+                r = qs @ self.V0.T  # V0 q, (k, d)
+                b = self.b
+                gram = (self.gram0 + r[:, :, None] * b[None, None, :] + b[None, :, None] * r[:, None, :]
+                        + np.sum(qs * qs, axis=1)[:, None, None] * np.outer(b, b))
+            else:
+                p0 = self.p0
+                gram = (self.gram0 + p0[None, :, None] * qs[:, None, :] + qs[:, :, None] * p0[None, None, :]
+                        + qs[:, :, None] * qs[:, None, :])
+            top = np.linalg.eigvalsh(gram)[:, ::-1][:, :N_SINGULAR]
+            out[start:start + len(qs), :top.shape[1]] = np.sqrt(np.maximum(top, 0.0))
+        return out
 
 
 def _march(fun, y0, targets, clock: Callable | None = None,
            clock_rate: Callable | None = None, *, stepper=DOP853) -> Iterator[np.ndarray]:
-    """Step a scipy ``OdeSolver`` and yield the state at each target of the clock.
+    """Step a scipy ``OdeSolver`` and yield the states at the targets of the clock.
+
+    Yields arrays of shape (state, k): the states at the targets that one step
+    crossed, one per column.
 
     Without ``clock`` the targets are values of the independent variable. With
     it, they are values of the monotone function ``clock(y)`` of the state, and
@@ -233,7 +253,7 @@ def _march(fun, y0, targets, clock: Callable | None = None,
     """
     bound = targets[-1] if clock is None else np.inf
     solver = stepper(fun, 0.0, y0, bound, rtol=RTOL, atol=ATOL)
-    yield y0
+    yield y0[:, None]
     k, last = 1, clock(y0) if clock else 0.0
     for _ in range(MAX_FLOW_STEPS):
         start = solver.t
@@ -250,9 +270,7 @@ def _march(fun, y0, targets, clock: Callable | None = None,
         local = solver.dense_output()
         where = inside if clock is None else _locate(local, clock, clock_rate, inside,
                                                     start, solver.t, last, now)
-        states = local(where)
-        for i in range(len(inside)):
-            yield states[:, i]
+        yield local(where).reshape(len(y0), -1)
         k, last = j, now
         if k == len(targets):
             return
@@ -295,7 +313,11 @@ def simulate(experiment: Experiment) -> Result:
         early with ``status == "stopped"`` and a ``message`` saying why; what
         was saved until then is kept.
     """
-    e = experiment.resolved()
+    with _THREADPOOLS.limit(limits=1, user_api="blas"):
+        return _simulate(experiment.resolved())
+
+
+def _simulate(e: Experiment) -> Result:
     normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
     loss = _build_loss(e)
     V0, a0 = np.asarray(e.V0), np.asarray(e.a0)
@@ -325,9 +347,9 @@ def simulate(experiment: Experiment) -> Result:
                 stepper = LSODA if system.y0.size <= STIFF_SIZE else DOP853
                 states = _march(_counted(field, calls), system.y0, t, stepper=stepper)
             last = system.y0
-            for y in states:
-                system.record(y, recorder)
-                last = y
+            for Y in states:
+                system.record(Y, recorder)
+                last = Y[:, -1]
         except (DegenerateStateError, FloatingPointError, _Stopped) as exc:
             status = "stopped"
             message = _stopped_message(e, t, len(recorder), str(exc))
@@ -345,7 +367,7 @@ def _counted(fun, calls):
 def _descend(system, lr: float, save_at: np.ndarray, calls) -> Iterator[np.ndarray]:
     """Gradient descent ``y <- y - lr * grad``, yielding the state at each step count in ``save_at``."""
     y = system.y0.copy()
-    yield y
+    yield y[:, None]
     step = 0
     for target in save_at[1:]:
         while step < target:
@@ -354,7 +376,7 @@ def _descend(system, lr: float, save_at: np.ndarray, calls) -> Iterator[np.ndarr
         calls[0] = step
         if not np.all(np.isfinite(y)):
             raise _Stopped(f"gradient descent diverged before step {step} (lr = {lr:g} is too large)")
-        yield y
+        yield y[:, None]
 
 
 def _stopped_message(e: Experiment, t: np.ndarray, saved: int, why: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, log_softmax, softmax
+from scipy.special import expit
 
 __all__ = [
     "KL",
@@ -103,8 +103,12 @@ class KL:
     p_star: np.ndarray
 
     def value_and_grad(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
-        value = -float(self.p_star @ log_softmax(beta))
-        return value, softmax(beta) - self.p_star
+        # log-sum-exp after subtracting the maximum: no overflow for any finite beta.
+        top = beta.max()
+        e = np.exp(beta - top)
+        total = e.sum()
+        value = float(top + np.log(total) - self.p_star @ beta)
+        return value, e / total - self.p_star
 
     @property
     def floor(self) -> float:

@@ -55,7 +55,7 @@ class Normalizer(Protocol):
 
 def _centred(s: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``g - s.g`` along the last axis: the mean-centring shared by normalized maps."""
-    return g - np.sum(s * g, axis=-1, keepdims=True)
+    return g - (s * g).sum(axis=-1, keepdims=True)
 
 
 def _safe_total(total: np.ndarray, name: str, what: str) -> np.ndarray:
@@ -78,8 +78,8 @@ class Softmax:
     def forward(self, a: np.ndarray) -> np.ndarray:
         # Subtracting the maximum first means |a| = 1e4 (or 1e300) cannot overflow.
         x = np.asarray(a, dtype=float) / self.temperature
-        e = np.exp(x - np.max(x, axis=-1, keepdims=True))
-        return e / np.sum(e, axis=-1, keepdims=True)
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         s = self.forward(a)
