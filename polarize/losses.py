@@ -1,6 +1,7 @@
 """Losses ``l(beta)`` on the model output ``beta`` (d), with value and gradient.
 
-Every loss here has the method ``value_and_grad(beta) -> (l, grad l(beta))``.
+Every loss here has the method ``value_and_grad(beta) -> (l, grad l(beta))``,
+batched over any leading axes of ``beta`` (the value then has those axes).
 Those that see ``beta`` only through a linear map ``w = X beta`` (``X`` is m x d)
 also expose that *design* ``X`` and ``outer(w) -> (l, grad_w)``: the flow then
 depends on ``V`` only through ``X V`` (m x n), which is what lets the integrator
@@ -46,12 +47,12 @@ class LinearLoss:
 
     X: np.ndarray
 
-    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:  # pragma: no cover
+    def outer(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
         raise NotImplementedError
 
-    def value_and_grad(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
-        value, h = self.outer(self.X @ beta)
-        return value, self.X.T @ h
+    def value_and_grad(self, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        value, h = self.outer(beta @ self.X.T)
+        return value, h @ self.X
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,8 +70,8 @@ class Logistic(LinearLoss):
     def target(self) -> np.ndarray:
         return self.X[0]
 
-    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:
-        return float(np.logaddexp(0.0, -w[0])), -expit(-w)
+    def outer(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.logaddexp(0.0, -w[..., 0]), -expit(-w)
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,10 +80,10 @@ class LogisticData(LinearLoss):
 
     y: np.ndarray
 
-    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+    def outer(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         margins = self.y * w
         m = len(self.y)
-        return float(np.mean(np.logaddexp(0.0, -margins))), -self.y * expit(-margins) / m
+        return np.mean(np.logaddexp(0.0, -margins), axis=-1), -self.y * expit(-margins) / m
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,9 +92,9 @@ class Square(LinearLoss):
 
     y: np.ndarray
 
-    def outer(self, w: np.ndarray) -> tuple[float, np.ndarray]:
+    def outer(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r = w - self.y
-        return 0.5 * float(r @ r), r
+        return 0.5 * np.sum(r * r, axis=-1), r
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,12 +103,12 @@ class KL:
 
     p_star: np.ndarray
 
-    def value_and_grad(self, beta: np.ndarray) -> tuple[float, np.ndarray]:
+    def value_and_grad(self, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         # log-sum-exp after subtracting the maximum: no overflow for any finite beta.
-        top = beta.max()
+        top = beta.max(axis=-1, keepdims=True)
         e = np.exp(beta - top)
-        total = e.sum()
-        value = float(top + np.log(total) - self.p_star @ beta)
+        total = e.sum(axis=-1, keepdims=True)
+        value = (top + np.log(total))[..., 0] - beta @ self.p_star
         return value, e / total - self.p_star
 
     @property

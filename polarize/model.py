@@ -11,7 +11,9 @@ with the fitness ``u = -V^T g``. Tied model (section 6, item 3): ``z = U a``,
     dL/dU = g alpha^T + r a^T,   dL/da = U^T r,   r = J(z)^T U^T g.
 
 The flows are the negatives of these gradients. Everything here is a pure
-function of arrays; ``polarize.integrate`` packs them into ``solve_ivp`` form.
+function of arrays, batched over any leading axes (a stack of states at once,
+which is how the integrator builds Jacobians); ``polarize.integrate`` packs them
+into ``solve_ivp`` form.
 """
 
 from __future__ import annotations
@@ -31,13 +33,27 @@ __all__ = [
 ]
 
 
+def _mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``M x`` for stacks: M (..., p, q), x (..., q) -> (..., p)."""
+    return (M @ x[..., None])[..., 0]
+
+
+def _mtv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``M^T x`` for stacks: M (..., p, q), x (..., p) -> (..., q)."""
+    return (x[..., None, :] @ M)[..., 0, :]
+
+
+def _outer(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return x[..., :, None] * y[..., None, :]
+
+
 @dataclass(frozen=True, eq=False)
 class Gradients:
     """Loss, scores and gradients at one point of parameter space.
 
     Attributes
     ----------
-    loss : float
+    loss : float or ndarray of the batch shape
     s : ndarray, shape (n,)
         Scores ``sigma(a)`` (for the tied model, ``alpha``).
     u : ndarray, shape (n,)
@@ -70,9 +86,9 @@ def value_gradients(V: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) 
     Gradients
     """
     s = normalizer.forward(a)
-    value, g = loss.value_and_grad(V @ s)
-    u = -(V.T @ g)
-    return Gradients(value, s, u, np.outer(g, s), -normalizer.vjp(a, u))
+    value, g = loss.value_and_grad(_mv(V, s))
+    u = -_mtv(V, g)
+    return Gradients(value, s, u, _outer(g, s), -normalizer.vjp(a, u))
 
 
 def value_gradients_reduced(
@@ -95,9 +111,9 @@ def value_gradients_reduced(
     normalizer : Normalizer
     """
     s = normalizer.forward(a)
-    value, h = loss.outer(W @ s)
-    u = -(W.T @ h)
-    return Gradients(value, s, u, np.outer(gram @ h, s), -normalizer.vjp(a, u))
+    value, h = loss.outer(_mv(W, s))
+    u = -_mtv(W, h)
+    return Gradients(value, s, u, _outer(h @ gram, s), -normalizer.vjp(a, u))
 
 
 def tied_gradients(U: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) -> Gradients:
@@ -115,12 +131,12 @@ def tied_gradients(U: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) -
     Gradients
         ``s`` is ``alpha = sigma(U a)`` and ``u = -U^T grad l``.
     """
-    z = U @ a
+    z = _mv(U, a)
     alpha = normalizer.forward(z)
-    value, g = loss.value_and_grad(U @ alpha)
-    u = -(U.T @ g)
+    value, g = loss.value_and_grad(_mv(U, alpha))
+    u = -_mtv(U, g)
     r = -normalizer.vjp(z, u)
-    return Gradients(value, alpha, u, np.outer(g, alpha) + np.outer(r, a), U.T @ r)
+    return Gradients(value, alpha, u, _outer(g, alpha) + _outer(r, a), _mtv(U, r))
 
 
 def logistic_closed_field(a: np.ndarray, p: np.ndarray, normalizer: Normalizer):
