@@ -24,7 +24,7 @@ from scipy.integrate import DOP853, LSODA
 from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
-from polarize.config import Experiment
+from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import N_SINGULAR, Recorder, Result, top_singular_values
 from polarize.losses import KL, LinearLoss, Logistic, LogisticData, Square
 from polarize.model import (
@@ -327,12 +327,19 @@ def simulate(experiment: Experiment) -> Result:
         diverging, a normalizer reaching a state where it is undefined) stops
         early with ``status == "stopped"`` and a ``message`` saying why; what
         was saved until then is kept.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``a0`` or ``a_init`` when the normalizer is undefined at the
+        starting logits (e.g. ``l1`` or ``l2`` with every logit zero).
     """
     with _THREADPOOLS.limit(limits=1, user_api="blas"):
-        return _simulate(experiment.resolved())
+        return _simulate(experiment)
 
 
-def _simulate(e: Experiment) -> Result:
+def _simulate(experiment: Experiment) -> Result:
+    e = experiment.resolved()
     normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
     loss = _build_loss(e)
     V0, a0 = np.asarray(e.V0), np.asarray(e.a0)
@@ -345,6 +352,12 @@ def _simulate(e: Experiment) -> Result:
     else:
         reduced = e.method == "flow" and isinstance(loss, LinearLoss) and loss.X.shape[0] < e.d
         system = _ValueSystem(V0, a0, loss, normalizer, reduced=reduced)
+
+    try:
+        system.record(system.y0[:, None], Recorder())
+    except DegenerateStateError as exc:
+        name = "a0" if experiment.a0 is not None else "a_init"
+        raise ConfigError(name, f"cannot start there: {exc}") from None
 
     recorder = Recorder()
     calls = [0]
