@@ -203,7 +203,8 @@ class Experiment:
         Learning rate of ``gd``. Both methods also save their first positive
         time at ``lr`` (one step), so that flow and descent share time grids.
     horizon : float
-        Final time; ``gd`` takes ``round(horizon / lr)`` steps.
+        Final time; ``gd`` takes ``round(horizon / lr)`` steps (and so ends at
+        that many steps of ``lr`` when ``horizon / lr`` is not whole).
     samples : int
         Number of saved times, log-spaced between ``lr`` and ``horizon``, plus ``t = 0``.
     seed : int

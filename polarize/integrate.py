@@ -73,8 +73,12 @@ def sample_steps(horizon: float, lr: float, samples: int) -> np.ndarray:
 
 
 def _sample_times(experiment: Experiment) -> np.ndarray:
-    t = sample_steps(experiment.horizon, experiment.lr, experiment.samples) * experiment.lr
-    t[-1] = experiment.horizon
+    horizon = experiment.horizon
+    t = sample_steps(horizon, experiment.lr, experiment.samples) * experiment.lr
+    # The flow ends exactly at the horizon; descent ends after whole steps, which is the
+    # horizon itself unless horizon / lr is not a whole number.
+    if experiment.method == "flow" or abs(t[-1] - horizon) <= 1e-9 * horizon:
+        t[-1] = horizon
     return t
 
 
