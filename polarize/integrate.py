@@ -41,7 +41,12 @@ RTOL = 1e-10
 """Relative tolerance of the flow's adaptive steps (per step, on every state variable)."""
 ATOL = 1e-12
 """Absolute tolerance of the flow's adaptive steps."""
-MAX_FLOW_STEPS = 200_000
+MAX_FLOW_STEPS = 50_000
+STALL_STEPS = 2000
+"""A flow that needs more than this many steps between two saved times has stalled:
+smooth runs need tens. It happens where the flow slides along a kink of the
+normalizer (relu, l1 and sparsemax switch coordinates on and off there), where no
+smooth stepper makes progress; the run stops there and says so."""
 STIFF_SIZE = 1500
 """Flows in ``t`` with at most this many state variables use LSODA, which switches to
 a stiff method once the loss has converged (square and KL losses, over long
@@ -266,16 +271,24 @@ def _march(fun, y0, targets, clock: Callable | None = None,
 
     Without ``clock`` the targets are values of the independent variable. With
     it, they are values of the monotone function ``clock(y)`` of the state, and
-    each is located inside the step that crosses it by regula falsi (Illinois)
-    on the step's dense output.
+    each is located inside the step that crosses it by Newton's method on the
+    step's dense output.
     """
     bound = targets[-1] if clock is None else np.inf
     options = {"jac": jacobian} if jacobian is not None else {}
     solver = stepper(fun, 0.0, y0, bound, rtol=RTOL, atol=ATOL, **options)
     yield y0[:, None]
-    k, last = 1, clock(y0) if clock else 0.0
+    k = 1
+    now = clock(y0) if clock else 0.0
+    since = 0
     for _ in range(MAX_FLOW_STEPS):
-        start = solver.t
+        if since == STALL_STEPS:
+            raise _Stopped(
+                f"the flow stalled (over {STALL_STEPS} steps without reaching the next saved time); "
+                "it slides along a kink of the normalizer, where it is not smooth: method gd "
+                "can go on past it")
+        start, before = solver.t, now
+        since += 1
         message = solver.step()
         if solver.status == "failed":
             raise _Stopped(f"the integrator stopped: {message}")
@@ -284,13 +297,14 @@ def _march(fun, y0, targets, clock: Callable | None = None,
         now = clock(solver.y) if clock else solver.t
         if now < targets[k]:
             continue
+        since = 0
         j = int(np.searchsorted(targets, now, side="right"))
         inside = targets[k:j]
         local = solver.dense_output()
         where = inside if clock is None else _locate(local, clock, clock_rate, inside,
-                                                    start, solver.t, last, now)
+                                                    start, solver.t, before, now)
         yield local(where).reshape(len(y0), -1)
-        k, last = j, now
+        k = j
         if k == len(targets):
             return
     raise _Stopped(f"gave up after {MAX_FLOW_STEPS} integrator steps")

@@ -9,6 +9,7 @@ is the exact flow. ``PRESETS`` maps each name to a ``Preset``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,8 @@ from scipy.special import softmax
 
 from polarize.config import ConfigError, Experiment
 
-__all__ = ["PRESETS", "Preset", "get_preset"]
+__all__ = ["PAPER_KAPPAS", "PAPER_TIED_SIZES", "PRESETS", "Preset", "get_preset", "paper_regression",
+           "paper_tied"]
 
 _DRAWN = ("a0", "V0", "target", "X", "y")
 
@@ -67,6 +69,58 @@ def _paper_kl() -> Experiment:
                       a0=a, V0=V_official.T, target=p_star)
 
 
+def _paper_comparison(loss: str) -> Experiment:
+    # Official draws: seed 42, target = randn(10) / norm; then the solver re-seeds 42 and
+    # draws V = 0.1 randn(10, 10) and a = 1 * (ones + 0.1 randn(10)). Square loss: 5,000
+    # steps of 0.1; logistic: 1e5 steps of 0.5.
+    rng = np.random.RandomState(42)
+    target = rng.randn(10)
+    target = target / np.linalg.norm(target)
+    rng = np.random.RandomState(42)
+    V = 0.1 * rng.randn(10, 10)
+    a = 1.0 * (np.ones(10) + rng.randn(10) * 0.1)
+    lr, steps = (0.1, 5000) if loss == "square" else (0.5, 100_000)
+    return Experiment(n=10, d=10, loss=loss, lr=lr, horizon=lr * steps, seed=42, samples=300,
+                      a0=a, V0=V, target=target)
+
+
+def paper_tied(D: int) -> Experiment:
+    """The paper's tied model (massive activations) of size ``D``: ``U0 = I``, 1e4 steps of 0.05.
+
+    Official draws: seed 42, target = randn(D) / norm; the solver re-seeds 42, draws an unused
+    ``randn(D, D)``, then ``a = ones + 0.1 randn(D)``.
+    """
+    rng = np.random.RandomState(42)
+    target = rng.randn(D)
+    target = target / np.linalg.norm(target)
+    rng = np.random.RandomState(42)
+    rng.randn(D, D)
+    a = 1.0 * (np.ones(D) + rng.randn(D) * 0.1)
+    return Experiment(model="tied", n=D, d=D, loss="logistic", lr=0.05, horizon=0.05 * 10_000,
+                      seed=42, samples=300, a0=a, V0=np.eye(D), target=target)
+
+
+def paper_regression(kappa: float) -> Experiment:
+    """The paper's regression of condition number ``kappa`` (n = d = m = 20, seed 123).
+
+    Official draws: W = 1e-5 randn(20, 20), a = 1e-3 randn(20), X from randn(20, 20) with its
+    singular values replaced by linspace(1, 1/kappa), y = randn(20). The notebook's loss is
+    ``|y - X V s|^2`` without the 1/2, so its gradients are twice ours: its 3e5 steps of 0.001
+    are exactly (to the last bit: a factor 2 is exact) 3e5 steps of 0.002 here, flow time 600.
+    """
+    rng = np.random.RandomState(123)
+    W = 1e-5 * rng.randn(20, 20)
+    a = 1e-3 * rng.randn(20)
+    left, _, right = np.linalg.svd(rng.randn(20, 20), full_matrices=False)
+    X = left @ np.diag(np.linspace(1, 1 / kappa, 20)) @ right
+    y = rng.randn(20)
+    return Experiment(n=20, d=20, loss="square", lr=0.002, horizon=0.002 * 300_000, seed=123,
+                      samples=300, a0=a, V0=W, X=X, y=y)
+
+
+PAPER_TIED_SIZES = (10, 20, 50, 100)
+PAPER_KAPPAS = (1, 2, 3, 4, 5)
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -79,6 +133,22 @@ PRESETS: dict[str, Preset] = {
                description="The paper's cross-entropy run: n = k = 10, seed 123, flow time 1e6 "
                            "(1e7 steps of 0.1).",
                build=_paper_kl),
+        Preset(name="paper-compare-square",
+               description="The paper's normalizer comparison, square loss: 10 x 10, seed 42, "
+                           "flow time 500 (5,000 steps of 0.1).",
+               build=lambda: _paper_comparison("square")),
+        Preset(name="paper-compare-logistic",
+               description="The paper's normalizer comparison, logistic loss: 10 x 10, seed 42, "
+                           "flow time 5e4 (1e5 steps of 0.5).",
+               build=lambda: _paper_comparison("logistic")),
+        *(Preset(name=f"paper-tied-{D}",
+                 description=f"The paper's tied model (massive activations), D = {D}: U0 = I, "
+                             "flow time 500 (1e4 steps of 0.05).",
+                 build=functools.partial(paper_tied, D)) for D in PAPER_TIED_SIZES),
+        *(Preset(name=f"paper-regression-kappa-{k}",
+                 description=f"The paper's regression, condition number {k}: n = d = m = 20, "
+                             "seed 123, 3e5 steps.",
+                 build=functools.partial(paper_regression, k)) for k in PAPER_KAPPAS),
     )
 }
 
