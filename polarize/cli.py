@@ -3,6 +3,7 @@
     polarize run CONFIG.json -o RESULT.json
     polarize run --preset NAME -o RESULT.json
     polarize presets
+    polarize reproduce -o DIR
 
 A bad configuration exits with status 2 and one line naming the field.
 """
@@ -30,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--preset", help="a preset name (see 'polarize presets')")
     run.add_argument("-o", "--output", type=Path, required=True, help="where to write the result JSON")
     commands.add_parser("presets", help="list the presets")
+    again = commands.add_parser("reproduce", help="recompute the paper's toy figures into a folder")
+    again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
+    again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
     return parser
 
 
@@ -43,6 +47,13 @@ def _load(path: Path) -> Experiment:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "reproduce":
+        from polarize.reproduce import reproduce
+
+        summary = reproduce(args.output, images=not args.html_only)
+        print(f"wrote {len(summary['figures'])} figures to {args.output} in {summary['seconds']:.1f} s "
+              f"(computing {summary['seconds_compute']:.1f} s; images: {summary['images']})")
+        return 0
     if args.command == "presets":
         width = max(map(len, PRESETS))
         for name, preset in PRESETS.items():

@@ -42,7 +42,7 @@ RTOL = 1e-10
 ATOL = 1e-12
 """Absolute tolerance of the flow's adaptive steps."""
 MAX_FLOW_STEPS = 50_000
-STALL_STEPS = 2000
+STALL_STEPS = 1000
 """A flow that needs more than this many steps between two saved times has stalled:
 smooth runs need tens. It happens where the flow slides along a kink of the
 normalizer (relu, l1 and sparsemax switch coordinates on and off there), where no
