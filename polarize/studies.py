@@ -1,0 +1,195 @@
+"""Studies over several runs: the numbers behind the comparison pages.
+
+- ``compare_normalizers``: one starting point under every normalizer;
+- ``sweep``: one field varied over values (e.g. the condition number ``kappa``);
+- ``flow_vs_descent``: the exact flow against gradient descent at several step sizes;
+- ``polarization_rate``: how fast ``1 - max s`` shrinks, against the theory.
+
+Each returns plain frozen dataclasses of numpy arrays and ``Result`` objects,
+for the figures and tables to draw.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from polarize.config import Experiment
+from polarize.diagnostics import Result
+from polarize.integrate import simulate
+from polarize.normalizers import NORMALIZERS
+
+__all__ = [
+    "DescentComparison",
+    "NormalizerRow",
+    "Rate",
+    "compare_normalizers",
+    "flow_vs_descent",
+    "polarization_rate",
+    "sweep",
+]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class NormalizerRow:
+    """One normalizer's run and its final numbers (a row of the comparison table)."""
+
+    normalizer: str
+    result: Result
+    entropy: float
+    max_s: float
+    loss: float
+    on_simplex: bool
+    """Whether ``s`` stayed non-negative with unit sum (to 1e-9) at every saved time."""
+
+
+def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = None) -> list[NormalizerRow]:
+    """Run ``experiment`` under each normalizer (all of them by default), same start.
+
+    The starting arrays are drawn once, so every row starts from the same ``a0``,
+    ``V0`` and target. The softmax temperature is kept for softmax only.
+    """
+    base = experiment.resolved()
+    rows = []
+    for name in names or tuple(NORMALIZERS):
+        temperature = base.temperature if name == "softmax" else 1.0
+        r = simulate(dataclasses.replace(base, normalizer=name, temperature=temperature))
+        on_simplex = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
+        rows.append(NormalizerRow(normalizer=name, result=r, entropy=float(r.entropy[-1]),
+                                  max_s=float(r.s[-1].max()), loss=float(r.loss[-1]),
+                                  on_simplex=on_simplex))
+    return rows
+
+
+def sweep(experiment: Experiment, field: str, values) -> dict[object, Result]:
+    """Run ``experiment`` with ``field`` set to each of ``values``; a dict value -> result."""
+    return {v: simulate(dataclasses.replace(experiment, **{field: v})) for v in values}
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class DescentComparison:
+    """Gradient descent at one step size against the exact flow on the same time grid.
+
+    Attributes
+    ----------
+    lr : float
+    flow, descent : Result
+        Both saved at the times ``k * lr``; the descent may have stopped early.
+    distance : ndarray, shape (K,)
+        ``|s_descent(t) - s_flow(t)|`` (Euclidean) at the saved times the descent reached.
+    same_winner : bool
+        Whether both end on the same token (False when the descent stopped).
+    diverged : bool
+    message : str
+        In words: what the step size did.
+    """
+
+    lr: float
+    flow: Result
+    descent: Result
+    distance: np.ndarray
+    same_winner: bool
+    diverged: bool
+    message: str
+
+
+def flow_vs_descent(experiment: Experiment, lrs) -> list[DescentComparison]:
+    """The exact flow against gradient descent with each step size in ``lrs``.
+
+    Parameters
+    ----------
+    experiment : Experiment
+        The starting point and horizon (its ``method`` and ``lr`` are replaced).
+    lrs : iterable of float
+        Step sizes; each needs ``horizon / lr`` within the step cap.
+
+    Returns
+    -------
+    list of DescentComparison, one per step size, in the order given.
+    """
+    base = experiment.resolved()
+    out = []
+    for lr in lrs:
+        flow = simulate(dataclasses.replace(base, method="flow", lr=lr))
+        descent = simulate(dataclasses.replace(base, method="gd", lr=lr))
+        k = len(descent.t)
+        distance = np.linalg.norm(descent.s - flow.s[:k], axis=1)
+        diverged = not descent.finished
+        same = (not diverged) and descent.winner == flow.winner
+        if diverged:
+            message = f"lr = {lr:g}: descent diverges ({descent.message})"
+        elif not same:
+            message = (f"lr = {lr:g}: descent ends on token {descent.winner}, the flow on token "
+                       f"{flow.winner}: the step is too large to follow the flow")
+        else:
+            message = (f"lr = {lr:g}: same winner (token {flow.winner}); largest gap in s "
+                       f"{distance.max():.2g}")
+        out.append(DescentComparison(lr=lr, flow=flow, descent=descent, distance=distance,
+                                     same_winner=same, diverged=diverged, message=message))
+    return out
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Rate:
+    """How ``1 - max s`` decays along a logistic run, against the theory (PAPER.md section 3).
+
+    Attributes
+    ----------
+    t : ndarray, shape (K,)
+        Saved times with ``t > 0``.
+    gap : ndarray, shape (K,)
+        ``1 - max s``.
+    margin : ndarray, shape (K,)
+        ``z = p.s``, which grows like ``log t``.
+    sharp : ndarray, shape (K,)
+        The sharper asymptotic ``2 (n - 1) / (n z^2)``.
+    theorem : ndarray, shape (K,)
+        ``1 / log t`` scaled to meet ``gap`` at the last time: the theorem's ``O(1/log t)``.
+    slope : float
+        Fitted slope of ``log gap`` against ``log log t`` over the last decades
+        (about -2: the weights shrink like ``1/log^2 t``).
+    """
+
+    t: np.ndarray
+    gap: np.ndarray
+    margin: np.ndarray
+    sharp: np.ndarray
+    theorem: np.ndarray
+    slope: float
+
+
+def polarization_rate(result: Result, *, fit_from: float = 1e4) -> Rate:
+    """The decay of ``1 - max s`` for a logistic run on a target direction.
+
+    Parameters
+    ----------
+    result : Result
+        A run with the logistic loss on a target (it has ``p``).
+    fit_from : float
+        The slope is fitted on the saved times ``t >= fit_from`` (or the last half
+        of them when fewer than three are that late).
+
+    Raises
+    ------
+    ValueError
+        When ``result`` has no value projections ``p`` (not a logistic run).
+    """
+    if result.p is None:
+        raise ValueError("result: the rate needs a logistic run on a target direction (it has no p)")
+    keep = result.t > 1.0  # log log t needs t > 1
+    t, s, p = result.t[keep], result.s[keep], result.p[keep]
+    n = s.shape[1]
+    gap = result.one_minus_max[keep]
+    margin = np.sum(p * s, axis=1)
+    with np.errstate(divide="ignore"):
+        sharp = 2.0 * (n - 1) / (n * margin**2)
+        theorem = gap[-1] * np.log(t[-1]) / np.log(t)
+    late = t >= fit_from
+    if late.sum() < 3:
+        late = np.arange(len(t)) >= len(t) // 2
+    usable = late & (gap > 0)
+    slope = float(np.polyfit(np.log(np.log(t[usable])), np.log(gap[usable]), 1)[0]) if usable.sum() >= 2 \
+        else float("nan")
+    return Rate(t=t, gap=gap, margin=margin, sharp=sharp, theorem=theorem, slope=slope)
