@@ -1,0 +1,202 @@
+"""The paper's toy experiments: presets against the official loops, and the claims.
+
+Each official loop is rewritten here from the notebook's own lines (simultaneous
+updates, its seeds and draw order) and compared with the presets' ``gd`` runs at
+short horizons; the flows are then held to the paper's claims.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from scipy.special import expit, softmax
+
+from polarize import simulate
+from polarize.losses import entropy
+from polarize.presets import PRESETS, paper_regression, paper_tied
+from polarize.reproduce import PAPER_FIGURES, find_browser, reproduce
+from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate
+
+
+def _official_normalizer(name):
+    """The notebook's normalizer classes (forward, backward), with their 1e-10 guards."""
+    if name == "softmax":
+        def forward(z):
+            e = np.exp(z - np.max(z))
+            return e / e.sum()
+
+        def backward(g, z, alpha):
+            return alpha * (g - np.sum(g * alpha))
+    elif name == "sigmoid":
+        def forward(z):
+            return expit(z)
+
+        def backward(g, z, alpha):
+            return expit(z) * (1 - expit(z)) * g
+    elif name == "l2":
+        def forward(z):
+            return z**2 / (np.sum(z**2) + 1e-10)
+
+        def backward(g, z, alpha):
+            return (2 * z / (np.sum(z**2) + 1e-10)) * (g - np.sum(g * alpha))
+    else:  # pragma: no cover
+        raise KeyError(name)
+    return forward, backward
+
+
+def _official_comparison(loss, name, steps):
+    np.random.seed(42)
+    target = np.random.randn(10)
+    target /= np.linalg.norm(target)
+    np.random.seed(42)
+    V = 0.1 * np.random.randn(10, 10)
+    a = 1.0 * (np.ones(10) + np.random.randn(10) * 0.1)
+    forward, backward = _official_normalizer(name)
+    lr = 0.1 if loss == "square" else 0.5
+    for _ in range(steps):
+        alpha = forward(a)
+        if loss == "square":
+            residual = V @ alpha - target
+            grad_V = np.outer(residual, alpha)
+            grad_a = backward(V.T @ residual, a, alpha)
+        else:
+            score = np.dot(target, V @ alpha)
+            grad_score = -(1 - 1 / (1 + np.exp(-score)))
+            grad_V = grad_score * np.outer(target, alpha)
+            grad_a = backward(grad_score * (target @ V), a, alpha)
+        V -= lr * grad_V
+        a -= lr * grad_a
+    return forward(a), a
+
+
+@pytest.mark.parametrize("loss", ["square", "logistic"])
+@pytest.mark.parametrize("name", ["softmax", "sigmoid", "l2"])
+def test_comparison_presets_retrace_the_official_loop(loss, name):
+    steps = 300
+    preset = PRESETS[f"paper-compare-{loss}"]
+    lr = preset.experiment.lr
+    r = simulate(preset.with_changes(normalizer=name, method="gd", horizon=steps * lr))
+    alpha, a = _official_comparison(loss, name, steps)
+    # The notebook guards some denominators with 1e-10: agreement to that order, not to the bit.
+    np.testing.assert_allclose(r.a[-1], a, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(r.s[-1], alpha, rtol=1e-8, atol=1e-9)
+
+
+def test_tied_preset_retraces_the_official_loop():
+    D, steps, lr = 10, 200, 0.05
+    np.random.seed(42)
+    target = np.random.randn(D)
+    target /= np.linalg.norm(target)
+    np.random.seed(42)
+    np.random.randn(D, D)
+    a = 1.0 * (np.ones(D) + np.random.randn(D) * 0.1)
+    U = np.eye(D, D) * 1.0
+    for _ in range(steps):
+        z = U @ a
+        alpha = softmax(z)
+        score = np.dot(target, U @ alpha)
+        grad_beta = -(1 - 1 / (1 + np.exp(-score))) * target
+        grad_alpha = U.T @ grad_beta
+        grad_z = alpha * (grad_alpha - np.sum(grad_alpha * alpha))
+        grad_U = np.outer(grad_beta, alpha) + np.outer(grad_z, a)
+        grad_a = U.T @ grad_z
+        U -= lr * grad_U
+        a -= lr * grad_a
+    r = simulate(PRESETS["paper-tied-10"].with_changes(method="gd", horizon=steps * lr))
+    np.testing.assert_allclose(r.a[-1], a, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(r.V_final, U, rtol=1e-10, atol=1e-12)
+
+
+def test_regression_preset_is_the_official_loop_with_the_half_folded_into_lr():
+    steps = 500
+    np.random.seed(123)
+    W = 0.00001 * np.random.randn(20, 20)
+    a = 0.001 * np.random.randn(20)
+    left, _, right = np.linalg.svd(np.random.randn(20, 20), full_matrices=False)
+    X = left @ np.diag(np.linspace(1, 1 / 3, 20)) @ right
+    beta = np.random.randn(20)
+    for _ in range(steps):
+        s = softmax(a)
+        residual = beta - X @ (W @ s)
+        g_W = -2 * np.outer(X.T @ residual, s)
+        v = -2 * W.T @ (X.T @ residual)
+        g_a = s * v - s * np.dot(s, v)
+        W -= 0.001 * g_W
+        a -= 0.001 * g_a
+    r = simulate(dataclasses.replace(paper_regression(3), method="gd", horizon=steps * 0.002))
+    np.testing.assert_allclose(r.a[-1], a, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(r.V_final, W, rtol=1e-9, atol=1e-14)
+
+
+def test_larger_condition_numbers_polarize_more():
+    entropies = [simulate(paper_regression(k)).entropy[-1] for k in (1, 3, 5)]
+    assert entropies[0] > np.log(20) - 0.05  # kappa = 1 stays near uniform
+    assert entropies[0] > entropies[1] > entropies[2]
+
+
+def test_tied_winner_column_grows_while_the_others_stay_near_one():
+    r = simulate(paper_tied(20))
+    winner = r.winner_column_norm
+    assert winner[-1] > 3 * winner[0]
+    assert np.all(np.diff(winner[len(winner) // 2:]) > 0)
+    others = np.delete(r.column_norms[-1], r.winner)
+    assert np.all(np.abs(others - 1) < 0.3)
+
+
+def test_sigmoid_leaves_alpha_unpolarized_where_softmax_polarizes():
+    rows = {row.normalizer: row for row in compare_normalizers(
+        PRESETS["paper-compare-logistic"].experiment, ("softmax", "sigmoid"))}
+    assert rows["softmax"].max_s > 0.95
+    assert rows["sigmoid"].entropy > np.log(10) - 0.01  # as spread as it started
+    assert rows["softmax"].on_simplex and not rows["sigmoid"].on_simplex
+
+
+def test_kl_loss_tends_to_its_floor_from_above():
+    r = simulate(PRESETS["paper-kl"].experiment)
+    floor = float(entropy(np.asarray(r.experiment.target)))
+    assert np.all(r.loss >= floor - 1e-12)
+    assert r.loss[-1] - floor < 1e-3
+    assert r.loss[-1] - floor < 0.01 * (r.loss[0] - floor)
+
+
+def test_large_steps_change_the_winner_and_huge_ones_diverge_in_words_not_nan():
+    preset = PRESETS["paper-compare-square"]
+    small, large = flow_vs_descent(preset.with_changes(horizon=200), [0.1, 40.0])
+    assert small.same_winner and not small.diverged and small.distance.max() < 0.05
+    assert not large.same_winner and not large.diverged and "too large" in large.message
+    (huge,) = flow_vs_descent(preset.with_changes(horizon=1e5), [400.0])
+    assert huge.diverged and "diverges" in huge.message
+    assert np.all(np.isfinite(huge.descent.s)) and np.all(np.isfinite(huge.distance))
+
+
+def test_rate_slope_is_about_minus_two_and_the_sharp_asymptotic_fits():
+    rate = polarization_rate(simulate(PRESETS["paper-logistic"].with_changes(horizon=1e14, samples=200)))
+    assert -3.0 < rate.slope < -1.8
+    assert 0.5 < rate.gap[-1] / rate.sharp[-1] < 2.0
+    assert np.all(np.diff(rate.gap[rate.t > 1e3]) < 0)
+
+
+def test_reproduce_writes_every_figure_and_a_summary(tmp_path):
+    summary = reproduce(tmp_path, images=False, log=lambda line: None)
+    for name in PAPER_FIGURES:
+        assert (tmp_path / f"{name}.html").stat().st_size > 10_000
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert set(saved["figures"]) == set(PAPER_FIGURES)
+    assert saved["figures"]["logistic"]["softmax"]["max_s"] > 0.95
+    assert summary["images"] == "not requested"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(find_browser() is None, reason="no Chromium for kaleido's static export")
+def test_reproduce_exports_png_and_svg_through_the_system_browser(tmp_path, monkeypatch):
+    import polarize.reproduce as module
+
+    one = {"logistic": module.PAPER_FIGURES["logistic"]}
+    monkeypatch.setattr(module, "PAPER_FIGURES", one)
+    summary = reproduce(tmp_path, log=lambda line: None)
+    assert summary["images"] == "png, svg"
+    assert (tmp_path / "logistic.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (tmp_path / "logistic.svg").read_bytes()[:500]
