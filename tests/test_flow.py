@@ -1,0 +1,467 @@
+"""Cross-checks of the engine's code paths against independent integrations, and invariants.
+
+The engine steps with rtol 1e-10; the reference integrations here use scipy's
+``solve_ivp`` (DOP853, rtol 1e-11) on the full ``(V, a)`` system written out in
+the test. Over the short horizons used, both global errors stay well below
+1e-8, so agreement is asked to 1e-7 (absolute, on O(1) quantities).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.integrate import simpson, solve_ivp
+from scipy.special import expit, softmax
+
+from polarize import KL, Experiment, Logistic, LogisticData, Square, entropy, make_normalizer, simulate
+from polarize.model import tied_gradients, value_gradients
+from polarize.presets import PRESETS
+
+AGREE = 1e-7
+
+
+def solve_full(e, grad_beta, t_eval, normalizer=None):
+    """Integrate dV/dt = -g s^T, da/dt = -J^T V^T g with g = grad_beta(beta), in full coordinates.
+
+    Softmax's VJP is written out here; other normalizers use the library's.
+    Returns (s, a, V) at each time of ``t_eval``: arrays (K, n), (K, n), (K, d, n).
+    """
+    V0, a0 = np.asarray(e.V0), np.asarray(e.a0)
+    d, n = V0.shape
+    norm = normalizer or make_normalizer(e.normalizer, temperature=e.temperature)
+
+    def forward(a):
+        return softmax(a) if normalizer is None else norm.forward(a)
+
+    def vjp(a, x):
+        if normalizer is None:
+            s = softmax(a)
+            return s * (x - s @ x)
+        return norm.vjp(a, x)
+
+    def rhs(_, y):
+        V, a = y[:d * n].reshape(d, n), y[d * n:]
+        s = forward(a)
+        g = grad_beta(V @ s)
+        return np.concatenate([(-np.outer(g, s)).ravel(), vjp(a, -V.T @ g)])
+
+    sol = solve_ivp(rhs, (0.0, t_eval[-1]), np.concatenate([V0.ravel(), a0]), method="DOP853",
+                    rtol=1e-11, atol=1e-13, t_eval=t_eval)
+    assert sol.success
+    Y = sol.y.T
+    V = Y[:, :d * n].reshape(-1, d, n)
+    a = Y[:, d * n:]
+    return np.array([forward(x) for x in a]), a, V
+
+
+def logistic_grad(b):
+    return lambda beta: -expit(-(b @ beta)) * b
+
+
+# ---- (1) flow vs gradient descent -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loss", ["logistic", "square", "kl"])
+def test_descent_approaches_flow_at_rate_lr(loss):
+    """Same saved times k * lr; |gd - flow| = O(lr): halving lr halves the gap."""
+    gaps = []
+    for lr in (1e-3, 5e-4):
+        kw = dict(n=5, d=4, loss=loss, seed=7, a_init="gaussian", a_scale=1.0, V_scale=1.0,
+                  horizon=2.0, lr=lr, samples=40)
+        flow = simulate(Experiment(method="flow", **kw))
+        gd = simulate(Experiment(method="gd", **kw))
+        assert flow.finished and gd.finished
+        np.testing.assert_allclose(flow.t, gd.t, rtol=1e-12)
+        gap = max(np.abs(flow.s - gd.s).max(), np.abs(flow.a - gd.a).max(),
+                  np.abs(flow.V_final - gd.V_final).max())
+        assert gap < 0.2 * lr  # the per-unit-time drift is O(lr) with a modest constant
+        gaps.append(gap)
+    assert 1.7 < gaps[0] / gaps[1] < 2.3
+
+
+# ---- (2) the closed (a, p) logistic path vs the full system ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("normalizer", "temperature", "d"),
+    [("softmax", 1.0, 4), ("softmax", 1.0, 9), ("softmax", 0.5, 3), ("sigmoid", 1.0, 5), ("l2", 1.0, 4)],
+)
+def test_closed_logistic_path_matches_full_integration(normalizer, temperature, d):
+    e = Experiment(n=6, d=d, loss="logistic", normalizer=normalizer, temperature=temperature, seed=3,
+                   a_init="shifted", a_shift=0.5, a_scale=1.0, V_scale=0.5, horizon=200.0, samples=30)
+    r = simulate(e)
+    assert r.finished
+    e = r.experiment
+    b = np.asarray(e.target)
+    own = None if (normalizer == "softmax" and temperature == 1.0) else make_normalizer(
+        normalizer, temperature=temperature)
+    s, a, V = solve_full(e, logistic_grad(b), r.t, own)
+    np.testing.assert_allclose(r.s, s, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.p, np.einsum("kdn,d->kn", V, b), rtol=0, atol=AGREE)
+    # V(t) = V(0) + beta_* (p(t) - p(0))^T, exactly, and the full integration agrees.
+    V0 = np.asarray(e.V0)
+    np.testing.assert_allclose(r.V_final, V0 + np.outer(b, r.p[-1] - r.p[0]), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(r.V_final, V[-1], rtol=0, atol=AGREE)
+    # Diagnostics computed from p agree with the integrated V.
+    np.testing.assert_allclose(r.column_norms, np.linalg.norm(V, axis=1), rtol=0, atol=AGREE)
+    sv = np.linalg.svd(V, compute_uv=False)[:, :3]
+    np.testing.assert_allclose(r.singular_values[:, :sv.shape[1]], sv, rtol=0, atol=AGREE)
+    z = np.einsum("d,kdn,kn->k", b, V, s)
+    np.testing.assert_allclose(r.loss, np.log1p(np.exp(-z)), rtol=1e-7)
+
+
+# ---- (3) square loss in the reduced coordinates W = X V ----------------------------------------
+
+
+@pytest.mark.parametrize(("normalizer", "m"), [("softmax", 3), ("softmax", 1), ("sigmoid", 2)])
+def test_reduced_square_path_matches_full_integration(normalizer, m):
+    e = Experiment(n=5, d=8, loss="square", kappa=3.0, m=m, normalizer=normalizer, seed=1,
+                   a_init="gaussian", a_scale=0.5, V_scale=0.3, horizon=50.0, samples=25)
+    r = simulate(e)
+    assert r.finished
+    X, y = np.asarray(r.experiment.X), np.asarray(r.experiment.y)
+    assert X.shape == (m, 8)
+    own = None if normalizer == "softmax" else make_normalizer(normalizer)
+    s, a, V = solve_full(r.experiment, lambda beta: X.T @ (X @ beta - y), r.t, own)
+    np.testing.assert_allclose(r.s, s, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.V_final, V[-1], rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.column_norms, np.linalg.norm(V, axis=1), rtol=0, atol=AGREE)
+    residual = np.einsum("md,kdn,kn->km", X, V, s) - y
+    np.testing.assert_allclose(r.loss, 0.5 * np.sum(residual**2, axis=1), rtol=1e-6, atol=1e-12)
+
+
+def test_reduced_logistic_data_path_matches_full_integration():
+    X = [[1.0, 0.5, 0.0, -0.3, 0.2], [0.0, -1.0, 2.0, 0.3, 0.1]]
+    y = [1.0, -1.0]
+    e = Experiment(n=4, d=5, loss="logistic", X=X, y=y, seed=4, a_init="gaussian", a_scale=1.0,
+                   V_scale=0.5, horizon=100.0, samples=25)
+    r = simulate(e)
+    assert r.finished and r.p is None
+    X, y = np.asarray(X), np.asarray(y)
+
+    def grad(beta):
+        return X.T @ (-y * expit(-y * (X @ beta)) / len(y))
+
+    s, a, V = solve_full(r.experiment, grad, r.t)
+    np.testing.assert_allclose(r.s, s, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.V_final, V[-1], rtol=0, atol=AGREE)
+    margins = y * np.einsum("md,kdn,kn->km", X, V, s)
+    np.testing.assert_allclose(r.loss, np.mean(np.log1p(np.exp(-margins)), axis=1), rtol=1e-7)
+
+
+# ---- (8) LSODA (the engine's stepper for small t-systems) vs DOP853 ----------------------------
+
+
+@pytest.mark.parametrize("horizon", [5.0, 60.0])
+def test_kl_flow_matches_dop853(horizon):
+    e = Experiment(n=6, d=5, loss="kl", seed=3, a_init="gaussian", a_scale=1.0, V_scale=1.0,
+                   horizon=horizon, samples=25)
+    r = simulate(e)
+    assert r.finished
+    p_star = np.asarray(r.experiment.target)
+    s, a, V = solve_full(r.experiment, lambda beta: softmax(beta) - p_star, r.t)
+    np.testing.assert_allclose(r.s, s, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.V_final, V[-1], rtol=0, atol=AGREE)
+    q = softmax(np.einsum("kdn,kn->kd", V, s), axis=1)
+    np.testing.assert_allclose(r.loss, -np.log(q) @ p_star, rtol=1e-8)
+
+
+def test_tied_flow_matches_own_integration():
+    e = Experiment(model="tied", n=5, d=5, loss="logistic", V_init="identity", V_scale=1.0,
+                   a_init="shifted", seed=2, horizon=30.0, samples=20).resolved()
+    r = simulate(e)
+    assert r.finished
+    b = np.asarray(e.target)
+    D = 5
+
+    def rhs(_, y):
+        U, a = y[:D * D].reshape(D, D), y[D * D:]
+        z = U @ a
+        al = softmax(z)
+        g = -expit(-(b @ U @ al)) * b
+        r_ = al * (U.T @ g - al @ (U.T @ g))  # J(z)^T U^T g
+        return np.concatenate([(-np.outer(g, al) - np.outer(r_, a)).ravel(), -U.T @ r_])
+
+    y0 = np.concatenate([np.asarray(e.V0).ravel(), np.asarray(e.a0)])
+    sol = solve_ivp(rhs, (0, r.t[-1]), y0, method="DOP853", rtol=1e-11, atol=1e-13, t_eval=r.t)
+    U = sol.y[:D * D].T.reshape(-1, D, D)
+    a = sol.y[D * D:].T
+    np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.s, softmax(np.einsum("kij,kj->ki", U, a), axis=1), rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.V_final, U[-1], rtol=0, atol=AGREE)
+    np.testing.assert_allclose(r.column_norms, np.linalg.norm(U, axis=1), rtol=0, atol=AGREE)
+
+
+@pytest.mark.parametrize(
+    "experiment",
+    [
+        PRESETS["paper-kl"].with_changes(horizon=1e12, samples=60),
+        Experiment(loss="kl", a_init="shifted", horizon=1e15, samples=50),
+        Experiment(loss="square", a_init="gaussian", seed=3, horizon=1e15, samples=50),
+    ],
+    ids=["paper-kl-1e12", "kl-1e15", "square-1e15"],
+)
+def test_converged_flow_reaches_long_horizons(experiment):
+    """Once the loss has converged the flow is at rest: any horizon up to the cap is reachable.
+
+    (Softmax has no kink, so a "stalled" stop here would be a misdiagnosis.)
+    """
+    r = simulate(experiment)
+    assert r.finished, r.message
+    assert r.t[-1] == experiment.horizon
+    assert r.grad_norm_V[-1] < 1e-12 and r.grad_norm_a[-1] < 1e-12
+
+
+# ---- (4) sum(a) is conserved under softmax -----------------------------------------------------
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 7),
+    d=st.integers(1, 6),
+    loss=st.sampled_from(["logistic", "square", "kl"]),
+    method=st.sampled_from(["flow", "flow", "gd"]),
+)
+def test_softmax_conserves_sum_of_logits(seed, n, d, loss, method):
+    horizon = {"logistic": 1e6, "square": 100.0, "kl": 100.0}[loss] if method == "flow" else 20.0
+    e = Experiment(n=n, d=d, loss=loss, seed=seed, method=method, lr=0.05, a_init="shifted",
+                   a_shift=1.0, a_scale=1.0, V_scale=1.0, horizon=horizon, samples=20)
+    r = simulate(e)
+    assert r.finished
+    total = r.a.sum(axis=1)
+    scale = np.max(np.abs(r.a), axis=1).clip(min=1.0)
+    assert np.all(np.abs(total - total[0]) <= 1e-8 * scale)
+
+
+# ---- (5) the loss never increases along the flow -----------------------------------------------
+
+LOSS_CASES = {
+    "logistic": dict(loss="logistic", horizon=1e8),
+    "logistic-sigmoid": dict(loss="logistic", normalizer="sigmoid", horizon=1e6),
+    "logistic-data": dict(loss="logistic", d=4, X=[[1.0, 0.5, 0, 0], [0, -1, 2, 0.3], [0.2, 0, 0, 1]],
+                          y=[1.0, -1.0, 1.0], horizon=1e4),
+    "square": dict(loss="square", horizon=1e3),
+    "square-kappa": dict(loss="square", kappa=4.0, d=6, m=3, horizon=1e3),
+    "square-relu": dict(loss="square", normalizer="relu", a_init="shifted", horizon=1e3),
+    "kl": dict(loss="kl", horizon=1e4),
+    "kl-l2": dict(loss="kl", normalizer="l2", a_init="shifted", horizon=1e3),
+    "tied-logistic": dict(model="tied", loss="logistic", V_init="identity", V_scale=1.0,
+                          a_init="shifted", horizon=1e4),
+    "tied-square": dict(model="tied", loss="square", V_init="identity", V_scale=1.0,
+                        a_init="shifted", horizon=1e3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSS_CASES))
+def test_loss_is_non_increasing_along_the_flow(case):
+    kw = dict(n=4, d=4, seed=5, a_scale=0.5, V_scale=0.5, samples=80)
+    kw.update(LOSS_CASES[case])
+    r = simulate(Experiment(**kw))
+    assert r.finished, r.message
+    steps = np.diff(r.loss)
+    assert np.all(steps <= 1e-10 * np.maximum(1.0, r.loss[:-1]))
+    assert r.loss[-1] < r.loss[0]
+
+
+# ---- (6) d/dt (|v_i|^2/2 - a_i) = s_i (s.u), along saved trajectories ---------------------------
+
+
+@pytest.mark.parametrize("loss", ["logistic", "square", "kl"])
+def test_column_norm_identity_along_the_flow(loss):
+    """|v_i(T)|^2/2 - a_i(T) - (|v_i(0)|^2/2 - a_i(0)) = int_0^T s_i (s.u) dt (Simpson on the saved grid)."""
+    e = Experiment(n=4, d=3, loss=loss, seed=2, a_init="gaussian", a_scale=1.0, V_scale=1.0,
+                   horizon=3.0, lr=1e-3, samples=1500)
+    r = simulate(e)
+    lhs = r.column_norms**2 / 2 - r.a
+    rate = r.s * np.sum(r.s * r.u, axis=1, keepdims=True)
+    change = simpson(rate, x=r.t, axis=0)
+    np.testing.assert_allclose(lhs[-1] - lhs[0], change, rtol=0, atol=1e-6)
+
+
+# ---- (7) gradient descent retraces the official notebook loops ---------------------------------
+
+
+def _notebook_logistic(steps, lr):
+    """The official logistic loop, line for line (global numpy generator, seed 123)."""
+    np.random.seed(123)
+    W = 0.1 * np.random.randn(8, 8)
+    a = 0 * np.random.randn(8)
+    beta = np.random.randn(8)
+    beta /= np.linalg.norm(beta)
+    out = {0: (softmax(a), a.copy(), W.T @ beta)}
+    for k in range(1, max(steps) + 1):
+        s = softmax(a)
+        z = beta @ W @ s
+        v = -expit(-z) * W.T @ beta
+        gW = -expit(-z) * np.outer(beta, s)
+        ga = s * v - s * np.dot(s, v)
+        W = W - lr * gW
+        a = a - lr * ga
+        if k in steps:
+            out[k] = (softmax(a), a.copy(), W.T @ beta)
+    return out, W
+
+
+def _notebook_kl(steps, lr):
+    """The official KL loop; its V is n x k, used as V^T s (ours is the transpose)."""
+    np.random.seed(123)
+    V = 0.1 * np.random.randn(10, 10)
+    a = 0 * np.random.randn(10)
+    p_star = softmax(10 * np.random.rand(10))
+    out = {0: (softmax(a), a.copy(), None)}
+    for k in range(1, max(steps) + 1):
+        s = softmax(a)
+        q = softmax(V.T @ s)
+        gV = np.outer(s, q - p_star)
+        w = V @ (q - p_star)
+        ga = s * w - s * np.dot(s, w)
+        V = V - lr * gV
+        a = a - lr * ga
+        if k in steps:
+            out[k] = (softmax(a), a.copy(), None)
+    return out, V.T
+
+
+@pytest.mark.parametrize(("preset", "horizon"), [("paper-logistic", 300.0), ("paper-kl", 200.0)])
+def test_descent_retraces_the_official_loop(preset, horizon):
+    e = PRESETS[preset].with_changes(method="gd", horizon=horizon, samples=60)
+    r = simulate(e)
+    assert r.finished
+    lr = e.lr
+    steps = np.rint(r.t / lr).astype(int)
+    np.testing.assert_allclose(r.t, steps * lr, rtol=1e-12)
+    assert steps[-1] == round(horizon / lr)
+    loop = _notebook_logistic if preset == "paper-logistic" else _notebook_kl
+    ref, V_end = loop(set(steps.tolist()), lr)
+    for k, step in enumerate(steps):
+        s, a, p = ref[step]
+        np.testing.assert_allclose(r.s[k], s, rtol=1e-10, atol=0)
+        np.testing.assert_allclose(r.a[k], a, rtol=1e-10, atol=1e-14)
+        if p is not None:
+            np.testing.assert_allclose(r.p[k], p, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(r.V_final, V_end, rtol=1e-10, atol=1e-14)
+    assert np.max(np.abs(r.a[-1])) > 0.05  # the runs actually moved
+
+
+# ---- (9) exchangeable tokens stay tied -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["flow", "gd"])
+@pytest.mark.parametrize("loss", ["logistic", "square", "kl"])
+def test_symmetric_start_keeps_tied_tokens_equal(loss, method):
+    """a0 all equal and two identical columns of V0: the two tokens are exchangeable forever."""
+    rng = np.random.RandomState(0)
+    V0 = rng.randn(4, 5)
+    V0[:, 3] = V0[:, 1]
+    e = Experiment(n=5, d=4, loss=loss, method=method, a0=[0.3] * 5, V0=V0, lr=0.01,
+                   horizon=50.0 if method == "flow" else 5.0, seed=1)
+    r = simulate(e)
+    assert r.finished
+    # Exact in exact arithmetic; vectorized BLAS/interpolation kernels may treat array positions
+    # differently by one rounding, so ask for equality to a few ulps (no growth of the split).
+    for name in ("s", "a", "column_norms", "V_final"):
+        x = getattr(r, name)
+        np.testing.assert_allclose(x[:, 1], x[:, 3], rtol=1e-13, atol=1e-15, err_msg=name)
+    assert np.ptp(r.s[-1]) > 1e-3  # the other tokens did separate
+
+
+# ---- bad inputs never produce NaN -----------------------------------------------------------------
+
+SERIES = ("t", "s", "a", "u", "loss", "entropy", "effective_support", "one_minus_max", "ratio",
+          "grad_norm_V", "grad_norm_a", "singular_values", "column_norms", "V_final")
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(loss="square", lr=500.0, horizon=1e5),
+        dict(loss="square", lr=50.0, horizon=5000.0, normalizer="linear"),
+        dict(loss="square", lr=200.0, horizon=4e4, normalizer="sum", a_init="shifted"),
+        dict(loss="kl", lr=900.0, horizon=9e5, normalizer="linear"),
+    ],
+)
+def test_divergent_descent_stops_with_finite_arrays(kw):
+    r = simulate(Experiment(n=4, d=4, seed=0, V_scale=1.0, a_scale=1.0, samples=50, method="gd", **kw))
+    assert r.status == "stopped"
+    assert r.message.startswith("stopped after")
+    assert 1 <= len(r.t) < 50
+    assert len(r.s) == len(r.t) == len(r.loss)
+    for name in SERIES:
+        assert np.all(np.isfinite(getattr(r, name))), name
+    assert r.t[-1] < r.experiment.horizon
+
+
+def test_large_but_finite_descent_keeps_finite_arrays():
+    """A run whose loss explodes without overflowing still reports only finite numbers."""
+    r = simulate(Experiment(model="tied", n=4, d=4, loss="square", V_init="identity", V_scale=1.0,
+                            method="gd", lr=20.0, horizon=2e3, seed=0, a_scale=1.0, samples=50))
+    for name in SERIES:
+        assert np.all(np.isfinite(getattr(r, name))), name
+
+
+# ---- saved grid and diagnostics ----------------------------------------------------------------
+
+
+def build_loss(e):
+    """The loss object an explicit (resolved) experiment describes."""
+    target = np.asarray(e.target)
+    if e.loss == "kl":
+        return KL(target)
+    if e.loss == "logistic":
+        return Logistic.from_target(target) if e.X is None else LogisticData(np.asarray(e.X), np.asarray(e.y))
+    if e.X is None:
+        return Square(np.eye(e.d), target)
+    return Square(np.asarray(e.X), np.asarray(e.y))
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(loss="logistic", horizon=1e12),
+        dict(loss="logistic", normalizer="sigmoid", d=2, horizon=1e3),
+        dict(loss="logistic", X=[[1, 0, 0, 1], [0, 1, 1, 0]], y=[1, -1], horizon=1e3),
+        dict(loss="square", kappa=2.0, m=2, horizon=300.0),
+        dict(loss="square", horizon=40.0, method="gd", lr=0.05),
+        dict(loss="kl", horizon=100.0, normalizer="l2", a_init="shifted"),
+        dict(model="tied", loss="logistic", d=5, V_init="identity", V_scale=1.0, horizon=50.0),
+    ],
+)
+def test_saved_grid_and_diagnostics_are_consistent(kw):
+    base = dict(n=5, d=4, seed=6, a_init="gaussian", a_scale=1.0, V_scale=0.5, samples=30)
+    base.update(kw)
+    e = Experiment(**base)
+    r = simulate(e)
+    assert r.finished
+    K = len(r.t)
+    assert 2 < K <= e.samples
+    assert r.t[0] == 0 and r.t[1] == pytest.approx(e.lr) and r.t[-1] == pytest.approx(e.horizon, rel=1e-12)
+    assert np.all(np.diff(r.t) > 0)
+    for name in ("s", "a", "u", "ratio", "column_norms"):
+        assert getattr(r, name).shape == (K, e.n), name
+    assert r.singular_values.shape == (K, 3) and r.V_final.shape == (e.d, e.n)
+    np.testing.assert_allclose(r.entropy, entropy(r.s), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(r.effective_support, np.exp(r.entropy), rtol=1e-12)
+    np.testing.assert_allclose(r.one_minus_max, 1 - r.s.max(axis=1), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r.ratio, r.s / r.s.max(axis=1, keepdims=True), rtol=1e-14)
+    # The last sample, recomputed from V_final with the library's gradients.
+    loss = build_loss(r.experiment)
+    norm = make_normalizer(e.normalizer)
+    grads = tied_gradients if e.model == "tied" else value_gradients
+    G = grads(r.V_final, r.a[-1], loss, norm)
+    np.testing.assert_allclose(r.s[-1], G.s, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(r.u[-1], G.u, rtol=1e-8, atol=1e-13)
+    assert r.loss[-1] == pytest.approx(float(G.loss), rel=1e-8, abs=1e-300)
+    assert r.grad_norm_V[-1] == pytest.approx(np.linalg.norm(G.grad_V), rel=1e-8, abs=1e-300)
+    assert r.grad_norm_a[-1] == pytest.approx(np.linalg.norm(G.grad_a), rel=1e-8, abs=1e-300)
+    np.testing.assert_allclose(r.column_norms[-1], np.linalg.norm(r.V_final, axis=0), rtol=1e-9)
+    sv = np.linalg.svd(r.V_final, compute_uv=False)[:3]
+    np.testing.assert_allclose(r.singular_values[-1, :len(sv)], sv, rtol=1e-9, atol=1e-13)
+    if isinstance(loss, Logistic):
+        np.testing.assert_allclose(r.p[-1], r.V_final.T @ loss.target, rtol=1e-9, atol=1e-13)
+    else:
+        assert r.p is None
