@@ -61,10 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         experiment = get_preset(args.preset).experiment if args.preset else _load(args.config)
+        result = simulate(experiment)  # may still refuse a start where the normalizer is undefined
     except ConfigError as exc:
         print(f"polarize: error: {exc}", file=sys.stderr)
         return 2
-    result = simulate(experiment)
     try:
         args.output.write_text(json.dumps(result.to_dict()))
     except OSError as exc:

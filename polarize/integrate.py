@@ -44,9 +44,14 @@ ATOL = 1e-12
 MAX_FLOW_STEPS = 50_000
 STALL_STEPS = 1000
 """A flow that needs more than this many steps between two saved times has stalled:
-smooth runs need tens. It happens where the flow slides along a kink of the
-normalizer (relu, l1 and sparsemax switch coordinates on and off there), where no
-smooth stepper makes progress; the run stops there and says so."""
+smooth runs need tens. Either it has converged, and its velocity is rounding noise
+that the error control keeps chasing (it is then held at rest to the horizon), or
+it slides along a kink of the normalizer (relu, l1 and sparsemax switch
+coordinates on and off there), where no smooth stepper makes progress: the run
+then stops there and says so."""
+KINKED = frozenset({"relu", "l1", "sparsemax"})
+AT_REST = 64 * np.finfo(float).eps
+"""A velocity below this, relative to the state's size, is rounding noise: the flow is at rest."""
 STIFF_SIZE = 1500
 """Flows in ``t`` with at most this many state variables use LSODA, which switches to
 a stiff method once the loss has converged (square and KL losses, over long
@@ -263,7 +268,7 @@ class _LogisticClosedSystem:
 
 def _march(fun, y0, targets, clock: Callable | None = None,
            clock_rate: Callable | None = None, *, stepper=DOP853,
-           jacobian: Callable | None = None) -> Iterator[np.ndarray]:
+           jacobian: Callable | None = None, stall_reason: str = "") -> Iterator[np.ndarray]:
     """Step a scipy ``OdeSolver`` and yield the states at the targets of the clock.
 
     Yields arrays of shape (state, k): the states at the targets that one step
@@ -273,6 +278,10 @@ def _march(fun, y0, targets, clock: Callable | None = None,
     it, they are values of the monotone function ``clock(y)`` of the state, and
     each is located inside the step that crosses it by Newton's method on the
     step's dense output.
+
+    A run that takes ``STALL_STEPS`` steps without reaching a target is held at
+    rest if its velocity is rounding noise, and stopped otherwise, with
+    ``stall_reason`` appended to the message.
     """
     bound = targets[-1] if clock is None else np.inf
     options = {"jac": jacobian} if jacobian is not None else {}
@@ -283,10 +292,13 @@ def _march(fun, y0, targets, clock: Callable | None = None,
     since = 0
     for _ in range(MAX_FLOW_STEPS):
         if since == STALL_STEPS:
+            velocity = np.max(np.abs(fun(solver.t, solver.y)))
+            if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
+                yield np.repeat(solver.y[:, None], len(targets) - k, axis=1)
+                return
             raise _Stopped(
-                f"the flow stalled (over {STALL_STEPS} steps without reaching the next saved time); "
-                "it slides along a kink of the normalizer, where it is not smooth: method gd "
-                "can go on past it")
+                f"the flow stalled (over {STALL_STEPS} steps without reaching the next saved "
+                f"time){stall_reason}")
         start, before = solver.t, now
         since += 1
         message = solver.step()
@@ -377,6 +389,8 @@ def _simulate(experiment: Experiment) -> Result:
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
 
+    reason = ("; it slides along a kink of the normalizer, where it is not smooth: method gd "
+              "can go on past it") if e.normalizer in KINKED else ""
     recorder = Recorder()
     calls = [0]
     status, message = "finished", ""
@@ -386,15 +400,15 @@ def _simulate(experiment: Experiment) -> Result:
                 states = _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls)
             elif isinstance(system, _LogisticClosedSystem):
                 states = _march(_counted(system.field, calls), system.y0, np.log1p(t),
-                                clock=system.clock, clock_rate=system.clock_rate)
+                                clock=system.clock, clock_rate=system.clock_rate, stall_reason=reason)
             else:
                 def field(_, y):
                     return -system.gradient(y)
                 if system.y0.size <= STIFF_SIZE:
                     states = _march(_counted(field, calls), system.y0, t, stepper=LSODA,
-                                    jacobian=system.flow_jacobian)
+                                    jacobian=system.flow_jacobian, stall_reason=reason)
                 else:
-                    states = _march(_counted(field, calls), system.y0, t)
+                    states = _march(_counted(field, calls), system.y0, t, stall_reason=reason)
             last = system.y0
             for Y in states:
                 system.record(Y, recorder)

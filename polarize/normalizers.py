@@ -59,11 +59,12 @@ def _centred(s: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def _safe_total(total: np.ndarray, name: str, what: str) -> np.ndarray:
-    if np.any(total == 0) or not np.all(np.isfinite(total)):
+    if np.any(total == 0):
         raise DegenerateStateError(
-            f"normalizer {name!r} is undefined here: {what} is zero; "
-            "start from logits where it is not"
+            f"normalizer {name!r} is undefined here: {what} is zero; start from logits where it is not"
         )
+    if not np.all(np.isfinite(total)):
+        raise DegenerateStateError(f"normalizer {name!r}: {what} overflowed (the logits diverge)")
     return total
 
 

@@ -116,10 +116,15 @@ def flow_vs_descent(experiment: Experiment, lrs) -> list[DescentComparison]:
         descent = simulate(dataclasses.replace(base, method="gd", lr=lr))
         k = len(descent.t)
         distance = np.linalg.norm(descent.s - flow.s[:k], axis=1)
-        diverged = not descent.finished
+        # A loss that ends above where it started is divergence too, even before it overflows.
+        grew = descent.loss[-1] > descent.loss[0]
+        diverged = not descent.finished or grew
         same = (not diverged) and descent.winner == flow.winner
-        if diverged:
+        if not descent.finished:
             message = f"lr = {lr:g}: descent diverges ({descent.message})"
+        elif grew:
+            message = (f"lr = {lr:g}: descent diverges: its loss grew from {descent.loss[0]:.3g} "
+                       f"to {descent.loss[-1]:.3g}")
         elif not same:
             message = (f"lr = {lr:g}: descent ends on token {descent.winner}, the flow on token "
                        f"{flow.winner}: the step is too large to follow the flow")
