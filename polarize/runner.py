@@ -1,0 +1,237 @@
+"""Run ``simulate`` with a time limit, in worker processes that can be stopped.
+
+Some settings make the engine slow: a long horizon under the cross-entropy loss,
+or the L1 normalizer whose kink makes the integrator crawl, can take minutes.
+A web page must not hang on them, and a Python thread cannot be interrupted
+inside a long computation, so runs go to a small pool of long-lived worker
+processes (plain ``python -c`` children talking pickles over their standard
+input and output; each imports the engine once, so a run costs only the
+pickling of its result). A run that overshoots its time limit has its worker
+killed (a fresh one replaces it on the next run) and raises ``RunTimeout``.
+
+Set ``POLARIZE_APP_INPROCESS=1`` to run in the calling process instead (no time
+limit; also the fallback where there are no POSIX pipes), and
+``POLARIZE_APP_TIMEOUT`` to change the limit (seconds).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import subprocess
+import sys
+import threading
+from multiprocessing.connection import Connection
+from typing import Any
+
+from polarize.config import ConfigError, Experiment
+from polarize.diagnostics import Result
+from polarize.integrate import simulate
+from polarize.normalizers import DegenerateStateError
+
+__all__ = [
+    "DEFAULT_TIMEOUT", "RunTimeout", "WorkerCrashed", "prestart", "run_with_timeout", "shutdown",
+    "timeout_seconds",
+]
+
+DEFAULT_TIMEOUT = 20.0
+"""Seconds a run may take before it is stopped (``POLARIZE_APP_TIMEOUT`` overrides)."""
+
+
+class RunTimeout(RuntimeError):
+    """The run took longer than its time limit and was stopped."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"the run took longer than {seconds:g} s and was stopped")
+        self.seconds = seconds
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process died during the run (e.g. out of memory)."""
+
+
+def timeout_seconds() -> float:
+    """The time limit in force: ``POLARIZE_APP_TIMEOUT`` or ``DEFAULT_TIMEOUT``."""
+    raw = os.environ.get("POLARIZE_APP_TIMEOUT", "")
+    try:
+        value = float(raw) if raw else DEFAULT_TIMEOUT
+    except ValueError:
+        value = DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+def _in_process() -> bool:
+    return os.name != "posix" or os.environ.get("POLARIZE_APP_INPROCESS", "") not in ("", "0")
+
+
+def _pack_error(exc: BaseException) -> tuple[str, str, str]:
+    field = getattr(exc, "field", "")
+    message = str(exc)
+    if isinstance(exc, ConfigError) and message.startswith(f"{field}: "):
+        message = message[len(field) + 2:]
+    return type(exc).__name__, field, message
+
+
+def _unpack_error(kind: str, field: str, message: str) -> Exception:
+    if kind == "ConfigError":
+        return ConfigError(field, message)
+    if kind == "DegenerateStateError":
+        return DegenerateStateError(message)
+    return RuntimeError(f"{kind}: {message}")
+
+
+def _child_main() -> None:
+    """Worker loop (in the child): receive an experiment, send back the result or the error.
+
+    The pipe to the parent is the original standard input and output; standard
+    output is then pointed at standard error, so that a stray print cannot
+    corrupt the channel.
+    """
+    channel = os.dup(1)
+    os.dup2(2, 1)
+    inbox = Connection(os.dup(0), writable=False)
+    outbox = Connection(channel, readable=False)
+    while True:
+        try:
+            experiment = inbox.recv()
+        except (EOFError, OSError):
+            return  # the parent has gone
+        try:
+            reply: tuple[str, Any] = ("ok", simulate(experiment))
+        except Exception as exc:  # every failure goes back to the caller, in words
+            reply = ("error", _pack_error(exc))
+        try:
+            outbox.send(reply)
+        except OSError:
+            return
+
+
+_CHILD = "from polarize.runner import _child_main; _child_main()"
+
+
+class _Worker:
+    """One long-lived worker process (``python -c``) and the pipes to it."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[bytes] | None = None
+        self.outbox: Connection | None = None
+        self.inbox: Connection | None = None
+
+    def start(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            return
+        self.stop()
+        process = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, close_fds=True)
+        assert process.stdin is not None and process.stdout is not None
+        self.outbox = Connection(os.dup(process.stdin.fileno()), readable=False)
+        self.inbox = Connection(os.dup(process.stdout.fileno()), writable=False)
+        process.stdin.close()
+        process.stdout.close()
+        self.process = process
+
+    def stop(self) -> None:
+        for conn in (self.outbox, self.inbox):
+            if conn is not None:
+                conn.close()
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.kill()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+                pass
+        self.process, self.outbox, self.inbox = None, None, None
+
+    def run(self, experiment: Experiment, timeout: float) -> Result:
+        self.start()
+        assert self.outbox is not None and self.inbox is not None
+        try:
+            self.outbox.send(experiment)
+            ready = self.inbox.poll(timeout)
+        except (OSError, EOFError):
+            self.stop()
+            raise WorkerCrashed("the worker process was not reachable") from None
+        if not ready:
+            self.stop()
+            raise RunTimeout(timeout)
+        try:
+            kind, payload = self.inbox.recv()
+        except (EOFError, OSError):
+            self.stop()
+            raise WorkerCrashed("the worker process died during the run") from None
+        if kind == "error":
+            raise _unpack_error(*payload)
+        return payload
+
+
+class _Pool:
+    """A few workers, lent out one run at a time (the most recently used first)."""
+
+    def __init__(self, size: int):
+        self.free: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        self.all = [_Worker() for _ in range(size)]
+        for worker in self.all:
+            self.free.put(worker)
+        self.lock = threading.Lock()
+
+    def run(self, experiment: Experiment, timeout: float) -> Result:
+        worker = self.free.get()
+        try:
+            return worker.run(experiment, timeout)
+        finally:
+            self.free.put(worker)
+
+    def prestart(self) -> None:
+        with self.lock:
+            for worker in self.all:
+                worker.start()
+
+    def shutdown(self) -> None:
+        with self.lock:
+            for worker in self.all:
+                worker.stop()
+
+
+_POOL = _Pool(size=max(1, min(2, os.cpu_count() or 1)))
+atexit.register(_POOL.shutdown)
+
+
+def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Result:
+    """``simulate(experiment)``, stopped after ``timeout`` seconds.
+
+    Parameters
+    ----------
+    experiment : Experiment
+    timeout : float, optional
+        Seconds; ``timeout_seconds()`` when omitted.
+
+    Returns
+    -------
+    Result
+        As ``simulate`` returns it (``K`` saved times, ``n`` tokens).
+
+    Raises
+    ------
+    RunTimeout
+        The run took longer than ``timeout`` (its worker was killed and will be replaced).
+    ConfigError, DegenerateStateError
+        As raised by the engine; any other engine failure as ``RuntimeError``.
+    WorkerCrashed
+        The worker process died (e.g. out of memory).
+    """
+    if _in_process():
+        return simulate(experiment)
+    return _POOL.run(experiment, timeout_seconds() if timeout is None else timeout)
+
+
+def prestart() -> None:
+    """Start the worker processes now, so that the first run does not wait for them to import."""
+    if not _in_process():
+        _POOL.prestart()
+
+
+def shutdown() -> None:
+    """Stop every worker process (they restart on the next run)."""
+    _POOL.shutdown()
