@@ -1,0 +1,116 @@
+"""Downloads of a run: the trajectory as CSV or JSON, the configuration, the dashboard as HTML.
+
+Each function returns text, built only when called (the page hands them to
+download buttons as callables, so nothing is serialized until someone clicks).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import plotly.io as pio
+
+from polarize.config import Experiment
+from polarize.diagnostics import Result
+
+__all__ = ["config_json", "dashboard_html", "file_stem", "trajectory_columns", "trajectory_csv",
+           "trajectory_json"]
+
+
+def trajectory_columns(result: Result) -> tuple[list[str], np.ndarray]:
+    """Column names and values of the trajectory table.
+
+    Parameters
+    ----------
+    result : Result
+        ``K`` saved times, ``n`` tokens.
+
+    Returns
+    -------
+    names : list of str
+        ``t, loss, entropy, one_minus_max``, then ``s_i``, ``a_i``, ``u_i`` for
+        each token ``i = 0 .. n-1``, then ``p_i`` when the run has them.
+    values : ndarray, shape (K, 4 + 3n) or (K, 4 + 4n)
+    """
+    n = result.s.shape[1]
+    names = ["t", "loss", "entropy", "one_minus_max"]
+    blocks = [np.column_stack([result.t, result.loss, result.entropy, result.one_minus_max])]
+    series = [("s", result.s), ("a", result.a), ("u", result.u)]
+    if result.p is not None:
+        series.append(("p", result.p))
+    for prefix, values in series:
+        names += [f"{prefix}_{i}" for i in range(n)]
+        blocks.append(np.asarray(values, dtype=float))
+    return names, np.hstack(blocks)
+
+
+def trajectory_csv(result: Result) -> str:
+    """The trajectory as CSV: one row per saved time, full precision.
+
+    Parameters
+    ----------
+    result : Result
+
+    Returns
+    -------
+    str
+        A header line (see ``trajectory_columns``), then ``K`` rows.
+    """
+    names, values = trajectory_columns(result)
+    buffer = io.StringIO()
+    np.savetxt(buffer, values, delimiter=",", fmt="%.17g", header=",".join(names), comments="")
+    return buffer.getvalue()
+
+
+def trajectory_json(result: Result) -> str:
+    """The whole result as JSON (``Result.to_dict``: the resolved configuration and every series)."""
+    return json.dumps(result.to_dict())
+
+
+def config_json(result_or_experiment: Result | Experiment) -> str:
+    """The resolved configuration as JSON, loadable by ``polarize run CONFIG.json -o RESULT.json``.
+
+    Parameters
+    ----------
+    result_or_experiment : Result or Experiment
+        A result gives its resolved experiment (with the drawn arrays written
+        in, so the file alone reproduces the run); an experiment is resolved here.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(result_or_experiment, Result):
+        experiment = result_or_experiment.experiment
+    else:
+        experiment = result_or_experiment.resolved()
+    return experiment.to_json(indent=1)
+
+
+def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize") -> str:
+    """The animated dashboard as one standalone HTML page that plays offline.
+
+    Parameters
+    ----------
+    figure : plotly figure dict (or ``go.Figure``)
+    title : str
+        The page title.
+
+    Returns
+    -------
+    str
+        A full HTML document with plotly.js embedded (about 5 MB), not auto-playing.
+    """
+    html = pio.to_html(figure, include_plotlyjs=True, full_html=True, auto_play=False, validate=False,
+                       config={"displaylogo": False, "responsive": True}, default_width="100%")
+    return html.replace("<head>", f"<head><title>{title}</title>", 1)
+
+
+def file_stem(experiment: Experiment) -> str:
+    """A file name stem describing a run, e.g. ``polarize-n8-logistic-softmax-flow-seed0``."""
+    return (f"polarize-n{experiment.n}-{experiment.loss}-{experiment.normalizer}-{experiment.method}"
+            f"-seed{experiment.seed}")
