@@ -1,7 +1,17 @@
-"""polarize: the Streamlit entry point (``streamlit run app.py``)."""
+"""polarize: the Streamlit entry point (``streamlit run app.py``).
+
+The pages live in ``pages/``; the Explorer is the default page, at the app's root URL.
+"""
 
 import streamlit as st
 
-st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide")
-st.title("polarize")
-st.write("Gradient flow drives softmax outputs toward one-hot, low-entropy solutions. The Explorer is coming.")
+st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
+                   initial_sidebar_state="expanded")
+
+# Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+
+explorer = st.Page("pages/explorer.py", title="Explorer", icon=":material/animation:", default=True,
+                   url_path="explorer")
+maths = st.Page("pages/about.py", title="About the maths", icon=":material/functions:", url_path="maths")
+st.navigation([explorer, maths]).run()
