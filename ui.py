@@ -25,9 +25,9 @@ _LINK = "_explorer_link"
 """Session key: (values read from the opening link, what the link had that was ignored)."""
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@st.cache_data(show_spinner=False, max_entries=128, hash_funcs={Experiment: Experiment.to_json})
 def explore(experiment: Experiment) -> ex.Exploration:
-    """``polarize.explorer.explore``, cached on the (hashable) experiment."""
+    """``polarize.explorer.explore``, cached on the experiment (keyed by its exact JSON, arrays included)."""
     return ex.explore(experiment)
 
 

@@ -233,6 +233,11 @@ def project_to_polygon(s: np.ndarray) -> np.ndarray:
 def frame_indices(t: np.ndarray, count: int = FRAMES) -> np.ndarray:
     """Indices of the saved times shown as frames, spaced evenly in log time.
 
+    The engine saves times on a log-spaced grid (rounded to whole steps of
+    ``lr`` at the start), so every ``m``-th saved time, counted back from the
+    last, is evenly spaced in log time; ``m`` is chosen to give about ``count``
+    frames. The first positive time is always kept, as the starting frame.
+
     Parameters
     ----------
     t : ndarray, shape (K,)
@@ -242,23 +247,20 @@ def frame_indices(t: np.ndarray, count: int = FRAMES) -> np.ndarray:
 
     Returns
     -------
-    ndarray of int, shape (F,), F <= count
-        Increasing indices into ``t`` of positive times nearest (in log time) to
-        ``count`` log-spaced targets from the first positive time to the last;
-        duplicates removed. ``[0]`` when no time is positive.
+    ndarray of int, shape (F,)
+        Increasing indices into ``t`` of positive times; ``F`` is within a factor
+        of about 1.5 of ``count`` (or all of them when fewer are saved);
+        ``[0]`` when no time is positive.
     """
     t = np.asarray(t, dtype=float)
     positive = np.flatnonzero(t > 0)
     if len(positive) == 0:
         return np.array([0])
-    logs = np.log(t[positive])
-    targets = np.linspace(logs[0], logs[-1], max(count, 1))
-    right = np.clip(np.searchsorted(logs, targets), 1, len(logs) - 1) if len(logs) > 1 else None
-    if right is None:
-        return positive[:1]
-    left = right - 1
-    nearest = np.where(np.abs(logs[left] - targets) <= np.abs(logs[right] - targets), left, right)
-    return positive[np.unique(nearest)]
+    every = max(1, round(len(positive) / max(count, 1)))
+    picked = positive[::-1][::every][::-1]
+    if picked[0] != positive[0]:
+        picked = np.concatenate([positive[:1], picked])
+    return picked
 
 
 def _span(values: np.ndarray, *, pad: float = 0.06, floor: tuple[float, float] | None = None) -> list[float]:
@@ -285,6 +287,13 @@ def _log_span(values: np.ndarray, pad: float = 0.04) -> list[float] | None:
         lo, hi = lo - 0.5, hi + 0.5
     width = hi - lo
     return [round(lo - pad * width, 4), round(hi + pad * width, 4)]
+
+
+def _decade_ticks(span: Sequence[float] | None, most: int = 6) -> dict[str, Any]:
+    """Tick spacing of a log axis: whole decades, at most about ``most`` labels (auto below 3 decades)."""
+    if not span or span[1] - span[0] < 3:
+        return {}
+    return {"tick0": 0, "dtick": max(1, round((span[1] - span[0]) / most))}
 
 
 # ---- the dashboard -------------------------------------------------------------------
@@ -516,11 +525,12 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
     layout["yaxis"].update(range=[-reach * (0.45 if n == 2 else 1), reach * (0.45 if n == 2 else 1)],
                            visible=False, scaleanchor="x", scaleratio=1, fixedrange=True)
     time_title = "time t (log scale)"
+    decades = _decade_ticks(t_log)
     layout["xaxis2"].update(grid, type="log", range=t_log, title=dict(text=time_title, font=title_font),
-                            exponentformat="power")
+                            exponentformat="power", **decades)
     layout["yaxis2"].update(grid, range=s_range, title=dict(text="score s<sub>i</sub>", font=title_font))
     layout["xaxis3"].update(grid, type="log", range=t_log, title=dict(text=time_title, font=title_font),
-                            exponentformat="power")
+                            exponentformat="power", **decades)
     layout["yaxis3"].update(grid, range=_span(h, floor=(0.0, log_n * 1.08), pad=0.05),
                             title=dict(text="entropy (nats)", font=title_font))
     rep_title = ("value projection p<sub>i</sub> / fitness u<sub>i</sub>" if logistic
@@ -529,9 +539,11 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
                             title=dict(text=rep_title, font=title_font))
     layout["yaxis4"].update(grid, range=s_range, title=dict(text="score s<sub>i</sub>", font=title_font))
     layout["xaxis5"].update(grid, type="log", range=t_log, title=dict(text=time_title, font=title_font),
-                            exponentformat="power")
+                            exponentformat="power", **decades)
     if loss_log:
-        layout["yaxis5"].update(grid, type="log", range=_log_span(loss), exponentformat="power",
+        loss_span = _log_span(loss)
+        loss_ticks = _decade_ticks(loss_span)
+        layout["yaxis5"].update(grid, type="log", range=loss_span, exponentformat="power", **loss_ticks,
                                 title=dict(text="loss (log scale)", font=title_font))
     else:
         layout["yaxis5"].update(grid, range=_span(loss), title=dict(text="loss", font=title_font))
@@ -637,7 +649,18 @@ def scores_figure(result: Result, *, height: int = 320, log_y: bool = False) -> 
         fig.add_trace(go.Scatter(x=x, y=_list(s[:, i]), mode="lines", name=f"token {i}",
                                  line=dict(color=colors[i], width=2.5)))
     fig.update_layout(showlegend=s.shape[1] <= 10)
+    _whole_decades(fig, t[keep], s if log_y else None)
     return fig
+
+
+def _whole_decades(fig: go.Figure, x: np.ndarray, y: np.ndarray | None = None) -> None:
+    """Label log axes at whole decades only (no 2 and 5 in between), at most about six labels."""
+    for values, update in ((x, fig.update_xaxes), (y, fig.update_yaxes)):
+        if values is None:
+            continue
+        span = _log_span(values, pad=0.0)
+        if span is not None:
+            update(**(_decade_ticks(span) or {"tick0": 0, "dtick": 1}))
 
 
 def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", *, height: int = 320,
@@ -672,6 +695,8 @@ def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", 
             lo, hi = min(lo, float(t[keep][0])), max(hi, float(t[keep][-1]))
         fig.add_trace(go.Scatter(x=_list(t[keep]), y=_list(y[keep]), mode="lines", name=label,
                                  line=dict(color=palette[i % len(palette)], width=3)))
+    if math.isfinite(lo):
+        _whole_decades(fig, np.array([lo, hi]))
     for value in reference or ():
         fig.add_trace(go.Scatter(x=[lo, hi], y=[value, value], mode="lines", name=f"{value:.3g}",
                                  line=dict(color=_GREY, width=2, dash="dash"), showlegend=False))

@@ -1,0 +1,142 @@
+"""The Streamlit pages, headless (streamlit.testing.v1.AppTest): every page runs, widgets drive it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 60  # the first run also starts the simulation workers
+
+
+def explorer(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def dashboard(at: AppTest) -> dict:
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    return json.loads(charts[0].proto.spec)
+
+
+def metric(at: AppTest, label: str) -> str:
+    (found,) = [m for m in at.metric if m.label == label]
+    return found.value
+
+
+@pytest.fixture(scope="module")
+def default_app() -> AppTest:
+    at = explorer()
+    no_exception(at)
+    return at
+
+
+def test_explorer_is_the_default_page(default_app):
+    at = default_app
+    assert at.title[0].value.startswith("Explorer")
+    figure = dashboard(at)
+    assert figure["layout"]["meta"]["n"] == 8 and len(figure["frames"]) >= 60
+    assert metric(at, "Polarized?") == "Yes"
+    assert metric(at, "Winning token").isdigit()
+    assert not at.warning and not at.error
+    assert len(at.get("download_button")) == 4
+    assert len(at.caption) >= 5  # a caption under each panel
+
+
+def test_every_control_has_its_key(default_app):
+    at = default_app
+    for key in ("preset", "n", "d", "loss", "normalizer", "temperature", "method", "lr", "horizon", "seed",
+                "a_init", "a_scale", "a_shift", "V_init", "V_scale"):
+        assert key in at.session_state, key
+    assert at.slider(key="n").value == 8 and at.selectbox(key="preset").value == "default"
+    assert len(at.selectbox(key="normalizer").options) == 8  # every normalizer of the engine
+
+
+def test_the_url_holds_the_state(default_app):
+    params = default_app.query_params
+    assert params["n"] == ["8"] or params["n"] == "8"
+    assert set(params) >= {"preset", "n", "d", "loss", "normalizer", "temperature", "method", "lr",
+                           "horizon", "seed", "a_init", "a_scale", "a_shift", "V_init", "V_scale"}
+
+
+def test_widgets_change_what_is_shown():
+    at = explorer()
+    entropy_before = metric(at, "Final entropy")
+    at.slider(key="n").set_value(3).run()
+    no_exception(at)
+    assert dashboard(at)["layout"]["meta"]["n"] == 3
+    assert metric(at, "Final entropy") != entropy_before
+    assert at.query_params["n"] in (["3"], "3")
+    at.selectbox(key="normalizer").set_value("sigmoid").run()
+    no_exception(at)
+    assert metric(at, "Polarized?") == "No"
+    assert at.number_input(key="temperature").disabled
+    at.radio(key="method").set_value("gd").run()
+    no_exception(at)
+    assert not at.number_input(key="lr").disabled
+    assert at.error  # 1e6 descent steps: refused in words, not a traceback
+    at.select_slider(key="horizon").set_value(1e3).run()
+    no_exception(at)
+    assert not at.error and dashboard(at)["layout"]["meta"]["n"] == 3
+
+
+def test_a_preset_loads_its_settings():
+    at = explorer()
+    at.selectbox(key="preset").set_value("paper-kl").run()
+    no_exception(at)
+    assert at.slider(key="n").value == 10 and at.selectbox(key="loss").value == "kl"
+    assert at.select_slider(key="horizon").value == 1e6
+    assert dashboard(at)["layout"]["meta"]["n"] == 10
+
+
+def test_a_shared_link_sets_the_widgets():
+    at = explorer({"n": "5", "seed": "3", "loss": "square", "horizon": "1000"})
+    no_exception(at)
+    assert not at.warning
+    assert at.slider(key="n").value == 5 and at.number_input(key="seed").value == 3
+    assert at.selectbox(key="loss").value == "square" and at.select_slider(key="horizon").value == 1000
+    assert dashboard(at)["layout"]["meta"]["n"] == 5
+
+
+def test_garbage_link_warns_and_uses_defaults():
+    at = explorer({"n": "many", "loss": "hinge", "bogus": "1", "horizon": "-3", "seed": "3"})
+    no_exception(at)
+    (warning,) = at.warning
+    for key in ("n", "loss", "bogus", "horizon"):
+        assert f"`{key}`" in warning.value
+    assert at.slider(key="n").value == 8 and at.selectbox(key="loss").value == "logistic"
+    assert at.number_input(key="seed").value == 3  # the valid part of the link is kept
+    assert "bogus" not in at.query_params  # the address is cleaned up
+    assert dashboard(at)["layout"]["meta"]["n"] == 8
+
+
+def test_an_impossible_start_is_an_error_message_not_a_traceback():
+    at = explorer()
+    at.selectbox(key="normalizer").set_value("L2: a² / sum a²").run()
+    no_exception(at)
+    assert at.error and "undefined" in at.error[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_the_maths_page_runs():
+    at = explorer()
+    at.switch_page("pages/about.py").run()
+    no_exception(at)
+    assert at.title[0].value == "About the maths"
+    assert len(at.get("plotly_chart")) == 4
+    assert len(at.latex) >= 5
+    # Back on the Explorer, the settings are still there.
+    at.switch_page("pages/explorer.py").run()
+    no_exception(at)
+    assert dashboard(at)["layout"]["meta"]["n"] == 8
