@@ -21,7 +21,7 @@ import sys
 import time
 
 import numpy as np
-from scipy.special import expit, softmax
+import official
 
 CASES = {
     # name: (experiment kwargs or preset, learning rate, steps of the official loop,
@@ -59,33 +59,6 @@ def engine(spec: dict, repeats: int) -> dict:
     return json.loads(out.stdout)
 
 
-def logistic_loop(W, a, beta, lr, steps):
-    """The official notebook's loop: simultaneous updates of W and a."""
-    for _ in range(steps):
-        s = softmax(a)
-        c = expit(-(beta @ (W @ s)))
-        g_W = -c * np.outer(beta, s)
-        v = -c * (W.T @ beta)
-        g_a = s * v - s * np.dot(s, v)
-        W -= lr * g_W
-        a -= lr * g_a
-    return W, a
-
-
-def kl_loop(V, a, p_star, lr, steps):
-    """The official notebook's cross-entropy loop (its V is n x k, output V^T s)."""
-    for _ in range(steps):
-        s = softmax(a)
-        q = softmax(V.T @ s)
-        delta = q - p_star
-        g_V = np.outer(s, delta)
-        g_s = V @ delta
-        g_a = s * g_s - s * np.dot(s, g_s)
-        V -= lr * g_V
-        a -= lr * g_a
-    return V, a
-
-
 def loop_seconds(spec: dict, lr: float, steps: int, kind: str, budget: int | None) -> tuple[float, bool]:
     """Seconds for ``steps`` iterations of the plain loop (timed on ``budget`` of them)."""
     from polarize import Experiment
@@ -96,9 +69,9 @@ def loop_seconds(spec: dict, lr: float, steps: int, kind: str, budget: int | Non
     run = min(steps, budget) if budget else steps
     start = time.perf_counter()
     if kind == "logistic":
-        logistic_loop(V, a, target, lr, run)
+        official.logistic(V, a, target, lr, run)
     else:
-        kl_loop(V.T.copy(), a, target, lr, run)
+        official.kl(V.T.copy(), a, target, lr, run)
     elapsed = time.perf_counter() - start
     return elapsed * steps / run, run < steps
 
