@@ -25,9 +25,16 @@ _LINK = "_explorer_link"
 """Session key: (values read from the opening link, what the link had that was ignored)."""
 
 
-@st.cache_data(show_spinner=False, max_entries=128, hash_funcs={Experiment: Experiment.to_json})
+@st.cache_resource(show_spinner=False, max_entries=64, hash_funcs={Experiment: Experiment.to_json})
 def explore(experiment: Experiment) -> ex.Exploration:
-    """``polarize.explorer.explore``, cached on the experiment (keyed by its exact JSON, arrays included)."""
+    """``polarize.explorer.explore``, cached on the experiment (keyed by its exact JSON, arrays included).
+
+    A resource cache rather than ``st.cache_data``: the result is immutable and
+    shared as is, and its figure stays a built ``go.Figure``. ``cache_data`` would
+    unpickle it on every rerun, and ``st.plotly_chart`` re-validates any figure
+    given as a dict: together a quarter of a second per rerun, a third of the
+    budget for a changed control.
+    """
     return ex.explore(experiment)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.diagnostics import Result
@@ -557,8 +558,9 @@ class Exploration:
         As requested (``result.experiment`` is the resolved one, with its draws).
     result : Result or None
         None when the run could not be made (see ``error``).
-    figure : dict or None
-        The animated dashboard as a plain plotly figure dict (cheap to cache).
+    figure : plotly.graph_objects.Figure or None
+        The animated dashboard (``figures.dashboard``); do not modify it, it may be
+        shared through a cache.
     verdict : Verdict or None
     error : str or None
         Why there is no result, in words.
@@ -570,7 +572,7 @@ class Exploration:
 
     experiment: Experiment
     result: Result | None = None
-    figure: dict[str, Any] | None = None
+    figure: go.Figure | None = None
     verdict: Verdict | None = None
     error: str | None = None
     warning: str | None = None
@@ -613,7 +615,7 @@ def explore(experiment: Experiment, *, timeout: float | None = None,
         return Exploration(experiment, error=f"The engine failed on this run ({type(exc).__name__}: {exc}).")
     if len(result.t) == 0:
         return Exploration(experiment, result=None, error=result.message or "The run saved nothing.")
-    figure = dashboard(result, **({} if frames is None else {"frames": frames})).to_dict()
+    figure = dashboard(result, **({} if frames is None else {"frames": frames}))
     warning = None if result.finished else f"The run stopped early: {result.message}"
     return Exploration(experiment, result=result, figure=figure, verdict=judge(result), warning=warning,
                        seconds=time.perf_counter() - start)

@@ -150,7 +150,7 @@ def _list(x: Any, digits: int = DIGITS) -> list:
 
 
 def format_time(t: float) -> str:
-    """A compact label for a time: ``0.1``, ``250``, ``1.2e5``.
+    """A compact label for a time: ``0.1``, ``250``, ``1000``, ``1.2e5``.
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ def format_time(t: float) -> str:
     if t == 0:
         return "0"
     if 1e-2 <= abs(t) < 1e4:
-        return f"{t:.3g}"
+        return f"{t:.4g}"  # no exponent in this range: 0.25, 600, 1000
     mantissa, exponent = f"{t:.2e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{int(exponent)}"

@@ -172,7 +172,7 @@ def test_explore_gathers_what_the_page_shows():
     view = ex.explore(Experiment(n=5, d=5))
     assert view.error is None and view.warning is None
     assert view.result.s.shape[1] == 5 and view.verdict.status == "yes"
-    assert view.figure["layout"]["meta"]["n"] == 5 and view.figure["frames"]
+    assert view.figure.layout.meta["n"] == 5 and view.figure.frames
 
 
 def test_explore_reports_errors_in_words():

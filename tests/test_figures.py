@@ -221,7 +221,8 @@ def test_round_significant_gives_short_numbers():
 
 
 def test_format_time():
-    assert [format_time(v) for v in (0, 0.1, 250, 1e5, 1.25e12)] == ["0", "0.1", "250", "1e5", "1.25e12"]
+    assert [format_time(v) for v in (0, 0.1, 250, 1000, 1e4, 1.25e12, 2e-3)] == \
+        ["0", "0.1", "250", "1000", "1e4", "1.25e12", "2e-3"]
 
 
 def test_static_figures():
