@@ -1,0 +1,98 @@
+"""End to end: the real app (streamlit run) in headless Chromium, driven by Playwright.
+
+Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+Screenshots go to test-artifacts/ (ignored by git).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+try:
+    from browser_support import ARTIFACTS, CHROMIUM, AppServer, launch_browser, slider_value, wait_for_figure
+except ImportError:  # tests/ imported as a package
+    from tests.browser_support import (
+        ARTIFACTS,
+        CHROMIUM,
+        AppServer,
+        launch_browser,
+        slider_value,
+        wait_for_figure,
+    )
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+@pytest.fixture(scope="module")
+def server():
+    with AppServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = launch_browser(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    yield context.new_page()
+    context.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def test_root_shows_the_dashboard_with_its_play_button(server, page):
+    page.goto(server.url + "/")
+    signature = json.loads(wait_for_figure(page))
+    assert signature["n"] == 8 and signature["frames"] >= 60
+    buttons = page.locator(".js-plotly-plot .updatemenu-button")
+    assert buttons.count() >= 2
+    assert "Play" in buttons.first.text_content()
+    assert page.get_by_text("Polarized?").is_visible()
+    # Play moves the time slider: the animation runs in the browser, no rerun needed.
+    buttons.first.click()
+    page.wait_for_function(
+        "() => { const g = document.querySelector('.js-plotly-plot'); "
+        "return g._fullLayout.sliders[0].active > 3; }", timeout=10_000)
+    shot(page, "explorer-default")
+
+
+def test_changing_n_redraws_the_figure(server, page):
+    page.goto(server.url + "/")
+    before = wait_for_figure(page)
+    thumb = page.get_by_role("slider", name="Tokens n")
+    thumb.focus()
+    start = time.perf_counter()
+    thumb.press("ArrowRight")
+    after = json.loads(wait_for_figure(page, different_from=before))
+    assert after["n"] == 9, after
+    assert time.perf_counter() - start < 10
+    page.wait_for_function("() => window.location.search.includes('n=9')", timeout=10_000)
+
+
+def test_a_shared_link_reproduces_its_settings(server, page):
+    page.goto(server.url + "/?n=5&seed=3&loss=square&horizon=1000&bogus=1")
+    signature = json.loads(wait_for_figure(page))
+    assert signature["n"] == 5 and signature["t"] == 1000
+    assert slider_value(page, "Tokens n") == "5"
+    assert page.get_by_role("spinbutton", name="Seed").input_value() == "3"
+    assert page.get_by_role("combobox", name="Loss").input_value() == "square"
+    assert page.get_by_text("could not use").is_visible()  # the unknown key is reported
+    shot(page, "explorer-shared-link")
