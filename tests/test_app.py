@@ -129,6 +129,14 @@ def test_an_impossible_start_is_an_error_message_not_a_traceback():
     assert not at.get("plotly_chart")
 
 
+def test_a_run_that_stops_early_is_a_warning_with_what_was_saved():
+    at = explorer({"normalizer": "l1", "a_init": "shifted"})  # the flow stalls at the kink of |a|
+    no_exception(at)
+    assert any("stopped" in w.value for w in at.warning)
+    assert dashboard(at)["layout"]["meta"]["n"] == 8
+    assert metric(at, "Time reached") != "1e5"
+
+
 def test_the_maths_page_runs():
     at = explorer()
     at.switch_page("pages/about.py").run()

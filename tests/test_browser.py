@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from polarize import Experiment
+
 try:
     from browser_support import ARTIFACTS, CHROMIUM, AppServer, launch_browser, slider_value, wait_for_figure
 except ImportError:  # tests/ imported as a package
@@ -96,3 +98,9 @@ def test_a_shared_link_reproduces_its_settings(server, page):
     assert page.get_by_role("combobox", name="Loss").input_value() == "square"
     assert page.get_by_text("could not use").is_visible()  # the unknown key is reported
     shot(page, "explorer-shared-link")
+    # The configuration download is made on click, and reproduces this run with polarize run.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Configuration (JSON)").click()
+    config = Experiment.from_json(download.value.path().read_text())
+    assert (config.n, config.seed, config.loss, config.horizon) == (5, 3, "square", 1000.0)
+    assert config.V0 is not None  # the drawn arrays are written in
