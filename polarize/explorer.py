@@ -526,7 +526,8 @@ def judge(result: Result) -> Verdict:
                        winner, 1.0 / n, entropy, gap)
     if share >= POLARIZED_SHARE:
         more = (" It keeps sharpening, slowly: the others shrink like 1/log² t."
-                if result.experiment.loss == "logistic" and result.experiment.normalizer == "softmax" else "")
+                if (result.experiment.loss, result.experiment.normalizer, result.experiment.model)
+                == ("logistic", "softmax", "value") and result.experiment.X is None else "")
         sentence = (f"Yes. Token {winner} holds {share:.1%} of the weight: s(t) has reached a vertex of "
                     f"the simplex (1 \u2212 max s = {gap:.2g}).{more}")
         return Verdict("yes", "Polarized", sentence + shares_note + stopped, winner, share, entropy, gap)

@@ -289,8 +289,8 @@ def _log_span(values: np.ndarray, pad: float = 0.04) -> list[float] | None:
     return [round(lo - pad * width, 4), round(hi + pad * width, 4)]
 
 
-def _decade_ticks(span: Sequence[float] | None, most: int = 6) -> dict[str, Any]:
-    """Tick spacing of a log axis: whole decades, at most about ``most`` labels (auto below 3 decades)."""
+def _decade_ticks(span: Sequence[float] | None, most: int = 4) -> dict[str, Any]:
+    """Tick spacing of a log axis: whole decades, about ``most`` labels at most (auto below 3 decades)."""
     if not span or span[1] - span[0] < 3:
         return {}
     return {"tick0": 0, "dtick": max(1, round((span[1] - span[0]) / most))}

@@ -238,3 +238,13 @@ def test_dashboard_html_plays_offline():
 
 def test_log_n_reference():
     assert math.isclose(ex.judge(run()).entropy, float(run().entropy[-1]))
+
+
+def test_no_streamlit_in_the_package():
+    import pathlib
+
+    import polarize
+
+    for path in pathlib.Path(polarize.__file__).parent.glob("*.py"):
+        text = path.read_text()
+        assert "import streamlit" not in text and "from streamlit" not in text, path.name
