@@ -104,3 +104,19 @@ def test_a_shared_link_reproduces_its_settings(server, page):
     config = Experiment.from_json(download.value.path().read_text())
     assert (config.n, config.seed, config.loss, config.horizon) == (5, 3, "square", 1000.0)
     assert config.V0 is not None  # the drawn arrays are written in
+
+
+def test_the_exported_dashboard_plays_offline(browser, tmp_path):
+    from polarize import explorer, export
+
+    view = explorer.explore(Experiment(n=4, d=4), frames=30)
+    path = tmp_path / "dashboard.html"
+    path.write_text(export.dashboard_html(view.figure))
+    context = browser.new_context(offline=True, viewport={"width": 1600, "height": 900})
+    page = context.new_page()
+    page.goto(path.as_uri())
+    assert json.loads(wait_for_figure(page))["n"] == 4
+    page.locator(".updatemenu-button").first.click()
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3", timeout=10_000)
+    context.close()
