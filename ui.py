@@ -25,7 +25,7 @@ _LINK = "_explorer_link"
 """Session key: (values read from the opening link, what the link had that was ignored)."""
 
 
-@st.cache_resource(show_spinner=False, max_entries=64, hash_funcs={Experiment: Experiment.to_json})
+@st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={Experiment: Experiment.to_json})
 def explore(experiment: Experiment) -> ex.Exploration:
     """``polarize.explorer.explore``, cached on the experiment (keyed by its exact JSON, arrays included).
 
