@@ -760,7 +760,7 @@ def maths_figures() -> dict[str, dict[str, Any]]:
                              line=dict(width=3, dash=dash))
     # The asymptotic curves blow up at early times: show the range of the run's own gap.
     low = math.log10(float(np.min(rate.gap[rate.gap > 0])))
-    rate_fig.update_yaxes(range=[low - 0.3, 0.3])
+    rate_fig.update_yaxes(range=[low - 0.3, 0.3], tick0=0, dtick=1)
     rate_fig.update_xaxes(tick0=0, dtick=2)
     rows = compare_normalizers(get_preset("paper-compare-logistic").experiment,
                                names=("softmax", "sigmoid", "linear", "relu"))
