@@ -16,7 +16,6 @@ The web pages only read widgets and show what this module returns:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Mapping
@@ -211,8 +210,6 @@ CONTROLS: dict[str, Control] = {c.key: c for c in (
 FIELD_KEYS: tuple[str, ...] = tuple(k for k in CONTROLS if k != "preset")
 """The controls that are ``Experiment`` fields."""
 
-_A_FIELDS = ("a_init", "a_scale", "a_shift")
-_V_FIELDS = ("V_init", "V_scale")
 
 
 # ---- values, experiments and links ---------------------------------------------------------
@@ -261,8 +258,7 @@ def build_experiment(name: str, values: Mapping[str, Any]) -> Experiment:
 
     The tied model needs ``d == n``, so there ``d`` follows ``n``. The preset's
     explicit arrays are dropped (and drawn afresh from the seed) when the
-    settings they stand for change: sizes, loss or seed (``Preset.with_changes``),
-    and also the logits' or values' initialization for ``a0`` or ``V0``.
+    settings they stand for change (``Preset.with_changes``).
 
     Parameters
     ----------
@@ -285,15 +281,7 @@ def build_experiment(name: str, values: Mapping[str, Any]) -> Experiment:
     merged = {**preset_values(name), **{k: v for k, v in values.items() if k in FIELD_KEYS}}
     if base.model == "tied":
         merged["d"] = merged["n"]
-    changes = {k: v for k, v in merged.items() if v != getattr(base, k)}
-    experiment = preset.with_changes(**changes)
-    # Preset.with_changes keeps a0 / V0 when only their init settings change; they would then be ignored.
-    drop = {}
-    if experiment.a0 is not None and any(k in changes for k in _A_FIELDS):
-        drop["a0"] = None
-    if experiment.V0 is not None and any(k in changes for k in _V_FIELDS):
-        drop["V0"] = None
-    return dataclasses.replace(experiment, **drop) if drop else experiment
+    return preset.with_changes(**{k: v for k, v in merged.items() if v != getattr(base, k)})
 
 
 def check_experiment(experiment: Experiment) -> str | None:

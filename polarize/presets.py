@@ -40,15 +40,33 @@ class Preset:
     def with_changes(self, **changes: Any) -> Experiment:
         """The preset with some fields changed.
 
-        The preset's explicit arrays are kept only while the fields they were
-        drawn for (sizes, loss, seed) are unchanged; otherwise they are dropped
-        and drawn afresh from the (new) seed, as for any experiment.
+        A preset's explicit arrays are its own draws, and its init fields
+        (``a_init``, ``V_init``, their scales, ``kappa``) say what they were drawn
+        as. An array is kept while the fields it depends on are unchanged, and is
+        otherwise dropped and drawn afresh from the (new) seed by those fields:
+        sizes, loss, model and seed concern them all; ``a_*`` fields ``a0``;
+        ``V_*`` fields ``V0``. A dropped design ``X`` is redrawn with the preset's
+        ``kappa``.
         """
         base = self.experiment
-        shaping = {"n", "d", "loss", "seed", "model"}
-        if any(k in shaping and changes[k] != getattr(base, k) for k in changes):
-            base = dataclasses.replace(base, **{k: None for k in _DRAWN if k not in changes})
-        return dataclasses.replace(base, **changes)
+        changed = {k for k, v in changes.items() if v != getattr(base, k)}
+        drop = set()
+        if changed & {"n", "d", "loss", "seed", "model"}:
+            drop = set(_DRAWN)
+        if any(k.startswith("a_") for k in changed):
+            drop.add("a0")
+        if any(k.startswith("V_") for k in changed):
+            drop.add("V0")
+        drop = {k for k in drop if getattr(base, k) is not None and k not in changes}
+        redraw: dict[str, Any] = {k: None for k in drop}
+        if "X" in drop and base.loss == "square" and changes.get("loss", "square") == "square":
+            redraw.update(kappa=_condition_number(base), y=None)
+        return dataclasses.replace(base, **redraw, **changes)
+
+
+def _condition_number(e: Experiment) -> float:
+    values = np.linalg.svd(np.asarray(e.X), compute_uv=False)
+    return float(f"{values[0] / values[-1]:.12g}")  # the kappa it was built with, without rounding noise
 
 
 def _paper_logistic() -> Experiment:
@@ -66,6 +84,7 @@ def _paper_kl() -> Experiment:
     a = 0 * rng.randn(10) + 0.0
     p_star = softmax(10 * rng.rand(10))
     return Experiment(n=10, d=10, loss="kl", lr=0.1, horizon=1e6, seed=123, samples=400,
+                      a_init="zeros", V_init="gaussian", V_scale=0.1,
                       a0=a, V0=V_official.T, target=p_star)
 
 
@@ -81,6 +100,7 @@ def _paper_comparison(loss: str) -> Experiment:
     a = 1.0 * (np.ones(10) + rng.randn(10) * 0.1)
     lr, steps = (0.1, 5000) if loss == "square" else (0.5, 100_000)
     return Experiment(n=10, d=10, loss=loss, lr=lr, horizon=lr * steps, seed=42, samples=300,
+                      a_init="shifted", a_shift=1.0, a_scale=0.1, V_init="gaussian", V_scale=0.1,
                       a0=a, V0=V, target=target)
 
 
@@ -97,7 +117,8 @@ def paper_tied(D: int) -> Experiment:
     rng.randn(D, D)
     a = 1.0 * (np.ones(D) + rng.randn(D) * 0.1)
     return Experiment(model="tied", n=D, d=D, loss="logistic", lr=0.05, horizon=0.05 * 10_000,
-                      seed=42, samples=300, a0=a, V0=np.eye(D), target=target)
+                      seed=42, samples=300, a_init="shifted", a_shift=1.0, a_scale=0.1,
+                      V_init="identity", V_scale=1.0, a0=a, V0=np.eye(D), target=target)
 
 
 def paper_regression(kappa: float) -> Experiment:
@@ -115,7 +136,8 @@ def paper_regression(kappa: float) -> Experiment:
     X = left @ np.diag(np.linspace(1, 1 / kappa, 20)) @ right
     y = rng.randn(20)
     return Experiment(n=20, d=20, loss="square", lr=0.002, horizon=0.002 * 300_000, seed=123,
-                      samples=300, a0=a, V0=W, X=X, y=y)
+                      samples=300, a_init="gaussian", a_scale=1e-3, V_init="gaussian", V_scale=1e-5,
+                      a0=a, V0=W, X=X, y=y)
 
 
 PAPER_TIED_SIZES = (10, 20, 50, 100)

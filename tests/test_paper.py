@@ -164,9 +164,11 @@ def test_kl_loss_tends_to_its_floor_from_above():
 
 def test_large_steps_change_the_winner_and_huge_ones_diverge_in_words_not_nan():
     preset = PRESETS["paper-compare-square"]
-    small, large = flow_vs_descent(preset.with_changes(horizon=200), [0.1, 40.0])
+    small, large, unstable = flow_vs_descent(preset.with_changes(horizon=200), [0.1, 16.0, 40.0])
     assert small.same_winner and not small.diverged and small.distance.max() < 0.05
     assert not large.same_winner and not large.diverged and "too large" in large.message
+    # lr = 40: the loss explodes (to ~1e8) without overflowing; lr = 400 overflows.
+    assert unstable.diverged and "grew" in unstable.message
     (huge,) = flow_vs_descent(preset.with_changes(horizon=1e5), [400.0])
     assert huge.diverged and "diverges" in huge.message
     assert np.all(np.isfinite(huge.descent.s)) and np.all(np.isfinite(huge.distance))
