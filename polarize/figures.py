@@ -43,6 +43,7 @@ __all__ = [
     "PANELS",
     "SPEEDS",
     "DashboardTraces",
+    "animation_controls",
     "comparison_figure",
     "dashboard",
     "format_time",
@@ -555,15 +556,6 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         layout["annotations"].append(dict(
             text="(shares |s<sub>i</sub>| / Σ|s<sub>j</sub>|)", x=0.0, y=-reach * 0.98, xref="x", yref="y",
             showarrow=False, font=dict(size=FONT_SIZE - 3, color="#5F6368")))
-    frame_ms = SPEEDS["normal"]
-
-    def play(ms: int) -> list[Any]:
-        return [None, dict(frame=dict(duration=ms, redraw=False), fromcurrent=True, mode="immediate",
-                           transition=dict(duration=0))]
-
-    pause = [[None], dict(frame=dict(duration=0, redraw=False), mode="immediate",
-                          transition=dict(duration=0))]
-    button_font = dict(size=FONT_SIZE - 1)
     layout.update(
         height=height,
         # No named template: plotly.js cannot resolve names, and unvalidated figures keep them as names.
@@ -576,10 +568,45 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
                      font=dict(size=FONT_SIZE - 3), itemclick=False, itemdoubleclick=False),
         hovermode="closest",
         hoverlabel=dict(font=dict(size=FONT_SIZE - 1)),
+        **animation_controls([str(int(k)) for k in shown], [format_time(float(t[k])) for k in shown]),
+        meta=dict(n=n, animated=animated, frame_times=_list(t[shown]),
+                  panels=dict(simplex=["x", "y"], scores=["x2", "y2"], entropy=["x3", "y3"],
+                              repulsion=["x4", "y4"], loss=["x5", "y5"])),
+    )
+    # Validation is done once by the tests (``go.Figure(fig.to_dict())``), not on every run:
+    # a few hundred frame traces would otherwise cost more than the simulation itself.
+    return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)
+
+
+def animation_controls(names: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
+    """Play, pause and speed buttons and a time slider for an animated figure (layout entries).
+
+    Parameters
+    ----------
+    names : sequence of str, length F
+        The frames' names, in order.
+    labels : sequence of str, length F
+        The time shown by the slider at each frame.
+
+    Returns
+    -------
+    dict
+        ``updatemenus`` (play/pause, then the speeds) and ``sliders`` (one), to
+        pass to ``layout.update``; they sit below the plot (leave a bottom margin
+        of about 120 px).
+    """
+
+    def play(ms: int) -> list[Any]:
+        return [None, dict(frame=dict(duration=ms, redraw=False), fromcurrent=True, mode="immediate",
+                           transition=dict(duration=0))]
+
+    pause = [[None], dict(frame=dict(duration=0, redraw=False), mode="immediate",
+                          transition=dict(duration=0))]
+    return dict(
         updatemenus=[
             dict(type="buttons", direction="right", showactive=False, x=0.0, y=-0.06, xanchor="left",
-                 yanchor="top", pad=dict(r=10, t=10), font=button_font, bgcolor="#F1F3F4",
-                 buttons=[dict(label="▶ Play", method="animate", args=play(frame_ms)),
+                 yanchor="top", pad=dict(r=10, t=10), font=dict(size=FONT_SIZE - 1), bgcolor="#F1F3F4",
+                 buttons=[dict(label="▶ Play", method="animate", args=play(SPEEDS["normal"])),
                           dict(label="❚❚ Pause", method="animate", args=pause)]),
             dict(type="buttons", direction="right", showactive=True, active=1, x=0.0, y=-0.135,
                  xanchor="left", yanchor="top", pad=dict(r=10, t=4), font=dict(size=FONT_SIZE - 3),
@@ -592,18 +619,12 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
             currentvalue=dict(prefix="t = ", font=dict(size=FONT_SIZE + 1, color=_INK), xanchor="left"),
             font=dict(size=1, color="rgba(0,0,0,0)"), ticklen=0, minorticklen=0, tickcolor="rgba(0,0,0,0)",
             transition=dict(duration=0), bgcolor="#E8EAED", activebgcolor="#5F6368",
-            steps=[dict(method="animate", label=format_time(float(t[k])),
-                        args=[[str(int(k))], dict(mode="immediate", frame=dict(duration=0, redraw=False),
-                                                  transition=dict(duration=0))])
-                   for k in shown],
+            steps=[dict(method="animate", label=label,
+                        args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=False),
+                                           transition=dict(duration=0))])
+                   for name, label in zip(names, labels, strict=True)],
         )],
-        meta=dict(n=n, animated=animated, frame_times=_list(t[shown]),
-                  panels=dict(simplex=["x", "y"], scores=["x2", "y2"], entropy=["x3", "y3"],
-                              repulsion=["x4", "y4"], loss=["x5", "y5"])),
     )
-    # Validation is done once by the tests (``go.Figure(fig.to_dict())``), not on every run:
-    # a few hundred frame traces would otherwise cost more than the simulation itself.
-    return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)
 
 
 # ---- small static figures for the maths page -----------------------------------------

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
+from polarize.figures import token_colors
 from polarize.losses import entropy
 
 __all__ = [
@@ -25,15 +25,6 @@ __all__ = [
 ]
 
 _FONT = dict(size=15)
-
-
-def token_colors(n: int) -> list[str]:
-    """One colour per token, the same in every panel (a qualitative cycle, then a rainbow)."""
-    base = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf"]
-    if n <= len(base):
-        return base[:n]
-    return sample_colorscale("Turbo", list(np.linspace(0.05, 0.95, n)))
 
 
 def _lines(fig: go.Figure, t: np.ndarray, series: np.ndarray, *, row: int, col: int,

@@ -31,8 +31,8 @@ from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "RunTimeout", "WorkerCrashed", "prestart", "run_with_timeout", "shutdown",
-    "timeout_seconds",
+    "DEFAULT_TIMEOUT", "RunTimeout", "WorkerCrashed", "call_with_timeout", "prestart", "run_with_timeout",
+    "shutdown", "timeout_seconds",
 ]
 
 DEFAULT_TIMEOUT = 20.0
@@ -98,13 +98,24 @@ def _child_main() -> None:
         except (EOFError, OSError):
             return  # the parent has gone
         try:
-            reply: tuple[str, Any] = ("ok", simulate(experiment))
+            if isinstance(experiment, _Call):
+                reply: tuple[str, Any] = ("ok", experiment.function(*experiment.args))
+            else:
+                reply = ("ok", simulate(experiment))
         except Exception as exc:  # every failure goes back to the caller, in words
             reply = ("error", _pack_error(exc))
         try:
             outbox.send(reply)
         except OSError:
             return
+
+
+class _Call:
+    """A request for the worker: ``function(*args)`` (a module-level function, pickled by name)."""
+
+    def __init__(self, function: Any, args: tuple[Any, ...]):
+        self.function = function
+        self.args = args
 
 
 _CHILD = "from polarize.runner import _child_main; _child_main()"
@@ -144,7 +155,7 @@ class _Worker:
                 pass
         self.process, self.outbox, self.inbox = None, None, None
 
-    def run(self, experiment: Experiment, timeout: float) -> Result:
+    def run(self, experiment: Experiment | _Call, timeout: float) -> Any:
         self.start()
         assert self.outbox is not None and self.inbox is not None
         try:
@@ -176,7 +187,7 @@ class _Pool:
             self.free.put(worker)
         self.lock = threading.Lock()
 
-    def run(self, experiment: Experiment, timeout: float) -> Result:
+    def run(self, experiment: Experiment | _Call, timeout: float) -> Any:
         worker = self.free.get()
         try:
             return worker.run(experiment, timeout)
@@ -224,6 +235,35 @@ def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Re
     if _in_process():
         return simulate(experiment)
     return _POOL.run(experiment, timeout_seconds() if timeout is None else timeout)
+
+
+def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -> Any:
+    """``function(*args)`` in a worker process, stopped after ``timeout`` seconds.
+
+    For studies of several runs (``polarize.studies``): the whole study gets one
+    time limit. ``function`` must be importable by name (a module-level function)
+    and its arguments and result picklable.
+
+    Parameters
+    ----------
+    function : callable
+    *args
+        Its arguments.
+    timeout : float, optional
+        Seconds; ``timeout_seconds()`` when omitted.
+
+    Returns
+    -------
+    Whatever ``function`` returns.
+
+    Raises
+    ------
+    RunTimeout, WorkerCrashed, ConfigError, DegenerateStateError, RuntimeError
+        As ``run_with_timeout``.
+    """
+    if _in_process():
+        return function(*args)
+    return _POOL.run(_Call(function, args), timeout_seconds() if timeout is None else timeout)
 
 
 def prestart() -> None:
