@@ -1,8 +1,9 @@
 """The paper's toy experiments: presets against the official loops, and the claims.
 
-Each official loop is rewritten here from the notebook's own lines (simultaneous
-updates, its seeds and draw order) and compared with the presets' ``gd`` runs at
-short horizons; the flows are then held to the paper's claims.
+The notebook's seeds and draw order are rewritten here, and its loops come from
+``benchmarks/official.py`` (the benchmarks' baseline, one copy of them); the
+presets' ``gd`` runs are compared with them at short horizons, and the flows
+are then held to the paper's claims.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import json
 
 import numpy as np
 import pytest
-from scipy.special import expit, softmax
+from scipy.special import expit
 
+from benchmarks import official
 from polarize import simulate
 from polarize.losses import entropy
 from polarize.presets import PRESETS, paper_regression, paper_tied
@@ -93,18 +95,7 @@ def test_tied_preset_retraces_the_official_loop():
     np.random.seed(42)
     np.random.randn(D, D)
     a = 1.0 * (np.ones(D) + np.random.randn(D) * 0.1)
-    U = np.eye(D, D) * 1.0
-    for _ in range(steps):
-        z = U @ a
-        alpha = softmax(z)
-        score = np.dot(target, U @ alpha)
-        grad_beta = -(1 - 1 / (1 + np.exp(-score))) * target
-        grad_alpha = U.T @ grad_beta
-        grad_z = alpha * (grad_alpha - np.sum(grad_alpha * alpha))
-        grad_U = np.outer(grad_beta, alpha) + np.outer(grad_z, a)
-        grad_a = U.T @ grad_z
-        U -= lr * grad_U
-        a -= lr * grad_a
+    U, a = official.tied(np.eye(D, D) * 1.0, a, target, lr, steps)
     r = simulate(PRESETS["paper-tied-10"].with_changes(method="gd", horizon=steps * lr))
     np.testing.assert_allclose(r.a[-1], a, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(r.V_final, U, rtol=1e-10, atol=1e-12)
@@ -118,14 +109,7 @@ def test_regression_preset_is_the_official_loop_with_the_half_folded_into_lr():
     left, _, right = np.linalg.svd(np.random.randn(20, 20), full_matrices=False)
     X = left @ np.diag(np.linspace(1, 1 / 3, 20)) @ right
     beta = np.random.randn(20)
-    for _ in range(steps):
-        s = softmax(a)
-        residual = beta - X @ (W @ s)
-        g_W = -2 * np.outer(X.T @ residual, s)
-        v = -2 * W.T @ (X.T @ residual)
-        g_a = s * v - s * np.dot(s, v)
-        W -= 0.001 * g_W
-        a -= 0.001 * g_a
+    W, a = official.regression(W, a, X, beta, 0.001, steps)
     r = simulate(dataclasses.replace(paper_regression(3), method="gd", horizon=steps * 0.002))
     np.testing.assert_allclose(r.a[-1], a, rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(r.V_final, W, rtol=1e-9, atol=1e-14)
