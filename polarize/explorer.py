@@ -48,6 +48,7 @@ __all__ = [
     "changed_fields",
     "check_experiment",
     "describe_changes",
+    "describe_failure",
     "explore",
     "format_value",
     "judge",
@@ -592,22 +593,36 @@ def explore(experiment: Experiment, *, timeout: float | None = None,
         return Exploration(experiment, error=problem)
     try:
         result = run_with_timeout(experiment, timeout)
-    except RunTimeout as exc:
-        return Exploration(experiment, error=(
-            f"This run took longer than {exc.seconds:g} s and was stopped. Try a shorter horizon, "
-            "fewer tokens, or the exact flow instead of gradient descent."))
-    except (ConfigError, DegenerateStateError) as exc:
-        return Exploration(experiment, error=f"The engine cannot run this: {exc}")
-    except WorkerCrashed as exc:
-        return Exploration(experiment, error=f"The run failed: {exc}. Try smaller settings.")
     except Exception as exc:  # an engine bug must not become a traceback on the page
-        return Exploration(experiment, error=f"The engine failed on this run ({type(exc).__name__}: {exc}).")
+        return Exploration(experiment, error=describe_failure(exc))
     if len(result.t) == 0:
         return Exploration(experiment, result=None, error=result.message or "The run saved nothing.")
     figure = dashboard(result, **({} if frames is None else {"frames": frames}))
     warning = None if result.finished else f"The run stopped early: {result.message}"
     return Exploration(experiment, result=result, figure=figure, verdict=judge(result), warning=warning,
                        seconds=time.perf_counter() - start)
+
+
+def describe_failure(exc: BaseException) -> str:
+    """Why a run (or a study of several runs) could not be made, in words for the page.
+
+    Parameters
+    ----------
+    exc : exception
+        As raised by ``runner.run_with_timeout`` or ``runner.call_with_timeout``.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(exc, RunTimeout):
+        return (f"This run took longer than {exc.seconds:g} s and was stopped. Try a shorter horizon, "
+                "fewer tokens, or the exact flow instead of gradient descent.")
+    if isinstance(exc, (ConfigError, DegenerateStateError)):
+        return f"The engine cannot run this: {exc}"
+    if isinstance(exc, WorkerCrashed):
+        return f"The run failed: {exc}. Try smaller settings."
+    return f"The engine failed on this run ({type(exc).__name__}: {exc})."
 
 
 def describe_changes(name: str, values: Mapping[str, Any]) -> str:
