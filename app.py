@@ -13,5 +13,13 @@ st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</sty
 
 explorer = st.Page("pages/explorer.py", title="Explorer", icon=":material/animation:", default=True,
                    url_path="explorer")
+comparisons = [
+    st.Page("pages/normalizers.py", title="Normalizers side by side", icon=":material/view_module:",
+            url_path="normalizers"),
+    st.Page("pages/losses.py", title="Loss and conditioning", icon=":material/tune:", url_path="losses"),
+    st.Page("pages/tied.py", title="Massive activations", icon=":material/bolt:", url_path="tied"),
+    st.Page("pages/descent.py", title="Flow vs descent", icon=":material/stairs:", url_path="descent"),
+    st.Page("pages/rates.py", title="Rates", icon=":material/speed:", url_path="rates"),
+]
 maths = st.Page("pages/about.py", title="About the maths", icon=":material/functions:", url_path="maths")
-st.navigation([explorer, maths]).run()
+st.navigation([explorer, *comparisons, maths]).run()

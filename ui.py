@@ -11,7 +11,9 @@ from typing import Any
 
 import streamlit as st
 
+from polarize import comparisons as cmp
 from polarize import explorer as ex
+from polarize import export
 from polarize.config import Experiment
 from polarize.presets import PRESETS
 from polarize.runner import prestart
@@ -100,3 +102,150 @@ def save_and_share(preset: str, values: dict[str, Any]) -> None:
 def preset_description(name: str) -> str:
     """The preset's one-line description."""
     return PRESETS[name].description
+
+
+# ---- the comparison pages ------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def compare(page: str, settings: tuple[tuple[str, Any], ...]) -> cmp.Comparison:
+    """``polarize.comparisons.compare``, cached on the page and its control values (see ``explore``)."""
+    return cmp.compare(page, dict(settings))
+
+
+def _widget_key(page: str, key: str) -> str:
+    return f"{page}_{key}"
+
+
+def _init_page(spec: cmp.PageSpec) -> dict[str, str]:
+    """Give the page's widgets their values (from the link on a first visit, else as last left).
+
+    Returns
+    -------
+    dict
+        What the opening link had that was ignored, while the controls still hold the link's values.
+    """
+    state, saved_key, link_key = st.session_state, f"_{spec.name}_saved", f"_{spec.name}_link"
+    keys = [_widget_key(spec.name, k) for k in spec.controls]
+    if not all(k in state for k in keys):
+        saved = state.get(saved_key)
+        if saved is None and _arrived_from_another_page(spec.name):
+            saved = cmp.preset_defaults(spec)  # the address holds another page's settings, not a link here
+        elif saved is None:
+            saved, ignored = cmp.parse_page_query(spec, st.query_params.to_dict())
+            state[link_key] = (dict(saved), ignored)
+        for key, value in saved.items():
+            widget = _widget_key(spec.name, key)
+            if widget not in state:
+                state[widget] = list(value) if isinstance(value, tuple) else value
+    link = state.get(link_key)
+    if link is None:
+        return {}
+    loaded, ignored = link
+    if _page_values(spec) != loaded:
+        state[link_key] = None  # the user has moved on from the link
+        return {}
+    return ignored
+
+
+def _arrived_from_another_page(name: str) -> bool:
+    """Whether another page has run in this session (its settings may still be in the address)."""
+    others = [f"_{other}_saved" for other in cmp.PAGES if other != name] + [_SAVED]
+    return any(key in st.session_state for key in others)
+
+
+def _page_values(spec: cmp.PageSpec) -> dict[str, Any]:
+    """The page's control values now (lists as sorted tuples)."""
+    out = {}
+    for key in spec.controls:
+        value = st.session_state.get(_widget_key(spec.name, key))
+        out[key] = tuple(sorted(value)) if isinstance(value, list) else value
+    return out
+
+
+def _load_page_preset(spec: cmp.PageSpec) -> None:
+    preset = st.session_state[_widget_key(spec.name, "preset")]
+    for key, value in cmp.preset_defaults(spec, preset).items():
+        st.session_state[_widget_key(spec.name, key)] = list(value) if isinstance(value, tuple) else value
+
+
+def _control_widget(spec: cmp.PageSpec, key: str, control: ex.Control) -> None:
+    """Draw one control in the sidebar, its widget chosen by the control's kind."""
+    widget = _widget_key(spec.name, key)
+
+    def name(option: Any) -> str:
+        return ex.option_name(key, option) if key in ex.CONTROLS else f"{option:g}"
+
+    if control.kind == "list":
+        st.multiselect(control.label, control.options, key=widget, format_func=name, help=control.help,
+                       max_selections=getattr(control, "most", None))
+    elif control.kind == "choice":
+        on_change = (lambda: _load_page_preset(spec)) if key == "preset" else None
+        st.selectbox(control.label, control.options, key=widget, format_func=name, help=control.help,
+                     on_change=on_change)
+    elif control.options:
+        st.select_slider(control.label, control.options, key=widget, format_func=name, help=control.help)
+    elif control.kind == "int":
+        st.number_input(control.label, int(control.low), int(control.high), step=1, key=widget,
+                        help=control.help)
+    else:
+        st.number_input(control.label, control.low, control.high, step=0.1, key=widget, format="%g",
+                        help=control.help)
+
+
+def comparison_page(name: str) -> None:
+    """Draw a comparison page: controls in the sidebar (and the URL), figures, captions, table, downloads."""
+    spec = cmp.PAGES[name]
+    ignored = _init_page(spec)
+    with st.sidebar:
+        for key, control in spec.controls.items():
+            _control_widget(spec, key, control)
+            if key == "preset":
+                st.caption(preset_description(st.session_state[_widget_key(name, key)]))
+    values = _page_values(spec)
+    st.session_state[f"_{name}_saved"] = values
+    query = cmp.to_page_query(spec, values)
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+
+    st.title(spec.title)
+    st.caption(spec.intro + " Every setting is in the page's address: copy it to share this view.")
+    if ignored:
+        lines = "\n".join(f"- `{key}`: {reason}" for key, reason in ignored.items())
+        st.warning(f"This link had values this page could not use; it used the defaults instead:\n\n{lines}",
+                   icon=":material/link_off:")
+    problem = spec.check(values)
+    if problem:
+        st.error(problem, icon=":material/error:")
+        st.stop()
+    with st.spinner("Running the comparison...", show_time=True):
+        view = compare(name, tuple(values.items()))
+    if view.error:
+        st.error(view.error, icon=":material/error:")
+        st.stop()
+    for note in view.notes:
+        st.warning(note, icon=":material/warning:")
+    if view.metrics:
+        for column, (label, text, help_text) in zip(st.columns(4), view.metrics, strict=False):
+            column.metric(label, text, help=help_text)
+    for shown in view.figures:
+        st.plotly_chart(shown.figure, key=f"{name}_{shown.key}", theme=None,
+                        config={"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]})
+        st.caption(shown.caption)
+    if view.table:
+        st.dataframe(view.table, key=f"{name}_table", hide_index=True)
+
+    st.subheader("Downloads")
+    stem = view.stem
+    buttons = st.columns(2 + len(view.figures))
+    buttons[0].download_button("Table (CSV)", view.table_csv, f"{stem}.csv", mime="text/csv",
+                               on_click="ignore", icon=":material/table:", key=f"{name}_download_csv")
+    buttons[1].download_button("Every run (JSON)", view.data_json, f"{stem}.json", mime="application/json",
+                               on_click="ignore", icon=":material/data_object:", key=f"{name}_download_json",
+                               help="The settings and each run's whole trajectory and configuration.")
+    for column, shown in zip(buttons[2:], view.figures, strict=True):
+        column.download_button(f"Figure '{shown.key}' (HTML)",
+                               lambda figure=shown.figure: export.dashboard_html(figure, title=stem),
+                               f"{stem}-{shown.key}.html", mime="text/html", on_click="ignore",
+                               icon=":material/movie:", key=f"{name}_download_{shown.key}",
+                               help="The figure as one file that plays offline (plotly.js embedded).")
