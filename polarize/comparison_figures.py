@@ -176,7 +176,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         np.array(ends[:1])
 
     axis_style = dict(showgrid=True, gridcolor="#ECEFF1", zeroline=False, showline=True, linecolor="#B0B7BF",
-                      tickfont=dict(size=FONT_SIZE - 3), exponentformat="power")
+                      tickfont=dict(size=FONT_SIZE - 3), exponentformat="power", automargin=True)
     # Every time axis spans the same times, so that the panels can be read (and played) side by side.
     time_x = [x for p, c in zip(panels, cleaned, strict=True) if p.log_x for x, _ in c]
     time_range = _log_span(np.concatenate(time_x), pad=0.02) if time_x else None
@@ -215,7 +215,8 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                            title=dict(text=panel.y_title, font=dict(size=FONT_SIZE - 2)), **ticks)
         if panel.note:
             layout["annotations"].append(dict(
-                text=_short(panel.note), xref=f"{xa} domain", yref=f"{ya} domain", x=0.02, y=0.97,
+                text=_short(panel.note, max(30, 170 // cols)), xref=f"{xa} domain", yref=f"{ya} domain",
+                x=0.02, y=0.97,
                 xanchor="left", yanchor="top", showarrow=False, align="left",
                 bgcolor="rgba(255,255,255,0.85)",
                 font=dict(size=FONT_SIZE - 5, color=_ALERT)))
