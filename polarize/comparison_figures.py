@@ -193,7 +193,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         kept = [(line, xy) for line, xy in zip(panel.lines, points, strict=True)
                 if line.moving and len(xy[0])]
         riders, colors = [xy for _, xy in kept], [line.color for line, _ in kept]
-        if riders and len(times):
+        if riders and len(times) and panel.log_x:  # only curves against time move
             moving_traces.append((len(data), riders, colors))
             data.append(dict(type="scatter", mode="markers", name="now", showlegend=False, hoverinfo="skip",
                              marker=dict(color=colors, size=9, line=dict(color="white", width=1)),

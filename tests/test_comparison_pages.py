@@ -1,0 +1,226 @@
+"""The comparison pages: their logic and figures without Streamlit, and each page headless (AppTest)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from polarize import comparison_figures as cf
+from polarize import comparisons as cmp
+from polarize.config import Experiment
+from polarize.figures import token_colors
+from polarize.integrate import simulate
+from polarize.paper_figures import token_colors as paper_token_colors
+from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TIMEOUT = 60
+PAGES = tuple(cmp.PAGES)
+
+
+# ---- without Streamlit -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def views() -> dict[str, cmp.Comparison]:
+    """Every page at its defaults (one study each)."""
+    return {name: cmp.compare(name, cmp.preset_defaults(cmp.PAGES[name])) for name in PAGES}
+
+
+def animated(figure: go.Figure) -> tuple[int, int]:
+    """(number of frames, number of moving traces), checking every frame moves the same traces."""
+    meta = figure.layout.meta
+    for frame in figure.frames:
+        assert list(frame.traces) == list(meta["animated"])
+        assert len(frame.data) == len(meta["animated"])
+    return len(figure.frames), len(meta["animated"])
+
+
+def test_every_page_runs_at_its_defaults(views):
+    for name, view in views.items():
+        assert view.error is None, (name, view.error)
+        assert view.figures and all(shown.caption for shown in view.figures), name
+        assert view.runs and view.table, name
+        go.Figure(view.figures[0].figure.to_dict())  # valid plotly (built without validation)
+        data = json.loads(view.data_json())  # strict JSON: no NaN
+        assert data["page"] == name and data["runs"]
+        assert view.table_csv().count("\n") == len(view.table) + 1
+
+
+def test_normalizers_play_together_in_eight_panels(views):
+    view = views["normalizers"]
+    figure = view.figures[0].figure
+    assert figure.layout.meta["panels"] == 8
+    frames, moving = animated(figure)
+    assert moving == 8 and 60 <= frames <= 100
+    times = np.array(figure.layout.meta["frame_times"])
+    ratios = times[1:] / times[:-1]
+    assert np.allclose(ratios, ratios[0], rtol=1e-3)  # evenly spaced in log time
+    assert [row["normalizer"] for row in view.table] == ["softmax", "sigmoid", "relu", "l1", "sum", "l2",
+                                                         "linear", "sparsemax"]
+    # l1 slides along its kink and stops: said in words, drawn up to there.
+    (l1,) = [row for row in view.table if row["normalizer"] == "l1"]
+    assert l1["status"] == "stopped" and l1["message"]
+    assert any(note.startswith("l1:") for note in view.notes)
+
+
+def test_fixed_axis_ranges_and_shared_time_axes(views):
+    layout = views["normalizers"].figures[0].figure.layout
+    ranges = [tuple(layout[f"xaxis{'' if i == 1 else i}"].range) for i in range(1, 9)]
+    assert len(set(ranges)) == 1  # every panel on the same time axis
+    for i in range(1, 9):
+        assert layout[f"yaxis{'' if i == 1 else i}"].range is not None
+
+
+def test_animated_grid_counts_and_static_panels():
+    t = np.array([0.0, 0.1, 1.0, 10.0, 100.0])
+    panels = [cf.Panel(title="a", lines=(cf.Line(x=t, y=t + 1, name="u"),
+                                         cf.Line(x=t, y=2 * t + 1, name="v", moving=False))),
+              cf.Panel(title="b", lines=(cf.Line(x=t, y=np.array([1, 2, np.nan, 4, 5.0]), name="w"),),
+                       log_y=True),
+              cf.Panel(title="c", lines=(cf.Line(x=t, y=t, name="k"),), log_x=False)]
+    fig = cf.animated_grid(panels, cols=2, frames=10)
+    assert len(fig.data) == 4 + 2  # four curves, two panels with a moving curve on a time axis
+    assert len(fig.frames) == 10 and fig.layout.meta["panels"] == 3
+    assert all(np.isfinite(fig.data[3].y)) and len(fig.data[3].y) == 3  # NaN and t = 0 left out
+    assert [tuple(fig.layout[f"xaxis{i}"].range) for i in ("", "2")] == [tuple(fig.layout.xaxis.range)] * 2
+    static = cf.animated_grid(panels[2:], cols=1)
+    assert not static.frames and not static.layout.updatemenus
+
+
+def test_losses_page_draws_the_kl_floor(views):
+    view = views["losses"]
+    floor = [trace for trace in view.figures[0].figure.data if trace.name.startswith("H(p*)")]
+    assert len(floor) == 1 and floor[0].y[0] == pytest.approx(floor[0].y[1])
+    kappa = view.figures[2].figure
+    assert list(kappa.data[0].x) == [1, 2, 3, 4, 5]
+    assert kappa.data[0].y[-1] < kappa.data[0].y[0]  # more ill-conditioned, lower entropy
+    assert len(view.figures[1].figure.layout.meta["animated"]) == 5  # one a(t) panel per kappa
+
+
+def test_tied_page_shows_the_winning_column_growing(views):
+    view = views["tied"]
+    assert [row["D"] for row in view.table] == [10, 20, 50, 100]
+    for row in view.table:
+        assert row["winner column norm"] > 3 * row["largest other norm"]
+    assert view.figures[0].figure.layout.meta["panels"] == 12
+
+
+def test_descent_page_reports_divergence_in_words(views):
+    view = views["descent"]
+    assert any("diverges" in note for note in view.notes)
+    assert any("ends on token" in note for note in view.notes)
+    for trace in view.figures[0].figure.data:
+        assert all(np.isfinite(np.asarray(trace.y, dtype=float))), trace.name
+
+
+def test_descent_refuses_too_many_steps():
+    values = {**cmp.preset_defaults(cmp.PAGES["descent"]), "lrs": (0.001,), "horizon": 1000.0}
+    view = cmp.compare("descent", values)
+    assert view.error and view.error.startswith("Learning rates:") and "200,000" in view.error
+
+
+def test_rates_page_fits_the_slope(views):
+    view = views["rates"]
+    (label, value, _), _ = view.metrics
+    assert label == "Fitted slope" and -3.2 < float(value) < -1.8
+    figure = view.figures[0].figure
+    for i in range(1, 4):
+        assert figure.layout[f"yaxis{'' if i == 1 else i}"].type == "log"
+        assert figure.layout[f"xaxis{'' if i == 1 else i}"].type == "log"
+    assert view.runs["logistic flow"].t[-1] == 1e12
+
+
+def test_builders_directly():
+    e = Experiment(n=4, d=4, horizon=100.0, a_init="shifted", a_shift=1.0, a_scale=0.1)
+    rows = compare_normalizers(e)
+    assert cf.normalizers_figure(rows, frames=12).layout.meta["panels"] == 8
+    descent = cf.descent_figure(flow_vs_descent(Experiment(n=3, d=3, horizon=10.0), (0.5, 2.0)), frames=12)
+    assert descent.layout.meta["panels"] == 4 and len(descent.frames) == 12
+    run = simulate(Experiment(n=3, d=3, horizon=1e8))
+    rate = cf.rate_figure(run, polarization_rate(run), frames=12)
+    assert len(rate.frames) == 12
+
+
+def test_paper_figures_share_the_token_colours():
+    assert paper_token_colors is token_colors
+
+
+def test_links_report_what_they_ignore():
+    spec = cmp.PAGES["tied"]
+    values, ignored = cmp.parse_page_query(spec, {"sizes": "10,zz", "bogus": "1", "horizon": "7"})
+    assert values == cmp.preset_defaults(spec)
+    assert set(ignored) == {"sizes", "bogus", "horizon"}
+    values, ignored = cmp.parse_page_query(spec, {"sizes": "20,10"})
+    assert values["sizes"] == (10, 20) and not ignored
+    assert cmp.to_page_query(spec, values)["sizes"] == "10,20"
+    values, ignored = cmp.parse_page_query(cmp.PAGES["descent"], {"lrs": "0.01", "horizon": "1e5"})
+    assert "lrs" in ignored and "200,000" in ignored["lrs"]
+
+
+# ---- headless pages (AppTest) ------------------------------------------------------------------
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def page(name: str, query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_runs_from_the_app(name):
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page(f"pages/{name}.py").run()
+    no_exception(at)
+    assert at.title[0].value == cmp.PAGES[name].title
+    assert at.get("plotly_chart") and at.get("download_button") and at.dataframe
+    assert not [w for w in at.warning if "link" in w.value]  # the Explorer's address is not a link here
+    assert len(at.caption) >= len(at.get("plotly_chart"))
+
+
+def test_a_widget_change_changes_the_page():
+    at = page("tied")
+    before = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["meta"]["panels"]
+    at.multiselect(key="tied_sizes").set_value([10, 20]).run()
+    no_exception(at)
+    after = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["meta"]["panels"]
+    assert (before, after) == (12, 6)
+    assert at.query_params["sizes"] in (["10,20"], "10,20")
+
+
+def test_the_preset_loads_its_values():
+    at = page("normalizers")
+    at.selectbox(key="normalizers_preset").set_value("paper-compare-square").run()
+    no_exception(at)
+    assert at.selectbox(key="normalizers_loss").value == "square"
+    assert at.query_params["horizon"] in (["500"], "500")
+
+
+@pytest.mark.parametrize("name", ["normalizers", "rates"])
+def test_a_garbage_link_warns_and_uses_the_defaults(name):
+    at = page(name, {"horizon": "banana", "seed": "-3", "nonsense": "1"})
+    no_exception(at)
+    (warning,) = [w.value for w in at.warning if "could not use" in w.value]
+    for key in ("horizon", "seed", "nonsense"):
+        assert f"`{key}`" in warning
+    defaults = cmp.preset_defaults(cmp.PAGES[name])
+    assert at.query_params["seed"] in ([str(defaults["seed"])], str(defaults["seed"]))
+    assert at.get("plotly_chart")
+
+
+def test_bad_input_names_the_field():
+    at = page("descent")
+    at.multiselect(key="descent_lrs").set_value([]).run()
+    no_exception(at)
+    assert at.error and at.error[0].value.startswith("Learning rates")
