@@ -181,13 +181,18 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     time_x = [x for p, c in zip(panels, cleaned, strict=True) if p.log_x for x, _ in c]
     time_range = _log_span(np.concatenate(time_x), pad=0.02) if time_x else None
     moving_traces: list[tuple[int, list[tuple[np.ndarray, np.ndarray]], list[str]]] = []
+    named: set[str] = set()
     for i, (panel, points) in enumerate(zip(panels, cleaned, strict=True)):
         suffix = "" if i == 0 else str(i + 1)
         xa, ya = f"x{suffix}", f"y{suffix}"
         for line, (x, y) in zip(panel.lines, points, strict=True):
+            named_before = line.name in named
+            if line.legend:
+                named.add(line.name)  # one legend entry per name, however many panels draw it
             data.append(dict(type="scatter", x=_list(x), y=_list(y), mode="lines", name=line.name,
                              line=dict(color=line.color, width=line.width, dash=line.dash),
-                             showlegend=legend and line.legend, legendgroup=line.name,
+                             showlegend=legend and line.legend and not named_before,
+                             legendgroup=line.name,
                              hovertemplate=f"{line.name}: %{{y:.3g}} at %{{x:.3g}}<extra></extra>",
                              xaxis=xa, yaxis=ya))
         kept = [(line, xy) for line, xy in zip(panel.lines, points, strict=True)
