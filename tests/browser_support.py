@@ -140,3 +140,26 @@ def set_number(page: Any, label: str, value: Any) -> None:
 def slider_value(page: Any, label: str) -> str:
     """The value a sidebar slider shows (its ``aria-valuetext``)."""
     return page.get_by_role("slider", name=label).get_attribute("aria-valuetext")
+
+
+def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
+    """Module-scoped pytest fixtures ``server`` (the app, running) and ``browser`` (headless Chromium).
+
+    Use as ``server, browser = module_fixtures(sync_api)`` in a test module, so that
+    all its tests share one server and one browser.
+    """
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def server() -> Any:
+        with AppServer() as running:
+            yield running
+
+    @pytest.fixture(scope="module")
+    def browser() -> Any:
+        with sync_api.sync_playwright() as playwright:
+            chromium = launch_browser(playwright)
+            yield chromium
+            chromium.close()
+
+    return server, browser

@@ -11,9 +11,9 @@ import os
 import pytest
 
 try:
-    from browser_support import ARTIFACTS, CHROMIUM, AppServer, launch_browser
+    from browser_support import ARTIFACTS, CHROMIUM, module_fixtures
 except ImportError:  # tests/ imported as a package
-    from tests.browser_support import ARTIFACTS, CHROMIUM, AppServer, launch_browser
+    from tests.browser_support import ARTIFACTS, CHROMIUM, module_fixtures
 
 pytestmark = [
     pytest.mark.browser,
@@ -46,18 +46,7 @@ SLIDER_MOVED_JS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server():
-    with AppServer() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
+server, browser = module_fixtures(sync_api)
 
 
 @pytest.fixture(scope="module")
