@@ -244,7 +244,8 @@ def comparison_page(name: str) -> None:
                                on_click="ignore", icon=":material/data_object:", key=f"{name}_download_json",
                                help="The settings and each run's whole trajectory and configuration.")
     for column, shown in zip(buttons[2:], view.figures, strict=True):
-        column.download_button(f"Figure '{shown.key}' (HTML)",
+        label = "Figure (HTML)" if len(view.figures) == 1 else f"Figure: {shown.key} (HTML)"
+        column.download_button(label,
                                lambda figure=shown.figure: export.dashboard_html(figure, title=stem),
                                f"{stem}-{shown.key}.html", mime="text/html", on_click="ignore",
                                icon=":material/movie:", key=f"{name}_download_{shown.key}",

@@ -295,7 +295,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES) -> go.Figur
     panels = [Panel(title=f"{row.normalizer}", lines=_tokens(row.result.t, row.result.s),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=_stopped(row.result)) for k, row in enumerate(rows)]
-    return animated_grid(panels, cols=4, frames=frames, row_height=300)
+    return animated_grid(panels, cols=4, frames=frames, row_height=270)
 
 
 def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES) -> go.Figure:

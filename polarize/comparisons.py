@@ -357,20 +357,17 @@ def _normalizer_check(values: Mapping[str, Any]) -> str | None:
 
 def _normalizer_draw(values: Mapping[str, Any], rows: list[Any]) -> Comparison:
     table = [{"normalizer": r.normalizer, "final entropy": round(r.entropy, 4) + 0.0,
-              "max s": round(r.max_s, 4), "loss": float(f"{r.loss:.4g}"), "on simplex": r.on_simplex,
+              "max s": round(r.max_s, 4), "loss": f"{r.loss:.3g}", "on simplex": r.on_simplex,
               "status": r.result.status, "message": r.result.message} for r in rows]
     runs = {r.normalizer: r.result for r in rows}
-    softmax = next((r for r in rows if r.normalizer == "softmax"), rows[0])
-    n = softmax.result.s.shape[1]
+    n = rows[0].result.s.shape[1]
     figure = Shown("grid", cf.normalizers_figure(rows), (
         f"The same start (n = {n}) under each normalizer; press Play and the eight panels run together, "
         "evenly in log time. Softmax picks one token and drives it to 1 (rich get richer); sigmoid and "
         "linear scores keep every token alive; ReLU, L2 and sparsemax reach a vertex too, but by switching "
         "tokens off; sum leaves the simplex. A panel that stops early says why, in red."))
     return Comparison(page="normalizers", values=dict(values), figures=(figure,), table=table, runs=runs,
-                      notes=_stopped_notes(runs),
-                      metrics=(("Softmax final entropy", f"{softmax.entropy:.3g}",
-                                f"log n = {math.log(n):.3g} for uniform scores"),))
+                      notes=_stopped_notes(runs))
 
 
 # ---- page 2: losses and conditioning ----------------------------------------------------------------
@@ -409,7 +406,7 @@ def _loss_draw(values: Mapping[str, Any], outcome: tuple[dict, dict]) -> Compari
     floor = float(entropy_of(np.asarray(losses["kl"].experiment.target)))
     runs = {f"loss={k}": r for k, r in losses.items()} | {f"kappa={k:g}": r for k, r in regression.items()}
     table = [{"run": label, "final entropy": round(float(r.entropy[-1]), 4) + 0.0,
-              "max s": round(float(r.s[-1].max()), 4), "final loss": float(f"{r.loss[-1]:.4g}"),
+              "max s": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
               "status": r.status} for label, r in runs.items()]
     figures = (
         Shown("losses", cf.losses_figure(losses), (
@@ -454,7 +451,7 @@ def _tied_draw(values: Mapping[str, Any], results: dict[int, Result]) -> Compari
         others = np.delete(norms, r.winner)
         table.append({"D": D, "winner": r.winner, "winner column norm": round(float(norms[r.winner]), 3),
                       "largest other norm": round(float(others.max()), 3) if others.size else None,
-                      "max \u03b1": round(float(r.s[-1].max()), 4), "final loss": float(f"{r.loss[-1]:.4g}"),
+                      "max \u03b1": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
                       "status": r.status})
     figure = Shown("tied", cf.tied_figure(results), (
         "The tied model z = Ua, \u03b1 = softmax(z), \u03b2 = U\u03b1, from U(0) = I. Right: the column of U "
