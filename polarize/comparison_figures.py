@@ -210,7 +210,8 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         layout[key].update(axis_style, type="log" if panel.log_x else "linear", range=x_range,
                            title=dict(text=panel.x_title if i >= len(panels) - cols else "",
                                       font=dict(size=FONT_SIZE - 2)),
-                           **(_decade_ticks(x_range) if panel.log_x else {}))
+                           # Narrow panels get fewer decade labels, so that they stay upright.
+                           **(_decade_ticks(x_range, most=4 if cols <= 4 else 3) if panel.log_x else {}))
         key = "yaxis" + suffix
         y_range = list(panel.y_range or ()) or (_log_span(all_y) if panel.log_y
                                                 else _span(all_y, floor=panel.y_floor)) or [-1, 1]
