@@ -224,3 +224,16 @@ def test_bad_input_names_the_field():
     at.multiselect(key="descent_lrs").set_value([]).run()
     no_exception(at)
     assert at.error and at.error[0].value.startswith("Learning rates")
+
+
+def test_a_study_is_stopped_at_its_time_limit(monkeypatch):
+    import time
+
+    from polarize.runner import RunTimeout, call_with_timeout
+
+    monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
+    start = time.perf_counter()
+    with pytest.raises(RunTimeout):
+        call_with_timeout(time.sleep, 30, timeout=0.5)
+    assert time.perf_counter() - start < 10
+    assert call_with_timeout(max, 2, 3) == 3  # a fresh worker takes over
