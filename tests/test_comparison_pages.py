@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import comparison_figures as cf
 from polarize import comparisons as cmp
+from polarize import export
 from polarize.config import Experiment
 from polarize.figures import token_colors
 from polarize.integrate import simulate
@@ -62,6 +63,8 @@ def test_normalizers_play_together_in_eight_panels(views):
     times = np.array(figure.layout.meta["frame_times"])
     ratios = times[1:] / times[:-1]
     assert np.allclose(ratios, ratios[0], rtol=1e-3)  # evenly spaced in log time
+    html = export.dashboard_html(figure, title=view.stem)
+    assert html.count("<script") >= 2 and 'addFrames' in html  # plotly.js embedded, the frames with it
     assert [row["normalizer"] for row in view.table] == ["softmax", "sigmoid", "relu", "l1", "sum", "l2",
                                                          "linear", "sparsemax"]
     # l1 slides along its kink and stops: said in words, drawn up to there.
