@@ -545,6 +545,11 @@ def _rate_draw(values: Mapping[str, Any], outcome: tuple[Result, Any]) -> Compar
 
 
 
+def _start(most_tokens: int) -> dict[str, ex.Control]:
+    """The Explorer's ``n`` (up to ``most_tokens``) and ``seed`` controls: where a fresh run starts."""
+    return {"n": dataclasses.replace(C["n"], high=most_tokens), "seed": C["seed"]}
+
+
 def _horizon(low: float, high: float, extra: tuple[float, ...] = ()) -> ex.Control:
     """The Explorer's horizon control, offering only the horizons in ``[low, high]`` (and ``extra``)."""
     options = (*(h for h in ex.HORIZONS if low <= h <= high), *extra)
@@ -566,8 +571,7 @@ PAGES: dict[str, PageSpec] = {p.name: p for p in (
         name="losses", title="Loss and conditioning",
         intro="The logistic, square and cross-entropy losses on a common footing (same start, a(0) = "
               "0.5 randn), then the paper's regression against the condition number \u03ba.",
-        controls={"n": dataclasses.replace(C["n"], high=32), "seed": C["seed"],
-                  "horizon": _horizon(10, 1e8),
+        controls={**_start(32), "horizon": _horizon(10, 1e8),
                   "kappas": ListControl("kappas", "Condition numbers \u03ba", "list",
                                         options=tuple(range(1, 11)), most=6,
                                         help="The paper's regression (n = d = m = 20) at each \u03ba.")},
@@ -592,9 +596,8 @@ PAGES: dict[str, PageSpec] = {p.name: p for p in (
         name="descent", title="Flow vs descent",
         intro="The exact gradient flow against gradient descent at several learning rates, from the same "
               "start (a(0) = scale \u00d7 randn). Descent's time is steps \u00d7 lr.",
-        controls={"n": dataclasses.replace(C["n"], high=32),
-                  "loss": dataclasses.replace(C["loss"], options=("logistic", "square")),
-                  "seed": C["seed"], "a_scale": C["a_scale"],
+        controls={**_start(32), "loss": dataclasses.replace(C["loss"], options=("logistic", "square")),
+                  "a_scale": C["a_scale"],
                   "horizon": _horizon(10, 1e5),
                   "lrs": ListControl("lrs", "Learning rates", "list",
                                      options=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0), most=5,
@@ -609,7 +612,7 @@ PAGES: dict[str, PageSpec] = {p.name: p for p in (
         name="rates", title="Rates: how slow is polarization?",
         intro="Under the logistic loss the flow polarizes forever, but only logarithmically. "
               "Here out to t = 10\u00b9\u00b2 and beyond, against the theory.",
-        controls={"n": dataclasses.replace(C["n"], high=64), "seed": C["seed"],
+        controls={**_start(64),
                   "a_init": dataclasses.replace(C["a_init"], options=("zeros", "gaussian")),
                   "horizon": _horizon(1e4, 1e12, extra=(1e13, 1e14, 1e15))},
         defaults=lambda _: {"n": 5, "seed": 1, "a_init": "zeros", "horizon": 1e12},
