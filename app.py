@@ -21,5 +21,5 @@ comparisons = [
     st.Page("pages/descent.py", title="Flow vs descent", icon=":material/stairs:", url_path="descent"),
     st.Page("pages/rates.py", title="Rates", icon=":material/speed:", url_path="rates"),
 ]
-maths = st.Page("pages/about.py", title="About the maths", icon=":material/functions:", url_path="maths")
+maths = st.Page("pages/maths.py", title="About the maths", icon=":material/functions:", url_path="maths")
 st.navigation([explorer, *comparisons, maths]).run()

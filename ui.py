@@ -21,6 +21,22 @@ from polarize.runner import prestart
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
 
+
+def through_app() -> None:
+    """Make sure this page runs inside ``app.py``'s navigation; call it first on every page.
+
+    Until ``st.navigation`` has run once, a fresh server treats a ``pages/`` folder as
+    Streamlit's legacy multipage app: a shared link to a page opened first (``/rates``)
+    would run that file alone, without the app's layout or menu. Leaving that mode and
+    rerunning sends the same request through ``app.py``, which then routes it to this
+    page. (Streamlit keeps the mode as a flag on its ``PagesManager``.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
 _SAVED = "_explorer_saved"
 """Session key: the Explorer's control values, kept while another page is shown."""
 _LINK = "_explorer_link"
@@ -195,6 +211,7 @@ def _control_widget(spec: cmp.PageSpec, key: str, control: ex.Control) -> None:
 
 def comparison_page(name: str) -> None:
     """Draw a comparison page: controls in the sidebar (and the URL), figures, captions, table, downloads."""
+    through_app()
     spec = cmp.PAGES[name]
     ignored = _init_page(spec)
     with st.sidebar:

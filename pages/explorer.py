@@ -7,6 +7,8 @@ from polarize import ConfigError, export
 from polarize import explorer as ex
 from polarize.figures import PANELS
 
+ui.through_app()
+
 C = ex.CONTROLS
 state = st.session_state
 ignored = ui.init_controls()

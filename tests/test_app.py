@@ -139,7 +139,7 @@ def test_a_run_that_stops_early_is_a_warning_with_what_was_saved():
 
 def test_the_maths_page_runs():
     at = explorer()
-    at.switch_page("pages/about.py").run()
+    at.switch_page("pages/maths.py").run()
     no_exception(at)
     assert at.title[0].value == "About the maths"
     assert len(at.get("plotly_chart")) == 4

@@ -49,25 +49,29 @@ SLIDER_MOVED_JS = """() => {
 server, browser = module_fixtures(sync_api)
 
 
-@pytest.fixture(scope="module")
-def app(server, browser):
-    """The server once its main script has run.
+def test_a_link_to_a_page_opens_inside_the_app_on_a_fresh_server(server, browser):
+    """The first request this server sees is a deep link to a page (a shared link).
 
-    Streamlit runs a deep link (``/normalizers``) as a file of the ``pages/``
-    directory, without ``app.py`` and its navigation, until some session has run
-    ``app.py`` (which calls ``st.navigation``); the root page does that.
+    Streamlit would run ``pages/rates.py`` alone (its legacy ``pages/`` mode) until
+    some session has run ``app.py``; ``ui.through_app`` reroutes it through the app.
     """
-    context = browser.new_context()
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
-    page.goto(server.url + "/")
-    page.get_by_text("Normalizers side by side").first.wait_for(timeout=30_000)
-    context.close()
-    return server
+    try:
+        page.goto(f"{server.url}/rates?n=4")
+        nav = page.locator("[data-testid='stSidebarNav']")
+        nav.get_by_text("Massive activations").wait_for(timeout=30_000)
+        entries = {line for line in nav.inner_text().split("\n") if line}
+        assert {"Explorer", "Rates", "About the maths"} <= entries
+        assert not entries & {"app", "rates", "maths"}  # the legacy menu lists file names
+        page.get_by_text("Rates: how slow is polarization?").wait_for(timeout=30_000)
+        assert not page.get_by_text("Page not found").count()
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_each_comparison_page_plays(app, browser, name):
-    server = app
+def test_each_comparison_page_plays(server, browser, name):
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
     try:

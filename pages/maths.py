@@ -4,6 +4,8 @@ import streamlit as st
 
 import ui
 
+ui.through_app()
+
 st.title("About the maths")
 st.markdown(
     "A digest of A. Varre, M. Rofin, N. Flammarion, *Gradient Flow Polarizes Softmax Outputs towards "
