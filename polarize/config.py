@@ -401,6 +401,28 @@ class Experiment:
             return self
         return dataclasses.replace(self, **changes)
 
+    def varied(self, **changes: Any) -> Experiment:
+        """This experiment with some fields changed, and its explicit arrays kept only where still valid.
+
+        An explicit array (its own draw, or one given) is dropped, to be drawn
+        afresh from the seed by the init fields, when a field it depends on
+        changes: sizes, loss, model and seed concern every array; ``a_*`` fields
+        ``a0``; ``V_*`` fields ``V0``; ``kappa`` and ``m`` the design ``X`` and
+        ``y``. Arrays passed in ``changes`` are used as given.
+        """
+        changed = {k for k, v in changes.items() if v != getattr(self, k)}
+        drop: set[str] = set()
+        if changed & {"n", "d", "loss", "seed", "model"}:
+            drop.update(_ARRAY_FIELDS)
+        if any(k.startswith("a_") for k in changed):
+            drop.add("a0")
+        if any(k.startswith("V_") for k in changed):
+            drop.add("V0")
+        if changed & {"kappa", "m"}:
+            drop.update({"X", "y"})
+        cleared = {k: None for k in drop if getattr(self, k) is not None and k not in changes}
+        return dataclasses.replace(self, **cleared, **changes)
+
     # ---- serialization ----------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -490,7 +512,7 @@ def _reject_unknown(cls: type, keys: Mapping[str, Any]) -> None:
 
 _INT_FIELDS = {"n", "d", "samples", "seed", "a_vertex", "m"}
 _FLOAT_FIELDS = {"temperature", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"}
-_ARRAY_FIELDS = {"a0", "V0", "target", "X", "y"}
+_ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
 
 
 def _parse_flat(key: str, raw: str) -> Any:

@@ -22,9 +22,6 @@ from polarize.config import ConfigError, Experiment
 __all__ = ["PAPER_KAPPAS", "PAPER_TIED_SIZES", "PRESETS", "Preset", "get_preset", "paper_regression",
            "paper_tied"]
 
-_DRAWN = ("a0", "V0", "target", "X", "y")
-
-
 @dataclass(frozen=True, kw_only=True)
 class Preset:
     """A named experiment with a one-line description."""
@@ -38,30 +35,18 @@ class Preset:
         return self.build()
 
     def with_changes(self, **changes: Any) -> Experiment:
-        """The preset with some fields changed.
+        """The preset with some fields changed (``Experiment.varied``).
 
         A preset's explicit arrays are its own draws, and its init fields
-        (``a_init``, ``V_init``, their scales, ``kappa``) say what they were drawn
-        as. An array is kept while the fields it depends on are unchanged, and is
-        otherwise dropped and drawn afresh from the (new) seed by those fields:
-        sizes, loss, model and seed concern them all; ``a_*`` fields ``a0``;
-        ``V_*`` fields ``V0``. A dropped design ``X`` is redrawn with the preset's
-        ``kappa``.
+        (``a_init``, ``V_init``, their scales) say what they were drawn as, so an
+        array that a change invalidates is drawn afresh from those fields. A
+        dropped design ``X`` is redrawn with the preset's condition number.
         """
         base = self.experiment
-        changed = {k for k, v in changes.items() if v != getattr(base, k)}
-        drop = set()
-        if changed & {"n", "d", "loss", "seed", "model"}:
-            drop = set(_DRAWN)
-        if any(k.startswith("a_") for k in changed):
-            drop.add("a0")
-        if any(k.startswith("V_") for k in changed):
-            drop.add("V0")
-        drop = {k for k in drop if getattr(base, k) is not None and k not in changes}
-        redraw: dict[str, Any] = {k: None for k in drop}
-        if "X" in drop and base.loss == "square" and changes.get("loss", "square") == "square":
-            redraw.update(kappa=_condition_number(base), y=None)
-        return dataclasses.replace(base, **redraw, **changes)
+        varied = base.varied(**changes)
+        if base.X is not None and varied.X is None and varied.loss == "square" and "kappa" not in changes:
+            varied = dataclasses.replace(varied, kappa=_condition_number(base), y=None)
+        return varied
 
 
 def _condition_number(e: Experiment) -> float:

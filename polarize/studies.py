@@ -64,8 +64,12 @@ def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = 
 
 
 def sweep(experiment: Experiment, field: str, values) -> dict[object, Result]:
-    """Run ``experiment`` with ``field`` set to each of ``values``; a dict value -> result."""
-    return {v: simulate(dataclasses.replace(experiment, **{field: v})) for v in values}
+    """Run ``experiment`` with ``field`` set to each of ``values``; a dict value -> result.
+
+    Explicit arrays that depend on ``field`` are drawn afresh (``Experiment.varied``):
+    sweeping ``kappa`` redraws the design ``X`` for each value.
+    """
+    return {v: simulate(experiment.varied(**{field: v})) for v in values}
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -117,7 +121,7 @@ def flow_vs_descent(experiment: Experiment, lrs) -> list[DescentComparison]:
         k = len(descent.t)
         distance = np.linalg.norm(descent.s - flow.s[:k], axis=1)
         # A loss that ends above where it started is divergence too, even before it overflows.
-        grew = descent.loss[-1] > descent.loss[0]
+        grew = bool(descent.loss[-1] > descent.loss[0])
         diverged = not descent.finished or grew
         same = (not diverged) and descent.winner == flow.winner
         if not descent.finished:

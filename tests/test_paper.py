@@ -20,7 +20,7 @@ from polarize import simulate
 from polarize.losses import entropy
 from polarize.presets import PRESETS, paper_regression, paper_tied
 from polarize.reproduce import PAPER_FIGURES, find_browser, reproduce
-from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate
+from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate, sweep
 
 
 def _official_normalizer(name):
@@ -186,3 +186,18 @@ def test_reproduce_exports_png_and_svg_through_the_system_browser(tmp_path, monk
     assert summary["images"] == "png, svg"
     assert (tmp_path / "logistic.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"<svg" in (tmp_path / "logistic.svg").read_bytes()[:500]
+
+
+def test_varied_redraws_exactly_the_arrays_a_change_invalidates():
+    e = PRESETS["paper-tied-10"].experiment
+    assert e.varied(lr=0.1).a0 == e.a0 and e.varied(lr=0.1).V0 == e.V0
+    assert e.varied(a_scale=0.2).a0 is None and e.varied(a_scale=0.2).V0 == e.V0
+    assert e.varied(V_scale=2.0).V0 is None and e.varied(V_scale=2.0).target == e.target
+    assert all(getattr(e.varied(seed=1), k) is None for k in ("a0", "V0", "target"))
+
+
+def test_sweeping_kappa_redraws_the_design_for_each_value():
+    results = sweep(paper_regression(1), "kappa", [1.0, 4.0])
+    designs = [np.linalg.svd(np.asarray(r.experiment.X), compute_uv=False) for r in results.values()]
+    assert [round(float(v[0] / v[-1]), 9) for v in designs] == [1.0, 4.0]
+    assert results[4.0].entropy[-1] < results[1.0].entropy[-1]
