@@ -290,7 +290,7 @@ def compare(name: str, values: Mapping[str, Any], *, timeout: float | None = Non
     name : str
         A key of ``PAGES``.
     values : mapping
-        The page's control values.
+        The page's control values; missing ones take the defaults (of the preset given, if any).
     timeout : float, optional
         Seconds for the whole study (``runner.timeout_seconds()`` by default).
 
@@ -301,7 +301,7 @@ def compare(name: str, values: Mapping[str, Any], *, timeout: float | None = Non
     """
     start = time.perf_counter()
     spec = PAGES[name]
-    values = dict(values)
+    values = {**preset_defaults(spec, values.get("preset")), **values}
     problem = spec.check(values)
     if problem:
         return Comparison(page=name, values=values, error=problem)

@@ -240,3 +240,9 @@ def test_a_study_is_stopped_at_its_time_limit(monkeypatch):
         call_with_timeout(time.sleep, 30, timeout=0.5)
     assert time.perf_counter() - start < 10
     assert call_with_timeout(max, 2, 3) == 3  # a fresh worker takes over
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_compare_fills_missing_values_with_the_defaults(name):
+    outcome = cmp.compare(name, {})
+    assert outcome.error is None and outcome.values == cmp.preset_defaults(cmp.PAGES[name])
