@@ -201,3 +201,15 @@ def test_sweeping_kappa_redraws_the_design_for_each_value():
     designs = [np.linalg.svd(np.asarray(r.experiment.X), compute_uv=False) for r in results.values()]
     assert [round(float(v[0] / v[-1]), 9) for v in designs] == [1.0, 4.0]
     assert results[4.0].entropy[-1] < results[1.0].entropy[-1]
+
+
+def test_reproduce_without_a_browser_says_so_and_writes_html_only(tmp_path, monkeypatch):
+    import polarize.reproduce as module
+
+    monkeypatch.setattr(module, "PAPER_FIGURES", {"kl": module.PAPER_FIGURES["kl"]})
+    monkeypatch.setattr(module, "find_browser", lambda: None)
+    said = []
+    summary = reproduce(tmp_path, log=said.append)
+    assert summary["images"].startswith("skipped")
+    assert any("no Chromium" in line for line in said)
+    assert (tmp_path / "kl.html").exists() and not (tmp_path / "kl.png").exists()
