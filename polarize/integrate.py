@@ -383,15 +383,17 @@ def _simulate(experiment: Experiment) -> Result:
         reduced = e.method == "flow" and isinstance(loss, LinearLoss) and loss.X.shape[0] < e.d
         system = _ValueSystem(V0, a0, loss, normalizer, reduced=reduced)
 
+    recorder = Recorder()
     try:
-        system.record(system.y0[:, None], Recorder())
+        # Measured before anything runs, so that a start where the normalizer is undefined is
+        # refused as bad input rather than reported as a run that stopped at t = 0.
+        system.record(system.y0[:, None], recorder)
     except DegenerateStateError as exc:
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
 
     reason = ("; it slides along a kink of the normalizer, where it is not smooth: method gd "
               "can go on past it") if e.normalizer in KINKED else ""
-    recorder = Recorder()
     calls = [0]
     status, message = "finished", ""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -409,6 +411,7 @@ def _simulate(experiment: Experiment) -> Result:
                                     jacobian=system.flow_jacobian, stall_reason=reason)
                 else:
                     states = _march(_counted(field, calls), system.y0, t, stall_reason=reason)
+            next(states)  # the start, measured above
             last = system.y0
             for Y in states:
                 system.record(Y, recorder)
