@@ -82,7 +82,7 @@ def _unpack_error(kind: str, field: str, message: str) -> Exception:
 
 
 def _child_main() -> None:
-    """Worker loop (in the child): receive an experiment, send back the result or the error.
+    """Worker loop (in the child): receive a call, send back its result or the error.
 
     The pipe to the parent is the original standard input and output; standard
     output is then pointed at standard error, so that a stray print cannot
@@ -94,14 +94,11 @@ def _child_main() -> None:
     outbox = Connection(channel, readable=False)
     while True:
         try:
-            experiment = inbox.recv()
+            call = inbox.recv()
         except (EOFError, OSError):
             return  # the parent has gone
         try:
-            if isinstance(experiment, _Call):
-                reply: tuple[str, Any] = ("ok", experiment.function(*experiment.args))
-            else:
-                reply = ("ok", simulate(experiment))
+            reply: tuple[str, Any] = ("ok", call.function(*call.args))
         except Exception as exc:  # every failure goes back to the caller, in words
             reply = ("error", _pack_error(exc))
         try:
@@ -155,11 +152,11 @@ class _Worker:
                 pass
         self.process, self.outbox, self.inbox = None, None, None
 
-    def run(self, experiment: Experiment | _Call, timeout: float) -> Any:
+    def run(self, call: _Call, timeout: float) -> Any:
         self.start()
         assert self.outbox is not None and self.inbox is not None
         try:
-            self.outbox.send(experiment)
+            self.outbox.send(call)
             ready = self.inbox.poll(timeout)
         except (OSError, EOFError):
             self.stop()
@@ -187,10 +184,10 @@ class _Pool:
             self.free.put(worker)
         self.lock = threading.Lock()
 
-    def run(self, experiment: Experiment | _Call, timeout: float) -> Any:
+    def run(self, call: _Call, timeout: float) -> Any:
         worker = self.free.get()
         try:
-            return worker.run(experiment, timeout)
+            return worker.run(call, timeout)
         finally:
             self.free.put(worker)
 
@@ -232,9 +229,7 @@ def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Re
     WorkerCrashed
         The worker process died (e.g. out of memory).
     """
-    if _in_process():
-        return simulate(experiment)
-    return _POOL.run(experiment, timeout_seconds() if timeout is None else timeout)
+    return call_with_timeout(simulate, experiment, timeout=timeout)
 
 
 def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -> Any:
