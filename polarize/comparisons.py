@@ -385,8 +385,8 @@ def _loss_study(n: int, seed: int, horizon: float, kappas: tuple[float, ...]) ->
     """
     losses = {loss: simulate(Experiment(n=n, d=n, loss=loss, horizon=horizon, seed=seed, a_init="gaussian",
                                         a_scale=0.5)) for loss in LOSS_ORDER}
-    # The paper's regression draws its design X with the kappa built in (studies.sweep cannot vary
-    # kappa there: the preset's explicit X clashes with a new kappa), so each kappa is its own preset.
+    # Each kappa is the paper's own regression preset: its X and y are the notebook's draws, which a
+    # sweep of kappa (studies.sweep redraws X from the seed in this project's order) would not keep.
     regression = {kappa: simulate(paper_regression(kappa)) for kappa in kappas}
     return losses, regression
 

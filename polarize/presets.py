@@ -30,8 +30,9 @@ class Preset:
     description: str
     build: Callable[[], Experiment]
 
-    @property
+    @functools.cached_property
     def experiment(self) -> Experiment:
+        """The preset's experiment, built once (it is immutable; pages ask for it on every rerun)."""
         return self.build()
 
     def with_changes(self, **changes: Any) -> Experiment:
