@@ -5,7 +5,7 @@ import streamlit as st
 import ui
 from polarize import ConfigError, export
 from polarize import explorer as ex
-from polarize.figures import PANELS
+from polarize.plots import PANELS
 
 ui.through_app()
 

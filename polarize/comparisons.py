@@ -31,16 +31,15 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from polarize import comparison_figures as cf
 from polarize import explorer as ex
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
-from polarize.figures import format_time
 from polarize.integrate import simulate
 from polarize.losses import entropy as entropy_of
+from polarize.plots import grid as cf
 from polarize.presets import PAPER_KAPPAS, PAPER_TIED_SIZES, get_preset, paper_regression, paper_tied
 from polarize.runner import call_with_timeout
-from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate
+from polarize.science import compare_normalizers, flow_vs_descent, format_time, polarization_rate
 
 __all__ = [
     "PAGES",

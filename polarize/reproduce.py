@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
-from polarize.paper_figures import (
+from polarize.plots.paper import (
     comparison_figure,
     kl_figure,
     logistic_figure,

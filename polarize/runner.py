@@ -235,7 +235,7 @@ def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Re
 def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -> Any:
     """``function(*args)`` in a worker process, stopped after ``timeout`` seconds.
 
-    For studies of several runs (``polarize.studies``): the whole study gets one
+    For studies of several runs (``polarize.science.studies``): the whole study gets one
     time limit. ``function`` must be importable by name (a module-level function)
     and its arguments and result picklable.
 

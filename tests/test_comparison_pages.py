@@ -10,14 +10,14 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from polarize import comparison_figures as cf
 from polarize import comparisons as cmp
 from polarize import export
 from polarize.config import Experiment
-from polarize.figures import token_colors
 from polarize.integrate import simulate
-from polarize.paper_figures import token_colors as paper_token_colors
-from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate
+from polarize.plots import grid as cf
+from polarize.plots import token_colors
+from polarize.plots.paper import token_colors as paper_token_colors
+from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -11,18 +11,17 @@ import plotly.graph_objects as go
 import pytest
 
 from polarize import Experiment, simulate
-from polarize.figures import (
+from polarize.plots import (
     comparison_figure,
     dashboard,
-    format_time,
     frame_indices,
     project_to_polygon,
     round_significant,
     scores_figure,
-    simplex_shares,
     simplex_vertices,
     token_colors,
 )
+from polarize.science import format_time, simplex_shares
 
 
 @cache

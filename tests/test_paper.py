@@ -20,7 +20,7 @@ from polarize import simulate
 from polarize.losses import entropy
 from polarize.presets import PRESETS, paper_regression, paper_tied
 from polarize.reproduce import PAPER_FIGURES, find_browser, reproduce
-from polarize.studies import compare_normalizers, flow_vs_descent, polarization_rate, sweep
+from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate, sweep
 
 
 def _official_normalizer(name):

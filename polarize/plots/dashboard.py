@@ -35,6 +35,7 @@ from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.normalizers import NORMALIZERS
+from polarize.science import format_time, simplex_shares
 
 __all__ = [
     "DIGITS",
@@ -46,12 +47,10 @@ __all__ = [
     "animation_controls",
     "comparison_figure",
     "dashboard",
-    "format_time",
     "frame_indices",
     "project_to_polygon",
     "round_significant",
     "scores_figure",
-    "simplex_shares",
     "simplex_vertices",
     "token_colors",
 ]
@@ -150,24 +149,6 @@ def _list(x: Any, digits: int = DIGITS) -> list:
     return round_significant(x, digits).tolist()
 
 
-def format_time(t: float) -> str:
-    """A compact label for a time: ``0.1``, ``250``, ``1000``, ``1.2e5``.
-
-    Parameters
-    ----------
-    t : float
-
-    Returns
-    -------
-    str
-    """
-    if t == 0:
-        return "0"
-    if 1e-2 <= abs(t) < 1e4:
-        return f"{t:.4g}"  # no exponent in this range: 0.25, 600, 1000
-    mantissa, exponent = f"{t:.2e}".split("e")
-    mantissa = mantissa.rstrip("0").rstrip(".")
-    return f"{mantissa}e{int(exponent)}"
 
 
 def simplex_vertices(n: int) -> np.ndarray:
@@ -193,26 +174,6 @@ def simplex_vertices(n: int) -> np.ndarray:
     return np.column_stack([np.cos(angle), np.sin(angle)])
 
 
-def simplex_shares(s: np.ndarray) -> np.ndarray:
-    """Scores made into a point of the simplex: ``|s| / sum |s|`` along the last axis.
-
-    Softmax-like normalizers already give such points; sigmoid, linear and sum
-    need not, and are shown by their normalized magnitudes. An all-zero row
-    (ReLU can silence every token) is shown at the centre.
-
-    Parameters
-    ----------
-    s : ndarray, shape (..., n)
-
-    Returns
-    -------
-    ndarray, shape (..., n)
-        Non-negative rows summing to one.
-    """
-    m = np.abs(np.asarray(s, dtype=float))
-    total = np.sum(m, axis=-1, keepdims=True)
-    uniform = np.full_like(m, 1.0 / m.shape[-1])
-    return np.where(total > 0, m / np.where(total > 0, total, 1.0), uniform)
 
 
 def project_to_polygon(s: np.ndarray) -> np.ndarray:

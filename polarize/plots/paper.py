@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
-from polarize.figures import token_colors
 from polarize.losses import entropy
+from polarize.plots.dashboard import token_colors
 
 __all__ = [
     "comparison_figure",

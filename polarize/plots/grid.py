@@ -22,7 +22,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
-from polarize.figures import (
+from polarize.losses import entropy as entropy_of
+from polarize.plots.dashboard import (
     FONT_SIZE,
     FRAMES,
     _decade_ticks,
@@ -30,10 +31,9 @@ from polarize.figures import (
     _log_span,
     _span,
     animation_controls,
-    format_time,
     token_colors,
 )
-from polarize.losses import entropy as entropy_of
+from polarize.science import format_time
 
 __all__ = [
     "LOSS_COLORS",

@@ -1,0 +1,32 @@
+"""What a run means, below the figures: shares on the simplex, the verdict, multi-run studies.
+
+Nothing here draws; the figure toolkit (``polarize.plots``) and the pages build on it.
+"""
+
+from polarize.science.simplex import simplex_shares
+from polarize.science.studies import (
+    DescentComparison,
+    NormalizerRow,
+    Rate,
+    compare_normalizers,
+    flow_vs_descent,
+    polarization_rate,
+    sweep,
+)
+from polarize.science.text import format_time
+from polarize.science.verdict import POLARIZED_SHARE, Verdict, judge
+
+__all__ = [
+    "POLARIZED_SHARE",
+    "DescentComparison",
+    "NormalizerRow",
+    "Rate",
+    "Verdict",
+    "compare_normalizers",
+    "flow_vs_descent",
+    "format_time",
+    "judge",
+    "polarization_rate",
+    "simplex_shares",
+    "sweep",
+]

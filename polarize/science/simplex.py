@@ -1,0 +1,28 @@
+"""Scores as points of the probability simplex."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["simplex_shares"]
+
+def simplex_shares(s: np.ndarray) -> np.ndarray:
+    """Scores made into a point of the simplex: ``|s| / sum |s|`` along the last axis.
+
+    Softmax-like normalizers already give such points; sigmoid, linear and sum
+    need not, and are shown by their normalized magnitudes. An all-zero row
+    (ReLU can silence every token) is shown at the centre.
+
+    Parameters
+    ----------
+    s : ndarray, shape (..., n)
+
+    Returns
+    -------
+    ndarray, shape (..., n)
+        Non-negative rows summing to one.
+    """
+    m = np.abs(np.asarray(s, dtype=float))
+    total = np.sum(m, axis=-1, keepdims=True)
+    uniform = np.full_like(m, 1.0 / m.shape[-1])
+    return np.where(total > 0, m / np.where(total > 0, total, 1.0), uniform)

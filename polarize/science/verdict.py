@@ -1,0 +1,110 @@
+"""Whether a run polarized, judged from its result and said in plain words."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from polarize.diagnostics import Result
+from polarize.normalizers import NORMALIZERS
+from polarize.science.simplex import simplex_shares
+from polarize.science.text import format_time
+
+__all__ = ["POLARIZED_SHARE", "Verdict", "judge"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a run polarized, in plain words.
+
+    Attributes
+    ----------
+    status : {"yes", "partly", "no"}
+    headline : str
+        Two or three words: "Polarized", "Partly polarized", "Not polarized".
+    sentence : str
+        What happened, with the numbers.
+    winner : int
+        Token with the largest final score (0-based).
+    share : float
+        The winner's share ``|s_w| / sum |s_j|`` of the final scores.
+    entropy : float
+        Final entropy (nats).
+    gap : float
+        Final ``1 - max s``.
+    """
+
+    status: str
+    headline: str
+    sentence: str
+    winner: int
+    share: float
+    entropy: float
+    gap: float
+
+
+POLARIZED_SHARE = 0.95
+"""A run counts as polarized when the leading token holds at least this share of the scores."""
+
+
+def judge(result: Result) -> Verdict:
+    """Whether a run polarized (s(t) reached a vertex of the simplex), in plain words.
+
+    Polarized: the leading token holds at least 95% of the scores. Partly: it
+    holds at least half, or the entropy fell below half of ``log n``. Not
+    polarized otherwise. Scores off the simplex (sigmoid, linear, sum) are
+    judged by their shares ``|s_i| / sum |s_j|``.
+
+    Parameters
+    ----------
+    result : Result
+
+    Returns
+    -------
+    Verdict
+    """
+    s = np.asarray(result.s[-1], dtype=float)
+    n = len(s)
+    q = simplex_shares(s)
+    winner = int(np.argmax(q))
+    share = float(q[winner])
+    entropy = float(result.entropy[-1])
+    gap = float(result.one_minus_max[-1])
+    log_n = math.log(n)
+    t = np.asarray(result.t, dtype=float)
+    on_simplex = NORMALIZERS[result.experiment.normalizer].on_simplex
+    shares_note = "" if on_simplex else (
+        f" ({result.experiment.normalizer} scores need not sum to 1; these are shares |s_i| / Σ|s_j|.)")
+    # Is the entropy still falling over the last decade of time?
+    earlier = int(np.searchsorted(t, t[-1] / 10.0)) if t[-1] > 0 else 0
+    earlier = min(max(earlier, 0), len(t) - 1)
+    falling = float(result.entropy[earlier]) - entropy > 0.01 * log_n
+    stopped = "" if result.finished else f" The run stopped early, at t = {format_time(float(t[-1]))}."
+
+    if not np.any(s != 0):
+        return Verdict("no", "Not polarized",
+                       "Every score is zero: the normalizer switched all tokens off, so nothing can move."
+                       + stopped,
+                       winner, 1.0 / n, entropy, gap)
+    if share >= POLARIZED_SHARE:
+        more = (" It keeps sharpening, slowly: the others shrink like 1/log² t."
+                if (result.experiment.loss, result.experiment.normalizer, result.experiment.model)
+                == ("logistic", "softmax", "value") and result.experiment.X is None else "")
+        sentence = (f"Yes. Token {winner} holds {share:.1%} of the weight: s(t) has reached a vertex of "
+                    f"the simplex (1 \u2212 max s = {gap:.2g}).{more}")
+        return Verdict("yes", "Polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
+    if share >= 0.5 or entropy <= 0.5 * log_n:
+        why = ("the entropy is still falling: try a longer horizon." if falling else
+               "the flow has settled before reaching a vertex.")
+        sentence = (f"Partly. Token {winner} leads with {share:.0%} of the weight, but {1 - share:.0%} "
+                    f"stays spread over the others; {why}")
+        return Verdict("partly", "Partly polarized", sentence + shares_note + stopped, winner, share,
+                       entropy, gap)
+    sentence = (f"No. The scores stay spread out: the leader, token {winner}, has {share:.0%} of the weight "
+                f"(uniform would be {1 / n:.0%}), and the entropy is {entropy / log_n:.0%} of its "
+                "maximum, log n.")
+    if falling:
+        sentence += " The entropy is still falling: a longer horizon may change this."
+    return Verdict("no", "Not polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
