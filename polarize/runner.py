@@ -8,6 +8,15 @@ processes (plain ``python -c`` children talking pickles over their standard
 input and output; each imports the engine once, so a run costs only the
 pickling of its result). A run that overshoots its time limit has its worker
 killed (a fresh one replaces it on the next run) and raises ``RunTimeout``.
+Every request carries an id that its reply must echo, and a worker whose state
+is in any doubt (a reply not read, a pipe error) is killed rather than reused,
+so no caller can ever receive another caller's result.
+
+Why not a library pool: loky cannot stop one overrunning task without killing
+the whole executor, and pebble (which can) must start its workers by fork,
+unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
+the caller's ``__main__`` in every worker and breaks any script without a
+``__main__`` guard. Plain ``python -c`` children have neither problem.
 
 Set ``POLARIZE_APP_INPROCESS=1`` to run in the calling process instead (no time
 limit; also the fallback where there are no POSIX pipes), and
@@ -17,6 +26,8 @@ limit; also the fallback where there are no POSIX pipes), and
 from __future__ import annotations
 
 import atexit
+import itertools
+import math
 import os
 import queue
 import subprocess
@@ -98,19 +109,29 @@ def _child_main() -> None:
         except (EOFError, OSError):
             return  # the parent has gone
         try:
-            reply: tuple[str, Any] = ("ok", call.function(*call.args))
+            reply: tuple[int, str, Any] = (call.id, "ok", call.function(*call.args))
         except Exception as exc:  # every failure goes back to the caller, in words
-            reply = ("error", _pack_error(exc))
+            reply = (call.id, "error", _pack_error(exc))
         try:
             outbox.send(reply)
         except OSError:
             return
 
 
+_IDS = itertools.count(1)
+
+# Connection.poll waits through select(), which takes at most about 24 days; longer waits go in turns.
+_LONGEST_POLL = 86_400.0
+
+
 class _Call:
-    """A request for the worker: ``function(*args)`` (a module-level function, pickled by name)."""
+    """A request for the worker: ``function(*args)`` (a module-level function, pickled by name).
+
+    ``id`` is unique in this process; the worker's reply echoes it.
+    """
 
     def __init__(self, function: Any, args: tuple[Any, ...]):
+        self.id = next(_IDS)
         self.function = function
         self.args = args
 
@@ -153,25 +174,42 @@ class _Worker:
         self.process, self.outbox, self.inbox = None, None, None
 
     def run(self, call: _Call, timeout: float) -> Any:
+        """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped."""
         self.start()
-        assert self.outbox is not None and self.inbox is not None
         try:
-            self.outbox.send(call)
-            ready = self.inbox.poll(timeout)
-        except (OSError, EOFError):
-            self.stop()
-            raise WorkerCrashed("the worker process was not reachable") from None
-        if not ready:
-            self.stop()
-            raise RunTimeout(timeout)
-        try:
-            kind, payload = self.inbox.recv()
-        except (EOFError, OSError):
-            self.stop()
-            raise WorkerCrashed("the worker process died during the run") from None
+            kind, payload = self._exchange(call, timeout)
+        except BaseException:
+            self.stop()  # a reply may still be on its way: this worker must not serve anyone else
+            raise
         if kind == "error":
             raise _unpack_error(*payload)
         return payload
+
+    def _exchange(self, call: _Call, timeout: float) -> tuple[str, Any]:
+        assert self.outbox is not None and self.inbox is not None
+        try:
+            self.outbox.send(call)
+        except (OSError, EOFError):
+            raise WorkerCrashed("the worker process was not reachable") from None
+        remaining = timeout
+        while not self._poll(min(remaining, _LONGEST_POLL)):
+            remaining -= _LONGEST_POLL
+            if remaining <= 0:
+                raise RunTimeout(timeout)
+        try:
+            reply_id, kind, payload = self.inbox.recv()
+        except (EOFError, OSError):
+            raise WorkerCrashed("the worker process died during the run") from None
+        if reply_id != call.id:
+            raise WorkerCrashed(f"the worker answered request {reply_id} instead of {call.id}")
+        return kind, payload
+
+    def _poll(self, seconds: float) -> bool:
+        assert self.inbox is not None
+        try:
+            return self.inbox.poll(seconds)
+        except (EOFError, OSError):
+            raise WorkerCrashed("the worker process died during the run") from None
 
 
 class _Pool:
@@ -258,7 +296,10 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
     """
     if _in_process():
         return function(*args)
-    return _POOL.run(_Call(function, args), timeout_seconds() if timeout is None else timeout)
+    seconds = timeout_seconds() if timeout is None else float(timeout)
+    if math.isnan(seconds) or seconds <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds (inf for none); got {timeout!r}")
+    return _POOL.run(_Call(function, args), seconds)
 
 
 def prestart() -> None:
