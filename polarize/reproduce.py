@@ -21,9 +21,9 @@ from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
 from polarize.plots.paper import (
-    comparison_figure,
     kl_figure,
     logistic_figure,
+    normalizers_figure,
     regression_figure,
     tied_figure,
 )
@@ -57,9 +57,9 @@ PAPER_FIGURES: dict[str, PaperFigure] = {
                     runs=lambda: {"softmax": PRESETS["paper-logistic"].experiment},
                     draw=lambda r: logistic_figure(r["softmax"])),
         PaperFigure(name="compare-square", title="Normalizers compared, square loss",
-                    runs=lambda: _compare("square"), draw=comparison_figure),
+                    runs=lambda: _compare("square"), draw=normalizers_figure),
         PaperFigure(name="compare-logistic", title="Normalizers compared, logistic loss",
-                    runs=lambda: _compare("logistic"), draw=comparison_figure),
+                    runs=lambda: _compare("logistic"), draw=normalizers_figure),
         PaperFigure(name="tied", title="The tied model: massive activations",
                     runs=lambda: {f"D = {D}": PRESETS[f"paper-tied-{D}"].experiment
                                   for D in PAPER_TIED_SIZES},
@@ -124,7 +124,7 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
     for name, figure in PAPER_FIGURES.items():
         results = {label: simulate(e) for label, e in figure.runs().items()}
         fig = figure.draw(results)
-        fig.update_layout(title=figure.title)
+        fig.update_layout(title_text=figure.title)
         fig.write_html(out / f"{name}.html", include_plotlyjs=True, full_html=True)
         figures[name] = fig
         summary["figures"][name] = {label: summarize(r) for label, r in results.items()}
