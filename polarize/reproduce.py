@@ -148,7 +148,10 @@ def _export_images(figures: dict[str, go.Figure], out: Path, log: Callable[[str]
         jobs = [dict(fig=fig.to_dict(), path=out / f"{name}.{suffix}",
                      opts=dict(format=suffix, width=fig.layout.width, height=fig.layout.height, scale=1))
                 for suffix in ("png", "svg") for name, fig in figures.items()]
-        kaleido.write_fig_from_object_sync(jobs, kopts={"n": 2})
+        # kaleido returns a figure's failure rather than raising it.
+        errors = kaleido.write_fig_from_object_sync(jobs, kopts={"n": 2})
+        if errors:
+            raise RuntimeError("; ".join(str(error) for error in errors))
     except Exception as exc:  # kaleido's failures come in many types; say what it said
         log(f"static export failed, wrote HTML only: {exc}")
         return f"failed: {exc}"
