@@ -140,7 +140,7 @@ def find_trace(figure: Any, uid: str) -> Any:
         When no trace, or more than one, has that ``uid``.
     """
     data = figure["data"] if isinstance(figure, dict) else figure.data
-    found = [trace for trace in data if trace.get("uid") == uid]
+    found = [trace for trace in data if _uid(trace) == uid]
     if len(found) != 1:
         raise KeyError(f"{len(found)} traces with uid {uid!r}")
     return found[0]
@@ -149,4 +149,9 @@ def find_trace(figure: Any, uid: str) -> Any:
 def trace_index(figure: Any, uid: str) -> int:
     """The position in ``figure.data`` of the trace whose ``uid`` is ``uid`` (for frames' ``traces``)."""
     data = figure["data"] if isinstance(figure, dict) else figure.data
-    return next(i for i, trace in enumerate(data) if trace.get("uid") == uid)
+    return next(i for i, trace in enumerate(data) if _uid(trace) == uid)
+
+
+def _uid(trace: Any) -> str | None:
+    """A trace's ``uid``, whether the trace is a plotly object or a dict."""
+    return trace.get("uid") if isinstance(trace, dict) else trace.uid

@@ -135,8 +135,8 @@ class View:
         return v[self.positive] if np.any(self.positive) else v[:1]
 
     def time(self, k: int) -> float:
-        """The saved time ``k`` as a log axis shows it."""
-        return float(self.t[k]) if self.t[k] > 0 else float(self.tx[0])
+        """The saved time ``k`` as a log axis shows it, rounded as the curves' times are."""
+        return float(round_significant(self.t[k] if self.t[k] > 0 else self.tx[0]))
 
     def time_axis(self) -> dict[str, Any]:
         """A log time axis over the run, whole decades."""
