@@ -23,6 +23,7 @@ from polarize.plots import (
     dashboard,
     find_trace,
     frame_indices,
+    gap_figure,
     grid,
     paper,
     project_to_polygon,
@@ -36,7 +37,7 @@ from polarize.plots import (
 )
 from polarize.plots.numbers import rounded
 from polarize.presets import paper_regression, paper_tied
-from polarize.science import format_time, kl_floor, simplex_shares
+from polarize.science import format_time, kl_floor, polarization_rate, simplex_shares
 
 
 @cache
@@ -358,3 +359,13 @@ def test_comparison_figure_draws_each_run_and_the_references():
     assert fig.layout.xaxis.type == "log"
     empty = comparison_figure({}, "one_minus_max", log_y=True)  # the maths page adds its own curves
     assert not empty.data and empty.layout.xaxis.range is None
+
+
+def test_gap_figure_for_the_maths_page():
+    result = run(n=5, d=5, horizon=1e8, seed=1)
+    rate = polarization_rate(result)
+    fig = gap_figure(rate)
+    gap, sharp, theorem = fig.data
+    assert list(gap.y) == rounded(rate.gap) and sharp.line.dash == "dash" and theorem.line.dash == "dot"
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.range[1] == 0.3
+    assert fig.layout.yaxis.range[0] == pytest.approx(math.log10(rate.gap.min()) - 0.3)

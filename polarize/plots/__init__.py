@@ -26,7 +26,7 @@ from polarize.plots.grid import (
     tied_figure,
 )
 from polarize.plots.lines import Line, Panel, find_trace, token_lines, trace_index
-from polarize.plots.maths import comparison_figure, scores_figure
+from polarize.plots.maths import comparison_figure, gap_figure, scores_figure
 from polarize.plots.multiples import animated_grid
 from polarize.plots.numbers import DIGITS, round_significant
 from polarize.plots.panels import project_to_polygon, simplex_vertices
@@ -49,6 +49,7 @@ __all__ = [
     "descent_figure",
     "find_trace",
     "frame_indices",
+    "gap_figure",
     "grid",
     "kappa_figure",
     "losses_figure",

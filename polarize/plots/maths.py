@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,7 +13,7 @@ from polarize.plots import style
 from polarize.plots.lines import Line, Panel, token_lines
 from polarize.plots.multiples import animated_grid
 
-__all__ = ["comparison_figure", "scores_figure"]
+__all__ = ["comparison_figure", "gap_figure", "scores_figure"]
 
 _TITLES = {"entropy": "entropy H(s)", "one_minus_max": "1 \u2212 max s", "loss": "loss"}
 _MARGIN = dict(l=10, r=10, t=30, b=10)
@@ -77,4 +78,33 @@ def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", 
         lines += tuple(Line(x=ends, y=np.array([value, value]), name=f"{value:.3g}", color=style.PALETTE.grey,
                             width=2, dash="dash", moving=False) for value in reference or ())
     panel = Panel(title="", lines=lines, y_title=_TITLES.get(quantity, quantity), log_y=log_y)
+    return _single(panel, height, True)
+
+
+def gap_figure(rate: Any, *, height: int = 320) -> go.Figure:
+    """How fast ``1 - max s`` shrinks, against the theory (log-log; a static figure).
+
+    Parameters
+    ----------
+    rate : ``science.Rate``
+        ``K`` times with ``t > 1``.
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Three line traces: the run's ``1 - max s``, the sharp asymptotic
+        ``2(n-1)/(n z^2)`` (dashed) and the theorem's ``C / log t`` (dotted); the
+        y range is the run's own, as the asymptotic curves blow up at early times.
+    """
+    palette = style.PALETTE
+    gap = np.asarray(rate.gap, dtype=float)
+    lines = (Line(x=rate.t, y=gap, name="1 \u2212 max s (run)", width=3, color=palette.cycle[0], legend=True),
+             Line(x=rate.t, y=rate.sharp, name="2(n\u22121)/(n z\u00b2)", width=3, dash="dash",
+                  color=palette.alert, legend=True),
+             Line(x=rate.t, y=rate.theorem, name="theorem: C / log t", width=3, dash="dot",
+                  color=palette.grey, legend=True))
+    low = float(np.log10(gap[gap > 0].min()))
+    panel = Panel(title="", lines=lines, y_title=_TITLES["one_minus_max"], log_y=True,
+                  y_range=(low - 0.3, 0.3))
     return _single(panel, height, True)

@@ -154,5 +154,6 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
         template names, and figures built without validation keep them as names.
     """
     return dict(height=height, font=font(delta, PALETTE.ink) | {"family": FONT_FAMILY},
+                colorway=list(PALETTE.cycle),  # for curves that callers add without a colour
                 paper_bgcolor="white", plot_bgcolor="white", hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
