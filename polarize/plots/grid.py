@@ -33,18 +33,20 @@ __all__ = [
     "animated_grid",
     "descent_figure",
     "kappa_figure",
-    "kappa_panel",
+    "kappa_panels",
     "losses_figure",
     "normalizers_figure",
     "rate_figure",
     "regression_figure",
+    "stopped_note",
     "tied_figure",
 ]
 
 _LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
 
 
-def _stopped(result: Result) -> str:
+def stopped_note(result: Result) -> str:
+    """Why a run stopped early, as a panel note (empty when it finished)."""
     return "" if result.finished else f"Stopped early: {result.message}"
 
 
@@ -65,7 +67,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
     """
     panels = [Panel(title=f"{row.normalizer}", lines=token_lines(row.result.t, row.result.s),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
-                    note=_stopped(row.result)) for k, row in enumerate(rows)]
+                    note=stopped_note(row.result)) for k, row in enumerate(rows)]
     return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated)
 
 
@@ -92,7 +94,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         ``H(p*)`` dashed).
     """
     first = [Panel(title=f"{_LOSS_NAMES.get(loss, loss)}: scores", lines=token_lines(r.t, r.s),
-                   y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=_stopped(r))
+                   y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r))
              for k, (loss, r) in enumerate(runs.items())]
     log_n = math.log(next(iter(runs.values())).s.shape[1])
     t_all = np.concatenate([r.t[r.t > 0] for r in runs.values()])
@@ -114,7 +116,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
                          animated=animated)
 
 
-def kappa_panel(results: Mapping[float, Result], *, split: bool = True) -> list[Panel]:
+def kappa_panels(results: Mapping[float, Result], *, split: bool = True) -> list[Panel]:
     """Final entropy and ``max s`` against the condition number.
 
     Parameters
@@ -158,7 +160,7 @@ def kappa_figure(results: Mapping[float, Result]) -> go.Figure:
     plotly.graph_objects.Figure
         Two panels, one curve with markers each; no frames.
     """
-    return animated_grid(kappa_panel(results), cols=2, row_height=280, animated=False)
+    return animated_grid(kappa_panels(results), cols=2, row_height=280, animated=False)
 
 
 def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, animated: bool = True,
@@ -180,10 +182,10 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
     """
     cols = min(5, len(results)) if not summary else len(results)
     panels = [Panel(title=f"\u03ba = {kappa:g}: logits a(t)", lines=token_lines(r.t, r.a),
-                    y_title="a<sub>i</sub>" if k % cols == 0 else "", note=_stopped(r))
+                    y_title="a<sub>i</sub>" if k % cols == 0 else "", note=stopped_note(r))
               for k, (kappa, r) in enumerate(results.items())]
     if summary:
-        panels += kappa_panel(results, split=False)
+        panels += kappa_panels(results, split=False)
     return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=summary)
 
 
@@ -195,7 +197,7 @@ def _tied_panels(D: int, r: Result) -> list[Panel]:
     grey = style.PALETTE.grey
     return [
         Panel(title=f"D = {D}: loss", lines=(Line(x=r.t, y=r.loss, name="loss", width=3),), log_y=True,
-              note=_stopped(r)),
+              note=stopped_note(r)),
         Panel(title=f"D = {D}: \u03b1<sub>i</sub>(t)", lines=token_lines(r.t, r.s, prefix="\u03b1"),
               y_floor=(0.0, 1.0)),
         Panel(title=f"D = {D}: column norms of U", y_floor=(0.0, 1.0), lines=(

@@ -1,9 +1,11 @@
 """Numbers on their way to the browser: rounding and fixed axis ranges.
 
-Rounding to a few significant digits keeps figures small: for the default
-Explorer run the dashboard's JSON is 165 kB rounded against 238 kB with numpy
-arrays (Plotly's base64 float64) and 266 kB with unrounded lists; for
-``n = d = 64``, 626 kB against 892 kB and 1.18 MB.
+Rounding to a few significant digits keeps figures small, which Plotly 6's
+binary arrays do not: numpy float64 arrays go out as base64 of 8 bytes a number
+(about 11 characters), longer than a 5-digit decimal. Measured on the Explorer's
+dashboard (``fig.to_json()``): 161 kB rounded, 238 kB as arrays, 266 kB as
+unrounded lists for the default run; 597 kB, 893 kB and 1.18 MB for
+``n = d = 64``; rounding costs some 40 ms of building and saves as much in encoding.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
 from polarize.plots import grid, style
+from polarize.plots.grid import stopped_note
 from polarize.plots.lines import Line, Panel, token_lines
 from polarize.plots.multiples import animated_grid
 from polarize.plots.style import token_colors
@@ -48,10 +49,6 @@ def _paper(fig: go.Figure) -> go.Figure:
                              title=dict(y=1.0, yanchor="top", pad=dict(t=15), font=style.font(2)))
 
 
-def _stopped(result: Result) -> str:
-    return "" if result.finished else f"Stopped early: {result.message}"
-
-
 def _by_value(results: Mapping[str, Result]) -> dict[float, Result]:
     """Runs keyed by the number in their label (``"kappa = 4"`` -> 4.0)."""
     return {float(label.split("=")[-1]): r for label, r in results.items()}
@@ -59,7 +56,7 @@ def _by_value(results: Mapping[str, Result]) -> dict[float, Result]:
 
 def logistic_figure(result: Result) -> go.Figure:
     """Scores ``s_i(t)`` (log-log) and value projections ``p_i(t)`` (log-x): paper experiment 1."""
-    panels = [Panel(title="scores s<sub>i</sub>(t)", log_y=True, note=_stopped(result),
+    panels = [Panel(title="scores s<sub>i</sub>(t)", log_y=True, note=stopped_note(result),
                     lines=token_lines(result.t, result.s, prefix="s", legend=True))]
     if result.p is not None:
         panels.append(Panel(title="value projections p<sub>i</sub> = (V<sup>T</sup>\u03b2*)<sub>i</sub>",
@@ -71,7 +68,7 @@ def normalizers_figure(results: Mapping[str, Result]) -> go.Figure:
     """Normalized scores ``alpha(t)`` and logits ``a(t)``, one row per normalizer: experiment 2."""
     panels = []
     for row, (name, r) in enumerate(results.items()):
-        panels += [Panel(title=f"{name}: \u03b1(t)", note=_stopped(r),
+        panels += [Panel(title=f"{name}: \u03b1(t)", note=stopped_note(r),
                          lines=token_lines(r.t, r.s, prefix="\u03b1", legend=row == 0)),
                    Panel(title=f"{name}: a(t)", lines=token_lines(r.t, r.a, prefix="a"))]
     return _paper(animated_grid(panels, cols=2, row_height=230, legend=True, animated=False))
@@ -97,7 +94,7 @@ def kl_figure(result: Result) -> go.Figure:
                       name=f"H(p*) = {floor:.4f}", color=style.PALETTE.alert, dash="dash", width=2),)
     first, second = style.PALETTE.cycle[:2]
     panels = [
-        Panel(title="loss and its floor H(p*)", lines=loss, note=_stopped(result)),
+        Panel(title="loss and its floor H(p*)", lines=loss, note=stopped_note(result)),
         Panel(title="gradient norms", log_y=True, lines=(
             Line(x=t, y=result.grad_norm_V, name="|dL/dV|", color=first, legend=True),
             Line(x=t, y=result.grad_norm_a, name="|dL/da|", color=second, legend=True))),
