@@ -90,7 +90,9 @@ def animation_controls(names: Sequence[str], labels: Sequence[str]) -> dict[str,
         sliders=[dict(
             active=0, x=0.24, len=0.76, y=-0.05, xanchor="left", yanchor="top", pad=dict(t=10, b=0),
             currentvalue=dict(prefix="t = ", font=style.font(1, palette.ink), xanchor="left"),
-            font=dict(size=1, color="rgba(0,0,0,0)"), ticklen=0, minorticklen=0, tickcolor="rgba(0,0,0,0)",
+            # The steps' labels would crowd the slider: the current value says the time instead.
+            font=dict(size=1, color=style.TRANSPARENT), ticklen=0, minorticklen=0,
+            tickcolor=style.TRANSPARENT,
             transition=dict(duration=0), bgcolor=palette.slider, activebgcolor=palette.slider_active,
             steps=[dict(method="animate", label=label,
                         args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=False),

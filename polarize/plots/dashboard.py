@@ -120,7 +120,7 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         style.base_layout(height=height, margin=dict(l=20, r=20, t=50, b=120)),
         showlegend=True,
         legend2=dict(x=repulsion[0]["domain"][1] - 0.005, y=sum(repulsion[1]["domain"]) / 2, xanchor="right",
-                     yanchor="middle", bgcolor="rgba(255,255,255,0.85)", font=style.font(-3),
+                     yanchor="middle", bgcolor=style.PALETTE.veil, font=style.font(-3),
                      itemclick=False, itemdoubleclick=False),
     )
     return layout

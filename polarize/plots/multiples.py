@@ -120,7 +120,7 @@ def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[
         layout["annotations"].append(dict(
             text=_note(panel.note, max(30, 170 // cols)), xref=f"x{suffix} domain", yref=f"y{suffix} domain",
             x=0.02, y=0.97, xanchor="left", yanchor="top", showarrow=False, align="left",
-            bgcolor="rgba(255,255,255,0.85)", font=style.font(-5, style.PALETTE.alert)))
+            bgcolor=style.PALETTE.veil, font=style.font(-5, style.PALETTE.alert)))
 
 
 def _riders(panel: Panel, points: list) -> list[tuple[Line, tuple[np.ndarray, np.ndarray]]]:
@@ -204,7 +204,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
             data.append(dict(type="scatter", mode="markers", name="now", uid=trace_uid(i, "now"),
                              showlegend=False, hoverinfo="skip", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
                              marker=dict(color=[line.color or style.PALETTE.ink for line, _ in riders],
-                                         size=9, line=dict(color="white", width=1)),
+                                         size=9, line=dict(color=style.PALETTE.background, width=1)),
                              **_at(float(times[0]), riders)))
         _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols)
     return _finish(data, layout, moving, times, rows=rows, row_height=row_height, legend=legend,

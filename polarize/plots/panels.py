@@ -206,7 +206,8 @@ def simplex_panel(view: View, xa: str, ya: str) -> PanelTraces:
              y=rounded(outline[:, 1]), mode="lines", line=dict(color=grey, width=2), hoverinfo="skip", **on),
         dict(type="scatter", uid="simplex-vertices", name="vertices", x=rounded(vertices[:, 0]),
              y=rounded(vertices[:, 1]), mode="markers",
-             marker=dict(color=colors, size=16 if n <= 12 else 9, line=dict(color="white", width=1.5)),
+             marker=dict(color=colors, size=16 if n <= 12 else 9,
+                         line=dict(color=style.PALETTE.background, width=1.5)),
              customdata=list(range(n)), hovertemplate="vertex of token %{customdata}<extra></extra>", **on),
         dict(type="scatter", uid="simplex-labels", name="token labels", x=rounded(vertices[:, 0] * offset),
              y=rounded(vertices[:, 1] * offset - (0.13 if n == 2 else 0.0)), mode="text",
@@ -256,7 +257,7 @@ def scores_panel(view: View, xa: str, ya: str) -> PanelTraces:
               for i, line in enumerate(token_lines(view.tx, view.over_time(view.s), width=width))]
     styles = [dict(uid="scores-now", name="s now", mode="markers", customdata=list(range(n)),
                    marker=dict(color=view.colors, size=12 if n <= 12 else 7,
-                               line=dict(color="white", width=1)),
+                               line=dict(color=style.PALETTE.background, width=1)),
                    hovertemplate="token %{customdata}: s = %{y:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]
 
     def at(k: int) -> list[dict[str, Any]]:
@@ -290,7 +291,7 @@ def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
                 y=_axis(range=span(h, floor=(0.0, log_n * 1.08), pad=0.05), title="entropy (nats)"))
     note = dict(text=f"log n = {log_n:.3g} (uniform)", x=t_axis["range"][1], y=log_n, xref=xa, yref=ya,
                 xanchor="right", yanchor="bottom", showarrow=False, font=style.font(-3, style.PALETTE.muted),
-                bgcolor="rgba(255,255,255,0.85)", xshift=-4, yshift=1)
+                bgcolor=style.PALETTE.veil, xshift=-4, yshift=1)
     return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes,
                        annotations=[note])
 
@@ -316,7 +317,7 @@ def repulsion_panel(view: View, xa: str, ya: str) -> PanelTraces:
                    **on)]
     if logistic:
         styles.append(dict(uid="repulsion-fitness", mode="markers", customdata=list(range(n)),
-                           marker=dict(color="rgba(0,0,0,0)", size=12 if n <= 12 else 8,
+                           marker=dict(color=style.TRANSPARENT, size=12 if n <= 12 else 8,
                                        line=dict(color=view.colors, width=2.5)),
                            name="u<sub>i</sub> = c p<sub>i</sub>",
                            hovertemplate="token %{customdata}: u = %{x:.3g}<extra></extra>", **on))

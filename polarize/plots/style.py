@@ -15,6 +15,7 @@ from typing import Any
 __all__ = [
     "FONT_FAMILY",
     "FONT_SIZE",
+    "TRANSPARENT",
     "LOSS_COLORS",
     "PALETTE",
     "Palette",
@@ -30,6 +31,8 @@ __all__ = [
 FONT_SIZE = 17
 """Base font size: big enough to read from the back of a lecture hall."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
+TRANSPARENT = "rgba(0,0,0,0)"
+"""For open markers and hidden slider ticks."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,9 @@ class Palette:
         Colours for labelled runs without a colour of their own.
     ink, grey, light, muted, alert : str
         Text and emphasis; static guides; faint paths; secondary text; warnings.
+    background, veil : str
+        The figure's background (also the outline that sets markers off it), and
+        the translucent background of labels drawn over curves.
     grid, axis_line, button, slider, slider_active : str
         Gridlines, axis lines, and the animation controls.
     """
@@ -63,6 +69,8 @@ class Palette:
     light: str = "#D5D8DC"
     muted: str = "#5F6368"
     alert: str = "#B00020"
+    background: str = "white"
+    veil: str = "rgba(255,255,255,0.85)"
     grid: str = "#ECEFF1"
     axis_line: str = "#B0B7BF"
     button: str = "#F1F3F4"
@@ -155,5 +163,5 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
     """
     return dict(height=height, font=font(delta, PALETTE.ink) | {"family": FONT_FAMILY},
                 colorway=list(PALETTE.cycle),  # for curves that callers add without a colour
-                paper_bgcolor="white", plot_bgcolor="white", hovermode="closest",
+                paper_bgcolor=PALETTE.background, plot_bgcolor=PALETTE.background, hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
