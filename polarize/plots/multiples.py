@@ -9,6 +9,7 @@ without frames or controls: the paper's exported figures are these.
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -87,9 +88,8 @@ def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[s
         if line.legend:
             named.add(line.name)
         extra = dict(marker=dict(size=11)) if panel.markers else {}
-        out.append(line_trace(Line(x=x, y=y, name=line.name, color=line.color, width=line.width,
-                                   dash=line.dash, hover=line.hover),
-                              f"x{suffix}", f"y{suffix}", mode="lines+markers" if panel.markers else "lines",
+        out.append(line_trace(dataclasses.replace(line, x=x, y=y), f"x{suffix}", f"y{suffix}",
+                              mode="lines+markers" if panel.markers else "lines",
                               uid=trace_uid(i, j), showlegend=legend and line.legend and first,
                               legendgroup=line.name, **extra))
     return out

@@ -83,7 +83,8 @@ PALETTE = Palette()
 saturated, distinct on a washed-out projector and apart from the grey of the static guides."""
 
 LOSS_COLORS = PALETTE.runs
-"""One colour per loss (they are runs, not tokens)."""
+"""One colour per loss (they are runs, not tokens). A name bound at import: builders call
+``loss_color``, which follows ``set_palette``."""
 
 
 def set_palette(palette: Palette) -> None:
