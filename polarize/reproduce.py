@@ -21,9 +21,9 @@ from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
 from polarize.plots.paper import (
-    comparison_figure,
     kl_figure,
     logistic_figure,
+    normalizers_figure,
     regression_figure,
     tied_figure,
 )
@@ -57,9 +57,9 @@ PAPER_FIGURES: dict[str, PaperFigure] = {
                     runs=lambda: {"softmax": PRESETS["paper-logistic"].experiment},
                     draw=lambda r: logistic_figure(r["softmax"])),
         PaperFigure(name="compare-square", title="Normalizers compared, square loss",
-                    runs=lambda: _compare("square"), draw=comparison_figure),
+                    runs=lambda: _compare("square"), draw=normalizers_figure),
         PaperFigure(name="compare-logistic", title="Normalizers compared, logistic loss",
-                    runs=lambda: _compare("logistic"), draw=comparison_figure),
+                    runs=lambda: _compare("logistic"), draw=normalizers_figure),
         PaperFigure(name="tied", title="The tied model: massive activations",
                     runs=lambda: {f"D = {D}": PRESETS[f"paper-tied-{D}"].experiment
                                   for D in PAPER_TIED_SIZES},
@@ -124,7 +124,7 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
     for name, figure in PAPER_FIGURES.items():
         results = {label: simulate(e) for label, e in figure.runs().items()}
         fig = figure.draw(results)
-        fig.update_layout(title=figure.title)
+        fig.update_layout(title_text=figure.title)
         fig.write_html(out / f"{name}.html", include_plotlyjs=True, full_html=True)
         figures[name] = fig
         summary["figures"][name] = {label: summarize(r) for label, r in results.items()}
@@ -148,7 +148,10 @@ def _export_images(figures: dict[str, go.Figure], out: Path, log: Callable[[str]
         jobs = [dict(fig=fig.to_dict(), path=out / f"{name}.{suffix}",
                      opts=dict(format=suffix, width=fig.layout.width, height=fig.layout.height, scale=1))
                 for suffix in ("png", "svg") for name, fig in figures.items()]
-        kaleido.write_fig_from_object_sync(jobs, kopts={"n": 2})
+        # kaleido returns a figure's failure rather than raising it.
+        errors = kaleido.write_fig_from_object_sync(jobs, kopts={"n": 2})
+        if errors:
+            raise RuntimeError("; ".join(str(error) for error in errors))
     except Exception as exc:  # kaleido's failures come in many types; say what it said
         log(f"static export failed, wrote HTML only: {exc}")
         return f"failed: {exc}"

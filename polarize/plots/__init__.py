@@ -1,36 +1,22 @@
 """The figure toolkit: every Plotly figure of the app, the CLI and the paper, in one style.
 
-- ``dashboard``: the Explorer's animated five-panel figure, and the small static figures;
-- ``grid``: animated small multiples for the comparison pages;
+- ``style``: palette, fonts, axes and tick formats (``numbers``: rounding and ranges);
+- ``lines``: ``Line``, ``Panel``, the per-token lines, traces found by ``uid``;
+- ``multiples``: the one small-multiples renderer, animated or static;
+- ``animation``: frame times and the play/pause/speed/slider controls;
+- ``panels`` and ``dashboard``: the Explorer's five-panel figure, one builder per panel;
+- ``grid``: the comparison pages' figures (also the paper's, static);
+- ``maths``: the small static figures of the maths page;
 - ``paper``: the paper's static figures (``polarize reproduce``).
 
 Builders take results (``polarize.diagnostics.Result``) and return ``go.Figure``;
 nothing here imports Streamlit.
 """
 
-from polarize.plots import grid, paper
-from polarize.plots.dashboard import (
-    DIGITS,
-    FONT_SIZE,
-    FRAMES,
-    PANELS,
-    SPEEDS,
-    DashboardTraces,
-    animation_controls,
-    comparison_figure,
-    dashboard,
-    frame_indices,
-    project_to_polygon,
-    round_significant,
-    scores_figure,
-    simplex_vertices,
-    token_colors,
-)
+from polarize.plots import grid, paper, style
+from polarize.plots.animation import FRAMES, SPEEDS, animation_controls, frame_indices
+from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.grid import (
-    LOSS_COLORS,
-    Line,
-    Panel,
-    animated_grid,
     descent_figure,
     kappa_figure,
     losses_figure,
@@ -39,6 +25,12 @@ from polarize.plots.grid import (
     regression_figure,
     tied_figure,
 )
+from polarize.plots.lines import Line, Panel, find_trace, token_lines, trace_index
+from polarize.plots.maths import comparison_figure, gap_figure, scores_figure
+from polarize.plots.multiples import animated_grid
+from polarize.plots.numbers import DIGITS, round_significant
+from polarize.plots.panels import project_to_polygon, simplex_vertices
+from polarize.plots.style import FONT_SIZE, LOSS_COLORS, Palette, set_palette, token_colors
 
 __all__ = [
     "DIGITS",
@@ -47,15 +39,17 @@ __all__ = [
     "LOSS_COLORS",
     "PANELS",
     "SPEEDS",
-    "DashboardTraces",
     "Line",
+    "Palette",
     "Panel",
     "animated_grid",
     "animation_controls",
     "comparison_figure",
     "dashboard",
     "descent_figure",
+    "find_trace",
     "frame_indices",
+    "gap_figure",
     "grid",
     "kappa_figure",
     "losses_figure",
@@ -66,7 +60,11 @@ __all__ = [
     "regression_figure",
     "round_significant",
     "scores_figure",
+    "set_palette",
     "simplex_vertices",
+    "style",
     "tied_figure",
     "token_colors",
+    "token_lines",
+    "trace_index",
 ]

@@ -3,6 +3,7 @@
 Nothing here draws; the figure toolkit (``polarize.plots``) and the pages build on it.
 """
 
+from polarize.science.floors import kl_floor
 from polarize.science.simplex import simplex_shares
 from polarize.science.studies import (
     DescentComparison,
@@ -26,6 +27,7 @@ __all__ = [
     "flow_vs_descent",
     "format_time",
     "judge",
+    "kl_floor",
     "polarization_rate",
     "simplex_shares",
     "sweep",

@@ -1,0 +1,238 @@
+"""The one small-multiples renderer: panels of curves, animated together or static.
+
+``animated_grid`` lays out ``Panel`` objects row by row in one Plotly figure.
+Animated, a marker rides on each moving curve against (log) time, and every
+panel moves with the same frames (evenly spaced in log time), play button and
+time slider. Static (``animated=False``, or no moving curve), the same panels
+without frames or controls: the paper's exported figures are these.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from polarize.plots import style
+from polarize.plots.animation import FRAMES, animation_controls
+from polarize.plots.lines import Line, Panel, line_trace
+from polarize.plots.numbers import log_span, rounded, span
+from polarize.science import format_time
+
+__all__ = ["animated_grid", "trace_uid"]
+
+_TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, 130, 40
+
+
+def trace_uid(panel: int, line: int | str) -> str:
+    """The ``uid`` of line ``line`` (0-based) of panel ``panel`` (0-based), or of its markers (``"now"``).
+
+    By position, not by name: plotly.js puts a trace's ``uid`` into CSS selectors,
+    so it must stay a plain identifier.
+    """
+    return f"panel{panel}-{'now' if line == 'now' else f'line{line}'}"
+
+
+def _clean(line: Line, panel: Panel) -> tuple[np.ndarray, np.ndarray]:
+    """The points of ``line`` that ``panel``'s axes can show: finite, and positive on log axes."""
+    x, y = np.asarray(line.x, dtype=float), np.asarray(line.y, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    if panel.log_x:
+        keep &= x > 0
+    if panel.log_y:
+        keep &= y > 0
+    return x[keep], y[keep]
+
+
+def _cells(panels: Sequence[Panel], cols: int) -> tuple[list[list[dict | None]], list[tuple[int, int]]]:
+    """Subplot specs and each panel's (row, col), 0-based, filling rows left to right."""
+    specs: list[list[dict | None]] = []
+    where, col = [], cols
+    for panel in panels:
+        width = min(panel.span, cols)
+        if col + width > cols:
+            specs.append([None] * cols)
+            col = 0
+        specs[-1][col] = {"colspan": width} if width > 1 else {}
+        where.append((len(specs) - 1, col))
+        col += width
+    return specs or [[None] * cols], where
+
+
+def _note(text: str, width: int) -> str:
+    """A note broken into at most four lines of about ``width`` characters (plotly does not wrap)."""
+    return "<br>".join(textwrap.wrap(text, width, max_lines=4, placeholder="..."))
+
+
+def _frame_times(panels: Sequence[Panel], cleaned: list, frames: int) -> np.ndarray:
+    """Times of the frames: evenly spaced in log time over the moving curves on time axes."""
+    riding = [x for p, c in zip(panels, cleaned, strict=True) if p.log_x
+              for line, (x, _) in zip(p.lines, c, strict=True) if line.moving and len(x)]
+    if not riding:
+        return np.array([])
+    lo, hi = min(x[0] for x in riding), max(x[-1] for x in riding)
+    return np.geomspace(lo, hi, frames) if hi > lo else np.array([hi])
+
+
+def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[str]) -> list[dict]:
+    """The traces of one panel's curves, one legend entry per name across the figure."""
+    suffix = "" if i == 0 else str(i + 1)
+    out = []
+    for j, (line, (x, y)) in enumerate(zip(panel.lines, points, strict=True)):
+        first = line.name not in named
+        if line.legend:
+            named.add(line.name)
+        extra = dict(marker=dict(size=11)) if panel.markers else {}
+        out.append(line_trace(dataclasses.replace(line, x=x, y=y), f"x{suffix}", f"y{suffix}",
+                              mode="lines+markers" if panel.markers else "lines",
+                              uid=trace_uid(i, j), showlegend=legend and line.legend and first,
+                              legendgroup=line.name, **extra))
+    return out
+
+
+def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[float] | None,
+          x_title: bool, cols: int) -> None:
+    """Fixed ranges, types, titles and ticks of panel ``i``'s axes (no range for an empty panel)."""
+    suffix = "" if i == 0 else str(i + 1)
+    common = style.axis_style() | dict(automargin=True)
+    xs = [x for x, _ in points if len(x)]
+    ys = [y for _, y in points if len(y)]
+    x_range = (time_range if panel.log_x else span(np.concatenate(xs), pad=0.04)) if xs else None
+    # Narrow panels get fewer decade labels, so that they stay upright.
+    x_ticks = style.decade_ticks(x_range, most=4 if cols <= 4 else 3) if panel.log_x else {}
+    layout["xaxis" + suffix].update(common, type="log" if panel.log_x else "linear",
+                                    title=dict(text=panel.x_title if x_title else "", font=style.font(-2)),
+                                    **x_ticks, **({"range": x_range} if x_range else {}))
+    y_range = list(panel.y_range or ()) or (
+        (log_span(np.concatenate(ys)) if panel.log_y else span(np.concatenate(ys), floor=panel.y_floor))
+        if ys else None)
+    # Log axes: whole decades, or (over less than 3 decades) 1, 2 and 5 times them, never every digit.
+    y_ticks = (style.decade_ticks(y_range) or {"dtick": "D2"}) if panel.log_y else {}
+    layout["yaxis" + suffix].update(common, type="log" if panel.log_y else "linear",
+                                    title=dict(text=panel.y_title, font=style.font(-2)),
+                                    **y_ticks, **({"range": y_range} if y_range else {}))
+    if panel.note:
+        layout["annotations"].append(dict(
+            text=_note(panel.note, max(30, 170 // cols)), xref=f"x{suffix} domain", yref=f"y{suffix} domain",
+            x=0.02, y=0.97, xanchor="left", yanchor="top", showarrow=False, align="left",
+            bgcolor=style.PALETTE.veil, font=style.font(-5, style.PALETTE.alert)))
+
+
+def _riders(panel: Panel, points: list) -> list[tuple[Line, tuple[np.ndarray, np.ndarray]]]:
+    """The moving curves of a panel that have points; only curves against time move."""
+    if not panel.log_x:
+        return []
+    return [(line, xy) for line, xy in zip(panel.lines, points, strict=True) if line.moving and len(xy[0])]
+
+
+def _at(tau: float, riders: list) -> dict[str, Any]:
+    """The markers' positions at time ``tau``: each curve's last point at or before it."""
+    at = [min(max(int(np.searchsorted(x, tau, side="right")) - 1, 0), len(x) - 1) for _, (x, _) in riders]
+    return dict(x=rounded([x[k] for (_, (x, _)), k in zip(riders, at, strict=True)]),
+                y=rounded([y[k] for (_, (_, y)), k in zip(riders, at, strict=True)]))
+
+
+def _x_titled(panels: Sequence[Panel], where: list[tuple[int, int]]) -> list[bool]:
+    """Whether each panel shows its x title: not when the panel below has the same one."""
+    below = {}
+    for panel, (row, col) in zip(panels, where, strict=True):
+        for c in range(col, col + panel.span):
+            below[(row, c)] = panel.x_title
+    return [below.get((row + 1, col)) != panel.x_title
+            for panel, (row, col) in zip(panels, where, strict=True)]
+
+
+def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
+                  legend: bool = False, animated: bool = True, height: int | None = None) -> go.Figure:
+    """Small multiples that play together: one figure, shared frames, one play button and slider.
+
+    Parameters
+    ----------
+    panels : sequence of Panel, length P
+        Laid out row by row, ``cols`` columns per row (a panel spans ``Panel.span`` of them).
+    cols : int
+    frames : int
+        Number of animation frames, evenly spaced in log time between the
+        earliest and the latest time of the moving curves.
+    row_height : int
+        Pixels per row of panels.
+    legend : bool
+        Show the legend (entries of lines with ``legend=True``), above the panels.
+    animated : bool
+        False for a static figure of the same panels (no markers, frames or controls).
+    height : int, optional
+        The figure's height in pixels, instead of one from ``row_height``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Each curve as a trace with ``uid`` ``trace_uid(panel, line)``, then one
+        marker trace per panel with moving curves (``trace_uid(panel, "now")``);
+        ``F`` frames (named ``"0"``...) that move only those markers; fixed
+        axis ranges; ``layout.meta`` records ``panels`` (P), ``frame_times``
+        (F) and ``animated`` (indices of the marker traces). Without moving
+        curves, or with ``animated=False``, a static figure.
+    """
+    specs, where = _cells(panels, cols)
+    rows = len(specs)
+    titles = [p.title for p in panels]
+    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
+                        horizontal_spacing=min(0.09, 0.5 / cols), vertical_spacing=min(0.16, 0.6 / rows))
+    layout = fig.layout.to_plotly_json()
+    layout.setdefault("annotations", [])
+    for ann in layout["annotations"]:
+        ann["font"] = style.font(0, style.PALETTE.ink)
+    cleaned = [[_clean(line, p) for line in p.lines] for p in panels]
+    times = _frame_times(panels, cleaned, frames) if animated else np.array([])
+    # Every time axis spans the same times, so that the panels can be read (and played) side by side.
+    time_x = [x for p, c in zip(panels, cleaned, strict=True) if p.log_x for x, _ in c]
+    time_range = log_span(np.concatenate(time_x), pad=0.02) if time_x else None
+    data: list[dict[str, Any]] = []
+    moving: list[tuple[int, list]] = []
+    named: set[str] = set()
+    for i, (panel, points, titled) in enumerate(zip(panels, cleaned, _x_titled(panels, where), strict=True)):
+        data += _panel_traces(i, panel, points, legend, named)
+        riders = _riders(panel, points) if len(times) else []
+        if riders:
+            moving.append((len(data), riders))
+            suffix = "" if i == 0 else str(i + 1)
+            data.append(dict(type="scatter", mode="markers", name="now", uid=trace_uid(i, "now"),
+                             showlegend=False, hoverinfo="skip", xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+                             marker=dict(color=[line.color or style.PALETTE.ink for line, _ in riders],
+                                         size=9, line=dict(color=style.PALETTE.background, width=1)),
+                             **_at(float(times[0]), riders)))
+        _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols)
+    return _finish(data, layout, moving, times, rows=rows, row_height=row_height, legend=legend,
+                   height=height, panels=len(panels))
+
+
+def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, rows: int, row_height: int,
+            legend: bool, height: int | None, panels: int) -> go.Figure:
+    """Frames, controls and the figure's layout."""
+    animated = [index for index, _ in moving]
+    frame_list = [dict(name=str(j), traces=animated,
+                       data=[dict(type="scatter", **_at(float(tau), riders)) for _, riders in moving])
+                  for j, tau in enumerate(times)] if animated else []
+    bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
+    height = height or row_height * rows + (170 if animated else 90)
+    layout.update(
+        style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=_TOP, b=bottom)),
+        showlegend=legend,
+        legend=dict(orientation="h", x=0.0, y=1.0 + 40 / height, yanchor="bottom", font=style.font(-3)),
+        meta=dict(panels=panels, frame_times=rounded(times) if animated else [], animated=animated),
+    )
+    if animated:
+        controls = animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times])
+        # Place the controls in pixels below the plot, whatever the figure's height.
+        plot = height - _TOP - bottom
+        for menu, offset in zip(controls["updatemenus"], (60, 105), strict=True):
+            menu["y"] = -offset / plot
+        controls["sliders"][0]["y"] = -50 / plot
+        layout.update(controls)
+    # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
+    return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)

@@ -1,0 +1,99 @@
+"""Numbers on their way to the browser: rounding and fixed axis ranges.
+
+Rounding to a few significant digits keeps figures small, which Plotly 6's
+binary arrays do not: numpy float64 arrays go out as base64 of 8 bytes a number
+(about 11 characters), longer than a 5-digit decimal. Measured on the Explorer's
+dashboard (``fig.to_json()``): 161 kB rounded, 238 kB as arrays, 266 kB as
+unrounded lists for the default run; 597 kB, 893 kB and 1.18 MB for
+``n = d = 64``; rounding costs some 40 ms of building and saves as much in encoding.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DIGITS", "log_span", "round_significant", "rounded", "span"]
+
+DIGITS = 5
+"""Significant digits kept for every number sent to the browser."""
+
+
+def round_significant(x: Any, digits: int = DIGITS) -> np.ndarray:
+    """Round to ``digits`` significant digits, so that the JSON of each number is short.
+
+    Parameters
+    ----------
+    x : array_like, any shape
+    digits : int
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+        Each finite non-zero entry replaced by the double nearest to its rounded
+        decimal value (whose shortest repr has at most ``digits`` digits);
+        zeros and non-finite entries unchanged.
+    """
+    x = np.array(x, dtype=float)
+    out = x.copy()
+    mask = np.isfinite(x) & (x != 0)
+    if not np.any(mask):
+        return out
+    v = x[mask]
+    k = digits - 1 - np.floor(np.log10(np.abs(v))).astype(int)
+    res = np.empty_like(v)
+    up = k >= 0
+    # Divide by a power of ten rather than multiply by its inverse: 10**-k is not exact.
+    scale = 10.0 ** k[up]
+    res[up] = np.rint(v[up] * scale) / scale
+    scale = 10.0 ** (-k[~up])
+    res[~up] = np.rint(v[~up] / scale) * scale
+    out[mask] = res
+    return out
+
+
+def rounded(x: Any, digits: int = DIGITS) -> list:
+    """Rounded values as a (nested) list of Python floats: the shortest JSON (see the module note)."""
+    return round_significant(x, digits).tolist()
+
+
+def span(values: Any, *, pad: float = 0.06, floor: tuple[float, float] | None = None) -> list[float]:
+    """A fixed linear axis range covering ``values`` (and ``floor``), padded on both sides.
+
+    Parameters
+    ----------
+    values : array_like, any shape
+        Non-finite entries are ignored; ``[0, 1]`` (padded) when none is left.
+    pad : float
+        Fraction of the width added on each side.
+    floor : (float, float), optional
+        Values the range must include.
+
+    Returns
+    -------
+    [low, high] : list of float, rounded
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v)]
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
+    if floor is not None:
+        lo, hi = min(lo, floor[0]), max(hi, floor[1])
+    if hi - lo < 1e-12:
+        lo, hi = lo - 0.5, hi + 0.5
+    width = hi - lo
+    return [float(round_significant(lo - pad * width)), float(round_significant(hi + pad * width))]
+
+
+def log_span(values: Any, pad: float = 0.04) -> list[float] | None:
+    """A log axis range (log10 of its ends) covering the positive ``values``; None when there are none."""
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return None
+    lo, hi = math.log10(v.min()), math.log10(v.max())
+    if hi - lo < 1e-9:
+        lo, hi = lo - 0.5, hi + 0.5
+    width = hi - lo
+    return [round(lo - pad * width, 4), round(hi + pad * width, 4)]
