@@ -107,11 +107,11 @@ def test_a_shared_link_reproduces_its_settings(server, page):
 
 
 def test_the_exported_dashboard_plays_offline(browser, tmp_path):
-    from polarize import explorer, export
+    from polarize.web import explorer, export
 
     view = explorer.explore(Experiment(n=4, d=4), frames=30)
     path = tmp_path / "dashboard.html"
-    path.write_text(export.dashboard_html(view.figure))
+    path.write_text(export.dashboard_html(view.plots()[0].figure))
     context = browser.new_context(offline=True, viewport={"width": 1600, "height": 900})
     page = context.new_page()
     page.goto(path.as_uri())

@@ -145,7 +145,8 @@ class Control:
                 raise ValueError("must be a whole number")
             value = int(value)
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
-            raise ValueError(f"must be between {self.low:g} and {self.high:g}")
+            low, high = (f"{int(x)}" if self.integer else f"{x:g}" for x in (self.low, self.high))
+            raise ValueError(f"must be between {low} and {high}")
         return value
 
     def _parse_list(self, raw: Any) -> tuple[Any, ...]:

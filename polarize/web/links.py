@@ -69,13 +69,14 @@ def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any],
 
 
 def _culprit(spec: PageSpec, base: Values, candidate: dict[str, Any], problem: Problem) -> str:
-    """The link field to drop for ``problem``: of the fields it names, the first whose removal alone
-    makes the values pass (so that a link loses as little as it must).
+    """The link field to drop for ``problem``: the first whose removal alone makes the values pass
+    (so that a link loses as little as it must), trying the fields the problem names first.
 
     Falls back to the first named field the link set, then to the link's latest value.
     """
     named = [key for key in problem.fields if key in candidate]
-    for key in named:
+    others = [key for key in reversed(candidate) if key not in named]
+    for key in named + others:
         rest = {k: v for k, v in candidate.items() if k != key}
         if spec.check({**base, **rest}) is None:
             return key

@@ -38,12 +38,14 @@ def experiment(values: Mapping[str, Any]) -> Experiment:
 
 
 def check(values: Mapping[str, Any]) -> Problem | None:
+    if values["method"] == "gd":
+        problem = gd_problem(values, (values["lr"],), "lr", "Learning rate")
+        if problem:
+            return problem
     try:
-        built = experiment(values)
+        experiment(values)
     except ConfigError as exc:
         return field_problem(exc, LABELS)
-    if built.method == "gd":
-        return gd_problem(values, (built.lr,), "lr", "Learning rate")
     return None
 
 
