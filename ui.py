@@ -39,10 +39,14 @@ prestart()
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
 
-def navigation() -> Any:
-    """``st.navigation`` over every page of ``polarize.web.pages`` (the Explorer at the root)."""
-    return st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
-                                  default=p.default) for p in PAGES])
+def run_app() -> None:
+    """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
+    st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
+                       initial_sidebar_state="expanded")
+    # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+    st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+    st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
+                           default=p.default) for p in PAGES]).run()
 
 
 def through_app() -> None:
