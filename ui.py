@@ -1,29 +1,56 @@
-"""Streamlit glue shared by the pages: the cached engine calls and the Explorer's link state.
+"""The one Streamlit renderer: draws any page spec (``polarize.web.page.PageSpec``).
 
-Everything numerical lives in ``polarize`` (``polarize.explorer`` above all);
-this module only caches its calls and moves control values between the URL,
-``st.session_state`` and the widgets.
+``render(spec)`` gives the page's controls their values (from a shared link on
+a first visit, else as the user left them), draws them in the sidebar, writes
+them into the address, and shows the ``View`` the spec makes of them. Everything
+a page knows lives in ``polarize.web``; only this module imports Streamlit.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from polarize import comparisons as cmp
-from polarize import explorer as ex
-from polarize import export
 from polarize.config import Experiment
-from polarize.presets import PRESETS
 from polarize.runner import prestart
+from polarize.web import links
+from polarize.web.controls import Control
+from polarize.web.page import (
+    Caption,
+    Columns,
+    Header,
+    Maths,
+    Metric,
+    PageSpec,
+    Plot,
+    Problem,
+    Table,
+    Text,
+    View,
+)
+from polarize.web.pages import PAGES, by_name
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
 
+PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+
+
+def run_app() -> None:
+    """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
+    st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
+                       initial_sidebar_state="expanded")
+    # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+    st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+    st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
+                           default=p.default) for p in PAGES]).run()
+
 
 def through_app() -> None:
-    """Make sure this page runs inside ``app.py``'s navigation; call it first on every page.
+    """Make sure this page runs inside ``app.py``'s navigation; ``render`` calls it first.
 
     Until ``st.navigation`` has run once, a fresh server treats a ``pages/`` folder as
     Streamlit's legacy multipage app: a shared link to a page opened first (``/rates``)
@@ -37,233 +64,226 @@ def through_app() -> None:
         PagesManager.uses_pages_directory = False
         st.rerun()
 
-_SAVED = "_explorer_saved"
-"""Session key: the Explorer's control values, kept while another page is shown."""
-_LINK = "_explorer_link"
-"""Session key: (values read from the opening link, what the link had that was ignored)."""
-
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={Experiment: Experiment.to_json})
-def explore(experiment: Experiment) -> ex.Exploration:
-    """``polarize.explorer.explore``, cached on the experiment (keyed by its exact JSON, arrays included).
+def _view(name: str, job: Any) -> View:
+    """The page's view of a job, shared by every session (keyed by an experiment's exact JSON).
 
-    A resource cache rather than ``st.cache_data``: the result is immutable and
-    shared as is, and its figure stays a built ``go.Figure``. ``cache_data`` would
-    unpickle it on every rerun, and ``st.plotly_chart`` re-validates any figure
-    given as a dict: together a quarter of a second per rerun, a third of the
-    budget for a changed control.
+    A resource cache rather than ``st.cache_data``: a view is immutable and shared
+    as is, and its figures stay built ``go.Figure`` objects. ``cache_data`` would
+    unpickle them on every rerun, and ``st.plotly_chart`` re-validates a figure given
+    as a dict: together a quarter of a second per rerun.
     """
-    return ex.explore(experiment)
+    return by_name(name).view(job)
 
 
-@st.cache_data(show_spinner=False)
-def maths_figures() -> dict[str, dict[str, Any]]:
-    """``polarize.explorer.maths_figures``, computed once per server."""
-    return ex.maths_figures()
+def render(spec: PageSpec) -> None:
+    """Draw a page: its controls in the sidebar and the address, then its view."""
+    through_app()
+    ignored = _init_state(spec)
+    values = _sidebar(spec)
+    _share(spec, values)
+    st.title(spec.title)
+    caption = spec.caption(values)
+    if caption:
+        st.caption(caption)
+    if ignored:
+        st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
+                   + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
+    job = spec.make_job(values)
+    if isinstance(job, Problem):
+        st.error(job.message, icon=":material/error:")
+        st.stop()
+    with st.spinner(spec.spinner, show_time=True):
+        view = _view(spec.name, job)
+    if view.sidebar:
+        st.sidebar.caption(view.sidebar)
+    if view.error:
+        st.error(view.error, icon=":material/error:")
+        st.stop()
+    for warning in view.warnings:
+        st.warning(warning, icon=":material/warning:")
+    for block in view.blocks:
+        _block(block, spec.name)
+    _downloads(view, spec.name)
 
 
-def init_controls() -> dict[str, str]:
-    """Give every Explorer control a value in ``st.session_state`` before its widget is drawn.
+# ---- the controls' state -------------------------------------------------------------------------
 
-    On the first visit of a session the values come from the URL (a shared
-    link); afterwards from what the user last set (also after a visit to
-    another page, which drops the widgets' own state).
+
+def _key(spec: PageSpec, key: str) -> str:
+    return f"{spec.name}_{key}"
+
+
+def _init_state(spec: PageSpec) -> dict[str, str]:
+    """Give the page's widgets their values: from the link on a first visit, else as last left.
 
     Returns
     -------
     dict
-        What the opening link had that was ignored (key -> reason), for as long
-        as the controls still hold the link's values; empty otherwise.
-    """
-    state = st.session_state
-    if not all(key in state for key in ex.CONTROLS):
-        saved = state.get(_SAVED)
-        if saved is None:
-            parsed = ex.parse_query(st.query_params.to_dict())
-            saved = {"preset": parsed.preset, **parsed.values}
-            state[_LINK] = (dict(saved), parsed.ignored)
-        for key, value in saved.items():
-            if key not in state:
-                state[key] = value
-    link = state.get(_LINK)
-    if link is None:
-        return {}
-    loaded, ignored = link
-    if current_values(with_preset=True) != loaded:
-        state[_LINK] = None  # the user has moved on from the link: stop reporting it
-        return {}
-    return ignored
-
-
-def current_values(*, with_preset: bool = False) -> dict[str, Any]:
-    """The controls' values now (``FIELD_KEYS``, and ``preset`` if asked)."""
-    keys = ex.CONTROLS if with_preset else ex.FIELD_KEYS
-    return {key: st.session_state[key] for key in keys if key in st.session_state}
-
-
-def apply_preset() -> None:
-    """Widget callback: load the chosen preset's values into every control."""
-    for key, value in ex.preset_values(st.session_state["preset"]).items():
-        st.session_state[key] = value
-
-
-def save_and_share(preset: str, values: dict[str, Any]) -> None:
-    """Remember the controls for this session and write them into the URL (a shareable link)."""
-    st.session_state[_SAVED] = {"preset": preset, **values}
-    query = ex.to_query(preset, values)
-    if st.query_params.to_dict() != query:
-        st.query_params.from_dict(query)
-
-
-def preset_description(name: str) -> str:
-    """The preset's one-line description."""
-    return PRESETS[name].description
-
-
-# ---- the comparison pages ------------------------------------------------------------------------
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def compare(page: str, settings: tuple[tuple[str, Any], ...]) -> cmp.Comparison:
-    """``polarize.comparisons.compare``, cached on the page and its control values (see ``explore``)."""
-    return cmp.compare(page, dict(settings))
-
-
-def _widget_key(page: str, key: str) -> str:
-    return f"{page}_{key}"
-
-
-def _init_page(spec: cmp.PageSpec) -> dict[str, str]:
-    """Give the page's widgets their values (from the link on a first visit, else as last left).
-
-    Returns
-    -------
-    dict
-        What the opening link had that was ignored, while the controls still hold the link's values.
+        What the opening link had that was ignored (key -> a line of markdown), for as long as the
+        controls still hold the link's values; empty otherwise.
     """
     state, saved_key, link_key = st.session_state, f"_{spec.name}_saved", f"_{spec.name}_link"
-    keys = [_widget_key(spec.name, k) for k in spec.controls]
-    if not all(k in state for k in keys):
+    if not all(_key(spec, key) in state for key in spec.keys):
         saved = state.get(saved_key)
-        if saved is None and _arrived_from_another_page(spec.name):
-            saved = cmp.preset_defaults(spec)  # the address holds another page's settings, not a link here
+        if saved is None and _arrived_from_another_page(spec):
+            saved = spec.defaults(None)  # the address holds another page's settings, not a link here
         elif saved is None:
-            saved, ignored = cmp.parse_page_query(spec, st.query_params.to_dict())
-            state[link_key] = (dict(saved), ignored)
+            query = st.query_params.to_dict()
+            saved, ignored = links.read_link(spec, query)
+            saved = _settle(spec, saved)
+            state[link_key] = (saved, {key: f"{_code(f'{key}={query[key]}')}: {reason}"
+                                       for key, reason in ignored.items()})
         for key, value in saved.items():
-            widget = _widget_key(spec.name, key)
-            if widget not in state:
-                state[widget] = list(value) if isinstance(value, tuple) else value
+            state.setdefault(_key(spec, key), list(value) if isinstance(value, tuple) else value)
     link = state.get(link_key)
     if link is None:
         return {}
     loaded, ignored = link
-    if _page_values(spec) != loaded:
-        state[link_key] = None  # the user has moved on from the link
+    if _values(spec) != loaded:
+        state[link_key] = None  # the user has moved on from the link: stop reporting it
         return {}
     return ignored
 
 
-def _arrived_from_another_page(name: str) -> bool:
+def _arrived_from_another_page(spec: PageSpec) -> bool:
     """Whether another page has run in this session (its settings may still be in the address)."""
-    others = [f"_{other}_saved" for other in cmp.PAGES if other != name] + [_SAVED]
-    return any(key in st.session_state for key in others)
+    return any(f"_{other.name}_saved" in st.session_state for other in PAGES if other.name != spec.name)
 
 
-def _page_values(spec: cmp.PageSpec) -> dict[str, Any]:
+def _values(spec: PageSpec) -> dict[str, Any]:
     """The page's control values now (lists as sorted tuples)."""
     out = {}
-    for key in spec.controls:
-        value = st.session_state.get(_widget_key(spec.name, key))
+    for key in spec.keys:
+        value = st.session_state.get(_key(spec, key))
         out[key] = tuple(sorted(value)) if isinstance(value, list) else value
     return out
 
 
-def _load_page_preset(spec: cmp.PageSpec) -> None:
-    preset = st.session_state[_widget_key(spec.name, "preset")]
-    for key, value in cmp.preset_defaults(spec, preset).items():
-        st.session_state[_widget_key(spec.name, key)] = list(value) if isinstance(value, tuple) else value
+def _settle(spec: PageSpec, values: dict[str, Any]) -> dict[str, Any]:
+    """The values with every derived control set (e.g. the tied model's d = n)."""
+    values = dict(values)
+    for control in spec.controls:
+        derived = control.derive(values) if control.derive else None
+        if derived is not None:
+            values[control.key] = derived
+    return values
 
 
-def _control_widget(spec: cmp.PageSpec, key: str, control: ex.Control) -> None:
-    """Draw one control in the sidebar, its widget chosen by the control's kind."""
-    widget = _widget_key(spec.name, key)
-
-    def name(option: Any) -> str:
-        return ex.option_name(key, option) if key in ex.CONTROLS else f"{option:g}"
-
-    if control.kind == "list":
-        st.multiselect(control.label, control.options, key=widget, format_func=name, help=control.help,
-                       max_selections=getattr(control, "most", None))
-    elif control.kind == "choice":
-        on_change = (lambda: _load_page_preset(spec)) if key == "preset" else None
-        st.selectbox(control.label, control.options, key=widget, format_func=name, help=control.help,
-                     on_change=on_change)
-    elif control.options:
-        st.select_slider(control.label, control.options, key=widget, format_func=name, help=control.help)
-    elif control.kind == "int":
-        st.number_input(control.label, int(control.low), int(control.high), step=1, key=widget,
-                        help=control.help)
-    else:
-        st.number_input(control.label, control.low, control.high, step=0.1, key=widget, format="%g",
-                        help=control.help)
-
-
-def comparison_page(name: str) -> None:
-    """Draw a comparison page: controls in the sidebar (and the URL), figures, captions, table, downloads."""
-    through_app()
-    spec = cmp.PAGES[name]
-    ignored = _init_page(spec)
-    with st.sidebar:
-        for key, control in spec.controls.items():
-            _control_widget(spec, key, control)
-            if key == "preset":
-                st.caption(preset_description(st.session_state[_widget_key(name, key)]))
-    values = _page_values(spec)
-    st.session_state[f"_{name}_saved"] = values
-    query = cmp.to_page_query(spec, values)
+def _share(spec: PageSpec, values: dict[str, Any]) -> None:
+    """Remember the values for this session and write them into the URL (a shareable link)."""
+    st.session_state[f"_{spec.name}_saved"] = values
+    query = links.to_query(spec, values)
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 
-    st.title(spec.title)
-    st.caption(spec.intro + " Every setting is in the page's address: copy it to share this view.")
-    if ignored:
-        lines = "\n".join(f"- `{key}`: {reason}" for key, reason in ignored.items())
-        st.warning(f"This link had values this page could not use; it used the defaults instead:\n\n{lines}",
-                   icon=":material/link_off:")
-    problem = spec.check(values)
-    if problem:
-        st.error(problem, icon=":material/error:")
-        st.stop()
-    with st.spinner("Running the comparison...", show_time=True):
-        view = compare(name, tuple(values.items()))
-    if view.error:
-        st.error(view.error, icon=":material/error:")
-        st.stop()
-    for note in view.notes:
-        st.warning(note, icon=":material/warning:")
-    if view.metrics:
-        for column, (label, text, help_text) in zip(st.columns(4), view.metrics, strict=False):
-            column.metric(label, text, help=help_text)
-    for shown in view.figures:
-        st.plotly_chart(shown.figure, key=f"{name}_{shown.key}", theme=None,
-                        config={"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]})
-        st.caption(shown.caption)
-    if view.table:
-        st.dataframe(view.table, key=f"{name}_table", hide_index=True)
 
+def _load_preset(spec: PageSpec) -> None:
+    """Widget callback: load the chosen preset's values into every control."""
+    for key, value in spec.defaults(st.session_state[_key(spec, "preset")]).items():
+        st.session_state[_key(spec, key)] = list(value) if isinstance(value, tuple) else value
+
+
+def _code(text: str, most: int = 60) -> str:
+    """``text`` (from a link: not ours) as a Markdown code span, shortened, shown as is."""
+    text = " ".join(str(text).split())
+    text = text if len(text) <= most else text[:most - 1] + "\u2026"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"`{text}`"
+
+
+# ---- the sidebar --------------------------------------------------------------------------------
+
+
+def _sidebar(spec: PageSpec) -> dict[str, Any]:
+    """Draw the page's controls (derived values set, rules applied); their values."""
+    values = _settle(spec, _values(spec))
+    state, group, row = st.session_state, "", []
+    with st.sidebar:
+        for control in spec.controls:
+            key = _key(spec, control.key)
+            if state.get(key) != values[control.key] and control.derive:
+                state[key] = values[control.key]
+            if control.group and control.group != group:
+                st.subheader(control.group)
+                group = control.group
+            if control.half:
+                row = row or list(st.columns(2))
+                where = row.pop(0)
+            else:
+                row, where = [], st.sidebar
+            _widget(spec, control, where, values)
+    return values
+
+
+def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]) -> None:
+    """Draw one control, its widget chosen by its kind."""
+    key = _key(spec, control.key)
+    enabled = control.enabled(values)
+    help_text = control.help + ("" if enabled else control.off_help)
+    common = {"key": key, "disabled": not enabled, "help": help_text}
+    c = control
+    if c.kind in ("slider", "number"):
+        number = where.slider if c.kind == "slider" else where.number_input
+        if c.integer:
+            number(c.label, int(c.low), int(c.high), step=int(c.step or 1), **common)
+        else:
+            number(c.label, float(c.low), float(c.high), step=c.step, format="%g", **common)
+    else:
+        draw: dict[str, Callable[..., Any]] = {
+            "select": lambda: where.selectbox(c.label, c.options, format_func=c.name, **common,
+                                              on_change=_load_preset if c.key == "preset" else None,
+                                              args=(spec,)),
+            "radio": lambda: where.radio(c.label, c.options, format_func=c.name, horizontal=True, **common),
+            "select_slider": lambda: where.select_slider(c.label, c.options, format_func=c.name, **common),
+            "multiselect": lambda: where.multiselect(c.label, c.options, format_func=c.name,
+                                                     max_selections=c.most, **common),
+        }
+        draw[c.kind]()
+    if c.caption:
+        where.caption(c.caption(st.session_state[key]))
+
+
+# ---- the view -----------------------------------------------------------------------------------
+
+
+def _columns(block: Columns, page: str) -> None:
+    for column, blocks in zip(st.columns(block.widths or len(block.columns), gap=block.gap), block.columns,
+                              strict=True):
+        with column:
+            for inner in blocks:
+                _block(inner, page)
+
+
+def _plot(block: Plot, page: str) -> None:
+    st.plotly_chart(block.figure, key=f"{page}_{block.key}", theme=None,
+                    config=PLOT_CONFIG if block.modebar else {"displaylogo": False})
+    if block.caption:
+        st.caption(block.caption)
+
+
+_DRAW: dict[type, Callable[[Any, str], None]] = {
+    Text: lambda b, page: st.markdown(b.text),
+    Caption: lambda b, page: st.caption(b.text),
+    Header: lambda b, page: st.header(b.text),
+    Maths: lambda b, page: st.latex(b.latex),
+    Metric: lambda b, page: st.metric(b.label, b.value, help=b.help or None),
+    Table: lambda b, page: st.dataframe(list(b.rows), key=f"{page}_table", hide_index=True),
+    Plot: _plot,
+    Columns: _columns,
+}
+
+
+def _block(block: Any, page: str) -> None:
+    _DRAW[type(block)](block, page)
+
+
+def _downloads(view: View, page: str) -> None:
+    if not view.downloads:
+        return
     st.subheader("Downloads")
-    stem = view.stem
-    buttons = st.columns(2 + len(view.figures))
-    buttons[0].download_button("Table (CSV)", view.table_csv, f"{stem}.csv", mime="text/csv",
-                               on_click="ignore", icon=":material/table:", key=f"{name}_download_csv")
-    buttons[1].download_button("Every run (JSON)", view.data_json, f"{stem}.json", mime="application/json",
-                               on_click="ignore", icon=":material/data_object:", key=f"{name}_download_json",
-                               help="The settings and each run's whole trajectory and configuration.")
-    for column, shown in zip(buttons[2:], view.figures, strict=True):
-        label = "Figure (HTML)" if len(view.figures) == 1 else f"Figure: {shown.key} (HTML)"
-        column.download_button(label,
-                               lambda figure=shown.figure: export.dashboard_html(figure, title=stem),
-                               f"{stem}-{shown.key}.html", mime="text/html", on_click="ignore",
-                               icon=":material/movie:", key=f"{name}_download_{shown.key}",
-                               help="The figure as one file that plays offline (plotly.js embedded).")
+    for column, d in zip(st.columns(len(view.downloads)), view.downloads, strict=True):
+        column.download_button(d.label, d.data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
+                               key=f"{page}_download_{d.key}", help=d.help)

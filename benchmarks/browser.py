@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from browser_support import AppServer, launch_browser, wait_for_figure  # noqa: E402
 
-from polarize import explorer  # noqa: E402
+from polarize.web import explorer  # noqa: E402
+from polarize.web.links import read_link  # noqa: E402
 
 SCENARIOS = {"default (n = 8)": "", "n = 64": "n=64&d=64"}
 
@@ -55,9 +56,9 @@ def change_seed(page, seed: int, before: str) -> tuple[float, str]:
 
 def payload_bytes(query: str) -> int:
     values = dict(pair.split("=") for pair in query.split("&") if pair)
-    state = explorer.parse_query(values)
-    view = explorer.explore(explorer.build_experiment(state.preset, state.values))
-    return len(pio.to_json(view.figure.to_dict(), validate=False).encode())
+    state, _ = read_link(explorer.EXPLORER, values)
+    view = explorer.explore(explorer.build_experiment(state))
+    return len(pio.to_json(view.plots()[0].figure.to_dict(), validate=False).encode())
 
 
 def main() -> int:

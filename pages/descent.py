@@ -1,5 +1,6 @@
 """Flow vs descent: the exact flow against gradient descent at several learning rates."""
 
 import ui
+from polarize.web import pages
 
-ui.comparison_page("descent")
+ui.render(pages.DESCENT)

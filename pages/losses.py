@@ -1,5 +1,6 @@
 """Loss and conditioning: three losses from one start, and the regression against kappa."""
 
 import ui
+from polarize.web import pages
 
-ui.comparison_page("losses")
+ui.render(pages.LOSSES)

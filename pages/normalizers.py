@@ -1,5 +1,6 @@
 """Normalizers side by side: one start under every normalizer, small multiples that play together."""
 
 import ui
+from polarize.web import pages
 
-ui.comparison_page("normalizers")
+ui.render(pages.NORMALIZERS)

@@ -1,5 +1,6 @@
 """Massive activations: the tied model's winning column of U grows, the others stay near 1."""
 
 import ui
+from polarize.web import pages
 
-ui.comparison_page("tied")
+ui.render(pages.TIED)

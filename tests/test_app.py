@@ -50,17 +50,23 @@ def test_explorer_is_the_default_page(default_app):
     assert metric(at, "Polarized?") == "Yes"
     assert metric(at, "Winning token").isdigit()
     assert not at.warning and not at.error
-    assert len(at.get("download_button")) == 4
-    assert len(at.caption) >= 5  # a caption under each panel
+    assert [b.label for b in at.get("download_button")] == ["Trajectory (CSV)", "Trajectory (JSON)",
+                                                           "Configuration (JSON)", "Dashboard (HTML)"]
+    captions = [c.value for c in at.caption]
+    assert "Logistic loss, 8 tokens, softmax, from uniform scores." in captions  # the preset's description
+    assert "Preset **default**. Every setting is in the page's address: copy it to share this exact run." \
+        in captions
+    for panel in ("Scores on the simplex", "Scores s_i(t)", "Repulsion", "Entropy H(s(t))", "Loss"):
+        assert any(c.startswith(f"**{panel}") for c in captions), panel  # what to notice in each panel
 
 
 def test_every_control_has_its_key(default_app):
     at = default_app
     for key in ("preset", "n", "d", "loss", "normalizer", "temperature", "method", "lr", "horizon", "seed",
                 "a_init", "a_scale", "a_shift", "V_init", "V_scale"):
-        assert key in at.session_state, key
-    assert at.slider(key="n").value == 8 and at.selectbox(key="preset").value == "default"
-    assert len(at.selectbox(key="normalizer").options) == 8  # every normalizer of the engine
+        assert f"explorer_{key}" in at.session_state, key
+    assert at.slider(key="explorer_n").value == 8 and at.selectbox(key="explorer_preset").value == "default"
+    assert len(at.selectbox(key="explorer_normalizer").options) == 8  # every normalizer of the engine
 
 
 def test_the_url_holds_the_state(default_app):
@@ -73,30 +79,31 @@ def test_the_url_holds_the_state(default_app):
 def test_widgets_change_what_is_shown():
     at = explorer()
     entropy_before = metric(at, "Final entropy")
-    at.slider(key="n").set_value(3).run()
+    at.slider(key="explorer_n").set_value(3).run()
     no_exception(at)
     assert dashboard(at)["layout"]["meta"]["n"] == 3
     assert metric(at, "Final entropy") != entropy_before
     assert at.query_params["n"] in (["3"], "3")
-    at.selectbox(key="normalizer").set_value("sigmoid").run()
+    at.selectbox(key="explorer_normalizer").set_value("sigmoid").run()
     no_exception(at)
     assert metric(at, "Polarized?") == "No"
-    assert at.number_input(key="temperature").disabled
-    at.radio(key="method").set_value("gd").run()
+    assert at.number_input(key="explorer_temperature").disabled
+    at.radio(key="explorer_method").set_value("gd").run()
     no_exception(at)
-    assert not at.number_input(key="lr").disabled
+    assert not at.number_input(key="explorer_lr").disabled
     assert at.error  # 1e6 descent steps: refused in words, not a traceback
-    at.select_slider(key="horizon").set_value(1e3).run()
+    at.select_slider(key="explorer_horizon").set_value(1e3).run()
     no_exception(at)
     assert not at.error and dashboard(at)["layout"]["meta"]["n"] == 3
 
 
 def test_a_preset_loads_its_settings():
     at = explorer()
-    at.selectbox(key="preset").set_value("paper-kl").run()
+    at.selectbox(key="explorer_preset").set_value("paper-kl").run()
     no_exception(at)
-    assert at.slider(key="n").value == 10 and at.selectbox(key="loss").value == "kl"
-    assert at.select_slider(key="horizon").value == 1e6
+    assert at.slider(key="explorer_n").value == 10
+    assert at.selectbox(key="explorer_loss").value == "kl"
+    assert at.select_slider(key="explorer_horizon").value == 1e6
     assert dashboard(at)["layout"]["meta"]["n"] == 10
 
 
@@ -104,8 +111,9 @@ def test_a_shared_link_sets_the_widgets():
     at = explorer({"n": "5", "seed": "3", "loss": "square", "horizon": "1000"})
     no_exception(at)
     assert not at.warning
-    assert at.slider(key="n").value == 5 and at.number_input(key="seed").value == 3
-    assert at.selectbox(key="loss").value == "square" and at.select_slider(key="horizon").value == 1000
+    assert at.slider(key="explorer_n").value == 5 and at.number_input(key="explorer_seed").value == 3
+    assert at.selectbox(key="explorer_loss").value == "square"
+    assert at.select_slider(key="explorer_horizon").value == 1000
     assert dashboard(at)["layout"]["meta"]["n"] == 5
 
 
@@ -113,17 +121,44 @@ def test_garbage_link_warns_and_uses_defaults():
     at = explorer({"n": "many", "loss": "hinge", "bogus": "1", "horizon": "-3", "seed": "3"})
     no_exception(at)
     (warning,) = at.warning
-    for key in ("n", "loss", "bogus", "horizon"):
-        assert f"`{key}`" in warning.value
-    assert at.slider(key="n").value == 8 and at.selectbox(key="loss").value == "logistic"
-    assert at.number_input(key="seed").value == 3  # the valid part of the link is kept
+    for key in ("n", "loss", "horizon"):
+        assert f"`{key}=" in warning.value
+    assert "bogus" not in warning.value  # not a setting of ours: not ours to judge
+    assert at.slider(key="explorer_n").value == 8 and at.selectbox(key="explorer_loss").value == "logistic"
+    assert at.number_input(key="explorer_seed").value == 3  # the valid part of the link is kept
     assert "bogus" not in at.query_params  # the address is cleaned up
     assert dashboard(at)["layout"]["meta"]["n"] == 8
 
 
+def test_the_l2_link_keeps_the_rest_and_says_why():
+    at = explorer({"normalizer": "l2", "seed": "3", "a_scale": "0.5"})
+    no_exception(at)
+    (warning,) = at.warning
+    assert "`normalizer=l2`: The l2 normalizer is undefined at the starting logits" in warning.value
+    assert "seed" not in warning.value and "a_scale" not in warning.value
+    assert at.number_input(key="explorer_seed").value == 3
+    assert at.number_input(key="explorer_a_scale").value == 0.5
+    assert at.query_params["seed"] in (["3"], "3") and dashboard(at)["layout"]["meta"]["n"] == 8
+
+
+def test_a_link_from_a_newsletter_opens_without_a_warning():
+    at = explorer({"utm_source": "x", "fbclid": "y", "n": "5"})
+    no_exception(at)
+    assert not at.warning and at.slider(key="explorer_n").value == 5
+
+
+def test_a_tied_preset_keeps_d_equal_to_n():
+    at = explorer({"preset": "paper-tied-10"})
+    no_exception(at)
+    assert at.slider(key="explorer_d").disabled
+    at.slider(key="explorer_n").set_value(6).run()
+    no_exception(at)
+    assert at.slider(key="explorer_d").value == 6 and at.query_params["d"] in (["6"], "6")
+
+
 def test_an_impossible_start_is_an_error_message_not_a_traceback():
     at = explorer()
-    at.selectbox(key="normalizer").set_value("L2: a² / sum a²").run()
+    at.selectbox(key="explorer_normalizer").set_value("L2: a² / sum a²").run()
     no_exception(at)
     assert at.error and "undefined" in at.error[0].value
     assert not at.get("plotly_chart")
@@ -143,7 +178,15 @@ def test_the_maths_page_runs():
     no_exception(at)
     assert at.title[0].value == "About the maths"
     assert len(at.get("plotly_chart")) == 4
-    assert len(at.latex) >= 5
+    assert [h.value for h in at.header] == ["1. The value-softmax model",
+                                            "2. The replicator form: rich get richer",
+                                            "3. Polarization, and how slow it is",
+                                            "4. Only softmax polarizes like this",
+                                            "5. What to look for in the Explorer"]
+    formulas = [f.value for f in at.latex]
+    assert any(r"\operatorname{softmax}(a)" in f for f in formulas)
+    assert any(r"\dot a_i = s_i \,\bigl(u_i - s \cdot u\bigr)" in f for f in formulas)  # the replicator form
+    assert any("One logistic run (n = 5, seed 1)" in c.value for c in at.caption)
     # Back on the Explorer, the settings are still there.
     at.switch_page("pages/explorer.py").run()
     no_exception(at)

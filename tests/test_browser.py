@@ -90,13 +90,15 @@ def test_changing_n_redraws_the_figure(server, page):
 
 
 def test_a_shared_link_reproduces_its_settings(server, page):
-    page.goto(server.url + "/?n=5&seed=3&loss=square&horizon=1000&bogus=1")
+    page.goto(server.url + "/?n=5&seed=3&loss=square&horizon=1000&V_init=nope&utm_source=x")
     signature = json.loads(wait_for_figure(page))
     assert signature["n"] == 5 and signature["t"] == 1000
     assert slider_value(page, "Tokens n") == "5"
     assert page.get_by_role("spinbutton", name="Seed").input_value() == "3"
     assert page.get_by_role("combobox", name="Loss").input_value() == "square"
-    assert page.get_by_text("could not use").is_visible()  # the unknown key is reported
+    assert page.get_by_text("could not use").is_visible()  # the value it could not use is reported
+    assert page.get_by_text("V_init=nope").is_visible()
+    assert not page.get_by_text("utm_source").count()  # a parameter that is not ours: not reported
     shot(page, "explorer-shared-link")
     # The configuration download is made on click, and reproduces this run with polarize run.
     with page.expect_download() as download:
@@ -107,11 +109,11 @@ def test_a_shared_link_reproduces_its_settings(server, page):
 
 
 def test_the_exported_dashboard_plays_offline(browser, tmp_path):
-    from polarize import explorer, export
+    from polarize.web import explorer, export
 
     view = explorer.explore(Experiment(n=4, d=4), frames=30)
     path = tmp_path / "dashboard.html"
-    path.write_text(export.dashboard_html(view.figure))
+    path.write_text(export.dashboard_html(view.plots()[0].figure))
     context = browser.new_context(offline=True, viewport={"width": 1600, "height": 900})
     page = context.new_page()
     page.goto(path.as_uri())

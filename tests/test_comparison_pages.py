@@ -10,28 +10,37 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from polarize import comparisons as cmp
-from polarize import export
 from polarize.config import Experiment
 from polarize.integrate import simulate
 from polarize.plots import grid as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate
+from polarize.web import export, pages
+from polarize.web.comparisons import PAGES as SPECS
+from polarize.web.links import read_link, to_query
+from polarize.web.page import Problem, View
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 TIMEOUT = 60
-PAGES = tuple(cmp.PAGES)
+PAGES = tuple(spec.name for spec in SPECS)
+
+
+def compare(name: str, values: dict | None = None) -> View:
+    """A page's view of its defaults with ``values`` over them (as the renderer makes it, uncached)."""
+    spec = pages.by_name(name)
+    job = spec.make_job({**spec.defaults(None), **(values or {})})
+    return View(error=job.message) if isinstance(job, Problem) else spec.view(job)
 
 
 # ---- without Streamlit -------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def views() -> dict[str, cmp.Comparison]:
+def views() -> dict[str, View]:
     """Every page at its defaults (one study each)."""
-    return {name: cmp.compare(name, cmp.preset_defaults(cmp.PAGES[name])) for name in PAGES}
+    return {name: compare(name) for name in PAGES}
 
 
 def animated(figure: go.Figure) -> tuple[int, int]:
@@ -46,35 +55,38 @@ def animated(figure: go.Figure) -> tuple[int, int]:
 def test_every_page_runs_at_its_defaults(views):
     for name, view in views.items():
         assert view.error is None, (name, view.error)
-        assert view.figures and all(shown.caption for shown in view.figures), name
-        assert view.runs and view.table, name
-        go.Figure(view.figures[0].figure.to_dict())  # valid plotly (built without validation)
-        data = json.loads(view.data_json())  # strict JSON: no NaN
+        assert view.plots() and all(plot.caption for plot in view.plots()), name
+        drawn = view.data
+        assert drawn.runs and drawn.table, name
+        go.Figure(view.plots()[0].figure.to_dict())  # valid plotly (built without validation)
+        downloads = {d.key: d for d in view.downloads}
+        data = json.loads(downloads["json"].data())  # strict JSON: no NaN
         assert data["page"] == name and data["runs"]
-        assert view.table_csv().count("\n") == len(view.table) + 1
+        assert downloads["csv"].data().count("\n") == len(drawn.table) + 1
+        assert downloads["csv"].filename == f"polarize-{name}.csv"
 
 
 def test_normalizers_play_together_in_eight_panels(views):
     view = views["normalizers"]
-    figure = view.figures[0].figure
+    figure = view.plots()[0].figure
     assert figure.layout.meta["panels"] == 8
     frames, moving = animated(figure)
     assert moving == 8 and 60 <= frames <= 100
     times = np.array(figure.layout.meta["frame_times"])
     ratios = times[1:] / times[:-1]
     assert np.allclose(ratios, ratios[0], rtol=1e-3)  # evenly spaced in log time
-    html = export.dashboard_html(figure, title=view.stem)
+    html = export.dashboard_html(figure, title="polarize-normalizers")
     assert html.count("<script") >= 2 and 'addFrames' in html  # plotly.js embedded, the frames with it
-    assert [row["normalizer"] for row in view.table] == ["softmax", "sigmoid", "relu", "l1", "sum", "l2",
+    assert [row["normalizer"] for row in view.data.table] == ["softmax", "sigmoid", "relu", "l1", "sum", "l2",
                                                          "linear", "sparsemax"]
     # l1 slides along its kink and stops: said in words, drawn up to there.
-    (l1,) = [row for row in view.table if row["normalizer"] == "l1"]
+    (l1,) = [row for row in view.data.table if row["normalizer"] == "l1"]
     assert l1["status"] == "stopped" and l1["message"]
-    assert any(note.startswith("l1:") for note in view.notes)
+    assert any(note.startswith("l1:") for note in view.warnings)
 
 
 def test_fixed_axis_ranges_and_shared_time_axes(views):
-    layout = views["normalizers"].figures[0].figure.layout
+    layout = views["normalizers"].plots()[0].figure.layout
     ranges = [tuple(layout[f"xaxis{'' if i == 1 else i}"].range) for i in range(1, 9)]
     assert len(set(ranges)) == 1  # every panel on the same time axis
     for i in range(1, 9):
@@ -99,45 +111,45 @@ def test_animated_grid_counts_and_static_panels():
 
 def test_losses_page_draws_the_kl_floor(views):
     view = views["losses"]
-    floor = [trace for trace in view.figures[0].figure.data if trace.name.startswith("H(p*)")]
+    plots = view.plots()
+    floor = [trace for trace in plots[0].figure.data if trace.name.startswith("H(p*)")]
     assert len(floor) == 1 and floor[0].y[0] == pytest.approx(floor[0].y[1])
-    kappa = view.figures[2].figure
+    kappa = plots[2].figure
     assert list(kappa.data[0].x) == [1, 2, 3, 4, 5]
     assert kappa.data[0].y[-1] < kappa.data[0].y[0]  # more ill-conditioned, lower entropy
-    assert len(view.figures[1].figure.layout.meta["animated"]) == 5  # one a(t) panel per kappa
+    assert len(plots[1].figure.layout.meta["animated"]) == 5  # one a(t) panel per kappa
 
 
 def test_tied_page_shows_the_winning_column_growing(views):
     view = views["tied"]
-    assert [row["D"] for row in view.table] == [10, 20, 50, 100]
-    for row in view.table:
+    assert [row["D"] for row in view.data.table] == [10, 20, 50, 100]
+    for row in view.data.table:
         assert row["winner column norm"] > 3 * row["largest other norm"]
-    assert view.figures[0].figure.layout.meta["panels"] == 12
+    assert view.plots()[0].figure.layout.meta["panels"] == 12
 
 
 def test_descent_page_reports_divergence_in_words(views):
     view = views["descent"]
-    assert any("diverges" in note for note in view.notes)
-    assert any("ends on token" in note for note in view.notes)
-    for trace in view.figures[0].figure.data:
+    assert any("diverges" in note for note in view.warnings)
+    assert any("ends on token" in note for note in view.warnings)
+    for trace in view.plots()[0].figure.data:
         assert all(np.isfinite(np.asarray(trace.y, dtype=float))), trace.name
 
 
 def test_descent_refuses_too_many_steps():
-    values = {**cmp.preset_defaults(cmp.PAGES["descent"]), "lrs": (0.001,), "horizon": 1000.0}
-    view = cmp.compare("descent", values)
+    view = compare("descent", {"lrs": (0.01,), "horizon": 1e5})
     assert view.error and view.error.startswith("Learning rates:") and "200,000" in view.error
 
 
 def test_rates_page_fits_the_slope(views):
     view = views["rates"]
-    (label, value, _), _ = view.metrics
-    assert label == "Fitted slope" and -3.2 < float(value) < -1.8
-    figure = view.figures[0].figure
+    slope, _ = view.data.metrics
+    assert slope.label == "Fitted slope" and -3.2 < float(slope.value) < -1.8
+    figure = view.plots()[0].figure
     for i in range(1, 4):
         assert figure.layout[f"yaxis{'' if i == 1 else i}"].type == "log"
         assert figure.layout[f"xaxis{'' if i == 1 else i}"].type == "log"
-    assert view.runs["logistic flow"].t[-1] == 1e12
+    assert view.data.runs["logistic flow"].t[-1] == 1e12
 
 
 def test_builders_directly():
@@ -156,15 +168,32 @@ def test_paper_figures_share_the_token_colours():
 
 
 def test_links_report_what_they_ignore():
-    spec = cmp.PAGES["tied"]
-    values, ignored = cmp.parse_page_query(spec, {"sizes": "10,zz", "bogus": "1", "horizon": "7"})
-    assert values == cmp.preset_defaults(spec)
-    assert set(ignored) == {"sizes", "bogus", "horizon"}
-    values, ignored = cmp.parse_page_query(spec, {"sizes": "20,10"})
+    spec = pages.TIED
+    values, ignored = read_link(spec, {"sizes": "10,zz", "bogus": "1", "horizon": "7", "utm_source": "x"})
+    assert values == spec.defaults(None)
+    assert set(ignored) == {"sizes", "horizon"}  # keys that are not the page's are not its to judge
+    values, ignored = read_link(spec, {"sizes": "20,10"})
     assert values["sizes"] == (10, 20) and not ignored
-    assert cmp.to_page_query(spec, values)["sizes"] == "10,20"
-    values, ignored = cmp.parse_page_query(cmp.PAGES["descent"], {"lrs": "0.01", "horizon": "1e5"})
-    assert "lrs" in ignored and "200,000" in ignored["lrs"]
+    assert to_query(spec, values)["sizes"] == "10,20"
+
+
+def test_a_clash_drops_only_the_field_at_fault():
+    values, ignored = read_link(pages.DESCENT, {"lrs": "0.01", "horizon": "1e4", "n": "4"})
+    assert set(ignored) == {"lrs"} and "200,000" in ignored["lrs"]
+    assert (values["horizon"], values["n"]) == (1e4, 4)  # the rest of the link is kept
+    values, ignored = read_link(pages.NORMALIZERS, {"method": "gd", "lr": "0.01", "seed": "7"})
+    assert set(ignored) == {"lr"} and values["seed"] == 7 and values["method"] == "gd"
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=PAGES)
+def test_every_page_reads_back_its_own_link(spec):
+    values = spec.defaults(None)
+    assert read_link(spec, {**to_query(spec, values), "fbclid": "1"}) == (values, {})
+
+
+def test_old_links_still_open_the_same_view():
+    values, ignored = read_link(pages.RATES, {"n": "5", "seed": "1"})
+    assert ignored == {} and values == pages.RATES.defaults(None)
 
 
 # ---- headless pages (AppTest) ------------------------------------------------------------------
@@ -186,10 +215,16 @@ def test_every_page_runs_from_the_app(name):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     at.switch_page(f"pages/{name}.py").run()
     no_exception(at)
-    assert at.title[0].value == cmp.PAGES[name].title
-    assert at.get("plotly_chart") and at.get("download_button") and at.dataframe
+    spec = pages.by_name(name)
+    view = compare(name)
+    assert at.title[0].value == spec.title
+    assert len(at.get("plotly_chart")) == len(view.plots()) and at.dataframe
+    assert [b.label for b in at.get("download_button")] == [d.label for d in view.downloads]
     assert not [w for w in at.warning if "link" in w.value]  # the Explorer's address is not a link here
-    assert len(at.caption) >= len(at.get("plotly_chart"))
+    captions = [c.value for c in at.caption]
+    assert captions[0] == spec.caption(spec.defaults(None))
+    for plot in view.plots():
+        assert plot.caption.split(":")[0] in "\n".join(captions)  # what to notice, under each figure
 
 
 def test_a_widget_change_changes_the_page():
@@ -212,12 +247,13 @@ def test_the_preset_loads_its_values():
 
 @pytest.mark.parametrize("name", ["normalizers", "rates"])
 def test_a_garbage_link_warns_and_uses_the_defaults(name):
-    at = page(name, {"horizon": "banana", "seed": "-3", "nonsense": "1"})
+    at = page(name, {"horizon": "banana", "seed": "-3", "nonsense": "1", "utm_source": "x"})
     no_exception(at)
     (warning,) = [w.value for w in at.warning if "could not use" in w.value]
-    for key in ("horizon", "seed", "nonsense"):
-        assert f"`{key}`" in warning
-    defaults = cmp.preset_defaults(cmp.PAGES[name])
+    assert "`horizon=banana`: must be a number" in warning
+    assert "`seed=-3`: must be between 0 and 4294967295" in warning
+    assert "nonsense" not in warning and "utm_source" not in warning  # not ours to judge
+    defaults = pages.by_name(name).defaults(None)
     assert at.query_params["seed"] in ([str(defaults["seed"])], str(defaults["seed"]))
     assert at.get("plotly_chart")
 
@@ -242,7 +278,13 @@ def test_a_study_is_stopped_at_its_time_limit(monkeypatch):
     assert call_with_timeout(max, 2, 3) == 3  # a fresh worker takes over
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_compare_fills_missing_values_with_the_defaults(name):
-    outcome = cmp.compare(name, {})
-    assert outcome.error is None and outcome.values == cmp.preset_defaults(cmp.PAGES[name])
+def test_a_foreign_parameter_opens_the_page_without_a_warning():
+    at = page("rates", {"utm_source": "x", "fbclid": "y", "n": "4"})
+    no_exception(at)
+    assert not at.warning and at.slider(key="rates_n").value == 4
+
+
+def test_link_values_are_shown_as_text_not_markdown():
+    at = page("rates", {"seed": "**x** `y` $z$"})
+    (warning,) = [w.value for w in at.warning if "could not use" in w.value]
+    assert "`` seed=**x** `y` $z$ ``: must be a number" in warning

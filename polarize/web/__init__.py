@@ -1,0 +1,13 @@
+"""The app's pages without Streamlit: each page is a ``PageSpec`` (``polarize.web.pages`` lists them).
+
+Layers, imported one way only: ``pages/*.py`` -> ``ui.py`` (the one Streamlit
+renderer) -> ``polarize.web`` (page specs, controls, links, views) ->
+``polarize.plots`` -> ``polarize.science`` -> the engine.
+
+- ``controls``: ``Control``, one control (widget, link key, range, rules);
+- ``links``: ``read_link`` and ``to_query``, the one reader and writer of links;
+- ``page``: ``PageSpec``, ``View`` and its blocks, ``Problem``;
+- ``explorer``, ``comparisons.*``, ``maths``: the pages; ``text``: the Explorer's words;
+- ``export``: the downloads of a run;
+- ``pages``: every page, in navigation order.
+"""

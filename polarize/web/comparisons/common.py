@@ -1,0 +1,173 @@
+"""What the comparison pages share: controls cut from the Explorer's, the step cap, and a study as a View.
+
+A comparison page runs one study (several runs) in a worker process under the
+runner's time limit, draws it (``Drawn``: figures, a table, the runs, notes,
+numbers), and shows it with the same downloads on every page: the table as
+CSV, every run as JSON, each figure as HTML that plays offline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polarize.config import ConfigError
+from polarize.runner import call_with_timeout
+from polarize.science import format_time
+from polarize.web import export
+from polarize.web.controls import Control
+from polarize.web.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
+from polarize.web.page import (
+    Columns,
+    Download,
+    Metric,
+    Plot,
+    Problem,
+    Table,
+    View,
+    config_reason,
+    describe_failure,
+)
+
+__all__ = ["Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "intro", "start",
+           "stopped_notes", "study_view"]
+
+Values = Mapping[str, Any]
+
+
+def intro(text: str) -> Callable[[Values], str]:
+    """A page caption: ``text``, then that the page's address holds its settings."""
+    return lambda values: f"{text} Every setting is in the page's address: copy it to share this view."
+
+
+def explorer_control(key: str, **changes: Any) -> Control:
+    """The Explorer's control ``key``, some attributes changed (its rules dropped: they need its values)."""
+    (control,) = [c for c in CONTROLS if c.key == key]
+    plain = {"applies": None, "derive": None, "group": "", "half": False}
+    return dataclasses.replace(control, **{**plain, **changes})
+
+
+def start(most_tokens: int) -> tuple[Control, Control]:
+    """The Explorer's ``n`` (up to ``most_tokens``) and ``seed`` controls: where a fresh run starts."""
+    return explorer_control("n", high=most_tokens), explorer_control("seed")
+
+
+def horizon(low: float, high: float, extra: tuple[float, ...] = ()) -> Control:
+    """The Explorer's horizon control, offering only the horizons in ``[low, high]`` (and ``extra``)."""
+    options = (*(h for h in HORIZONS if low <= h <= high), *extra)
+    return explorer_control("horizon", options=options)
+
+
+def gd_problem(values: Values, lrs: tuple[float, ...], key: str, label: str) -> Problem | None:
+    """Whether gradient descent at these step sizes would take too many steps (naming ``key``), or None."""
+    for lr in lrs:
+        steps = round(values["horizon"] / lr)
+        if steps > MAX_GD_STEPS:
+            return Problem((key, "horizon"), (
+                f"{label}: gradient descent with lr = {lr:g} up to t = {format_time(values['horizon'])} "
+                f"takes "
+                f"{steps:,} steps; this page runs at most {MAX_GD_STEPS:,}. Lower the horizon or raise the "
+                "learning rate."))
+    return None
+
+
+def field_problem(exc: ConfigError, labels: Mapping[str, str]) -> Problem:
+    """A ``ConfigError`` as a problem naming its field (with the field's label in the message)."""
+    return Problem((exc.field,), f"{labels.get(exc.field, exc.field)}: {config_reason(exc)}")
+
+
+def stopped_notes(runs: Mapping[str, Any]) -> tuple[str, ...]:
+    """A sentence for each run that stopped early."""
+    return tuple(f"{label}: the run stopped early at t = {format_time(float(r.t[-1]))} ({r.message}); "
+                 "it is drawn up to there." for label, r in runs.items() if not r.finished)
+
+
+@dataclass(frozen=True, eq=False)
+class Drawn:
+    """A study, drawn: figures with captions, table rows, every run (label -> Result), notes, numbers."""
+
+    plots: tuple[Plot, ...]
+    table: list[dict[str, Any]]
+    runs: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    metrics: tuple[Metric, ...] = ()
+    values: dict[str, Any] = field(default_factory=dict)
+    page: str = ""
+
+    def data_json(self) -> str:
+        """Every run as JSON: the settings, the table, then each ``Result.to_dict`` (non-finite as null)."""
+        data = {"page": self.page, "settings": self.values, "table": self.table,
+                "runs": {label: r.to_dict() for label, r in self.runs.items()}}
+        return json.dumps(_finite(data))
+
+    def table_csv(self) -> str:
+        """The table as CSV."""
+        out = io.StringIO()
+        columns = list(self.table[0]) if self.table else []
+        out.write(",".join(columns) + "\n")
+        for row in self.table:
+            out.write(",".join(_csv_cell(row[c]) for c in columns) + "\n")
+        return out.getvalue()
+
+
+Study = Callable[[Values], tuple[Callable[..., Any], tuple[Any, ...]]]
+
+
+def study_view(page: str, values: Values, study: Study,
+               draw: Callable[[Values, Any], Drawn], *, timeout: float | None = None) -> View:
+    """Run a page's study in a worker (with a time limit) and show it; never raises.
+
+    ``study(values)`` gives a module-level function and its arguments; ``draw(values, outcome)``
+    the ``Drawn``.
+    """
+    begin = time.perf_counter()
+    values = dict(values)
+    try:
+        function, args = study(values)
+        outcome = call_with_timeout(function, *args, timeout=timeout)
+    except Exception as exc:  # an engine failure must not become a traceback on the page
+        return View(error=describe_failure(exc))
+    drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
+    stem = f"polarize-{page}"
+    blocks: tuple[Any, ...] = ()
+    if drawn.metrics:
+        blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
+    blocks += (*drawn.plots, Table(tuple(drawn.table)))
+    downloads = (
+        Download("csv", "Table (CSV)", drawn.table_csv, f"{stem}.csv", "text/csv", ":material/table:"),
+        Download("json", "Every run (JSON)", drawn.data_json, f"{stem}.json", "application/json",
+                 ":material/data_object:", "The settings and each run's whole trajectory and configuration."),
+        *(Download(plot.key, "Figure (HTML)" if len(drawn.plots) == 1 else f"Figure: {plot.key} (HTML)",
+                   lambda figure=plot.figure: export.dashboard_html(figure, title=stem),
+                   f"{stem}-{plot.key}.html", "text/html", ":material/movie:",
+                   "The figure as one file that plays offline (plotly.js embedded).")
+          for plot in drawn.plots),
+    )
+    return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
+                seconds=time.perf_counter() - begin)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with numpy scalars made Python ones and non-finite floats None (strict JSON)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _csv_cell(value: Any) -> str:
+    text = repr(float(value)) if isinstance(value, (float, np.floating)) else str(value)
+    return f'"{text}"' if any(ch in text for ch in ',"\n') else text

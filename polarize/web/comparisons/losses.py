@@ -1,0 +1,91 @@
+"""Loss and conditioning: three losses from one start, and the paper's regression against kappa."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from polarize.config import ConfigError, Experiment
+from polarize.integrate import simulate
+from polarize.losses import entropy as entropy_of
+from polarize.plots import kappa_figure, losses_figure, regression_figure
+from polarize.presets import PAPER_KAPPAS, paper_regression
+from polarize.web.comparisons.common import (
+    Drawn,
+    field_problem,
+    horizon,
+    intro,
+    start,
+    stopped_notes,
+    study_view,
+)
+from polarize.web.controls import Control
+from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+
+LOSS_ORDER = ("logistic", "square", "kl")
+CONTROLS = (*start(32), horizon(10, 1e8),
+            Control("kappas", "Condition numbers \u03ba", "multiselect", options=tuple(range(1, 11)), most=6,
+                    help="The paper's regression (n = d = m = 20) at each \u03ba."))
+LABELS = {c.key: c.label for c in CONTROLS}
+
+
+def study(n: int, seed: int, horizon: float, kappas: tuple[float, ...]) -> tuple[dict, dict]:
+    """The three losses from one start (loss -> Result), and the paper's regression (kappa -> Result)."""
+    losses = {loss: simulate(Experiment(n=n, d=n, loss=loss, horizon=horizon, seed=seed, a_init="gaussian",
+                                        a_scale=0.5)) for loss in LOSS_ORDER}
+    # Each kappa is the paper's own regression preset: its X and y are the notebook's draws, which a
+    # sweep of kappa (redrawing X from the seed in this project's order) would not keep.
+    regression = {kappa: simulate(paper_regression(kappa)) for kappa in kappas}
+    return losses, regression
+
+
+def check(values: Mapping[str, Any]) -> Problem | None:
+    if not values["kappas"]:
+        return Problem(("kappas",), "Condition numbers: choose at least one.")
+    try:
+        Experiment(n=values["n"], d=values["n"], horizon=values["horizon"], seed=values["seed"])
+    except ConfigError as exc:
+        return field_problem(exc, LABELS)
+    return None
+
+
+def draw(values: Mapping[str, Any], outcome: tuple[dict, dict]) -> Drawn:
+    losses, regression = outcome
+    floor = float(entropy_of(np.asarray(losses["kl"].experiment.target)))
+    runs = {f"loss={k}": r for k, r in losses.items()} | {f"kappa={k:g}": r for k, r in regression.items()}
+    table = [{"run": label, "final entropy": round(float(r.entropy[-1]), 4) + 0.0,
+              "max s": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
+              "status": r.status} for label, r in runs.items()]
+    plots = (
+        Plot("losses", losses_figure(losses), (
+            "Same start, three losses. The logistic loss never reaches its floor, so it keeps pushing and "
+            "s(t) goes on polarizing (1 \u2212 max s keeps falling); the square loss converges in finite "
+            f"time and the scores freeze part-way; the cross-entropy stops at its floor H(p*) = {floor:.3g} "
+            "(dashed), where its gradient vanishes.")),
+        Plot("regression", regression_figure(regression), (
+            "The paper's regression (n = d = m = 20, square loss) at each condition number \u03ba of the "
+            "design X: the larger \u03ba, the further the logits a(t) spread, the more polarized the "
+            "scores.")),
+        Plot("kappa", kappa_figure(regression), (
+            "Final entropy and largest score against \u03ba: ill-conditioned problems sparsify more "
+            "(the paper's observation), but polarization stays partial under the square loss.")),
+    )
+    return Drawn(plots=plots, table=table, runs=runs, notes=stopped_notes(runs), metrics=(
+        Metric("KL floor H(p*)", f"{floor:.4g}", "The entropy of the cross-entropy's target: the lowest loss "
+               "it can reach."),
+        Metric("KL final loss", f"{losses['kl'].loss[-1]:.4g}", "At the horizon.")))
+
+
+def view(job: tuple[tuple[str, Any], ...]) -> View:
+    return study_view("losses", dict(job),
+                      lambda v: (study, (v["n"], v["seed"], v["horizon"], tuple(v["kappas"]))), draw)
+
+
+PAGE = PageSpec(
+    name="losses", nav_title="Loss and conditioning", title="Loss and conditioning", icon=":material/tune:",
+    url_path="losses", controls=CONTROLS, check=check, view=view, spinner="Running the comparison...",
+    defaults=lambda _: {"n": 8, "seed": 0, "horizon": 1e6, "kappas": PAPER_KAPPAS},
+    caption=intro("The logistic, square and cross-entropy losses on a common footing (same start, a(0) = "
+                  "0.5 randn), then the paper's regression against the condition number \u03ba."))

@@ -1,0 +1,241 @@
+"""A page as data: its controls, presets, check, and a function from values to a ``View``.
+
+``ui.render(spec)`` draws any ``PageSpec``: the sidebar from its controls, the
+link from and into the address (``polarize.web.links``), and the ``View`` its
+``view`` returns. A view is a sequence of blocks (text, maths, figures with
+captions, metrics, a table, side-by-side columns) plus warnings and downloads;
+nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from polarize.config import ConfigError
+from polarize.normalizers import DegenerateStateError
+from polarize.runner import RunTimeout, WorkerCrashed
+from polarize.web.controls import Control
+
+__all__ = ["Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot", "Problem",
+           "Table", "Text", "View", "describe_failure"]
+
+Values = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a page will not run these values, naming the fields at fault (most likely first)."""
+
+    fields: tuple[str, ...]
+    message: str
+
+
+# ---- the blocks of a view -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Text:
+    """Markdown (with ``$...$`` maths)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Caption:
+    """Small print: markdown."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Header:
+    text: str
+
+
+@dataclass(frozen=True)
+class Maths:
+    """A displayed LaTeX formula."""
+
+    latex: str
+
+
+@dataclass(frozen=True, eq=False)
+class Plot:
+    """A figure (shared through a cache: do not modify it) and what to notice in it."""
+
+    key: str
+    figure: go.Figure
+    caption: str = ""
+    modebar: bool = True
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    value: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Columns:
+    """Blocks side by side: one tuple of blocks per column, with relative widths."""
+
+    columns: tuple[tuple[Any, ...], ...]
+    widths: tuple[float, ...] | None = None
+    gap: str = "small"
+
+
+@dataclass(frozen=True, eq=False)
+class Download:
+    """A download button; ``data`` is text, bytes, or a callable making them on click."""
+
+    key: str
+    label: str
+    data: str | bytes | Callable[[], str | bytes]
+    filename: str
+    mime: str
+    icon: str = ":material/download:"
+    help: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """Everything a page shows for one setting of its controls.
+
+    Attributes
+    ----------
+    blocks : tuple
+        ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, metrics (a tuple of ``Metric``,
+        drawn in a row), ``Table`` and ``Columns``, in order.
+    error : str or None
+        Why there is nothing to show, in words.
+    warnings : tuple of str
+        Runs that stopped early, diverged, ... in words.
+    downloads : tuple of Download
+    sidebar : str
+        A note under the controls (markdown), or empty.
+    data : any
+        What the view was made from (a ``Result``, the runs), for scripts and tests.
+    seconds : float
+        Wall time of making the view.
+    """
+
+    blocks: tuple[Any, ...] = ()
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+    downloads: tuple[Download, ...] = ()
+    sidebar: str = ""
+    data: Any = None
+    seconds: float = 0.0
+
+    def plots(self) -> list[Plot]:
+        """Every figure of the view, in order (also those inside columns)."""
+        out: list[Plot] = []
+        for block in self.blocks:
+            if isinstance(block, Plot):
+                out.append(block)
+            elif isinstance(block, Columns):
+                out += View(blocks=tuple(b for column in block.columns for b in column)).plots()
+        return out
+
+
+# ---- the page ---------------------------------------------------------------------------------------
+
+
+def _no_problem(values: Values) -> Problem | None:
+    return None
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page of the app.
+
+    Attributes
+    ----------
+    name : str
+        Short name: the widget keys' prefix and the file names' stem.
+    nav_title, title, icon : str
+        In the navigation; at the top of the page; a ``:material/...:`` icon.
+    url_path : str
+        The page's address (``""`` for the app's root).
+    controls : tuple of Control
+        In sidebar order; a control keyed ``preset`` loads ``defaults(preset)`` into the others.
+    defaults : callable
+        ``defaults(preset)``: every control's value (``preset`` None: the page's default preset).
+    view : callable
+        ``view(job)``: the ``View`` (never raises); cached by the renderer on ``job``.
+    job : callable
+        ``job(values)``: what ``view`` needs, hashable (the cache key), or a ``Problem``. Runs every rerun:
+        keep it cheap. By default the values themselves after ``check``.
+    check : callable
+        ``check(values)``: a ``Problem`` naming the fields at fault, or None. The link reader drops
+        those fields of a link until the values pass.
+    caption : callable
+        ``caption(values)``: markdown under the title.
+    spinner : str
+        Shown while ``view`` runs.
+    """
+
+    name: str
+    nav_title: str
+    title: str
+    icon: str
+    url_path: str
+    view: Callable[[Any], View]
+    controls: tuple[Control, ...] = ()
+    defaults: Callable[[str | None], dict[str, Any]] = field(default=lambda preset: {})
+    job: Callable[[Values], Hashable | Problem] | None = None
+    check: Callable[[Values], Problem | None] = _no_problem
+    caption: Callable[[Values], str] = field(default=lambda values: "")
+    spinner: str = "Running..."
+    default: bool = False
+
+    def control(self, key: str) -> Control:
+        """The control keyed ``key``."""
+        for control in self.controls:
+            if control.key == key:
+                return control
+        raise KeyError(key)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.controls)
+
+    def make_job(self, values: Values) -> Hashable | Problem:
+        """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes."""
+        if self.job is not None:
+            return self.job(values)
+        return self.check(values) or tuple(sorted(values.items()))
+
+
+def describe_failure(exc: BaseException) -> str:
+    """Why a run (or a study of several runs) could not be made, in words for the page.
+
+    Parameters
+    ----------
+    exc : exception
+        As raised by ``runner.run_with_timeout`` or ``runner.call_with_timeout``.
+    """
+    if isinstance(exc, RunTimeout):
+        return (f"This run took longer than {exc.seconds:g} s and was stopped. Try a shorter horizon, "
+                "fewer tokens, or the exact flow instead of gradient descent.")
+    if isinstance(exc, (ConfigError, DegenerateStateError)):
+        return f"The engine cannot run this: {exc}"
+    if isinstance(exc, WorkerCrashed):
+        return f"The run failed: {exc}. Try smaller settings."
+    return f"The engine failed on this run ({type(exc).__name__}: {exc})."
+
+
+def config_reason(exc: ConfigError) -> str:
+    """A ``ConfigError``'s message without its leading ``field:``."""
+    text, prefix = str(exc), f"{exc.field}: "
+    return text[len(prefix):] if text.startswith(prefix) else text

@@ -1,0 +1,22 @@
+"""Every page of the app, in navigation order (the Explorer first: the app's root)."""
+
+from polarize.web.comparisons import descent, losses, normalizers, rates, tied
+from polarize.web.explorer import EXPLORER
+from polarize.web.maths import MATHS
+
+NORMALIZERS = normalizers.PAGE
+LOSSES = losses.PAGE
+TIED = tied.PAGE
+DESCENT = descent.PAGE
+RATES = rates.PAGE
+
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, MATHS)
+"""Every page, in navigation order."""
+
+__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "RATES", "TIED", "by_name"]
+
+
+def by_name(name: str):
+    """The page called ``name`` (``PageSpec.name``)."""
+    (page,) = [p for p in PAGES if p.name == name]
+    return page

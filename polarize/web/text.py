@@ -1,0 +1,89 @@
+"""The Explorer's words: option names, the numbers beside the dashboard, what to notice in each panel."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from polarize.config import Experiment
+from polarize.normalizers import NORMALIZERS
+from polarize.plots import PANELS
+from polarize.science import format_time
+
+__all__ = ["A_INIT_NAMES", "LOSS_NAMES", "NORMALIZER_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
+           "panel_captions", "summary_metrics"]
+
+LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
+NORMALIZER_NAMES = {
+    "softmax": "softmax", "sigmoid": "sigmoid", "relu": "ReLU / sum", "l1": "L1: |a| / sum |a|",
+    "sum": "sum: a / sum a", "l2": "L2: a² / sum a²", "linear": "linear (identity)", "sparsemax": "sparsemax",
+}
+A_INIT_NAMES = {"zeros": "zeros (uniform scores)", "gaussian": "scale \u00d7 randn",
+                "shifted": "shift + scale \u00d7 randn", "vertex": "near a vertex"}
+V_INIT_NAMES = {"gaussian": "scale \u00d7 randn", "zeros": "zeros", "identity": "scale \u00d7 identity"}
+
+VERDICT_WORDS = {"yes": "Yes", "partly": "Partly", "no": "No"}
+"""The one-word answer to "Polarized?" for each verdict status."""
+
+_ARRAYS = ("a0", "V0", "target", "X", "y")
+
+
+def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
+    """The final numbers shown beside the dashboard, as (label, value, help).
+
+    Final entropy, winning token, ``1 - max s``, final loss and the time reached.
+    """
+    n = result.s.shape[1]
+    return [
+        ("Final entropy", f"{result.entropy[-1]:.3g}",
+         f"Entropy of the final scores, in nats; uniform scores have log n = {math.log(n):.3g}, one-hot 0."),
+        ("Winning token", f"{result.winner}",
+         "The token with the largest final score (tokens count from 0)."),
+        ("1 \u2212 max s", f"{result.one_minus_max[-1]:.3g}",
+         "The weight left for all tokens but the winner: 0 at a vertex of the simplex."),
+        ("Final loss", f"{result.loss[-1]:.3g}", "The loss at the last saved time."),
+        ("Time reached", format_time(float(result.t[-1])), "The last saved time t."),
+    ]
+
+
+def init_note(experiment: Experiment) -> str:
+    """A note when a preset's own arrays are in use (the page gives arrays only through presets), or empty."""
+    kept = [k for k in _ARRAYS if getattr(experiment, k) is not None]
+    if not kept:
+        return ""
+    return (f"Starting from the preset's own arrays ({', '.join(kept)}), as in the paper; the init settings "
+            "above do not describe them. Changing the seed, n, d, the loss or an init setting draws "
+            "fresh ones.")
+
+
+def panel_captions(experiment: Experiment) -> list[str]:
+    """What to notice in each panel of the dashboard, each as ``**Panel.** sentence`` (markdown).
+
+    In the order simplex, scores, repulsion, entropy, loss.
+    """
+    logistic = experiment.loss == "logistic"
+    simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
+               "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
+    if not NORMALIZERS[experiment.normalizer].on_simplex:
+        simplex += f" ({experiment.normalizer} scores need not sum to 1: the point shows their shares.)"
+    repulsion = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
+                 r"$\dot a_i = s_i\,(u_i - s\cdot u)$: tokens right of the dashed mean gain share, "
+                 "and the gaps widen (rich get richer).")
+    if logistic:
+        repulsion += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
+                      r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
+                      "growing.")
+    loss = ("Log-log axes. The logistic loss decays like $1/t$ and never reaches 0, so the flow never stops "
+            "pushing." if logistic else
+            "Log-log axes. Once the loss has (nearly) converged, the fitness vanishes and the scores freeze "
+            "where they are: polarization stays partial.")
+    words = {
+        "simplex": simplex,
+        "scores": ("One line per token, on log time. The leader's share grows and the others fade; under "
+                   r"the logistic loss they shrink slowly, like $1/\log^2 t$."),
+        "repulsion": repulsion,
+        "entropy": (r"Starts at $\log n$ (uniform, dashed) and falls toward 0 when $s$ polarizes; "
+                    r"it stays near $\log n$ when it does not."),
+        "loss": loss,
+    }
+    return [f"**{PANELS[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]
