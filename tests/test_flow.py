@@ -1,10 +1,15 @@
 """Cross-checks of the engine's code paths against independent integrations, and invariants.
 
-The engine steps with rtol 1e-10; the reference integrations here use scipy's
-``solve_ivp`` (DOP853, rtol 1e-11) on the full ``(V, a)`` system written out in
-the test. Over the short horizons used, both global errors stay well below
-1e-8, so agreement is asked to 1e-7 (absolute, on O(1) quantities).
+The engine steps with ``RTOL`` = 1e-10 (LSODA or DOP853); the reference
+integrations here use scipy's ``solve_ivp`` (DOP853, rtol 1e-11) on the full
+``(V, a)`` system written out in the test. Two integrations by different
+methods agree only to their global errors, not to the bit: over the short
+horizons used both stay within a few ``RTOL`` (the measured gap is ~2e-10), so
+agreement is asked to ``AGREE = 1000 RTOL`` (absolute, on O(1) quantities),
+the same on any CPU or BLAS, and still 1e3 times finer than a wrong path's error.
 """
+
+import functools
 
 import numpy as np
 import pytest
@@ -14,10 +19,16 @@ from scipy.integrate import simpson, solve_ivp
 from scipy.special import expit, softmax
 
 from polarize import KL, Experiment, Logistic, LogisticData, Square, entropy, make_normalizer, simulate
+from polarize.integrate import RTOL
 from polarize.model import tied_gradients, value_gradients
 from polarize.presets import PRESETS
 
-AGREE = 1e-7
+try:
+    import official_loops
+except ImportError:  # tests/ imported as a package
+    from tests import official_loops
+
+AGREE = 1000 * RTOL
 
 
 def solve_full(e, grad_beta, t_eval, normalizer=None):
@@ -167,7 +178,7 @@ def test_kl_flow_matches_dop853(horizon):
     np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
     np.testing.assert_allclose(r.V_final, V[-1], rtol=0, atol=AGREE)
     q = softmax(np.einsum("kdn,kn->kd", V, s), axis=1)
-    np.testing.assert_allclose(r.loss, -np.log(q) @ p_star, rtol=1e-8)
+    np.testing.assert_allclose(r.loss, -np.log(q) @ p_star, rtol=100 * RTOL)  # measured gap ~6e-11
 
 
 def test_tied_flow_matches_own_integration():
@@ -235,7 +246,9 @@ def test_softmax_conserves_sum_of_logits(seed, n, d, loss, method):
     assert r.finished
     total = r.a.sum(axis=1)
     scale = np.max(np.abs(r.a), axis=1).clip(min=1.0)
-    assert np.all(np.abs(total - total[0]) <= 1e-8 * scale)
+    # The flow conserves sum(a) only as well as the solver tracks each of the n <= 7 logits (its
+    # global error, a few RTOL |a|): 100 RTOL. Descent conserves it to rounding, far below that.
+    assert np.all(np.abs(total - total[0]) <= 100 * RTOL * scale)
 
 
 # ---- (5) the loss never increases along the flow -----------------------------------------------
@@ -264,7 +277,9 @@ def test_loss_is_non_increasing_along_the_flow(case):
     r = simulate(Experiment(**kw))
     assert r.finished, r.message
     steps = np.diff(r.loss)
-    assert np.all(steps <= 1e-10 * np.maximum(1.0, r.loss[:-1]))
+    # Non-increasing up to the loss's error from a state known to the solver's tolerance: ten
+    # times RTOL, relative (absolute below loss 1, where the converged loss is flat to rounding).
+    assert np.all(steps <= 10 * RTOL * np.maximum(1.0, r.loss[:-1]))
     assert r.loss[-1] < r.loss[0]
 
 
@@ -286,45 +301,33 @@ def test_column_norm_identity_along_the_flow(loss):
 # ---- (7) gradient descent retraces the official notebook loops ---------------------------------
 
 
-def _notebook_logistic(steps, lr):
-    """The official logistic loop, line for line (global numpy generator, seed 123)."""
-    np.random.seed(123)
-    W = 0.1 * np.random.randn(8, 8)
-    a = 0 * np.random.randn(8)
-    beta = np.random.randn(8)
-    beta /= np.linalg.norm(beta)
-    out = {0: (softmax(a), a.copy(), W.T @ beta)}
-    for k in range(1, max(steps) + 1):
-        s = softmax(a)
-        z = beta @ W @ s
-        v = -expit(-z) * W.T @ beta
-        gW = -expit(-z) * np.outer(beta, s)
-        ga = s * v - s * np.dot(s, v)
-        W = W - lr * gW
-        a = a - lr * ga
-        if k in steps:
-            out[k] = (softmax(a), a.copy(), W.T @ beta)
-    return out, W
+def _notebook_run(preset, lr, steps):
+    """The official loop of a paper preset (its draws rewritten: global generator, seed 123), sampled.
 
-
-def _notebook_kl(steps, lr):
-    """The official KL loop; its V is n x k, used as V^T s (ours is the transpose)."""
+    Returns ({step: (s, a, p or None)}, final V in our orientation). The KL loop's V is n x k,
+    used as V^T s (ours is the transpose).
+    """
     np.random.seed(123)
-    V = 0.1 * np.random.randn(10, 10)
-    a = 0 * np.random.randn(10)
-    p_star = softmax(10 * np.random.rand(10))
-    out = {0: (softmax(a), a.copy(), None)}
-    for k in range(1, max(steps) + 1):
-        s = softmax(a)
-        q = softmax(V.T @ s)
-        gV = np.outer(s, q - p_star)
-        w = V @ (q - p_star)
-        ga = s * w - s * np.dot(s, w)
-        V = V - lr * gV
-        a = a - lr * ga
-        if k in steps:
-            out[k] = (softmax(a), a.copy(), None)
-    return out, V.T
+    n = 8 if preset == "paper-logistic" else 10
+    W = 0.1 * np.random.randn(n, n)
+    a = 0 * np.random.randn(n)
+    if preset == "paper-logistic":
+        beta = np.random.randn(n)
+        beta /= np.linalg.norm(beta)
+    else:
+        p_star = softmax(10 * np.random.rand(n))
+
+    def sample():
+        return softmax(a), a.copy(), (W.T @ beta if preset == "paper-logistic" else None)
+
+    out, done = {0: sample()}, 0
+    for step in sorted(steps):
+        if preset == "paper-logistic":
+            official_loops.logistic(W, a, beta, lr, step - done)
+        else:
+            official_loops.kl(W, a, p_star, lr, step - done)
+        out[step], done = sample(), step
+    return out, (W if preset == "paper-logistic" else W.T)
 
 
 @pytest.mark.parametrize(("preset", "horizon"), [("paper-logistic", 300.0), ("paper-kl", 200.0)])
@@ -336,8 +339,8 @@ def test_descent_retraces_the_official_loop(preset, horizon):
     steps = np.rint(r.t / lr).astype(int)
     np.testing.assert_allclose(r.t, steps * lr, rtol=1e-12)
     assert steps[-1] == round(horizon / lr)
-    loop = _notebook_logistic if preset == "paper-logistic" else _notebook_kl
-    ref, V_end = loop(set(steps.tolist()), lr)
+    # Descent has no solver: it is the notebook's loop up to the rounding of reordered sums.
+    ref, V_end = _notebook_run(preset, lr, set(steps.tolist()) - {0})
     for k, step in enumerate(steps):
         s, a, p = ref[step]
         np.testing.assert_allclose(r.s[k], s, rtol=1e-10, atol=0)
@@ -353,7 +356,7 @@ def test_descent_retraces_the_official_loop(preset, horizon):
 
 @pytest.mark.parametrize("method", ["flow", "gd"])
 @pytest.mark.parametrize("loss", ["logistic", "square", "kl"])
-def test_symmetric_start_keeps_tied_tokens_equal(loss, method):
+def test_symmetric_start_keeps_tied_tokens_equal(loss, method, flow_tol):
     """a0 all equal and two identical columns of V0: the two tokens are exchangeable forever."""
     rng = np.random.RandomState(0)
     V0 = rng.randn(4, 5)
@@ -362,11 +365,15 @@ def test_symmetric_start_keeps_tied_tokens_equal(loss, method):
                    horizon=50.0 if method == "flow" else 5.0, seed=1)
     r = simulate(e)
     assert r.finished
-    # Exact in exact arithmetic; vectorized BLAS/interpolation kernels may treat array positions
-    # differently by one rounding, so ask for equality to a few ulps (no growth of the split).
+    # Exact in exact arithmetic; vectorized BLAS and interpolation kernels may treat array positions
+    # differently by a rounding, which the dynamics may then amplify. The flow tracks each token
+    # only to the solver's tolerance, so ask equality to a small multiple of it (flow_tol); descent
+    # has no solver, only rounding (~1e-13 after 500 steps of a few ulps each), so ask 1e-11.
+    close = flow_tol.assert_close if method == "flow" else functools.partial(
+        np.testing.assert_allclose, rtol=1e-11, atol=1e-13)
     for name in ("s", "a", "column_norms", "V_final"):
         x = getattr(r, name)
-        np.testing.assert_allclose(x[:, 1], x[:, 3], rtol=1e-13, atol=1e-15, err_msg=name)
+        close(x[:, 1], x[:, 3], err_msg=name)
     assert np.ptp(r.s[-1]) > 1e-3  # the other tokens did separate
 
 
