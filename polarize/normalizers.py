@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 
 __all__ = [
     "DegenerateStateError",
@@ -77,10 +77,8 @@ class Softmax:
     on_simplex: ClassVar[bool] = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
-        # Subtracting the maximum first means |a| = 1e4 (or 1e300) cannot overflow.
-        x = np.asarray(a, dtype=float) / self.temperature
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+        # scipy subtracts the maximum first, so |a| = 1e4 (or 1e300) cannot overflow.
+        return softmax(np.asarray(a, dtype=float) / self.temperature, axis=-1)
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         s = self.forward(a)
