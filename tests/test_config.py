@@ -425,3 +425,19 @@ def test_cli_missing_file_and_unknown_preset(tmp_path):
     proc = cli("run", "--preset", "nope", "-o", str(tmp_path / "r.json"))
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "preset:" in proc.stderr
+
+
+def test_resolved_draws_once_per_object_and_the_memo_stays_private():
+    import copy
+    import pickle
+
+    e = Experiment(loss="square", n=5, d=6, kappa=2.0, m=3, seed=4)
+    r = e.resolved()
+    assert e.resolved() is r and r.resolved() is r  # drawn once; a resolved experiment is its own
+    fresh = Experiment(loss="square", n=5, d=6, kappa=2.0, m=3, seed=4)
+    assert fresh == e and hash(fresh) == hash(e) and repr(fresh) == repr(e)  # the memo is not a field
+    for clone in (pickle.loads(pickle.dumps(e)), copy.copy(e), copy.deepcopy(e)):
+        assert clone == e and "_resolved" not in vars(clone)
+        assert clone.resolved() == r
+    assert len(pickle.dumps(e)) == len(pickle.dumps(fresh))  # workers receive the fields only
+    assert dataclasses.replace(e, seed=5).resolved() != r
