@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from polarize import serialize
+from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.fields import ConfigError, FrozenArray, choice, integer, limits, matrix, real, vector
 from polarize.normalizers import NORMALIZERS
@@ -163,7 +164,7 @@ class Experiment:
             if steps < 1:
                 raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
             if steps > lim["max_steps"]:
-                raise ConfigError("horizon", descent_steps_message(steps, lim["max_steps"]))
+                raise ConfigError("horizon", steps_message("descent", steps, lim["max_steps"]))
         self._put("samples", integer("samples", self.samples, 2, lim["max_samples"]))
         self._put("seed", integer("seed", self.seed, 0, 2**32 - 1))
 
@@ -322,8 +323,3 @@ def _normalized_target(loss: str, target: FrozenArray) -> np.ndarray:
         raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
     return target / norm if abs(norm - 1.0) > 1e-12 else target
 
-
-def descent_steps_message(steps: float, cap: float) -> str:
-    """Why a gradient-descent run of ``steps`` steps is refused (over ``cap``, ``POLARIZE_MAX_STEPS``)."""
-    return (f"horizon / lr = {steps:.3g} gradient-descent steps exceeds the cap of {cap:.3g} "
-            "(POLARIZE_MAX_STEPS); use method flow for long horizons")
