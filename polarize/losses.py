@@ -46,9 +46,11 @@ class LinearLoss:
     X: np.ndarray
 
     def outer(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+        """``phi(w)`` (batch shape) and its gradient in ``w`` (..., m), for ``w = X beta`` (..., m)."""
         raise NotImplementedError
 
     def value_and_grad(self, beta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The loss (batch shape) and its gradient ``X^T grad phi`` (..., d) at ``beta`` (..., d)."""
         value, h = self.outer(beta @ self.X.T)
         return value, h @ self.X
 

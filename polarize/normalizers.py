@@ -48,9 +48,35 @@ class Normalizer(Protocol):
     name: ClassVar[str]
     on_simplex: ClassVar[bool]
 
-    def forward(self, a: np.ndarray) -> np.ndarray: ...
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        """The scores ``sigma(a)``.
 
-    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray: ...
+        Parameters
+        ----------
+        a : ndarray, shape (..., n)
+            Logits; leading axes are a batch.
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+
+        Raises
+        ------
+        DegenerateStateError
+            Where the map is undefined (e.g. ``l1`` with every logit zero).
+        """
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """The vector-Jacobian product ``J(a)^T g``.
+
+        Parameters
+        ----------
+        a, g : ndarray, shape (..., n)
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+        """
 
 
 def _centred(s: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -242,7 +268,13 @@ NORMALIZERS: dict[str, type] = {
 
 
 def make_normalizer(name: str, *, temperature: float = 1.0) -> Normalizer:
-    """Build the normalizer registered as ``name`` (temperature applies to softmax only)."""
+    """Build the normalizer registered as ``name`` (temperature applies to softmax only).
+
+    Raises
+    ------
+    ValueError
+        For a name not in ``NORMALIZERS``.
+    """
     try:
         cls = NORMALIZERS[name]
     except KeyError:
