@@ -19,9 +19,12 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
-import official
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import official_loops as official  # the notebook's loops live beside the tests
 
 CASES = {
     # name: (experiment kwargs or preset, learning rate, steps of the official loop,

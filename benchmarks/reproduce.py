@@ -11,11 +11,15 @@ export's time is the browser's, not the engine's.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
-import official
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import official_loops as official  # the notebook's loops live beside the tests
 
 from polarize.presets import PAPER_KAPPAS, PAPER_TIED_SIZES, PRESETS
 from polarize.reproduce import PAPER_FIGURES, reproduce

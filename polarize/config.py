@@ -1,36 +1,35 @@
 """The experiment: one frozen, validated, hashable description of a run.
 
 ``Experiment`` is checked once, on the way in; every error is a ``ConfigError``
-naming the field and what it accepts. It round-trips through JSON
-(``to_dict``/``from_dict``) and through a flat mapping of strings
-(``to_flat``/``from_flat``), which is what the app keeps in its URL.
+naming the field and what it accepts (the checkers are in ``polarize.fields``).
+It round-trips through JSON (``to_dict``/``from_dict``) and through a flat
+mapping of strings (``to_flat``/``from_flat``), which is what the app keeps in
+its URL (``polarize.serialize``).
 
-Random draws use numpy's legacy ``RandomState(seed)``, always in the order
-``V0`` (``randn(d, n)``), ``a0`` (``randn(n)``), ``target``, then for the square
-loss ``X`` and ``y``. Every draw is made whatever the initialization mode (a zero
-start still consumes its ``randn(n)``, as the official code's ``0 * randn``
-does), so changing one mode never changes the others' values. ``resolved()``
-returns the same experiment with every drawn array written in explicitly: that
-object alone reproduces the run.
+Arrays not given are drawn from ``seed`` (``polarize.draws`` documents the
+order). ``resolved()`` returns the same experiment with every drawn array
+written in explicitly: that object alone reproduces the run. It draws once per
+experiment object and remembers the answer.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import softmax
 
-from polarize.losses import conditioned_matrix
+from polarize import serialize
+from polarize.budget import steps_message
+from polarize.draws import draw_missing
+from polarize.fields import ConfigError, FrozenArray, choice, integer, limits, matrix, real, vector
 from polarize.normalizers import NORMALIZERS
 
-__all__ = ["ConfigError", "Experiment", "FrozenArray", "limits"]
+__all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
+           "limits"]
 
 MODELS = ("value", "tied")
 LOSSES = ("logistic", "square", "kl")
@@ -38,143 +37,10 @@ METHODS = ("flow", "gd")
 A_INITS = ("zeros", "gaussian", "shifted", "vertex")
 V_INITS = ("gaussian", "zeros", "identity")
 
-# Caps sized for a hosted demo; each can be raised through its environment variable.
-_LIMIT_DEFAULTS = {
-    "max_n": ("POLARIZE_MAX_N", 4096),
-    "max_d": ("POLARIZE_MAX_D", 4096),
-    "max_size": ("POLARIZE_MAX_SIZE", 1 << 20),
-    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e15),
-    "max_steps": ("POLARIZE_MAX_STEPS", 2_000_000),
-    "max_samples": ("POLARIZE_MAX_SAMPLES", 2000),
-}
-
-
-class ConfigError(ValueError):
-    """An invalid experiment field; ``field`` names it, the message says why."""
-
-    def __init__(self, field_name: str, message: str):
-        super().__init__(f"{field_name}: {message}")
-        self.field = field_name
-
-
-def limits() -> dict[str, float]:
-    """The caps in force now (read from the environment at each call)."""
-    out = {}
-    for key, (var, default) in _LIMIT_DEFAULTS.items():
-        raw = os.environ.get(var)
-        try:
-            out[key] = type(default)(float(raw)) if raw else default
-        except ValueError:
-            raise ConfigError(var, f"environment variable must be a number, got {raw!r}") from None
-    return out
-
-
-class FrozenArray:
-    """A read-only float array that compares and hashes by value.
-
-    Holds the explicit arrays of an ``Experiment`` (``a0``, ``V0``, ...), so the
-    experiment stays hashable without turning a 4096 x 128 matrix into nested
-    tuples. ``np.asarray(x)`` gives the (read-only) array without a copy.
-    """
-
-    __slots__ = ("_array", "_hash")
-
-    def __init__(self, array: Any):
-        arr = np.array(array, dtype=float)
-        arr.setflags(write=False)
-        self._array = arr
-        self._hash = hash((arr.shape, arr.tobytes()))
-
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        if dtype is not None and np.dtype(dtype) != self._array.dtype:
-            return self._array.astype(dtype)
-        return self._array.copy() if copy else self._array
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FrozenArray):
-            return NotImplemented
-        return self._hash == other._hash and np.array_equal(self._array, other._array)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __len__(self) -> int:
-        return len(self._array)
-
-    def __iter__(self):
-        return iter(self._array)
-
-    def __getitem__(self, index):
-        return self._array[index]
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._array.shape
-
-    def tolist(self) -> list:
-        return self._array.tolist()
-
-    def __repr__(self) -> str:
-        return f"FrozenArray(shape={self._array.shape})"
-
-
-def _vector(name: str, value: Any, length: int | None = None) -> FrozenArray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(name, "must be a list of numbers") from None
-    if arr.ndim != 1:
-        raise ConfigError(name, f"must be a flat list of numbers, got shape {arr.shape}")
-    if length is not None and arr.shape[0] != length:
-        raise ConfigError(name, f"must have {length} entries, got {arr.shape[0]}")
-    if not np.all(np.isfinite(arr)):
-        raise ConfigError(name, "must hold finite numbers only (no NaN or infinity)")
-    return FrozenArray(arr)
-
-
-def _matrix(name: str, value: Any, shape: tuple[int | None, int]) -> FrozenArray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(name, "must be a list of equal-length rows of numbers") from None
-    rows, cols = shape
-    if arr.ndim != 2 or (rows is not None and arr.shape[0] != rows) or arr.shape[1] != cols:
-        want = f"{rows if rows is not None else 'm'} rows of {cols}"
-        raise ConfigError(name, f"must be {want} numbers, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ConfigError(name, "must hold finite numbers only (no NaN or infinity)")
-    return FrozenArray(arr)
-
-
-def _integer(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ConfigError(name, f"must be an integer in [{low}, {high}], got {value!r}")
-    if not low <= value <= high:
-        raise ConfigError(name, f"must be an integer in [{low}, {high}], got {value}")
-    return int(value)
-
-
-def _real(name: str, value: Any, low: float, high: float, *, open_low: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ConfigError(name, f"must be a number in {_interval(low, high, open_low)}, got {value!r}")
-    value = float(value)
-    too_low = value <= low if open_low else value < low
-    if not math.isfinite(value) or too_low or value > high:
-        raise ConfigError(name, f"must be a number in {_interval(low, high, open_low)}, got {value!r}")
-    return value
-
-
-def _interval(low: float, high: float, open_low: bool) -> str:
-    return f"{'(' if open_low else '['}{low:g}, {high:g}]"
-
-
-def _choice(name: str, value: Any, options: tuple[str, ...]) -> str:
-    if value not in options:
-        raise ConfigError(name, f"must be one of {', '.join(options)}; got {value!r}")
-    return value
+_RESOLVED = "_resolved"
+"""Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
+_ITSELF = "itself"
+"""The memo of an experiment that is already resolved (a marker, not a reference cycle)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -261,88 +127,90 @@ class Experiment:
 
     def __post_init__(self) -> None:
         lim = limits()
-        put = object.__setattr__
-        put(self, "model", _choice("model", self.model, MODELS))
-        put(self, "n", _integer("n", self.n, 2, lim["max_n"]))
-        put(self, "d", _integer("d", self.d, 1, lim["max_d"]))
+        self._check_sizes(lim)
+        self._check_map_and_method(lim)
+        self._check_inits()
+        # The order of the checks is the order in which errors are reported (from_flat_lenient drops
+        # the first culprit): the design's size, the explicit start and target, then the data set.
+        self._check_design_size(lim)
+        self._check_start_and_target()
+        self._check_data(lim)
+
+    def _put(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+    def _check_sizes(self, lim: dict[str, float]) -> None:
+        self._put("model", choice("model", self.model, MODELS))
+        self._put("n", integer("n", self.n, 2, lim["max_n"]))
+        self._put("d", integer("d", self.d, 1, lim["max_d"]))
         n, d = self.n, self.d
         if self.model == "tied" and d != n:
             raise ConfigError("d", f"must equal n for the tied model (U is n x n), got d={d}, n={n}")
-        size = d * n
-        if size > lim["max_size"]:
+        if d * n > lim["max_size"]:
             raise ConfigError(
-                "d", f"n * d = {size} exceeds the cap of {lim['max_size']} (POLARIZE_MAX_SIZE)"
-            )
-        put(self, "loss", _choice("loss", self.loss, LOSSES))
-        put(self, "normalizer", _choice("normalizer", self.normalizer, tuple(NORMALIZERS)))
-        put(self, "temperature", _real("temperature", self.temperature, 0.0, 1e3, open_low=True))
+                "d", f"n * d = {d * n} exceeds the cap of {lim['max_size']} (POLARIZE_MAX_SIZE)")
+
+    def _check_map_and_method(self, lim: dict[str, float]) -> None:
+        self._put("loss", choice("loss", self.loss, LOSSES))
+        self._put("normalizer", choice("normalizer", self.normalizer, tuple(NORMALIZERS)))
+        self._put("temperature", real("temperature", self.temperature, 0.0, 1e3, open_low=True))
         if self.normalizer != "softmax" and self.temperature != 1.0:
             raise ConfigError("temperature", "applies to the softmax normalizer only; leave it at 1")
-        put(self, "method", _choice("method", self.method, METHODS))
-        put(self, "lr", _real("lr", self.lr, 0.0, 1e3, open_low=True))
-        put(self, "horizon", _real("horizon", self.horizon, 0.0, lim["max_horizon"], open_low=True))
+        self._put("method", choice("method", self.method, METHODS))
+        self._put("lr", real("lr", self.lr, 0.0, 1e3, open_low=True))
+        self._put("horizon", real("horizon", self.horizon, 0.0, lim["max_horizon"], open_low=True))
         if self.method == "gd":
             steps = round(self.horizon / self.lr)
             if steps < 1:
                 raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
             if steps > lim["max_steps"]:
-                raise ConfigError(
-                    "horizon",
-                    f"horizon / lr = {steps:.3g} gradient-descent steps exceeds the cap of "
-                    f"{lim['max_steps']:.3g} (POLARIZE_MAX_STEPS); use method flow for long horizons",
-                )
-        put(self, "samples", _integer("samples", self.samples, 2, lim["max_samples"]))
-        put(self, "seed", _integer("seed", self.seed, 0, 2**32 - 1))
-        put(self, "a_init", _choice("a_init", self.a_init, A_INITS))
-        put(self, "a_scale", _real("a_scale", self.a_scale, 0.0, 1e3))
-        put(self, "a_shift", _real("a_shift", self.a_shift, -1e3, 1e3))
-        put(self, "a_vertex", _integer("a_vertex", self.a_vertex, 0, n - 1))
-        put(self, "V_init", _choice("V_init", self.V_init, V_INITS))
-        put(self, "V_scale", _real("V_scale", self.V_scale, 0.0, 1e3))
-        self._check_arrays(lim)
+                raise ConfigError("horizon", steps_message("descent", steps, lim["max_steps"]))
+        self._put("samples", integer("samples", self.samples, 2, lim["max_samples"]))
+        self._put("seed", integer("seed", self.seed, 0, 2**32 - 1))
 
-    def _check_arrays(self, lim: dict[str, float]) -> None:
-        put = object.__setattr__
-        n, d = self.n, self.d
+    def _check_inits(self) -> None:
+        self._put("a_init", choice("a_init", self.a_init, A_INITS))
+        self._put("a_scale", real("a_scale", self.a_scale, 0.0, 1e3))
+        self._put("a_shift", real("a_shift", self.a_shift, -1e3, 1e3))
+        self._put("a_vertex", integer("a_vertex", self.a_vertex, 0, self.n - 1))
+        self._put("V_init", choice("V_init", self.V_init, V_INITS))
+        self._put("V_scale", real("V_scale", self.V_scale, 0.0, 1e3))
+
+    def _check_design_size(self, lim: dict[str, float]) -> None:
+        """``kappa`` and ``m``: the condition number and rows of a drawn design."""
         if self.kappa is not None:
             if self.loss != "square":
                 raise ConfigError("kappa", "applies to the square loss only")
-            put(self, "kappa", _real("kappa", self.kappa, 1.0, 1e6))
+            self._put("kappa", real("kappa", self.kappa, 1.0, 1e6))
         if self.m is not None:
             if self.kappa is None:
                 raise ConfigError("m", "sets the rows of the drawn X: give kappa too")
-            put(self, "m", _integer("m", self.m, 1, lim["max_d"]))
+            self._put("m", integer("m", self.m, 1, lim["max_d"]))
+
+    def _check_start_and_target(self) -> None:
+        """The explicit start ``a0``, ``V0`` and the ``target`` (normalized)."""
         if self.a0 is not None:
-            put(self, "a0", _vector("a0", self.a0, n))
+            self._put("a0", vector("a0", self.a0, self.n))
         if self.V0 is not None:
-            put(self, "V0", _matrix("V0", self.V0, (d, n)))
+            self._put("V0", matrix("V0", self.V0, (self.d, self.n)))
         if self.target is not None:
-            target = np.array(_vector("target", self.target, d))
-            if self.loss == "kl":
-                if np.any(target < 0) or target.sum() <= 0:
-                    raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
-                if abs(target.sum() - 1.0) > 1e-12:  # keep a normalized input bit for bit
-                    target = target / target.sum()
-            else:
-                norm = np.linalg.norm(target)
-                if norm == 0:
-                    raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
-                if abs(norm - 1.0) > 1e-12:
-                    target = target / norm
-            put(self, "target", FrozenArray(target))
+            target = _normalized_target(self.loss, vector("target", self.target, self.d))
+            self._put("target", FrozenArray(target))
+
+    def _check_data(self, lim: dict[str, float]) -> None:
+        """An explicit design ``X`` and its targets or labels ``y``."""
         if self.X is not None:
             if self.loss == "kl":
                 raise ConfigError("X", "applies to the logistic and square losses only")
             if self.kappa is not None:
                 raise ConfigError("X", "give either an explicit X or kappa, not both")
-            put(self, "X", _matrix("X", self.X, (None, d)))
+            self._put("X", matrix("X", self.X, (None, self.d)))
             if len(self.X) > lim["max_d"]:
                 raise ConfigError("X", f"has more than {lim['max_d']} rows (POLARIZE_MAX_D)")
-        rows = len(self.X) if self.X is not None else (self.m or d) if self.kappa is not None else None
         if self.y is not None:
-            if rows is None:
+            if self.rows is None:
                 raise ConfigError("y", "needs a design: give X (or kappa for the square loss)")
-            put(self, "y", _vector("y", self.y, rows))
+            self._put("y", vector("y", self.y, self.rows))
             if self.loss == "logistic" and not np.all(np.isin(self.y, (-1.0, 1.0))):
                 raise ConfigError("y", "labels of the logistic loss must be -1 or +1")
         elif self.X is not None and self.loss == "logistic":
@@ -360,46 +228,24 @@ class Experiment:
         return None
 
     def resolved(self) -> Experiment:
-        """This experiment with every random array drawn and written in explicitly."""
-        n, d = self.n, self.d
-        rng = np.random.RandomState(self.seed)
-        v_draw = rng.randn(d, n)
-        a_draw = rng.randn(n)
-        if self.loss == "kl":
-            t_draw = softmax(10.0 * rng.rand(d))
-        else:
-            t_draw = rng.randn(d)
-        changes: dict[str, Any] = {}
-        if self.V0 is None:
-            if self.V_init == "gaussian":
-                changes["V0"] = self.V_scale * v_draw
-            elif self.V_init == "identity":
-                changes["V0"] = self.V_scale * np.eye(d, n)
+        """This experiment with every random array drawn and written in explicitly.
+
+        Drawn once per object: later calls return the same (immutable) experiment.
+        """
+        cached = self.__dict__.get(_RESOLVED)
+        if cached is None:
+            changes = draw_missing(self)
+            if changes:
+                cached = dataclasses.replace(self, **changes)
+                object.__setattr__(cached, _RESOLVED, _ITSELF)  # nothing is left to draw there
             else:
-                changes["V0"] = np.zeros((d, n))
-        if self.a0 is None:
-            if self.a_init == "zeros":
-                a = 0.0 * a_draw
-            elif self.a_init == "gaussian":
-                a = self.a_scale * a_draw
-            elif self.a_init == "shifted":
-                a = self.a_shift + self.a_scale * a_draw
-            else:
-                a = self.a_scale * a_draw
-                a[self.a_vertex] += self.a_shift
-            changes["a0"] = a + 0.0  # turn the -0.0 of 0 * randn into 0.0
-        if self.target is None:
-            changes["target"] = t_draw
-        if self.kappa is not None and self.X is None:
-            m = self.rows
-            changes["X"] = conditioned_matrix(m, d, self.kappa, rng)
-            changes["kappa"] = None
-            changes["m"] = None
-            if self.y is None:
-                changes["y"] = rng.randn(m)
-        if not changes:
-            return self
-        return dataclasses.replace(self, **changes)
+                cached = _ITSELF
+            object.__setattr__(self, _RESOLVED, cached)
+        return self if cached is _ITSELF else cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The memo of resolved() stays behind: a pickle (to a worker process) carries the fields only.
+        return {k: v for k, v in self.__dict__.items() if k != _RESOLVED}
 
     def varied(self, **changes: Any) -> Experiment:
         """This experiment with some fields changed, and its explicit arrays kept only where still valid.
@@ -413,7 +259,7 @@ class Experiment:
         changed = {k for k, v in changes.items() if v != getattr(self, k)}
         drop: set[str] = set()
         if changed & {"n", "d", "loss", "seed", "model"}:
-            drop.update(_ARRAY_FIELDS)
+            drop.update(serialize.ARRAY_FIELDS)
         if any(k.startswith("a_") for k in changed):
             drop.add("a0")
         if any(k.startswith("V_") for k in changed):
@@ -423,53 +269,34 @@ class Experiment:
         cleared = {k: None for k in drop if getattr(self, k) is not None and k not in changes}
         return dataclasses.replace(self, **cleared, **changes)
 
-    # ---- serialization ----------------------------------------------------------
+    # ---- serialization (polarize.serialize) ----------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (arrays as nested lists, unset ones omitted)."""
-        out = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if value is None:
-                continue
-            out[f.name] = value.tolist() if isinstance(value, FrozenArray) else value
-        return out
+        return serialize.to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Experiment:
         """Build from a mapping such as ``to_dict()`` gives; unknown keys are errors."""
-        if not isinstance(data, Mapping):
-            raise ConfigError("config", f"must be a JSON object, got {type(data).__name__}")
-        _reject_unknown(cls, data)
-        return cls(**data)
+        return serialize.from_dict(cls, data)
 
     def to_json(self, **kwargs: Any) -> str:
+        """``to_dict()`` as JSON text (``kwargs`` go to ``json.dumps``)."""
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> Experiment:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError("config", f"is not valid JSON ({exc})") from None
-        return cls.from_dict(data)
+        """Build from JSON text such as ``to_json()`` gives."""
+        return serialize.from_json(cls, text)
 
     def to_flat(self) -> dict[str, str]:
         """Every field that differs from its default, as strings (arrays as JSON)."""
-        defaults = type(self)()
-        out = {}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if value is None or value == getattr(defaults, f.name):
-                continue
-            out[f.name] = json.dumps(value.tolist()) if isinstance(value, FrozenArray) else str(value)
-        return out
+        return serialize.to_flat(self)
 
     @classmethod
     def from_flat(cls, flat: Mapping[str, str]) -> Experiment:
         """Parse a mapping of strings such as ``to_flat()`` gives (e.g. a URL query)."""
-        _reject_unknown(cls, flat)
-        return cls(**{k: _parse_flat(k, v) for k, v in flat.items()})
+        return serialize.from_flat(cls, flat)
 
     @classmethod
     def from_flat_lenient(cls, flat: Mapping[str, str], **base: Any) -> tuple[Experiment, dict[str, str]]:
@@ -479,55 +306,20 @@ class Experiment:
         of the keyword defaults ``base``) and a dict from each ignored key to the
         reason, so a page can say what it ignored.
         """
-        known = {f.name for f in dataclasses.fields(cls)}
-        kept: dict[str, Any] = dict(base)
-        ignored: dict[str, str] = {}
-        for key, raw in flat.items():
-            if key not in known:
-                continue  # not ours (the app may keep other state in the URL)
-            try:
-                kept[key] = _parse_flat(key, raw)
-            except ConfigError as exc:
-                ignored[key] = str(exc)
-        while True:
-            try:
-                return cls(**kept), ignored
-            except ConfigError as exc:
-                culprit = exc.field if exc.field in kept and exc.field in flat else None
-                if culprit is None:
-                    # The clash involves no user value we can drop: drop user values one by one.
-                    culprit = next((k for k in reversed(list(kept)) if k in flat), None)
-                    if culprit is None:
-                        raise
-                ignored[culprit] = str(exc)
-                del kept[culprit]
+        return serialize.from_flat_lenient(cls, flat, base)
 
 
-def _reject_unknown(cls: type, keys: Mapping[str, Any]) -> None:
-    known = sorted(f.name for f in dataclasses.fields(cls))
-    for key in keys:
-        if key not in known:
-            raise ConfigError(str(key), f"is not a configuration key; known keys: {', '.join(known)}")
+def _normalized_target(loss: str, target: FrozenArray) -> np.ndarray:
+    """``p*`` summing to one (kl) or ``beta_*`` of unit length; a normalized input kept bit for bit."""
+    target = np.array(target)
+    if loss == "kl":
+        if np.any(target < 0) or target.sum() <= 0:
+            raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
+        if abs(target.sum() - 1.0) > 1e-12:
+            target = target / target.sum()
+        return target
+    norm = np.linalg.norm(target)
+    if norm == 0:
+        raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
+    return target / norm if abs(norm - 1.0) > 1e-12 else target
 
-
-_INT_FIELDS = {"n", "d", "samples", "seed", "a_vertex", "m"}
-_FLOAT_FIELDS = {"temperature", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"}
-_ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
-
-
-def _parse_flat(key: str, raw: str) -> Any:
-    raw = str(raw).strip()
-    try:
-        if key in _INT_FIELDS:
-            value = float(raw)
-            if not value.is_integer():
-                raise ValueError
-            return int(value)
-        if key in _FLOAT_FIELDS:
-            return float(raw)
-        if key in _ARRAY_FIELDS:
-            return json.loads(raw)
-    except (ValueError, OverflowError, json.JSONDecodeError):
-        kind = "an integer" if key in _INT_FIELDS else "a number" if key in _FLOAT_FIELDS else "a JSON list"
-        raise ConfigError(key, f"must be {kind}, got {raw!r}") from None
-    return raw

@@ -1,18 +1,14 @@
 """Running an experiment: exact gradient flow, or gradient descent.
 
-``simulate(experiment)`` picks the cheapest exact coordinates for the flow:
+``simulate(experiment)`` builds the cheapest exact system for it
+(``polarize.systems.build_system``: the closed logistic system, the reduced
+coordinates ``W = X V``, or the full ``(V, a)`` / ``(U, a)``) and marches it to
+the saved times.
 
-- logistic loss on a target direction: the closed ``(a, p)`` system in the
-  loss-free time ``tau`` (PAPER.md section 3), with ``log(1 + t)`` carried as one
-  more state variable, so horizons of ``1e15`` cost a few hundred steps;
-- a loss ``phi(X beta)`` whose design has fewer rows than ``V`` (``m < d``): the
-  coordinates ``W = X V`` (section 4);
-- otherwise the full ``(V, a)`` (or the tied model's ``(U, a)``).
-
-Time stepping is scipy's (``DOP853`` with tight tolerances); this module only
-drives the stepper and reads each saved time off the step's dense output, so
-memory stays proportional to what is saved. Gradient descent always runs in the
-full coordinates, step for step as a plain loop would.
+Time stepping is scipy's (LSODA or DOP853, with tight tolerances); this module
+only drives the stepper and reads each saved time off the step's dense output,
+so memory stays proportional to what is saved. Gradient descent always runs in
+the full coordinates, step for step as a plain loop would.
 """
 
 from __future__ import annotations
@@ -20,20 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import numpy as np
-from scipy.integrate import DOP853, LSODA
-from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
+from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, steps_message
 from polarize.config import ConfigError, Experiment
-from polarize.diagnostics import N_SINGULAR, Recorder, Result, top_singular_values
-from polarize.losses import KL, LinearLoss, Logistic, LogisticData, Square
-from polarize.model import (
-    logistic_closed_field,
-    tied_gradients,
-    value_gradients,
-    value_gradients_reduced,
-)
+from polarize.diagnostics import Recorder, Result
 from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
 
 __all__ = ["simulate", "sample_steps", "RTOL", "ATOL"]
 
@@ -41,22 +30,9 @@ RTOL = 1e-10
 """Relative tolerance of the flow's adaptive steps (per step, on every state variable)."""
 ATOL = 1e-12
 """Absolute tolerance of the flow's adaptive steps."""
-MAX_FLOW_STEPS = 50_000
-STALL_STEPS = 1000
-"""A flow that needs more than this many steps between two saved times has stalled:
-smooth runs need tens. Either it has converged, and its velocity is rounding noise
-that the error control keeps chasing (it is then held at rest to the horizon), or
-it slides along a kink of the normalizer (relu, l1 and sparsemax switch
-coordinates on and off there), where no smooth stepper makes progress: the run
-then stops there and says so."""
 KINKED = frozenset({"relu", "l1", "sparsemax"})
 AT_REST = 64 * np.finfo(float).eps
 """A velocity below this, relative to the state's size, is rounding noise: the flow is at rest."""
-STIFF_SIZE = 1500
-"""Flows in ``t`` with at most this many state variables use LSODA, which switches to
-a stiff method once the loss has converged (square and KL losses, over long
-horizons); larger ones use DOP853, since LSODA's dense Jacobian would cost
-``size**2`` memory."""
 
 
 # The engine's linear algebra is on small matrices and vectors, where threaded BLAS
@@ -92,234 +68,65 @@ def _sample_times(experiment: Experiment) -> np.ndarray:
     return t
 
 
-def _build_loss(e: Experiment):
-    target = np.asarray(e.target)
-    if e.loss == "kl":
-        return KL(target)
-    if e.loss == "logistic":
-        if e.X is None:
-            return Logistic.from_target(target)
-        return LogisticData(np.asarray(e.X), np.asarray(e.y))
-    if e.X is None:
-        return Square(np.eye(e.d), target)
-    return Square(np.asarray(e.X), np.asarray(e.y))
-
-
-class _MatrixSystem:
-    """State ``[W.ravel(), a]``: a matrix (``V``, ``X V`` or ``U``) and the logits."""
-
-    def __init__(self, W0, a0, loss, normalizer):
-        self.loss, self.normalizer = loss, normalizer
-        self.shape = W0.shape
-        self.y0 = np.concatenate([W0.ravel(), a0])
-
-    def split(self, y):
-        k = self.shape[0] * self.shape[1]
-        return y[:k].reshape(self.shape), y[k:]
-
-    def V(self, y):
-        return self.split(y)[0]
-
-    def _gradients(self, W, a):
-        raise NotImplementedError
-
-    def gradient(self, y):
-        G = self._gradients(*self.split(y))
-        return np.concatenate([G.grad_V.ravel(), G.grad_a])
-
-    def flow_jacobian(self, _t, y):
-        """Jacobian of the flow ``-gradient`` by forward differences, all columns in one batch.
-
-        LSODA would otherwise make one Python call per column; the batched
-        gradients make the whole Jacobian cost about as much as a few calls.
-        """
-        h = np.sqrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(y))
-        Y = y + np.diag(h)  # row j is y + h_j e_j
-        k = self.shape[0] * self.shape[1]
-        G = self._gradients(Y[:, :k].reshape(len(y), *self.shape), Y[:, k:])
-        F = np.concatenate([G.grad_V.reshape(len(y), k), G.grad_a], axis=1)
-        return -((F - self.gradient(y)) / h[:, None]).T
-
-    def record(self, Y, recorder: Recorder) -> None:
-        """Measure each column of ``Y`` (one state per column) in the full coordinates."""
-        for y in Y.T:
-            V, a = self.V(y), self.split(y)[1]
-            G = self._full_gradients(V, a)
-            recorder.add(
-                s=G.s, a=a, u=G.u, loss=G.loss,
-                p=V.T @ self.loss.target if isinstance(self.loss, Logistic) else None,
-                grad_norm_V=np.linalg.norm(G.grad_V), grad_norm_a=np.linalg.norm(G.grad_a),
-                singular_values=top_singular_values(V), column_norms=np.linalg.norm(V, axis=0),
-            )
-
-
-class _ValueSystem(_MatrixSystem):
-    """The value model in coordinates ``W = X V`` (``X = I``: plain ``V``)."""
-
-    def __init__(self, V0, a0, loss, normalizer, *, reduced: bool):
-        self.V0, self.reduced = V0, reduced
-        if reduced:
-            X = loss.X
-            self.gram = X @ X.T
-            # V - V0 = X^T Lambda with X X^T Lambda = W - W0, so V = V0 + pinv(X) (W - W0).
-            self.pinv = np.linalg.pinv(X)
-            self.W0 = X @ V0
-        super().__init__(self.W0 if reduced else V0, a0, loss, normalizer)
-
-    def V(self, y):
-        W = self.split(y)[0]
-        return self.V0 + self.pinv @ (W - self.W0) if self.reduced else W
-
-    def _gradients(self, W, a):
-        if self.reduced:
-            return value_gradients_reduced(W, a, self.loss, self.gram, self.normalizer)
-        return value_gradients(W, a, self.loss, self.normalizer)
-
-    def _full_gradients(self, V, a):
-        return value_gradients(V, a, self.loss, self.normalizer)
-
-
-class _TiedSystem(_MatrixSystem):
-    """The tied model ``beta = U sigma(U a)`` in its own coordinates ``(U, a)``."""
-
-    def _gradients(self, U, a):
-        return tied_gradients(U, a, self.loss, self.normalizer)
-
-    _full_gradients = _gradients
-
-
-class _LogisticClosedSystem:
-    """Logistic loss on a direction: the closed ``(a, p, log(1 + t))`` system in ``tau``.
-
-    ``V(t) = V0 + beta_* (p(t) - p(0))^T`` exactly, so ``V`` is never integrated:
-    its column norms and singular values at a saved time come from ``p`` and
-    quantities of ``V0`` computed once, for a whole batch of saved times at once.
-    """
-
-    def __init__(self, V0, a0, loss: Logistic, normalizer):
-        self.V0, self.normalizer = V0, normalizer
-        self.b = loss.target
-        self.n = len(a0)
-        self.p0 = V0.T @ self.b
-        self.column_sq0 = np.sum(V0 * V0, axis=0)
-        d, n = V0.shape
-        # Gram matrix of the smaller side of V0, for the singular values of V0 + b q^T.
-        self.gram0 = V0 @ V0.T if d <= n else V0.T @ V0
-        self.y0 = np.concatenate([a0, self.p0, [0.0]])
-
-    def field(self, tau, y):
-        n = self.n
-        da, dp, z, _ = logistic_closed_field(y[:n], y[n:2 * n], self.normalizer)
-        # dt/dtau = 1 + e^z, carried as d log(1 + t)/dtau without overflow.
-        return np.concatenate([da, dp, [np.exp(np.logaddexp(0.0, z) - y[2 * n])]])
-
-    def clock(self, y):
-        """``log(1 + t)``, the last state variable (also on a batch of columns)."""
-        return y[-1]
-
-    def clock_rate(self, y):
-        """``d log(1 + t) / d tau = (1 + e^z) / (1 + t)``, on a batch of columns."""
-        n = self.n
-        z = np.sum(y[n:2 * n] * self.normalizer.forward(y[:n].T).T, axis=0)
-        return np.exp(np.logaddexp(0.0, z) - y[-1])
-
-    def V(self, y):
-        return self.V0 + np.outer(self.b, y[self.n:2 * self.n] - self.p0)
-
-    def record(self, Y, recorder: Recorder) -> None:
-        n = self.n
-        a, p = Y[:n].T, Y[n:2 * n].T  # (K, n)
-        s = self.normalizer.forward(a)
-        z = np.sum(p * s, axis=1)
-        c = expit(-z)
-        q = p - self.p0
-        recorder.add(
-            s=s, a=a, u=c[:, None] * p, p=p, loss=np.logaddexp(0.0, -z),
-            # |dL/dV| = |g| |s| with g = -c beta_*, |beta_*| = 1.
-            grad_norm_V=c * np.linalg.norm(s, axis=1),
-            grad_norm_a=c * np.linalg.norm(self.normalizer.vjp(a, p), axis=1),
-            singular_values=self._singular_values(q),
-            # |v_i|^2 = |v_i(0)|^2 + 2 q_i b.v_i(0) + q_i^2, and b.v_i(0) = p_i(0).
-            column_norms=np.sqrt(np.maximum(self.column_sq0 - self.p0**2 + p**2, 0.0)),
-            batch=True,
-        )
-
-    def _singular_values(self, q):
-        """Leading singular values of ``V0 + b q_k^T`` for each row ``q_k`` of ``q``."""
-        d, n = self.V0.shape
-        side = min(d, n)
-        out = np.zeros((len(q), N_SINGULAR))
-        chunk = max(1, (1 << 22) // (side * side))  # bound the stack of Gram matrices
-        for start in range(0, len(q), chunk):
-            qs = q[start:start + chunk]
-            if d <= n:
-                r = qs @ self.V0.T  # V0 q, (k, d)
-                b = self.b
-                gram = (self.gram0 + r[:, :, None] * b[None, None, :] + b[None, :, None] * r[:, None, :]
-                        + np.sum(qs * qs, axis=1)[:, None, None] * np.outer(b, b))
-            else:
-                p0 = self.p0
-                gram = (self.gram0 + p0[None, :, None] * qs[:, None, :] + qs[:, :, None] * p0[None, None, :]
-                        + qs[:, :, None] * qs[:, None, :])
-            top = np.linalg.eigvalsh(gram)[:, ::-1][:, :N_SINGULAR]
-            out[start:start + len(qs), :top.shape[1]] = np.sqrt(np.maximum(top, 0.0))
-        return out
-
-
-def _march(fun, y0, targets, clock: Callable | None = None,
-           clock_rate: Callable | None = None, *, stepper=DOP853,
-           jacobian: Callable | None = None, stall_reason: str = "") -> Iterator[np.ndarray]:
-    """Step a scipy ``OdeSolver`` and yield the states at the targets of the clock.
+def _march(fun: Callable, y0: np.ndarray, plan: Schedule, stall_reason: str = "") -> Iterator[np.ndarray]:
+    """Step a scipy ``OdeSolver`` and yield the states at the targets of ``plan``.
 
     Yields arrays of shape (state, k): the states at the targets that one step
-    crossed, one per column.
+    crossed, one per column (first the start, alone).
 
-    Without ``clock`` the targets are values of the independent variable. With
-    it, they are values of the monotone function ``clock(y)`` of the state, and
-    each is located inside the step that crosses it by Newton's method on the
-    step's dense output.
+    Without ``plan.clock`` the targets are values of the independent variable.
+    With it, they are values of the monotone function ``clock(y)`` of the state,
+    and each is located inside the step that crosses it by Newton's method on
+    the step's dense output.
 
     A run that takes ``STALL_STEPS`` steps without reaching a target is held at
     rest if its velocity is rounding noise, and stopped otherwise, with
     ``stall_reason`` appended to the message.
     """
+    targets, clock = plan.targets, plan.clock
     bound = targets[-1] if clock is None else np.inf
-    options = {"jac": jacobian} if jacobian is not None else {}
-    solver = stepper(fun, 0.0, y0, bound, rtol=RTOL, atol=ATOL, **options)
+    options = {"jac": plan.jacobian} if plan.jacobian is not None else {}
+    solver = plan.stepper(fun, 0.0, y0, bound, rtol=RTOL, atol=ATOL, **options)
     yield y0[:, None]
-    k = 1
+    k, since = 1, 0
     now = clock(y0) if clock else 0.0
-    since = 0
     for _ in range(MAX_FLOW_STEPS):
         if since == STALL_STEPS:
-            velocity = np.max(np.abs(fun(solver.t, solver.y)))
-            if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
-                yield np.repeat(solver.y[:, None], len(targets) - k, axis=1)
-                return
-            raise _Stopped(
-                f"the flow stalled (over {STALL_STEPS} steps without reaching the next saved "
-                f"time){stall_reason}")
+            yield _held_at_rest(fun, solver, len(targets) - k, stall_reason)
+            return
         start, before = solver.t, now
         since += 1
-        message = solver.step()
-        if solver.status == "failed":
-            raise _Stopped(f"the integrator stopped: {message}")
-        if not np.all(np.isfinite(solver.y)):
-            raise _Stopped("the state overflowed (the flow diverges)")
+        _step(solver)
         now = clock(solver.y) if clock else solver.t
         if now < targets[k]:
             continue
         since = 0
         j = int(np.searchsorted(targets, now, side="right"))
-        inside = targets[k:j]
         local = solver.dense_output()
-        where = inside if clock is None else _locate(local, clock, clock_rate, inside,
-                                                    start, solver.t, before, now)
+        where = targets[k:j] if clock is None else _locate(
+            local, clock, plan.clock_rate, targets[k:j], start, solver.t, before, now)
         yield local(where).reshape(len(y0), -1)
         k = j
         if k == len(targets):
             return
-    raise _Stopped(f"gave up after {MAX_FLOW_STEPS} integrator steps")
+    raise _Stopped(steps_message("flow", MAX_FLOW_STEPS))
+
+
+def _step(solver) -> None:
+    """One adaptive step; a failed step or a state that overflowed stops the run."""
+    message = solver.step()
+    if solver.status == "failed":
+        raise _Stopped(f"the integrator stopped: {message}")
+    if not np.all(np.isfinite(solver.y)):
+        raise _Stopped("the state overflowed (the flow diverges)")
+
+
+def _held_at_rest(fun: Callable, solver, remaining: int, stall_reason: str) -> np.ndarray:
+    """The current state for each of the ``remaining`` targets if the flow is at rest; else stop."""
+    velocity = np.max(np.abs(fun(solver.t, solver.y)))
+    if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
+        return np.repeat(solver.y[:, None], remaining, axis=1)
+    raise _Stopped(steps_message("stall", STALL_STEPS) + stall_reason)
 
 
 def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
@@ -371,18 +178,8 @@ def simulate(experiment: Experiment) -> Result:
 def _simulate(experiment: Experiment) -> Result:
     e = experiment.resolved()
     normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
-    loss = _build_loss(e)
-    V0, a0 = np.asarray(e.V0), np.asarray(e.a0)
+    system = build_system(e, build_loss(e), normalizer)
     t = _sample_times(e)
-
-    if e.model == "tied":
-        system = _TiedSystem(V0, a0, loss, normalizer)
-    elif e.method == "flow" and isinstance(loss, Logistic):
-        system = _LogisticClosedSystem(V0, a0, loss, normalizer)
-    else:
-        reduced = e.method == "flow" and isinstance(loss, LinearLoss) and loss.X.shape[0] < e.d
-        system = _ValueSystem(V0, a0, loss, normalizer, reduced=reduced)
-
     recorder = Recorder()
     try:
         # Measured before anything runs, so that a start where the normalizer is undefined is
@@ -392,27 +189,13 @@ def _simulate(experiment: Experiment) -> Result:
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
 
-    reason = ("; it slides along a kink of the normalizer, where it is not smooth: method gd "
-              "can go on past it") if e.normalizer in KINKED else ""
     calls = [0]
     status, message = "finished", ""
+    last = system.y0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         try:
-            if e.method == "gd":
-                states = _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls)
-            elif isinstance(system, _LogisticClosedSystem):
-                states = _march(_counted(system.field, calls), system.y0, np.log1p(t),
-                                clock=system.clock, clock_rate=system.clock_rate, stall_reason=reason)
-            else:
-                def field(_, y):
-                    return -system.gradient(y)
-                if system.y0.size <= STIFF_SIZE:
-                    states = _march(_counted(field, calls), system.y0, t, stepper=LSODA,
-                                    jacobian=system.flow_jacobian, stall_reason=reason)
-                else:
-                    states = _march(_counted(field, calls), system.y0, t, stall_reason=reason)
+            states = _states(e, system, t, calls)
             next(states)  # the start, measured above
-            last = system.y0
             for Y in states:
                 system.record(Y, recorder)
                 last = Y[:, -1]
@@ -423,6 +206,15 @@ def _simulate(experiment: Experiment) -> Result:
                            n_evaluations=calls[0])
 
 
+def _states(e: Experiment, system: System, t: np.ndarray, calls: list[int]) -> Iterator[np.ndarray]:
+    """The states at the saved times ``t`` (columns of (state, k) arrays), by descent or by the flow."""
+    if e.method == "gd":
+        return _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls)
+    reason = ("; it slides along a kink of the normalizer, where it is not smooth: method gd "
+              "can go on past it") if e.normalizer in KINKED else ""
+    return _march(_counted(system.field, calls), system.y0, system.schedule(t), stall_reason=reason)
+
+
 def _counted(fun, calls):
     def wrapped(tau, y):
         calls[0] += 1
@@ -430,7 +222,7 @@ def _counted(fun, calls):
     return wrapped
 
 
-def _descend(system, lr: float, save_at: np.ndarray, calls) -> Iterator[np.ndarray]:
+def _descend(system: DescentSystem, lr: float, save_at: np.ndarray, calls) -> Iterator[np.ndarray]:
     """Gradient descent ``y <- y - lr * grad``, yielding the state at each step count in ``save_at``."""
     y = system.y0.copy()
     yield y[:, None]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 
 __all__ = [
     "DegenerateStateError",
@@ -48,9 +48,35 @@ class Normalizer(Protocol):
     name: ClassVar[str]
     on_simplex: ClassVar[bool]
 
-    def forward(self, a: np.ndarray) -> np.ndarray: ...
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        """The scores ``sigma(a)``.
 
-    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray: ...
+        Parameters
+        ----------
+        a : ndarray, shape (..., n)
+            Logits; leading axes are a batch.
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+
+        Raises
+        ------
+        DegenerateStateError
+            Where the map is undefined (e.g. ``l1`` with every logit zero).
+        """
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """The vector-Jacobian product ``J(a)^T g``.
+
+        Parameters
+        ----------
+        a, g : ndarray, shape (..., n)
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+        """
 
 
 def _centred(s: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -77,10 +103,8 @@ class Softmax:
     on_simplex: ClassVar[bool] = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
-        # Subtracting the maximum first means |a| = 1e4 (or 1e300) cannot overflow.
-        x = np.asarray(a, dtype=float) / self.temperature
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+        # scipy subtracts the maximum first, so |a| = 1e4 (or 1e300) cannot overflow.
+        return softmax(np.asarray(a, dtype=float) / self.temperature, axis=-1)
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         s = self.forward(a)
@@ -244,7 +268,13 @@ NORMALIZERS: dict[str, type] = {
 
 
 def make_normalizer(name: str, *, temperature: float = 1.0) -> Normalizer:
-    """Build the normalizer registered as ``name`` (temperature applies to softmax only)."""
+    """Build the normalizer registered as ``name`` (temperature applies to softmax only).
+
+    Raises
+    ------
+    ValueError
+        For a name not in ``NORMALIZERS``.
+    """
     try:
         cls = NORMALIZERS[name]
     except KeyError:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from polarize import Experiment, entropy, simulate
+from polarize import KL, Experiment, simulate
 from polarize.presets import PRESETS
 
 
@@ -65,14 +65,17 @@ def test_from_uniform_logits_the_largest_projection_wins(n, d, seed):
     assert r.s[-1].max() > 0.9
 
 
-def test_repulsion_rich_get_richer():
-    """Ahead tokens amplify, the others collapse: the winner's score rises, every other one falls."""
+def test_repulsion_rich_get_richer(flow_tol):
+    """Ahead tokens amplify, the others collapse: the winner's score rises, every other one falls.
+
+    Monotone up to what the solver leaves uncertain in the scores; the real steps
+    between saved times are 1e-4 and more, so a rise or fall the wrong way fails.
+    """
     r = simulate(Experiment(n=6, d=6, seed=4, horizon=1e6, samples=100))
     w = r.winner
-    assert np.all(np.diff(r.s[:, w]) > -1e-12)
+    flow_tol.assert_non_decreasing(r.s[:, w])
     late = r.s[at_time(r, 1e3):]
-    others = np.delete(late, w, axis=1)
-    assert np.all(np.diff(others, axis=0) < 1e-12)
+    flow_tol.assert_non_increasing(np.delete(late, w, axis=1))
 
 
 # ---- other normalizers do not polarize ----------------------------------------------------------
@@ -131,16 +134,23 @@ def test_tied_model_polarizes_and_grows_the_winner_column():
     assert r.winner_column_norm[-1] == r.column_norms[-1, w]
 
 
-def test_tied_model_symmetric_columns_stay_equal():
+def test_tied_model_symmetric_columns_stay_equal(flow_tol):
+    """Tokens 0 and 1 are exchangeable (equal logits, equal target entries, U0 = I).
+
+    Exact in exact arithmetic; in floating point the two columns start apart by
+    rounding, which the flow may amplify, and the solver controls each only to
+    its tolerance: so equality is asked to a small multiple of that tolerance
+    (flow_tol), still 1e6 times finer than what a broken symmetry produces.
+    """
     D = 6
     a0 = np.array([0.7, 0.7, 1.0, 0.2, 0.5, 0.9])
     target = np.array([1.0, 1.0, 0.3, -0.5, 0.2, 0.4])
     r = simulate(Experiment(model="tied", n=D, d=D, V_init="identity", V_scale=1.0, a0=a0, target=target,
                             horizon=200.0, samples=40))
     assert r.finished
-    np.testing.assert_allclose(r.column_norms[:, 0], r.column_norms[:, 1], rtol=1e-12)
-    np.testing.assert_allclose(r.s[:, 0], r.s[:, 1], rtol=1e-12)
-    np.testing.assert_allclose(r.a[:, 0], r.a[:, 1], rtol=1e-12)
+    for name in ("column_norms", "s", "a"):
+        x = getattr(r, name)
+        flow_tol.assert_close(x[:, 0], x[:, 1], err_msg=name)
     assert np.abs(r.column_norms[-1] - 1).max() > 0.1  # something did happen
 
 
@@ -164,12 +174,14 @@ def test_square_loss_polarizes_partly_and_more_with_larger_kappa():
 # ---- KL: the loss tends to its floor H(p*) from above --------------------------------------------
 
 
-def test_kl_loss_tends_to_its_floor_from_above():
-    r = simulate(PRESETS["paper-kl"].experiment)
+def test_kl_loss_tends_to_its_floor_from_above(paper_kl, flow_tol):
+    r = paper_kl
     assert r.finished
-    floor = float(entropy(np.asarray(r.experiment.target)))
-    gap = r.loss - floor
+    gap = r.loss - KL(np.asarray(r.experiment.target)).floor
+    # Cross-entropy >= entropy holds at every state (Gibbs), integrated accurately or not:
+    # only the rounding of the O(1) loss value (~1e-15) may show.
     assert np.all(gap >= -1e-12)
     assert gap[0] > 0.5
     assert gap[-1] < 1e-8
-    assert np.all(np.diff(r.loss) <= 1e-12)
+    # Decreasing along the flow: a property of the trajectory, so up to the solver's slack.
+    flow_tol.assert_non_increasing(r.loss)

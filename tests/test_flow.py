@@ -1,10 +1,15 @@
 """Cross-checks of the engine's code paths against independent integrations, and invariants.
 
-The engine steps with rtol 1e-10; the reference integrations here use scipy's
-``solve_ivp`` (DOP853, rtol 1e-11) on the full ``(V, a)`` system written out in
-the test. Over the short horizons used, both global errors stay well below
-1e-8, so agreement is asked to 1e-7 (absolute, on O(1) quantities).
+The engine steps with ``RTOL`` = 1e-10 (LSODA or DOP853); the reference
+integrations here use scipy's ``solve_ivp`` (DOP853, rtol 1e-11) on the full
+``(V, a)`` system written out in the test. Two integrations by different
+methods agree only to their global errors, not to the bit: over the short
+horizons used both stay within a few ``RTOL`` (the measured gap is ~2e-10), so
+agreement is asked to ``AGREE = 1000 RTOL`` (absolute, on O(1) quantities),
+the same on any CPU or BLAS, and still 1e3 times finer than a wrong path's error.
 """
+
+import functools
 
 import numpy as np
 import pytest
@@ -13,11 +18,16 @@ from hypothesis import strategies as st
 from scipy.integrate import simpson, solve_ivp
 from scipy.special import expit, softmax
 
-from polarize import KL, Experiment, Logistic, LogisticData, Square, entropy, make_normalizer, simulate
-from polarize.model import tied_gradients, value_gradients
+from polarize import Experiment, make_normalizer, simulate
+from polarize.integrate import RTOL
 from polarize.presets import PRESETS
 
-AGREE = 1e-7
+try:
+    import official_loops
+except ImportError:  # tests/ imported as a package
+    from tests import official_loops
+
+AGREE = 1000 * RTOL
 
 
 def solve_full(e, grad_beta, t_eval, normalizer=None):
@@ -167,7 +177,7 @@ def test_kl_flow_matches_dop853(horizon):
     np.testing.assert_allclose(r.a, a, rtol=0, atol=AGREE)
     np.testing.assert_allclose(r.V_final, V[-1], rtol=0, atol=AGREE)
     q = softmax(np.einsum("kdn,kn->kd", V, s), axis=1)
-    np.testing.assert_allclose(r.loss, -np.log(q) @ p_star, rtol=1e-8)
+    np.testing.assert_allclose(r.loss, -np.log(q) @ p_star, rtol=100 * RTOL)  # measured gap ~6e-11
 
 
 def test_tied_flow_matches_own_integration():
@@ -235,7 +245,9 @@ def test_softmax_conserves_sum_of_logits(seed, n, d, loss, method):
     assert r.finished
     total = r.a.sum(axis=1)
     scale = np.max(np.abs(r.a), axis=1).clip(min=1.0)
-    assert np.all(np.abs(total - total[0]) <= 1e-8 * scale)
+    # The flow conserves sum(a) only as well as the solver tracks each of the n <= 7 logits (its
+    # global error, a few RTOL |a|): 100 RTOL. Descent conserves it to rounding, far below that.
+    assert np.all(np.abs(total - total[0]) <= 100 * RTOL * scale)
 
 
 # ---- (5) the loss never increases along the flow -----------------------------------------------
@@ -264,7 +276,9 @@ def test_loss_is_non_increasing_along_the_flow(case):
     r = simulate(Experiment(**kw))
     assert r.finished, r.message
     steps = np.diff(r.loss)
-    assert np.all(steps <= 1e-10 * np.maximum(1.0, r.loss[:-1]))
+    # Non-increasing up to the loss's error from a state known to the solver's tolerance: ten
+    # times RTOL, relative (absolute below loss 1, where the converged loss is flat to rounding).
+    assert np.all(steps <= 10 * RTOL * np.maximum(1.0, r.loss[:-1]))
     assert r.loss[-1] < r.loss[0]
 
 
@@ -286,45 +300,33 @@ def test_column_norm_identity_along_the_flow(loss):
 # ---- (7) gradient descent retraces the official notebook loops ---------------------------------
 
 
-def _notebook_logistic(steps, lr):
-    """The official logistic loop, line for line (global numpy generator, seed 123)."""
-    np.random.seed(123)
-    W = 0.1 * np.random.randn(8, 8)
-    a = 0 * np.random.randn(8)
-    beta = np.random.randn(8)
-    beta /= np.linalg.norm(beta)
-    out = {0: (softmax(a), a.copy(), W.T @ beta)}
-    for k in range(1, max(steps) + 1):
-        s = softmax(a)
-        z = beta @ W @ s
-        v = -expit(-z) * W.T @ beta
-        gW = -expit(-z) * np.outer(beta, s)
-        ga = s * v - s * np.dot(s, v)
-        W = W - lr * gW
-        a = a - lr * ga
-        if k in steps:
-            out[k] = (softmax(a), a.copy(), W.T @ beta)
-    return out, W
+def _notebook_run(preset, lr, steps):
+    """The official loop of a paper preset (its draws rewritten: global generator, seed 123), sampled.
 
-
-def _notebook_kl(steps, lr):
-    """The official KL loop; its V is n x k, used as V^T s (ours is the transpose)."""
+    Returns ({step: (s, a, p or None)}, final V in our orientation). The KL loop's V is n x k,
+    used as V^T s (ours is the transpose).
+    """
     np.random.seed(123)
-    V = 0.1 * np.random.randn(10, 10)
-    a = 0 * np.random.randn(10)
-    p_star = softmax(10 * np.random.rand(10))
-    out = {0: (softmax(a), a.copy(), None)}
-    for k in range(1, max(steps) + 1):
-        s = softmax(a)
-        q = softmax(V.T @ s)
-        gV = np.outer(s, q - p_star)
-        w = V @ (q - p_star)
-        ga = s * w - s * np.dot(s, w)
-        V = V - lr * gV
-        a = a - lr * ga
-        if k in steps:
-            out[k] = (softmax(a), a.copy(), None)
-    return out, V.T
+    n = 8 if preset == "paper-logistic" else 10
+    W = 0.1 * np.random.randn(n, n)
+    a = 0 * np.random.randn(n)
+    if preset == "paper-logistic":
+        beta = np.random.randn(n)
+        beta /= np.linalg.norm(beta)
+    else:
+        p_star = softmax(10 * np.random.rand(n))
+
+    def sample():
+        return softmax(a), a.copy(), (W.T @ beta if preset == "paper-logistic" else None)
+
+    out, done = {0: sample()}, 0
+    for step in sorted(steps):
+        if preset == "paper-logistic":
+            official_loops.logistic(W, a, beta, lr, step - done)
+        else:
+            official_loops.kl(W, a, p_star, lr, step - done)
+        out[step], done = sample(), step
+    return out, (W if preset == "paper-logistic" else W.T)
 
 
 @pytest.mark.parametrize(("preset", "horizon"), [("paper-logistic", 300.0), ("paper-kl", 200.0)])
@@ -336,8 +338,8 @@ def test_descent_retraces_the_official_loop(preset, horizon):
     steps = np.rint(r.t / lr).astype(int)
     np.testing.assert_allclose(r.t, steps * lr, rtol=1e-12)
     assert steps[-1] == round(horizon / lr)
-    loop = _notebook_logistic if preset == "paper-logistic" else _notebook_kl
-    ref, V_end = loop(set(steps.tolist()), lr)
+    # Descent has no solver: it is the notebook's loop up to the rounding of reordered sums.
+    ref, V_end = _notebook_run(preset, lr, set(steps.tolist()) - {0})
     for k, step in enumerate(steps):
         s, a, p = ref[step]
         np.testing.assert_allclose(r.s[k], s, rtol=1e-10, atol=0)
@@ -353,7 +355,7 @@ def test_descent_retraces_the_official_loop(preset, horizon):
 
 @pytest.mark.parametrize("method", ["flow", "gd"])
 @pytest.mark.parametrize("loss", ["logistic", "square", "kl"])
-def test_symmetric_start_keeps_tied_tokens_equal(loss, method):
+def test_symmetric_start_keeps_tied_tokens_equal(loss, method, flow_tol):
     """a0 all equal and two identical columns of V0: the two tokens are exchangeable forever."""
     rng = np.random.RandomState(0)
     V0 = rng.randn(4, 5)
@@ -362,106 +364,13 @@ def test_symmetric_start_keeps_tied_tokens_equal(loss, method):
                    horizon=50.0 if method == "flow" else 5.0, seed=1)
     r = simulate(e)
     assert r.finished
-    # Exact in exact arithmetic; vectorized BLAS/interpolation kernels may treat array positions
-    # differently by one rounding, so ask for equality to a few ulps (no growth of the split).
+    # Exact in exact arithmetic; vectorized BLAS and interpolation kernels may treat array positions
+    # differently by a rounding, which the dynamics may then amplify. The flow tracks each token
+    # only to the solver's tolerance, so ask equality to a small multiple of it (flow_tol); descent
+    # has no solver, only rounding (~1e-13 after 500 steps of a few ulps each), so ask 1e-11.
+    close = flow_tol.assert_close if method == "flow" else functools.partial(
+        np.testing.assert_allclose, rtol=1e-11, atol=1e-13)
     for name in ("s", "a", "column_norms", "V_final"):
         x = getattr(r, name)
-        np.testing.assert_allclose(x[:, 1], x[:, 3], rtol=1e-13, atol=1e-15, err_msg=name)
+        close(x[:, 1], x[:, 3], err_msg=name)
     assert np.ptp(r.s[-1]) > 1e-3  # the other tokens did separate
-
-
-# ---- bad inputs never produce NaN -----------------------------------------------------------------
-
-SERIES = ("t", "s", "a", "u", "loss", "entropy", "effective_support", "one_minus_max", "ratio",
-          "grad_norm_V", "grad_norm_a", "singular_values", "column_norms", "V_final")
-
-
-@pytest.mark.parametrize(
-    "kw",
-    [
-        dict(loss="square", lr=500.0, horizon=1e5),
-        dict(loss="square", lr=50.0, horizon=5000.0, normalizer="linear"),
-        dict(loss="square", lr=200.0, horizon=4e4, normalizer="sum", a_init="shifted"),
-        dict(loss="kl", lr=900.0, horizon=9e5, normalizer="linear"),
-    ],
-)
-def test_divergent_descent_stops_with_finite_arrays(kw):
-    r = simulate(Experiment(n=4, d=4, seed=0, V_scale=1.0, a_scale=1.0, samples=50, method="gd", **kw))
-    assert r.status == "stopped"
-    assert r.message.startswith("stopped after")
-    assert 1 <= len(r.t) < 50
-    assert len(r.s) == len(r.t) == len(r.loss)
-    for name in SERIES:
-        assert np.all(np.isfinite(getattr(r, name))), name
-    assert r.t[-1] < r.experiment.horizon
-
-
-def test_large_but_finite_descent_keeps_finite_arrays():
-    """A run whose loss explodes without overflowing still reports only finite numbers."""
-    r = simulate(Experiment(model="tied", n=4, d=4, loss="square", V_init="identity", V_scale=1.0,
-                            method="gd", lr=20.0, horizon=2e3, seed=0, a_scale=1.0, samples=50))
-    for name in SERIES:
-        assert np.all(np.isfinite(getattr(r, name))), name
-
-
-# ---- saved grid and diagnostics ----------------------------------------------------------------
-
-
-def build_loss(e):
-    """The loss object an explicit (resolved) experiment describes."""
-    target = np.asarray(e.target)
-    if e.loss == "kl":
-        return KL(target)
-    if e.loss == "logistic":
-        return Logistic.from_target(target) if e.X is None else LogisticData(np.asarray(e.X), np.asarray(e.y))
-    if e.X is None:
-        return Square(np.eye(e.d), target)
-    return Square(np.asarray(e.X), np.asarray(e.y))
-
-
-@pytest.mark.parametrize(
-    "kw",
-    [
-        dict(loss="logistic", horizon=1e12),
-        dict(loss="logistic", normalizer="sigmoid", d=2, horizon=1e3),
-        dict(loss="logistic", X=[[1, 0, 0, 1], [0, 1, 1, 0]], y=[1, -1], horizon=1e3),
-        dict(loss="square", kappa=2.0, m=2, horizon=300.0),
-        dict(loss="square", horizon=40.0, method="gd", lr=0.05),
-        dict(loss="kl", horizon=100.0, normalizer="l2", a_init="shifted"),
-        dict(model="tied", loss="logistic", d=5, V_init="identity", V_scale=1.0, horizon=50.0),
-    ],
-)
-def test_saved_grid_and_diagnostics_are_consistent(kw):
-    base = dict(n=5, d=4, seed=6, a_init="gaussian", a_scale=1.0, V_scale=0.5, samples=30)
-    base.update(kw)
-    e = Experiment(**base)
-    r = simulate(e)
-    assert r.finished
-    K = len(r.t)
-    assert 2 < K <= e.samples
-    assert r.t[0] == 0 and r.t[1] == pytest.approx(e.lr) and r.t[-1] == pytest.approx(e.horizon, rel=1e-12)
-    assert np.all(np.diff(r.t) > 0)
-    for name in ("s", "a", "u", "ratio", "column_norms"):
-        assert getattr(r, name).shape == (K, e.n), name
-    assert r.singular_values.shape == (K, 3) and r.V_final.shape == (e.d, e.n)
-    np.testing.assert_allclose(r.entropy, entropy(r.s), rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(r.effective_support, np.exp(r.entropy), rtol=1e-12)
-    np.testing.assert_allclose(r.one_minus_max, 1 - r.s.max(axis=1), rtol=0, atol=1e-15)
-    np.testing.assert_allclose(r.ratio, r.s / r.s.max(axis=1, keepdims=True), rtol=1e-14)
-    # The last sample, recomputed from V_final with the library's gradients.
-    loss = build_loss(r.experiment)
-    norm = make_normalizer(e.normalizer)
-    grads = tied_gradients if e.model == "tied" else value_gradients
-    G = grads(r.V_final, r.a[-1], loss, norm)
-    np.testing.assert_allclose(r.s[-1], G.s, rtol=1e-9, atol=1e-13)
-    np.testing.assert_allclose(r.u[-1], G.u, rtol=1e-8, atol=1e-13)
-    assert r.loss[-1] == pytest.approx(float(G.loss), rel=1e-8, abs=1e-300)
-    assert r.grad_norm_V[-1] == pytest.approx(np.linalg.norm(G.grad_V), rel=1e-8, abs=1e-300)
-    assert r.grad_norm_a[-1] == pytest.approx(np.linalg.norm(G.grad_a), rel=1e-8, abs=1e-300)
-    np.testing.assert_allclose(r.column_norms[-1], np.linalg.norm(r.V_final, axis=0), rtol=1e-9)
-    sv = np.linalg.svd(r.V_final, compute_uv=False)[:3]
-    np.testing.assert_allclose(r.singular_values[-1, :len(sv)], sv, rtol=1e-9, atol=1e-13)
-    if isinstance(loss, Logistic):
-        np.testing.assert_allclose(r.p[-1], r.V_final.T @ loss.target, rtol=1e-9, atol=1e-13)
-    else:
-        assert r.p is None

@@ -1,7 +1,7 @@
 """The paper's toy experiments: presets against the official loops, and the claims.
 
 The notebook's seeds and draw order are rewritten here, and its loops come from
-``benchmarks/official.py`` (the benchmarks' baseline, one copy of them); the
+``tests/official_loops.py`` (also the benchmarks' baseline: one copy of them); the
 presets' ``gd`` runs are compared with them at short horizons, and the flows
 are then held to the paper's claims.
 """
@@ -13,40 +13,16 @@ import json
 
 import numpy as np
 import pytest
-from scipy.special import expit
 
-from benchmarks import official
 from polarize import simulate
-from polarize.losses import entropy
 from polarize.presets import PRESETS, paper_regression, paper_tied
 from polarize.reproduce import PAPER_FIGURES, find_browser, reproduce
 from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate, sweep
 
-
-def _official_normalizer(name):
-    """The notebook's normalizer classes (forward, backward), with their 1e-10 guards."""
-    if name == "softmax":
-        def forward(z):
-            e = np.exp(z - np.max(z))
-            return e / e.sum()
-
-        def backward(g, z, alpha):
-            return alpha * (g - np.sum(g * alpha))
-    elif name == "sigmoid":
-        def forward(z):
-            return expit(z)
-
-        def backward(g, z, alpha):
-            return expit(z) * (1 - expit(z)) * g
-    elif name == "l2":
-        def forward(z):
-            return z**2 / (np.sum(z**2) + 1e-10)
-
-        def backward(g, z, alpha):
-            return (2 * z / (np.sum(z**2) + 1e-10)) * (g - np.sum(g * alpha))
-    else:  # pragma: no cover
-        raise KeyError(name)
-    return forward, backward
+try:
+    import official_loops as official
+except ImportError:  # tests/ imported as a package
+    from tests import official_loops as official
 
 
 def _official_comparison(loss, name, steps):
@@ -56,22 +32,9 @@ def _official_comparison(loss, name, steps):
     np.random.seed(42)
     V = 0.1 * np.random.randn(10, 10)
     a = 1.0 * (np.ones(10) + np.random.randn(10) * 0.1)
-    forward, backward = _official_normalizer(name)
     lr = 0.1 if loss == "square" else 0.5
-    for _ in range(steps):
-        alpha = forward(a)
-        if loss == "square":
-            residual = V @ alpha - target
-            grad_V = np.outer(residual, alpha)
-            grad_a = backward(V.T @ residual, a, alpha)
-        else:
-            score = np.dot(target, V @ alpha)
-            grad_score = -(1 - 1 / (1 + np.exp(-score)))
-            grad_V = grad_score * np.outer(target, alpha)
-            grad_a = backward(grad_score * (target @ V), a, alpha)
-        V -= lr * grad_V
-        a -= lr * grad_a
-    return forward(a), a
+    V, a = official.comparison(V, a, target, lr, steps, loss, normalizer=name)
+    return official.NORMALIZERS[name][0](a), a
 
 
 @pytest.mark.parametrize("loss", ["square", "logistic"])
@@ -136,14 +99,6 @@ def test_sigmoid_leaves_alpha_unpolarized_where_softmax_polarizes():
     assert rows["softmax"].max_s > 0.95
     assert rows["sigmoid"].entropy > np.log(10) - 0.01  # as spread as it started
     assert rows["softmax"].on_simplex and not rows["sigmoid"].on_simplex
-
-
-def test_kl_loss_tends_to_its_floor_from_above():
-    r = simulate(PRESETS["paper-kl"].experiment)
-    floor = float(entropy(np.asarray(r.experiment.target)))
-    assert np.all(r.loss >= floor - 1e-12)
-    assert r.loss[-1] - floor < 1e-3
-    assert r.loss[-1] - floor < 0.01 * (r.loss[0] - floor)
 
 
 def test_large_steps_change_the_winner_and_huge_ones_diverge_in_words_not_nan():

@@ -1,14 +1,20 @@
-"""The official notebook's gradient-descent loops, as it writes them: the benchmarks' baseline.
+"""The official notebook's gradient-descent loops, as it writes them: one copy, for tests and benchmarks.
 
-Each function runs ``steps`` iterations in place on arrays drawn as the notebook
-draws them (see ``polarize.presets``) and returns them. The per-step cost is
-constant, so a slice of steps times the full count is the loop's time.
+Each loop runs ``steps`` iterations in place on arrays drawn as the notebook
+draws them (see ``polarize.presets``) and returns them; calling it again goes on
+from there, so a test can stop at saved steps. The per-step cost is constant,
+so the benchmarks time a slice of steps and scale by the full count.
+
+The tests import this module as ``official_loops`` (``tests/`` is on pytest's
+path); ``benchmarks/*.py`` put ``tests/`` on ``sys.path`` first.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import expit, softmax
+
+__all__ = ["NORMALIZERS", "comparison", "kl", "logistic", "regression", "tied"]
 
 
 def logistic(W, a, beta, lr, steps):
@@ -66,17 +72,44 @@ def tied(U, a, beta, lr, steps):
     return U, a
 
 
-def comparison(V, a, beta, lr, steps, loss):
-    """Experiment 2 with the softmax normalizer (the others cost the same per step)."""
+def _softmax_backward(g, z, alpha):
+    return alpha * (g - np.sum(g * alpha))
+
+
+def _sigmoid_backward(g, z, alpha):
+    return expit(z) * (1 - expit(z)) * g
+
+
+def _l2_forward(z):
+    return z**2 / (np.sum(z**2) + 1e-10)
+
+
+def _l2_backward(g, z, alpha):
+    return (2 * z / (np.sum(z**2) + 1e-10)) * (g - np.sum(g * alpha))
+
+
+NORMALIZERS = {
+    # name: (forward(z), backward(g, z, alpha)), the notebook's classes with their 1e-10 guards.
+    "softmax": (softmax, _softmax_backward),
+    "sigmoid": (expit, _sigmoid_backward),
+    "l2": (_l2_forward, _l2_backward),
+}
+
+
+def comparison(V, a, beta, lr, steps, loss, normalizer="softmax"):
+    """Experiment 2: one normalizer (a key of ``NORMALIZERS``) under the square or logistic loss.
+
+    The normalizers cost about the same per step, so the benchmarks time softmax's loop.
+    """
+    forward, backward = NORMALIZERS[normalizer]
     for _ in range(steps):
-        alpha = softmax(a)
+        alpha = forward(a)
         if loss == "square":
             g_out = V @ alpha - beta
         else:
             g_out = -(1 - expit(np.dot(beta, V @ alpha))) * beta
         g_V = np.outer(g_out, alpha)
-        g_alpha = V.T @ g_out
-        g_a = alpha * (g_alpha - np.sum(g_alpha * alpha))
+        g_a = backward(V.T @ g_out, a, alpha)
         V -= lr * g_V
         a -= lr * g_a
     return V, a

@@ -1,0 +1,44 @@
+"""How many steps a run may take, and how running out of them is said.
+
+Gradient descent takes ``round(horizon / lr)`` steps, refused up front beyond
+``limits()["max_steps"]`` (``POLARIZE_MAX_STEPS``). The exact flow takes
+adaptive steps: at most ``MAX_FLOW_STEPS`` in all, and at most ``STALL_STEPS``
+between two saved times. ``steps_message`` phrases each of these limits.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = ["MAX_FLOW_STEPS", "STALL_STEPS", "steps_message"]
+
+MAX_FLOW_STEPS = 50_000
+"""Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred)."""
+STALL_STEPS = 1000
+"""A flow that needs more than this many steps between two saved times has stalled:
+smooth runs need tens. Either it has converged, and its velocity is rounding noise
+that the error control keeps chasing (it is then held at rest to the horizon), or
+it slides along a kink of the normalizer (relu, l1 and sparsemax switch
+coordinates on and off there), where no smooth stepper makes progress: the run
+then stops there and says so."""
+
+
+def steps_message(kind: Literal["descent", "flow", "stall"], steps: float, cap: float | None = None) -> str:
+    """Why a run is refused or stopped for its number of steps.
+
+    Parameters
+    ----------
+    kind : {"descent", "flow", "stall"}
+        ``descent``: ``steps`` gradient-descent steps exceed ``cap``; ``flow``: the
+        flow used up ``steps`` adaptive steps; ``stall``: it took ``steps`` steps
+        without reaching the next saved time.
+    steps : float
+    cap : float, optional
+        The descent cap in force (``POLARIZE_MAX_STEPS``).
+    """
+    if kind == "descent":
+        return (f"horizon / lr = {steps:.3g} gradient-descent steps exceeds the cap of {cap:.3g} "
+                "(POLARIZE_MAX_STEPS); use method flow for long horizons")
+    if kind == "flow":
+        return f"gave up after {steps} integrator steps"
+    return f"the flow stalled (over {steps} steps without reaching the next saved time)"

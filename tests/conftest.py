@@ -1,0 +1,87 @@
+"""Shared fixtures: tolerances in the units the flow's solver controls, cached runs, hypothesis profiles.
+
+Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
+
+- ``ci``: derandomized (the same examples on every clone and every run), a
+  bounded number of examples, no per-example deadline (runs share 2 cores);
+- ``dev``: randomized, for hunting new counterexamples locally.
+
+A test's own ``@settings(max_examples=...)`` still bounds that test further.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import settings
+
+from polarize import Experiment, Result, simulate
+from polarize.integrate import ATOL, RTOL
+from polarize.presets import PRESETS
+
+settings.register_profile("ci", derandomize=True, max_examples=60, deadline=None, print_blob=True)
+settings.register_profile("dev", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlowTolerance:
+    """How far two integrations of the same flow (or one and the exact answer) may differ.
+
+    The engine's adaptive steps keep each step's local error below
+    ``RTOL * |y| + ATOL`` on every state variable; the global error of the short
+    runs in these tests stays within a small multiple of that. ``factor`` (10)
+    is that multiple: far above rounding and CPU- or BLAS-dependent step choices
+    (which move results at the level of the tolerance itself), far below any
+    real discrepancy (a wrong formula or path moves results by 1e-4 and more).
+    """
+
+    rtol: float
+    atol: float
+
+    def assert_close(self, actual, desired, err_msg: str = "") -> None:
+        np.testing.assert_allclose(actual, desired, rtol=self.rtol, atol=self.atol, err_msg=err_msg)
+
+    def slack(self, x) -> np.ndarray:
+        """What the solver leaves uncertain in ``x`` (elementwise): ``rtol |x| + atol``."""
+        return self.rtol * np.abs(np.asarray(x)) + self.atol
+
+    def assert_non_increasing(self, x, axis: int = 0) -> None:
+        """Every step of ``x`` along ``axis`` is a decrease, up to the solver's slack on ``x``."""
+        x = np.asarray(x)
+        steps = np.diff(x, axis=axis)
+        bound = np.take(self.slack(x), np.arange(x.shape[axis] - 1), axis=axis)
+        assert np.all(steps <= bound), f"rises by up to {np.max(steps - bound):.3g} beyond the slack"
+
+    def assert_non_decreasing(self, x, axis: int = 0) -> None:
+        self.assert_non_increasing(-np.asarray(x), axis=axis)
+
+
+FLOW_TOLERANCE = FlowTolerance(rtol=10 * RTOL, atol=10 * ATOL)
+
+
+@pytest.fixture(scope="session")
+def flow_tol() -> FlowTolerance:
+    """Tolerances ten times what the flow's solver controls per step (``RTOL``, ``ATOL``)."""
+    return FLOW_TOLERANCE
+
+
+@functools.cache
+def _simulate_once(experiment: Experiment) -> Result:
+    return simulate(experiment)
+
+
+@pytest.fixture(scope="session")
+def run():
+    """``simulate``, each distinct experiment computed once per session (results are read-only)."""
+    return _simulate_once
+
+
+@pytest.fixture(scope="session")
+def paper_kl(run) -> Result:
+    """The paper's cross-entropy run (preset ``paper-kl``), flow time 1e6."""
+    return run(PRESETS["paper-kl"].experiment)

@@ -1,0 +1,103 @@
+"""What a run reports: finite arrays when descent diverges; a saved grid consistent with its diagnostics."""
+
+import numpy as np
+import pytest
+
+from polarize import KL, Experiment, Logistic, LogisticData, Square, entropy, make_normalizer, simulate
+from polarize.model import tied_gradients, value_gradients
+
+# ---- bad inputs never produce NaN -----------------------------------------------------------------
+
+SERIES = ("t", "s", "a", "u", "loss", "entropy", "effective_support", "one_minus_max", "ratio",
+          "grad_norm_V", "grad_norm_a", "singular_values", "column_norms", "V_final")
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(loss="square", lr=500.0, horizon=1e5),
+        dict(loss="square", lr=50.0, horizon=5000.0, normalizer="linear"),
+        dict(loss="square", lr=200.0, horizon=4e4, normalizer="sum", a_init="shifted"),
+        dict(loss="kl", lr=900.0, horizon=9e5, normalizer="linear"),
+    ],
+)
+def test_divergent_descent_stops_with_finite_arrays(kw):
+    r = simulate(Experiment(n=4, d=4, seed=0, V_scale=1.0, a_scale=1.0, samples=50, method="gd", **kw))
+    assert r.status == "stopped"
+    assert r.message.startswith("stopped after")
+    assert 1 <= len(r.t) < 50
+    assert len(r.s) == len(r.t) == len(r.loss)
+    for name in SERIES:
+        assert np.all(np.isfinite(getattr(r, name))), name
+    assert r.t[-1] < r.experiment.horizon
+
+
+def test_large_but_finite_descent_keeps_finite_arrays():
+    """A run whose loss explodes without overflowing still reports only finite numbers."""
+    r = simulate(Experiment(model="tied", n=4, d=4, loss="square", V_init="identity", V_scale=1.0,
+                            method="gd", lr=20.0, horizon=2e3, seed=0, a_scale=1.0, samples=50))
+    for name in SERIES:
+        assert np.all(np.isfinite(getattr(r, name))), name
+
+
+# ---- saved grid and diagnostics ----------------------------------------------------------------
+
+
+def build_loss(e):
+    """The loss object an explicit (resolved) experiment describes."""
+    target = np.asarray(e.target)
+    if e.loss == "kl":
+        return KL(target)
+    if e.loss == "logistic":
+        return Logistic.from_target(target) if e.X is None else LogisticData(np.asarray(e.X), np.asarray(e.y))
+    if e.X is None:
+        return Square(np.eye(e.d), target)
+    return Square(np.asarray(e.X), np.asarray(e.y))
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(loss="logistic", horizon=1e12),
+        dict(loss="logistic", normalizer="sigmoid", d=2, horizon=1e3),
+        dict(loss="logistic", X=[[1, 0, 0, 1], [0, 1, 1, 0]], y=[1, -1], horizon=1e3),
+        dict(loss="square", kappa=2.0, m=2, horizon=300.0),
+        dict(loss="square", horizon=40.0, method="gd", lr=0.05),
+        dict(loss="kl", horizon=100.0, normalizer="l2", a_init="shifted"),
+        dict(model="tied", loss="logistic", d=5, V_init="identity", V_scale=1.0, horizon=50.0),
+    ],
+)
+def test_saved_grid_and_diagnostics_are_consistent(kw):
+    base = dict(n=5, d=4, seed=6, a_init="gaussian", a_scale=1.0, V_scale=0.5, samples=30)
+    base.update(kw)
+    e = Experiment(**base)
+    r = simulate(e)
+    assert r.finished
+    K = len(r.t)
+    assert 2 < K <= e.samples
+    assert r.t[0] == 0 and r.t[1] == pytest.approx(e.lr) and r.t[-1] == pytest.approx(e.horizon, rel=1e-12)
+    assert np.all(np.diff(r.t) > 0)
+    for name in ("s", "a", "u", "ratio", "column_norms"):
+        assert getattr(r, name).shape == (K, e.n), name
+    assert r.singular_values.shape == (K, 3) and r.V_final.shape == (e.d, e.n)
+    np.testing.assert_allclose(r.entropy, entropy(r.s), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(r.effective_support, np.exp(r.entropy), rtol=1e-12)
+    np.testing.assert_allclose(r.one_minus_max, 1 - r.s.max(axis=1), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r.ratio, r.s / r.s.max(axis=1, keepdims=True), rtol=1e-14)
+    # The last sample, recomputed from V_final with the library's gradients.
+    loss = build_loss(r.experiment)
+    norm = make_normalizer(e.normalizer)
+    grads = tied_gradients if e.model == "tied" else value_gradients
+    G = grads(r.V_final, r.a[-1], loss, norm)
+    np.testing.assert_allclose(r.s[-1], G.s, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(r.u[-1], G.u, rtol=1e-8, atol=1e-13)
+    assert r.loss[-1] == pytest.approx(float(G.loss), rel=1e-8, abs=1e-300)
+    assert r.grad_norm_V[-1] == pytest.approx(np.linalg.norm(G.grad_V), rel=1e-8, abs=1e-300)
+    assert r.grad_norm_a[-1] == pytest.approx(np.linalg.norm(G.grad_a), rel=1e-8, abs=1e-300)
+    np.testing.assert_allclose(r.column_norms[-1], np.linalg.norm(r.V_final, axis=0), rtol=1e-9)
+    sv = np.linalg.svd(r.V_final, compute_uv=False)[:3]
+    np.testing.assert_allclose(r.singular_values[-1, :len(sv)], sv, rtol=1e-9, atol=1e-13)
+    if isinstance(loss, Logistic):
+        np.testing.assert_allclose(r.p[-1], r.V_final.T @ loss.target, rtol=1e-9, atol=1e-13)
+    else:
+        assert r.p is None
