@@ -10,12 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import plotly.graph_objects as go
 
 from polarize.config import Experiment
 from polarize.integrate import simulate
-from polarize.plots import comparison_figure, scores_figure
+from polarize.plots import comparison_figure, gap_figure, scores_figure
 from polarize.presets import get_preset
 from polarize.science import compare_normalizers, polarization_rate
 from polarize.web.page import Columns, Header, Maths, PageSpec, Plot, Text, View
@@ -36,16 +35,6 @@ def maths_figures() -> dict[str, go.Figure]:
     """
     logistic = simulate(Experiment(n=5, d=5, horizon=1e12, seed=1))
     rate = polarization_rate(logistic)
-    rate_fig = comparison_figure({}, "one_minus_max", log_y=True)
-    for name, values, dash in (("1 \u2212 max s (run)", rate.gap, "solid"),
-                               ("2(n\u22121)/(n z\u00b2)", rate.sharp, "dash"),
-                               ("theorem: C / log t", rate.theorem, "dot")):
-        rate_fig.add_scatter(x=rate.t.tolist(), y=values.tolist(), mode="lines", name=name,
-                             line=dict(width=3, dash=dash))
-    # The asymptotic curves blow up at early times: show the range of the run's own gap.
-    low = math.log10(float(np.min(rate.gap[rate.gap > 0])))
-    rate_fig.update_yaxes(range=[low - 0.3, 0.3], tick0=0, dtick=1)
-    rate_fig.update_xaxes(tick0=0, dtick=2)
     rows = compare_normalizers(get_preset("paper-compare-logistic").experiment,
                                names=("softmax", "sigmoid", "linear", "relu"))
     n = rows[0].result.s.shape[1]
@@ -54,8 +43,8 @@ def maths_figures() -> dict[str, go.Figure]:
     losses = comparison_figure(
         {loss: simulate(Experiment(loss=loss, horizon=1e6, a_init="gaussian", a_scale=0.5))
          for loss in ("logistic", "square", "kl")}, "entropy", reference=[math.log(8)])
-    return {"scores": scores_figure(logistic, log_y=True), "rate": rate_fig, "normalizers": normalizers,
-            "losses": losses}
+    return {"scores": scores_figure(logistic, log_y=True), "rate": gap_figure(rate),
+            "normalizers": normalizers, "losses": losses}
 
 
 def _model() -> tuple[Any, ...]:

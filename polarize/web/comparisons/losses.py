@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate
-from polarize.losses import entropy as entropy_of
 from polarize.plots import kappa_figure, losses_figure, regression_figure
 from polarize.presets import PAPER_KAPPAS, paper_regression
+from polarize.science import kl_floor
 from polarize.web.comparisons.common import (
     Drawn,
     field_problem,
@@ -53,7 +51,7 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 
 def draw(values: Mapping[str, Any], outcome: tuple[dict, dict]) -> Drawn:
     losses, regression = outcome
-    floor = float(entropy_of(np.asarray(losses["kl"].experiment.target)))
+    floor = kl_floor(losses["kl"].experiment)
     runs = {f"loss={k}": r for k, r in losses.items()} | {f"kappa={k:g}": r for k, r in regression.items()}
     table = [{"run": label, "final entropy": round(float(r.entropy[-1]), 4) + 0.0,
               "max s": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
