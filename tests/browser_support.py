@@ -137,6 +137,20 @@ def set_number(page: Any, label: str, value: Any) -> None:
     box.press("Enter")
 
 
+def selectbox_value(page: Any, label: str) -> str:
+    """The option a sidebar select box shows.
+
+    Newer Streamlit selects are searchable inputs holding the option as their value; older ones
+    (1.52, the floor) leave the input empty and show the option as text beside it.
+    """
+    box = page.get_by_role("combobox", name=label)
+    shown = box.input_value()
+    if shown:
+        return shown
+    container = page.locator('[data-testid="stSelectbox"]').filter(has=box)
+    return container.inner_text().strip().splitlines()[-1].strip()
+
+
 def slider_value(page: Any, label: str) -> str:
     """The value a sidebar slider shows (its ``aria-valuetext``)."""
     return page.get_by_role("slider", name=label).get_attribute("aria-valuetext")

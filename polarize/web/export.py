@@ -107,7 +107,9 @@ def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize") 
     """
     html = pio.to_html(figure, include_plotlyjs=True, full_html=True, auto_play=False, validate=False,
                        config={"displaylogo": False, "responsive": True}, default_width="100%")
-    return html.replace("<head>", f"<head><title>{title}</title>", 1)
+    html = html.replace("<head>", f"<head><title>{title}</title>", 1)
+    # Older Plotly (6.1, the floor) writes no doctype, which puts browsers in quirks mode.
+    return html if html.lstrip().lower().startswith("<!doctype") else "<!DOCTYPE html>\n" + html
 
 
 def file_stem(experiment: Experiment) -> str:
