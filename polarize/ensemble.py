@@ -194,8 +194,10 @@ def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: n
         else:
             Y = march(stack, Y0, stack.clock(t))
         a, s = stack.scores(Y)
-        if not np.all(np.isfinite(s)):
-            raise GroupFailed("non-finite scores")
+        # simulate stops a run whose measurements (loss, gradients) overflow, even if its state did not.
+        velocity = stack.field(stack.clock(t)[-1], stack.pack(Y[:, -1]))
+        if not (np.all(np.isfinite(s)) and np.all(np.isfinite(velocity))):
+            raise GroupFailed("the run diverges")
     except (GroupFailed, DegenerateStateError, FloatingPointError):
         if len(index) <= SPLIT_ABOVE:
             for k in index:
