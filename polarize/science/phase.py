@@ -30,7 +30,7 @@ from polarize.normalizers import make_normalizer
 from polarize.systems import build_loss
 
 __all__ = ["Basins", "NaiveOdds", "RestPoint", "basins", "field_at", "naive_odds", "naive_winner",
-           "rest_points", "slice_logits", "slice_shares", "triangle_grid", "values_at"]
+           "portrait_field", "rest_points", "slice_logits", "slice_shares", "triangle_grid", "values_at"]
 
 FD_STEP = 1e-6
 """Step of the central differences that linearize the field on a face."""
@@ -100,6 +100,25 @@ def field_at(experiment: Experiment, V: np.ndarray, a: np.ndarray) -> tuple[np.n
         grads = value_gradients(np.asarray(V), np.asarray(a, dtype=float), build_loss(e), normalizer)
         da = np.nan_to_num(-grads.grad_a)  # a token of share 0 does not move (0 * inf in J)
         return np.nan_to_num(normalizer.vjp(a, da)), grads.u
+
+
+def portrait_field(experiment: Experiment, V: np.ndarray, resolution: int,
+                   tokens: tuple[int, int, int] = (0, 1, 2)) -> tuple[np.ndarray, np.ndarray]:
+    """The field on a ``resolution x resolution`` grid of the triangle of ``tokens`` (``V`` held fixed).
+
+    Returns
+    -------
+    shares, velocity : ndarray, shape (resolution**2, 3)
+        The points (shares of the three tokens among themselves) and the velocity of those shares.
+    """
+    e = experiment.resolved()
+    shares = triangle_grid(resolution)
+    a = slice_logits(shares, tokens, np.asarray(e.a0))
+    ds, _ = field_at(e, V, a)
+    mass = np.sum(make_normalizer("softmax", temperature=e.temperature).forward(a)[:, list(tokens)], axis=1)
+    part = ds[:, list(tokens)]
+    # r = s_S / m with m = sum s_S:  dr = (ds_S - r dm) / m.
+    return shares, (part - shares * np.sum(part, axis=1, keepdims=True)) / mass[:, None]
 
 
 def naive_winner(experiment: Experiment) -> int:
