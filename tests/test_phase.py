@@ -154,6 +154,6 @@ def test_the_page_under_apptest_runs_and_follows_its_controls():
     at.number_input(key="phase_pick_a").set_value(0.3).run()
     assert not at.exception and not at.error
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    (picked,) = [t for t in spec["data"] if t.get("uid") == "phase-picked"]
+    (picked,) = [t for t in spec["data"] if t.get("name") == "the run from the chosen start"]
     where = project_to_polygon(np.array([0.3, 0.5, 0.2]))
     np.testing.assert_allclose([picked["x"][0], picked["y"][0]], where, atol=1e-4)
