@@ -39,6 +39,10 @@ GROUP_STEPS = 2000
 """Adaptive steps a stack may take before it is split (smooth groups need tens to hundreds)."""
 
 
+STAGES = 16
+"""Copies of the state a stepper keeps (DOP853: 13 stages, and the dense output's extras)."""
+
+
 class GroupFailed(Exception):
     """The stack could not be marched as one (failed step, overflow, too many steps)."""
 
@@ -85,6 +89,10 @@ class ClosedStack:
     def stepper(self, size: int):
         return DOP853, {}
 
+    def floats_per_start(self) -> int:
+        """Memory a start takes in a march: its state in each of DOP853's stages."""
+        return STAGES * 2 * len(self.p0)
+
     def scores(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Logits and scores (..., n) of the rows ``Y`` (..., 2n)."""
         a = Y[..., :len(self.p0)]
@@ -130,6 +138,11 @@ class MatrixStack:
 
     def field(self, _t: float, y: np.ndarray) -> np.ndarray:
         return -self.gradient(self.unpack(y)).ravel()
+
+    def floats_per_start(self) -> int:
+        """Memory a start takes in a march: its state in each stage, and its rows of a banded Jacobian."""
+        m = self.W0.size + self.W0.shape[1]
+        return STAGES * m + (3 * m * m if m <= STIFF_SIZE else 0)
 
     def stepper(self, size: int):
         m = self.W0.size + self.W0.shape[1]

@@ -28,6 +28,8 @@ __all__ = ["Ensemble", "max_starts", "simulate_many"]
 GROUP_SIZE = 2048
 """Starts marched together at most: large enough that Python's per-step cost is shared, small
 enough that a slow start slows down few others."""
+GROUP_FLOATS = 1 << 23
+"""A group's stepper holds at most about this many numbers (64 MB): large states make smaller groups."""
 TRAJECTORY_FLOATS = 1 << 24
 """Saved trajectories hold at most this many numbers (128 MB); beyond, fewer times are saved."""
 SPLIT_ABOVE = 8
@@ -129,8 +131,9 @@ def simulate_many(experiment: Experiment, a0, *, trajectories: bool = False) -> 
     alone = 0
     with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
                                                                       divide="ignore"):
-        for begin in range(0, len(starts), GROUP_SIZE):
-            group = np.arange(begin, min(begin + GROUP_SIZE, len(starts)))
+        size = min(GROUP_SIZE, max(1, GROUP_FLOATS // stack.floats_per_start()))
+        for begin in range(0, len(starts), size):
+            group = np.arange(begin, min(begin + size, len(starts)))
             for index, a, s, ok, single in _run_group(e, stack, starts, group, t):
                 a_end[index], s_end[index] = a[:, -1], s[:, -1]
                 finished[index] = ok

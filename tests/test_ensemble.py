@@ -132,3 +132,20 @@ def test_a_start_where_the_normalizer_is_undefined_is_named():
     with pytest.raises(ConfigError, match="row 1") as info:
         simulate_many(Experiment(n=3, d=3, normalizer="l1"), [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
     assert info.value.field == "a0"
+
+
+def test_large_states_are_marched_in_smaller_groups(monkeypatch, flow_tol):
+    """A group's memory is bounded: with room for about two starts, groups hold one or two."""
+    e = Experiment(n=3, d=3, loss="square", horizon=5.0, seed=11)
+    seen = []
+    real_march = ensemble_module.march
+
+    def spy(stack, Y0, targets):
+        seen.append(len(Y0))
+        return real_march(stack, Y0, targets)
+
+    monkeypatch.setattr(ensemble_module, "march", spy)
+    monkeypatch.setattr(ensemble_module, "GROUP_FLOATS", 2 * (16 * 12 + 3 * 12 * 12))
+    ensemble = simulate_many(e, starts(3, 5, seed=9))
+    assert max(seen) <= 2 and sum(seen) == 5
+    assert_agrees(ensemble, flow_tol)

@@ -172,3 +172,16 @@ def test_the_replicator_lens_bars_have_the_sign_of_fitness_minus_mean_fitness():
         clear = np.abs(gap) > 1e-6 * np.max(np.abs(gap))
         np.testing.assert_array_equal(np.sign(bars[clear]), np.sign(gap[clear]))
         assert np.max(np.abs(bars)) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_the_page_shows_a_slice_for_more_than_three_tokens():
+    spec = pages.PHASE
+    view = spec.view(spec.make_job({**spec.defaults(None), "n": 4, "tokens": (0, 2, 3), "resolution": 30}))
+    assert view.error is None and view.data.table == []
+    field = view.plots()[0]
+    assert "slice" in field.caption
+    labels = next(t for t in field.figure.data if t.uid == "phase-labels")
+    assert list(labels.text) == ["token 0", "token 2", "token 3"]
+    basins = view.plots()[1].figure
+    starts = next(t for t in basins.data if t.uid == "basin-starts")
+    assert len(starts.x) == 30 * 30
