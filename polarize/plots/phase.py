@@ -32,9 +32,9 @@ SPEED_SCALE = "Viridis"
 SPEED_BINS = 6
 STABILITY_MARKERS = {
     "stable": dict(symbol="circle", fill=True),
-    "unstable": dict(symbol="circle-open", fill=False),
+    "unstable": dict(symbol="circle", fill=False),
     "saddle": dict(symbol="diamond", fill=False),
-    "degenerate": dict(symbol="square-open", fill=False),
+    "degenerate": dict(symbol="square", fill=False),
 }
 _REACH = 1.25
 
@@ -194,7 +194,8 @@ def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str
 def odds_figure(odds: NaiveOdds, *, height: int = 360) -> go.Figure:
     """The chance that the naive prediction wins against the scale of random ``a(0)``, with its 95% band."""
     x = rounded(odds.scales)
-    band = go.Scatter(x=x + x[::-1], y=rounded(np.concatenate([odds.high, odds.low[::-1]])), fill="toself",
+    band = go.Scatter(x=x + x[::-1], y=rounded(np.concatenate([odds.high, odds.low[::-1]])), mode="lines",
+                      fill="toself",
                       fillcolor="rgba(31,119,180,0.18)", line=dict(width=0), hoverinfo="skip",
                       name="95% interval", uid="odds-band")
     line = go.Scatter(x=x, y=rounded(odds.odds), mode="lines+markers", name="the largest p\u1d62(0) wins",
