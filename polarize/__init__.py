@@ -6,6 +6,7 @@ The value-softmax model ``beta = V sigma(a)`` trained by gradient flow on
 
 from polarize.config import ConfigError, Experiment, limits
 from polarize.diagnostics import Result
+from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
 from polarize.losses import KL, Logistic, LogisticData, Square, conditioned_matrix, entropy
 from polarize.model import tied_gradients, value_gradients
@@ -14,6 +15,7 @@ from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normali
 __all__ = [
     "ConfigError",
     "DegenerateStateError",
+    "Ensemble",
     "Experiment",
     "KL",
     "Logistic",
@@ -26,6 +28,7 @@ __all__ = [
     "limits",
     "make_normalizer",
     "simulate",
+    "simulate_many",
     "tied_gradients",
     "value_gradients",
 ]

@@ -29,7 +29,7 @@ def no_exception(at: AppTest) -> None:
 
 def dashboard(at: AppTest) -> dict:
     charts = at.get("plotly_chart")
-    assert len(charts) == 1
+    assert len(charts) == 2  # the dashboard, then the replicator lens
     return json.loads(charts[0].proto.spec)
 
 

@@ -200,8 +200,9 @@ def test_the_view_shows_the_run():
     view = ex.explore(Experiment(n=5, d=5))
     assert view.error is None and view.warnings == ()
     assert view.data.s.shape[1] == 5
-    (plot,) = view.plots()
+    plot, lens = view.plots()
     assert plot.figure.layout.meta["n"] == 5 and plot.figure.frames
+    assert lens.key == "replicator" and len(lens.figure.frames) == len(plot.figure.frames)
     numbers = view.blocks[0].columns[1]
     assert numbers[0] == Metric("Polarized?", "Yes", numbers[0].help)
     assert [m.label for m in numbers[2:]] == ["Final entropy", "Winning token", "1 \u2212 max s",

@@ -18,6 +18,7 @@ import numpy as np
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.plots import dashboard
+from polarize.plots.phase import replicator_figure
 from polarize.presets import PRESETS, get_preset
 from polarize.runner import run_with_timeout
 from polarize.science import format_time, judge
@@ -181,6 +182,12 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return undefined_start(experiment.resolved())
 
 
+REPLICATOR_CAPTION = (
+    "**The replicator lens.** Each bar is a token's fitness minus the mean fitness (for the logistic loss "
+    "p_i - s.p, the same signs as u_i - s.u). Under softmax da_i/dt = s_i (u_i - s.u): tokens above zero "
+    "gain logit, those below lose it, and the leader's lead feeds itself. It has its own play button.")
+
+
 def explore(experiment: Experiment, *, timeout: float | None = None, frames: int | None = None) -> View:
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
@@ -214,6 +221,8 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
         Columns(((Caption(captions[0]),), tuple(map(Caption, captions[1:3])),
                  tuple(map(Caption, captions[3:]))),
                 widths=(0.34, 0.33, 0.33)),
+        Plot("replicator", replicator_figure(result, **({} if frames is None else {"frames": frames})),
+             REPLICATOR_CAPTION),
     )
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
                 warnings=() if result.finished else (f"The run stopped early: {result.message}",),

@@ -3,6 +3,7 @@
 from polarize.web.comparisons import descent, losses, normalizers, rates, tied
 from polarize.web.explorer import EXPLORER
 from polarize.web.maths import MATHS
+from polarize.web.phase import PAGE as PHASE
 
 NORMALIZERS = normalizers.PAGE
 LOSSES = losses.PAGE
@@ -10,10 +11,11 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, MATHS)
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, MATHS)
 """Every page, in navigation order."""
 
-__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "RATES", "TIED", "by_name"]
+__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "TIED",
+           "by_name"]
 
 
 def by_name(name: str):

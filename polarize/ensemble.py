@@ -1,0 +1,221 @@
+"""Many starting logits of one experiment at once: ``simulate_many`` and its ``Ensemble``.
+
+The starts are run as stacks (``polarize.batched``) in groups of at most
+``GROUP_SIZE``. A group that cannot be marched as one (a failed step, an
+overflow, a start that needs far more steps than the rest) is split in two and
+each half tried again, so that one slow start holds back only the few it is
+grouped with; the starts of a small group that fails are run by ``simulate`` itself, which says why
+it stopped. Every entry therefore agrees with ``simulate`` on the same start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
+from polarize.config import ConfigError, Experiment
+from polarize.integrate import sample_steps, simulate
+from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.systems import build_loss
+
+__all__ = ["Ensemble", "max_starts", "simulate_many"]
+
+GROUP_SIZE = 2048
+"""Starts marched together at most: large enough that Python's per-step cost is shared, small
+enough that a slow start slows down few others."""
+GROUP_FLOATS = 1 << 23
+"""A group's stepper holds at most about this many numbers (64 MB): large states make smaller groups."""
+TRAJECTORY_FLOATS = 1 << 24
+"""Saved trajectories hold at most this many numbers (128 MB); beyond, fewer times are saved."""
+SPLIT_ABOVE = 8
+"""A failing group of at most this many starts is not split further: each runs alone."""
+_THREADPOOLS = ThreadpoolController()
+
+
+def max_starts() -> int:
+    """The cap on the number of starts (``POLARIZE_MAX_STARTS``, default 100,000)."""
+    raw = os.environ.get("POLARIZE_MAX_STARTS")
+    try:
+        return int(float(raw)) if raw else 100_000
+    except ValueError:
+        raise ConfigError("POLARIZE_MAX_STARTS",
+                          f"environment variable must be a number, got {raw!r}") from None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Ensemble:
+    """The outcome of one experiment from K starting logits.
+
+    Attributes
+    ----------
+    experiment : Experiment
+        The resolved experiment (its ``a0`` is not used: the starts are ``a0`` below).
+    a0 : ndarray, shape (K, n)
+        The starting logits.
+    s, a : ndarray, shape (K, n)
+        Scores and logits at the horizon (or where a stopped run stopped).
+    winner : ndarray of int, shape (K,)
+        ``argmax s`` at the horizon.
+    one_minus_max : ndarray, shape (K,)
+    finished : ndarray of bool, shape (K,)
+        False where the run stopped early (``simulate`` says why for that start).
+    t : ndarray, shape (T,) or None
+        Saved times, with ``trajectories=True``.
+    s_path : ndarray, shape (K, T, n) or None
+        The scores at the saved times, with ``trajectories=True``.
+    alone : int
+        How many starts had to be run one by one.
+    """
+
+    experiment: Experiment
+    a0: np.ndarray
+    s: np.ndarray
+    a: np.ndarray
+    winner: np.ndarray
+    one_minus_max: np.ndarray
+    finished: np.ndarray
+    t: np.ndarray | None = None
+    s_path: np.ndarray | None = None
+    alone: int = 0
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+
+    def __len__(self) -> int:
+        return len(self.a0)
+
+
+def simulate_many(experiment: Experiment, a0, *, trajectories: bool = False) -> Ensemble:
+    """Run ``experiment`` from each row of ``a0`` at once.
+
+    Parameters
+    ----------
+    experiment : Experiment
+        Everything but the starting logits (``V0``, target, loss, normalizer, method,
+        horizon); arrays not given are drawn from its seed, once, for every start.
+    a0 : array_like, shape (K, n)
+        Starting logits, one start per row.
+    trajectories : bool
+        Also keep the scores at the saved times (``Ensemble.t``, ``Ensemble.s_path``);
+        when K * samples * n would exceed ``TRAJECTORY_FLOATS`` fewer times are saved.
+
+    Returns
+    -------
+    Ensemble
+
+    Raises
+    ------
+    ConfigError
+        Naming ``a0``: not a (K, n) array of finite numbers, more starts than the cap
+        (``POLARIZE_MAX_STARTS``), or a start where the normalizer is undefined.
+    """
+    e = experiment.resolved()
+    starts = _checked_starts(e, a0)
+    normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
+    loss = build_loss(e)
+    kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
+    stack = kind.build(e, loss, normalizer)
+    _check_defined(stack, starts)
+    t = _saved_times(e, len(starts), trajectories)
+    rows = np.empty((len(starts), len(t), e.n)) if trajectories else None
+    a_end, s_end = np.empty_like(starts), np.empty_like(starts)
+    finished = np.ones(len(starts), dtype=bool)
+    alone = 0
+    with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
+                                                                      divide="ignore"):
+        size = min(GROUP_SIZE, max(1, GROUP_FLOATS // stack.floats_per_start()))
+        for begin in range(0, len(starts), size):
+            group = np.arange(begin, min(begin + size, len(starts)))
+            for index, a, s, ok, single in _run_group(e, stack, starts, group, t):
+                a_end[index], s_end[index] = a[:, -1], s[:, -1]
+                finished[index] = ok
+                alone += single
+                if rows is not None:
+                    rows[index] = s
+    winner = np.argmax(s_end, axis=1)
+    return Ensemble(experiment=e, a0=starts, s=s_end, a=a_end, winner=winner,
+                    one_minus_max=1.0 - s_end[np.arange(len(starts)), winner], finished=finished,
+                    t=t if trajectories else None, s_path=rows, alone=alone)
+
+
+def _checked_starts(e: Experiment, a0) -> np.ndarray:
+    try:
+        starts = np.array(a0, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError("a0", "must be a (K, n) array of numbers") from None
+    if starts.ndim != 2 or starts.shape[1] != e.n or len(starts) == 0:
+        raise ConfigError("a0", f"must have shape (K, {e.n}) with K >= 1, got {starts.shape}")
+    if not np.all(np.isfinite(starts)):
+        raise ConfigError("a0", "must hold finite numbers only (no NaN or infinity)")
+    cap = max_starts()
+    if len(starts) > cap:
+        raise ConfigError("a0", f"{len(starts)} starts exceed the cap of {cap} (POLARIZE_MAX_STARTS)")
+    return starts
+
+
+def _check_defined(stack, starts: np.ndarray) -> None:
+    """Refuse, as bad input, a start where the normalizer is undefined (``simulate`` does the same)."""
+    try:
+        stack.scores(stack.start(starts))
+    except DegenerateStateError:
+        for k, row in enumerate(starts):
+            try:
+                stack.scores(stack.start(row[None]))
+            except DegenerateStateError as exc:
+                raise ConfigError("a0", f"cannot start from row {k}: {exc}") from None
+
+
+def _saved_times(e: Experiment, K: int, trajectories: bool) -> np.ndarray:
+    """Saved times as ``simulate`` saves them (fewer if K trajectories would not fit)."""
+    if not trajectories:
+        return np.array([0.0, e.horizon]) if e.method == "flow" else np.array([0.0, round(e.horizon / e.lr)
+                                                                               * e.lr])
+    samples = int(min(e.samples, max(2, TRAJECTORY_FLOATS // (K * e.n))))
+    t = sample_steps(e.horizon, e.lr, samples) * e.lr
+    if e.method == "flow":
+        t[-1] = e.horizon
+    return t
+
+
+def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: np.ndarray):
+    """Yield ``(index, a, s, finished, alone)`` for parts of a group, splitting it where it cannot run as one.
+
+    ``a`` and ``s`` are (k, T, n) at the saved times ``t``.
+    """
+    Y0 = stack.start(starts[index])
+    try:
+        if e.method == "gd":
+            Y = descend(stack, Y0, e.lr, np.rint(t / e.lr).astype(np.int64))
+        else:
+            Y = march(stack, Y0, stack.clock(t))
+        a, s = stack.scores(Y)
+        # simulate stops a run whose measurements (loss, gradients) overflow, even if its state did not.
+        velocity = stack.field(stack.clock(t)[-1], stack.pack(Y[:, -1]))
+        if not (np.all(np.isfinite(s)) and np.all(np.isfinite(velocity))):
+            raise GroupFailed("the run diverges")
+    except (GroupFailed, DegenerateStateError, FloatingPointError):
+        if len(index) <= SPLIT_ABOVE:
+            for k in index:
+                yield _alone(e, starts[k], np.array([k]), t)
+            return
+        half = len(index) // 2
+        yield from _run_group(e, stack, starts, index[:half], t)
+        yield from _run_group(e, stack, starts, index[half:], t)
+        return
+    yield index, a, s, True, False
+
+
+def _alone(e: Experiment, a0: np.ndarray, index: np.ndarray, t: np.ndarray):
+    """One start by ``simulate``, its saved scores read at ``t`` (held at the last one if it stopped)."""
+    result = simulate(dataclasses.replace(e, a0=a0, samples=max(e.samples, 2)))
+    where = np.clip(np.searchsorted(result.t, t * (1 - 1e-12)), 0, len(result.t) - 1)
+    ok = result.status == "finished"
+    return index, np.asarray(result.a)[where][None], np.asarray(result.s)[where][None], ok, True

@@ -1,0 +1,187 @@
+"""The replicator lens: rest points and their stability, basins against single runs, and the page."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from polarize import Experiment, simulate
+from polarize.plots import project_to_polygon
+from polarize.plots.phase import replicator_figure
+from polarize.science import phase
+from polarize.web import pages
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT = 90
+
+
+def square_experiment() -> Experiment:
+    return Experiment(n=3, d=3, loss="square", seed=1, horizon=100.0).resolved()
+
+
+def test_rest_points_of_the_square_loss_solve_equal_fitness_on_their_face():
+    e = square_experiment()
+    V = phase.values_at(e, 10.0)
+    points = phase.rest_points(e, V)
+    assert [p.support for p in points if len(p.support) == 1] == [(0,), (1,), (2,)]
+    (inner,) = [p for p in points if len(p.support) == 3]
+    # u = V^T beta_* - V^T V s is affine in s: the interior rest point solves u_i = u_j, sum s = 1.
+    A, q = V.T @ V, V.T @ np.asarray(e.target)
+    system = np.vstack([(A[0] - A[1]), (A[0] - A[2]), np.ones(3)])
+    rhs = np.array([q[0] - q[1], q[0] - q[2], 1.0])
+    np.testing.assert_allclose(inner.s, np.linalg.solve(system, rhs), atol=1e-9)
+    ds, _ = phase.field_at(e, V, np.log(inner.s)[None])
+    assert np.max(np.abs(ds)) < 1e-12
+
+
+def _jacobian_other_coordinates(e, V, s, h=1e-4):
+    """Finite differences in the shares of the last two tokens (the page uses the first two)."""
+    def velocity(y):
+        point = np.array([1 - y.sum(), *y])
+        ds, _ = phase.field_at(e, V, np.log(point)[None])
+        return ds[0, 1:]
+    y0 = s[1:]
+    columns = [(velocity(y0 + h * step) - velocity(y0 - h * step)) / (2 * h) for step in np.eye(2)]
+    return np.array(columns).T
+
+
+def test_the_stability_of_an_interior_rest_point_matches_a_finite_difference_jacobian():
+    e = square_experiment()
+    V = phase.values_at(e, 10.0)
+    (inner,) = [p for p in phase.rest_points(e, V) if len(p.support) == 3]
+    expected = np.sort_complex(np.linalg.eigvals(_jacobian_other_coordinates(e, V, inner.s)))
+    np.testing.assert_allclose(np.sort_complex(np.array(inner.eigenvalues)), expected, rtol=1e-5, atol=1e-9)
+    assert inner.stability == ("stable" if np.all(expected.real < 0) else
+                               "unstable" if np.all(expected.real > 0) else "saddle")
+
+
+@pytest.mark.parametrize("loss", ["logistic", "square", "kl"])
+def test_a_vertex_is_stable_exactly_when_every_other_token_dies_out_near_it(loss):
+    """Along the edge from vertex k to token j, ds_j/dt = 2 s_j^2 (u_j - u_k) + O(s_j^3): the invasion
+    rates, read off the field itself."""
+    e = Experiment(n=3, d=3, loss=loss, seed=2, horizon=100.0).resolved()
+    V = phase.values_at(e, 5.0)
+    eps = 1e-5
+    for point in (p for p in phase.rest_points(e, V) if len(p.support) == 1):
+        (k,) = point.support
+        measured = []
+        for j in (j for j in range(3) if j != k):
+            s = np.zeros(3)
+            s[k], s[j] = 1 - eps, eps
+            with np.errstate(divide="ignore"):
+                ds, _ = phase.field_at(e, V, np.log(s)[None])
+            measured.append(ds[0, j] / (2 * eps**2))
+        np.testing.assert_allclose(measured, point.invasion, rtol=1e-3, atol=1e-8)
+        measured = np.array(measured)
+        expected = "stable" if np.all(measured < 0) else "unstable" if np.all(measured > 0) else "saddle"
+        assert point.stability == expected
+
+
+def test_logistic_rest_points_are_the_vertices_and_the_largest_p_is_the_stable_one():
+    e = Experiment(n=3, d=3, seed=3, horizon=1e3).resolved()
+    V = np.asarray(e.V0)
+    points = phase.rest_points(e, V)
+    assert sorted(p.support for p in points) == [(0,), (1,), (2,)]
+    (stable,) = [p for p in points if p.stability == "stable"]
+    assert stable.support == (int(np.argmax(V.T @ np.asarray(e.target))),)
+
+
+def test_the_naive_prediction_is_the_largest_value_projection_and_wins_from_zero_logits():
+    e = Experiment(n=4, d=4, seed=4, horizon=1e4).resolved()
+    p0 = np.asarray(e.V0).T @ np.asarray(e.target)
+    assert phase.naive_winner(e) == int(np.argmax(p0))
+    assert simulate(dataclasses.replace(e, a0=np.zeros(4))).winner == phase.naive_winner(e)
+
+
+@pytest.mark.parametrize("n, tokens", [(3, (0, 1, 2)), (4, (0, 2, 3))])
+def test_basin_winners_are_those_of_single_runs_at_sampled_grid_points(n, tokens):
+    e = Experiment(n=n, d=n, seed=5, horizon=1e4).resolved()
+    basins = phase.basins(e, 12, tokens)
+    for k in np.random.default_rng(0).choice(len(basins.shares), 6, replace=False):
+        a0 = phase.slice_logits(basins.shares[k:k + 1], tokens, np.asarray(e.a0))[0]
+        np.testing.assert_allclose(phase.slice_shares(np.exp(a0) / np.exp(a0).sum(), tokens),
+                                   basins.shares[k], atol=1e-12)
+        assert simulate(dataclasses.replace(e, a0=a0)).winner == basins.ensemble.winner[k]
+    holds = basins.naive_holds.reshape(12, 12)
+    if holds.all() or not holds.any():
+        assert len(basins.boundary()) == 0
+    else:
+        assert len(basins.boundary()) > 0
+
+
+def test_the_naive_odds_fall_as_the_random_logits_grow():
+    e = Experiment(n=3, d=3, seed=0, horizon=1e3)
+    odds = phase.naive_odds(e, [0.01, 30.0], 150, seed=1)
+    assert odds.odds[0] == 1.0  # logits of 0.01 cannot beat the value projections' head start here
+    assert odds.odds[1] < 0.8
+    assert np.all(odds.low <= odds.odds) and np.all(odds.odds <= odds.high)
+
+
+# ---- the page ----------------------------------------------------------------------------------------
+
+
+def test_the_page_spec_draws_three_figures_with_rest_points_and_a_table():
+    spec = pages.PHASE
+    view = spec.view(spec.make_job({**spec.defaults(None), "resolution": 30}))
+    assert view.error is None
+    assert [p.key for p in view.plots()] == ["field", "basins", "odds"]
+    assert {row["stability"] for row in view.data.table} >= {"stable"}
+    uids = {trace.uid for trace in view.plots()[0].figure.data}
+    assert {"phase-picked", "phase-paths", "phase-rest-stable"} <= uids
+
+
+def test_the_page_refuses_bad_slices_and_starts_naming_the_field():
+    spec = pages.PHASE
+    values = spec.defaults(None)
+    assert spec.check({**values, "n": 5, "tokens": (0, 1)}).fields == ("tokens",)
+    assert spec.check({**values, "pick_a": 0.6, "pick_b": 0.5}).fields[0] == "pick_b"
+    assert spec.check({**values, "at": 1e6, "horizon": 1e3}).fields == ("at",)
+
+
+def test_the_page_under_apptest_runs_and_follows_its_controls():
+    at = AppTest.from_file(str(ROOT / "pages" / "phase.py"), default_timeout=TIMEOUT)
+    at.query_params["resolution"] = "30"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Phase portrait"
+    assert len(at.get("plotly_chart")) == 3
+    at.number_input(key="phase_pick_a").set_value(0.7).run()  # 0.7 + 0.5 leaves no share for token 2
+    assert at.error and "add up to less than 1" in at.error[0].value
+    at.number_input(key="phase_pick_a").set_value(0.3).run()
+    assert not at.exception and not at.error
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    (picked,) = [t for t in spec["data"] if t.get("name") == "the run from the chosen start"]
+    where = project_to_polygon(np.array([0.3, 0.5, 0.2]))
+    np.testing.assert_allclose([picked["x"][0], picked["y"][0]], where, atol=1e-4)
+
+
+def test_the_replicator_lens_bars_have_the_sign_of_fitness_minus_mean_fitness():
+    """Under softmax da_i/dt = s_i (u_i - s.u): a bar above zero is a logit that grows."""
+    result = simulate(Experiment(n=4, d=4, seed=6, horizon=1e3, a_init="gaussian", a_scale=1.0))
+    figure = replicator_figure(result)
+    u, s = np.asarray(result.u), np.asarray(result.s)
+    for frame in figure.frames:
+        k = int(frame.name)
+        gap = u[k] - s[k] @ u[k]
+        bars = np.asarray(frame.data[0].y)
+        clear = np.abs(gap) > 1e-6 * np.max(np.abs(gap))
+        np.testing.assert_array_equal(np.sign(bars[clear]), np.sign(gap[clear]))
+        assert np.max(np.abs(bars)) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_the_page_shows_a_slice_for_more_than_three_tokens():
+    spec = pages.PHASE
+    view = spec.view(spec.make_job({**spec.defaults(None), "n": 4, "tokens": (0, 2, 3), "resolution": 30}))
+    assert view.error is None and view.data.table == []
+    field = view.plots()[0]
+    assert "slice" in field.caption
+    labels = next(t for t in field.figure.data if t.uid == "phase-labels")
+    assert list(labels.text) == ["token 0", "token 2", "token 3"]
+    basins = view.plots()[1].figure
+    starts = next(t for t in basins.data if t.uid == "basin-starts")
+    assert len(starts.x) == 30 * 30
