@@ -188,6 +188,9 @@ def _simulate(experiment: Experiment) -> Result:
     except DegenerateStateError as exc:
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
+    except (FloatingPointError, np.linalg.LinAlgError):
+        raise ConfigError(_largest_given(experiment), "cannot start there: the loss, its gradient or the "
+                          "singular values of V overflow a float at the start (entries too large)") from None
 
     calls = [0]
     status, message = "finished", ""
@@ -202,6 +205,10 @@ def _simulate(experiment: Experiment) -> Result:
         except (DegenerateStateError, FloatingPointError, _Stopped) as exc:
             status = "stopped"
             message = _stopped_message(e, t, len(recorder), str(exc))
+        except np.linalg.LinAlgError:
+            status = "stopped"
+            message = _stopped_message(e, t, len(recorder), "the state overflowed: the singular values "
+                                       "of V can no longer be computed (the run diverges)")
     return recorder.result(e, t, system.V(last), status=status, message=message,
                            n_evaluations=calls[0])
 
@@ -240,3 +247,10 @@ def _descend(system: DescentSystem, lr: float, save_at: np.ndarray, calls) -> It
 def _stopped_message(e: Experiment, t: np.ndarray, saved: int, why: str) -> str:
     when = f"t = {t[saved - 1]:.3g}" if saved else "the start"
     return f"stopped after {when} of {e.horizon:.3g}: {why}"
+
+
+def _largest_given(experiment: Experiment) -> str:
+    """The explicit array with the largest entry (the likely cause of an overflow), else ``V_scale``."""
+    given = {name: float(np.max(np.abs(getattr(experiment, name))))
+             for name in ("V0", "X", "a0", "y", "target") if getattr(experiment, name) is not None}
+    return max(given, key=given.get) if given else "V_scale"
