@@ -147,7 +147,7 @@ def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
     return x
 
 
-def simulate(experiment: Experiment) -> Result:
+def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | None = None) -> Result:
     """Run an experiment and measure it at every saved time.
 
     Parameters
@@ -155,6 +155,8 @@ def simulate(experiment: Experiment) -> Result:
     experiment : Experiment
         Drawn arrays (``a0``, ``V0``, ``target``, ...) are filled in from its
         seed where not given; the result's ``experiment`` holds them all.
+    progress : callable, optional
+        Called as ``progress(saved, total)`` after each batch of saved times.
 
     Returns
     -------
@@ -169,13 +171,14 @@ def simulate(experiment: Experiment) -> Result:
     ------
     ConfigError
         Naming ``a0`` or ``a_init`` when the normalizer is undefined at the
-        starting logits (e.g. ``l1`` or ``l2`` with every logit zero).
+        starting logits (e.g. ``l1`` or ``l2`` with every logit zero), or the
+        explicit array with the largest entry when the start overflows a float.
     """
     with _THREADPOOLS.limit(limits=1, user_api="blas"):
-        return _simulate(experiment)
+        return _simulate(experiment, progress)
 
 
-def _simulate(experiment: Experiment) -> Result:
+def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | None) -> Result:
     e = experiment.resolved()
     normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
     system = build_system(e, build_loss(e), normalizer)
@@ -202,6 +205,8 @@ def _simulate(experiment: Experiment) -> Result:
             for Y in states:
                 system.record(Y, recorder)
                 last = Y[:, -1]
+                if progress is not None:
+                    progress(len(recorder), len(t))
         except (DegenerateStateError, FloatingPointError, _Stopped) as exc:
             status = "stopped"
             message = _stopped_message(e, t, len(recorder), str(exc))
