@@ -1,0 +1,231 @@
+"""Property-based tests of the input contract: every config, link and environment value gets a
+valid experiment or a ``ConfigError`` naming a field; what is accepted round-trips exactly and
+simulates to finite numbers (or to a run that stopped early and says why).
+
+The examples are derandomized (the same every run, no example database), so the suite is
+repeatable; ``POLARIZE_FUZZ_EXAMPLES=N`` runs N examples per test instead (N / 4 for the
+simulating test), for a longer hunt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from polarize import NORMALIZERS, simulate
+from polarize.config import A_INITS, LOSSES, METHODS, MODELS, V_INITS, ConfigError, Experiment
+from polarize.env import CAPS, limits, positive_number
+
+FIELDS = [f.name for f in dataclasses.fields(Experiment)]
+_LARGER = int(os.environ.get("POLARIZE_FUZZ_EXAMPLES", "0") or 0)
+
+
+def fuzz(examples: int):
+    """Settings of one fuzz test: ``examples`` derandomized examples (or the larger run's count)."""
+    return settings(max_examples=_LARGER or examples, derandomize=True, database=None, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                           HealthCheck.data_too_large])
+
+
+# ---- strategies ------------------------------------------------------------------------------------
+
+EXTREMES = [0.0, -0.0, 1.0, -1.0, 1e-160, 5e-324, 2.2250738585072014e-308, 1e155, 1e300, 1e308, -1e308,
+            1.7976931348623157e308]
+numbers = st.one_of(st.floats(-10, 10), st.sampled_from(EXTREMES), st.floats(allow_nan=False),
+                    st.integers(-3, 3))
+hostile_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(10**300, 10**400), st.just(5000).map(lambda digits: 10**digits),
+    st.floats(), st.sampled_from([math.nan, math.inf, -math.inf]), st.text(max_size=12),
+    st.sampled_from(["1", "0.1", "value", "softmax", "\n", "[1]"]),
+)
+hostile = st.recursive(hostile_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=3)), max_leaves=12)
+
+
+def _plausible(name: str, n: int, d: int, m: int) -> st.SearchStrategy:
+    """A value of field ``name`` near the valid range (the edges and just past them)."""
+    options = {"model": MODELS, "loss": LOSSES, "normalizer": tuple(NORMALIZERS), "method": METHODS,
+               "a_init": A_INITS, "V_init": V_INITS}
+    if name in options:
+        return st.sampled_from(options[name])
+    if name in ("n", "d"):
+        return st.just(n if name == "n" else d)
+    if name in ("samples", "m", "a_vertex"):
+        return st.integers(0, 12)
+    if name == "seed":
+        return st.one_of(st.integers(0, 10), st.sampled_from([2**32 - 1, 2**32, -1]))
+    if name in ("lr", "horizon"):
+        return st.one_of(st.floats(1e-3, 50.0), st.sampled_from([1e-12, 1e-13, 5e-324, 1e15, 1e16]))
+    if name in ("temperature", "a_scale", "a_shift", "V_scale", "kappa"):
+        return st.one_of(st.floats(-2.0, 20.0), st.sampled_from([0.0, 1.0, 1e3, 1e4, 1e-300]))
+    rows, cols = {"a0": (None, n), "V0": (d, n), "target": (None, d), "X": (m, d), "y": (None, m)}[name]
+    row = st.lists(numbers, min_size=cols, max_size=cols)
+    return row if rows is None else st.lists(row, min_size=rows, max_size=rows)
+
+
+@st.composite
+def configs(draw, hostile_share: float = 0.3) -> dict:
+    """A config mapping: a few fields, each plausible or (with ``hostile_share``) anything at all."""
+    n, d, m = draw(st.integers(2, 5)), draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    out = {}
+    for name in draw(st.lists(st.sampled_from(FIELDS), max_size=9, unique=True)):
+        rogue = draw(st.floats(0, 1)) < hostile_share
+        out[name] = draw(hostile if rogue else _plausible(name, n, d, m))
+    if draw(st.floats(0, 1)) < 0.05:
+        out[draw(st.text(max_size=6))] = draw(hostile_scalars)
+    return out
+
+
+def _json_text(config: dict) -> str:
+    try:
+        return json.dumps(config, default=str)
+    except ValueError:  # an integer too long for Python to print: the reader's own limit is tested
+        return '{"n": ' + "9" * 5000 + "}"
+
+
+def _as_link_value(value) -> str:
+    try:
+        return value if isinstance(value, str) else json.dumps(value)
+    except (TypeError, ValueError):
+        return "?"
+
+
+links = st.one_of(
+    configs().map(lambda c: {str(k): _as_link_value(v) for k, v in c.items()}),
+    st.dictionaries(st.sampled_from([*FIELDS, "utm_source"]), st.one_of(
+        st.text(max_size=20), st.sampled_from(["[" * 1000 + "]" * 1000, "9" * 5000, "1e400", "nan", "-0",
+                                               "[[1e308, 1e308]]", "[true, false]", "[1, [2]]", " 3 "])),
+        max_size=6),
+)
+environment_values = st.one_of(
+    st.sampled_from(["", "inf", "-inf", "nan", "1e400", "0", "-1", "2.9", "lots", "1e7", "4096", " 12 ",
+                     "0x10", "1_000", "1e-320"]),
+    st.floats().map(repr), st.integers(-10, 10**20).map(str),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8))
+
+
+# ---- the contract ----------------------------------------------------------------------------------
+
+
+def assert_round_trips(e: Experiment) -> None:
+    """An accepted experiment comes back equal through every form it is written in."""
+    text = json.dumps(e.to_dict(), allow_nan=False)  # no NaN or infinity reaches the JSON
+    assert Experiment.from_json(text) == e
+    assert Experiment.from_dict(e.to_dict()) == e
+    assert Experiment.from_flat(e.to_flat()) == e
+    assert Experiment.from_dict(e.to_dict()).to_dict() == e.to_dict()
+
+
+def build(config: dict) -> Experiment | None:
+    """``Experiment.from_dict(config)``, or None when it is refused (by a ConfigError, nothing else)."""
+    try:
+        e = Experiment.from_dict(config)
+    except ConfigError as exc:
+        assert exc.field and "\n" not in str(exc)
+        return None
+    assert_round_trips(e)
+    return e
+
+
+@fuzz(400)
+@given(configs())
+def test_every_config_is_an_experiment_or_a_config_error(config):
+    build(config)
+
+
+@fuzz(150)
+@given(configs(hostile_share=0.0))
+def test_plausible_configs_round_trip_when_accepted(config):
+    build(config)
+
+
+@fuzz(200)
+@given(st.one_of(st.text(max_size=60), configs().map(_json_text),
+                 st.sampled_from(["[" * 1000 + "]" * 1000, '{"n": ' + "9" * 5000 + "}", "\xff", "null",
+                                  '{"a0": [1e400, 1]}', '{"n": 4, "d": 2, "target": [NaN, 1]}'])))
+def test_every_json_text_is_an_experiment_or_a_config_error(text):
+    try:
+        e = Experiment.from_json(text)
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert_round_trips(e)
+
+
+@fuzz(300)
+@given(links)
+def test_links_never_raise_from_the_lenient_reader(link):
+    e, ignored = Experiment.from_flat_lenient(link)
+    assert set(ignored) <= set(link)
+    assert_round_trips(e)
+    try:
+        strict = Experiment.from_flat(link)
+    except ConfigError:
+        return
+    assert strict == e and not ignored
+
+
+@fuzz(200)
+@given(st.sampled_from(sorted(CAPS)), environment_values)
+def test_environment_caps_are_positive_finite_or_name_the_variable(key, raw):
+    var, default = CAPS[key]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(var, raw)
+        try:
+            value = limits()[key]
+        except ConfigError as exc:
+            assert exc.field == var and "positive" in str(exc)
+            number = _number_or_nan(raw)
+            whole = number.is_integer() or not isinstance(default, int)
+            assert raw.strip() and not (0 < number < math.inf and whole)
+            return
+    assert math.isfinite(value) and value > 0 and type(value) is type(default)
+    assert value == (float(raw) if raw.strip() else default)
+
+
+@fuzz(100)
+@given(environment_values)
+def test_the_app_time_limit_is_positive_finite_or_names_the_variable(raw):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("POLARIZE_APP_TIMEOUT", raw)
+        try:
+            value = positive_number("POLARIZE_APP_TIMEOUT", 20.0)
+        except ConfigError as exc:
+            assert exc.field == "POLARIZE_APP_TIMEOUT"
+            assert raw.strip() and not 0 < _number_or_nan(raw) < math.inf
+            return
+    assert 0 < value < math.inf
+
+
+def _number_or_nan(raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        return math.nan
+
+
+@fuzz(60)
+@given(configs(hostile_share=0.1))
+def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
+    config.update(samples=min(config.get("samples", 8), 8) if isinstance(config.get("samples"), int) else 8)
+    e = build(config)
+    assume(e is not None and e.horizon <= 100 and e.n * e.d <= 30)
+    assume(e.method == "flow" or e.horizon / e.lr <= 2000)
+    try:
+        result = simulate(e)
+    except ConfigError as exc:  # a start that cannot be measured: named, in one line
+        assert exc.field in FIELDS and "cannot start there" in str(exc)
+        return
+    assert result.status in ("finished", "stopped")
+    assert result.finished or result.message.startswith("stopped after")
+    for name in ("t", "s", "a", "u", "loss", "entropy", "grad_norm_V", "grad_norm_a", "singular_values",
+                 "column_norms", "V_final"):
+        assert np.all(np.isfinite(getattr(result, name))), name
+    assert result.experiment == e.resolved()
