@@ -174,7 +174,9 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
         starting logits (e.g. ``l1`` or ``l2`` with every logit zero), or the
         explicit array with the largest entry when the start overflows a float.
     """
-    with _THREADPOOLS.limit(limits=1, user_api="blas"):
+    # Overflow is detected where it matters (a state or a measurement not finite), not warned about.
+    with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
+                                                                      divide="ignore"):
         return _simulate(experiment, progress)
 
 

@@ -41,8 +41,9 @@ EXTREMES = [0.0, -0.0, 1.0, -1.0, 1e-160, 5e-324, 2.2250738585072014e-308, 1e155
 numbers = st.one_of(st.floats(-10, 10), st.sampled_from(EXTREMES), st.floats(allow_nan=False),
                     st.integers(-3, 3))
 hostile_scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.integers(10**300, 10**400), st.just(5000).map(lambda digits: 10**digits),
-    st.floats(), st.sampled_from([math.nan, math.inf, -math.inf]), st.text(max_size=12),
+    st.none(), st.booleans(), st.integers(), st.integers(10**300, 10**400),
+    st.just(5000).map(lambda digits: 10**digits), st.floats(),
+    st.sampled_from([math.nan, math.inf, -math.inf]), st.text(max_size=12),
     st.sampled_from(["1", "0.1", "value", "softmax", "\n", "[1]"]),
 )
 hostile = st.recursive(hostile_scalars, lambda inner: st.one_of(
@@ -80,6 +81,40 @@ def configs(draw, hostile_share: float = 0.3) -> dict:
         out[name] = draw(hostile if rogue else _plausible(name, n, d, m))
     if draw(st.floats(0, 1)) < 0.05:
         out[draw(st.text(max_size=6))] = draw(hostile_scalars)
+    return out
+
+
+@st.composite
+def runnable(draw) -> dict:
+    """A config meant to be valid and cheap to run, with extreme numbers in its explicit arrays."""
+    n, d = draw(st.integers(2, 5)), draw(st.integers(1, 5))
+    loss, normalizer = draw(st.sampled_from(LOSSES)), draw(st.sampled_from(sorted(NORMALIZERS)))
+    out = dict(n=n, d=d, loss=loss, normalizer=normalizer, method=draw(st.sampled_from(METHODS)),
+               samples=draw(st.integers(2, 8)), seed=draw(st.integers(0, 2**32 - 1)),
+               a_init=draw(st.sampled_from(A_INITS)), a_scale=draw(st.floats(0, 1e3)),
+               a_shift=draw(st.floats(-1e3, 1e3)), a_vertex=draw(st.integers(0, n - 1)),
+               V_init=draw(st.sampled_from(V_INITS)), V_scale=draw(st.floats(0, 1e3)),
+               lr=draw(st.one_of(st.floats(1e-3, 1.0), st.sampled_from([1e-12, 1e3]))),
+               horizon=draw(st.one_of(st.floats(1e-3, 50.0), st.sampled_from([1e-12, 1e-3]))))
+    if draw(st.booleans()) and n == d:
+        out["model"] = "tied"
+    if normalizer == "softmax":
+        out["temperature"] = draw(st.one_of(st.just(1.0), st.floats(1e-3, 1e3)))
+    explicit = draw(st.sets(st.sampled_from(["a0", "V0", "target", "X"])))
+    if "a0" in explicit:
+        out["a0"] = draw(st.lists(numbers, min_size=n, max_size=n))
+    if "V0" in explicit:
+        out["V0"] = draw(st.lists(st.lists(numbers, min_size=n, max_size=n), min_size=d, max_size=d))
+    if "target" in explicit:
+        entries = numbers.map(abs) if loss == "kl" else numbers
+        out["target"] = draw(st.lists(entries, min_size=d, max_size=d))
+    if "X" in explicit and loss != "kl":
+        m = draw(st.integers(1, 4))
+        out["X"] = draw(st.lists(st.lists(numbers, min_size=d, max_size=d), min_size=m, max_size=m))
+        labels = st.sampled_from([-1.0, 1.0]) if loss == "logistic" else numbers
+        out["y"] = draw(st.lists(labels, min_size=m, max_size=m))
+    elif loss == "square" and draw(st.booleans()):
+        out.update(kappa=draw(st.floats(1.0, 1e6)), m=draw(st.integers(1, 4)))
     return out
 
 
@@ -212,12 +247,11 @@ def _number_or_nan(raw: str) -> float:
 
 
 @fuzz(60)
-@given(configs(hostile_share=0.1))
+@given(runnable())
 def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
-    config.update(samples=min(config.get("samples", 8), 8) if isinstance(config.get("samples"), int) else 8)
+    assume(config["method"] == "flow" or config["horizon"] / config["lr"] <= 2000)
     e = build(config)
-    assume(e is not None and e.horizon <= 100 and e.n * e.d <= 30)
-    assume(e.method == "flow" or e.horizon / e.lr <= 2000)
+    assume(e is not None)
     try:
         result = simulate(e)
     except ConfigError as exc:  # a start that cannot be measured: named, in one line
