@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from polarize import NORMALIZERS, simulate
 from polarize.config import A_INITS, LOSSES, METHODS, MODELS, V_INITS, ConfigError, Experiment
 from polarize.env import CAPS, limits, positive_number
+from polarize.web.links import read_link
+from polarize.web.pages import PAGES
 
 FIELDS = [f.name for f in dataclasses.fields(Experiment)]
 _LARGER = int(os.environ.get("POLARIZE_FUZZ_EXAMPLES", "0") or 0)
@@ -205,6 +207,23 @@ def test_links_never_raise_from_the_lenient_reader(link):
     except ConfigError:
         return
     assert strict == e and not ignored
+
+
+LINK_VALUES = st.one_of(st.text(max_size=12), st.sampled_from(
+    ["[" * 1000 + "]" * 1000, "9" * 5000, "1e400", "nan", "inf", "-0", "1e-320", "5e-324", "[[1e308]]",
+     "[true]", "", " ", "\n", "-1", "0", "2.5", "1e15", "4096", "100000", "softmax", "gd", "tied"]))
+
+
+@fuzz(150)
+@given(st.data())
+def test_every_page_reads_any_link_without_raising(data):
+    spec = data.draw(st.sampled_from(PAGES))
+    keys = [c.key for c in spec.controls] + ["utm_source"]
+    link = data.draw(st.dictionaries(st.sampled_from(keys), st.one_of(LINK_VALUES, st.lists(LINK_VALUES,
+                                                                                            max_size=2))))
+    values, ignored = read_link(spec, link)
+    assert set(ignored) <= set(link)
+    assert spec.check(values) is None  # what the reader keeps is runnable
 
 
 @fuzz(200)
