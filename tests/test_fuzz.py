@@ -29,9 +29,10 @@ FIELDS = [f.name for f in dataclasses.fields(Experiment)]
 _LARGER = int(os.environ.get("POLARIZE_FUZZ_EXAMPLES", "0") or 0)
 
 
-def fuzz(examples: int):
-    """Settings of one fuzz test: ``examples`` derandomized examples (or the larger run's count)."""
-    return settings(max_examples=_LARGER or examples, derandomize=True, database=None, deadline=None,
+def fuzz(examples: int, share: float = 1.0):
+    """Settings of one fuzz test: ``examples`` derandomized examples (or ``share`` of the larger run's)."""
+    count = max(1, int(share * _LARGER)) if _LARGER else examples
+    return settings(max_examples=count, derandomize=True, database=None, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                            HealthCheck.data_too_large])
 
@@ -265,7 +266,7 @@ def _number_or_nan(raw: str) -> float:
         return math.nan
 
 
-@fuzz(60)
+@fuzz(60, share=0.25)
 @given(runnable())
 def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
     assume(config["method"] == "flow" or config["horizon"] / config["lr"] <= 2000)
