@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -118,7 +119,9 @@ def _run(args: argparse.Namespace) -> int:
                           f"{MAX_OUTPUT_BYTES >> 20} MiB; pass --allow-large to write it anyway")
     progress = _Progress(experiment, sys.stderr, args.progress)
     try:
-        result = simulate(experiment, progress=progress)  # may still refuse a start it cannot measure
+        with warnings.catch_warnings():  # a stepper's complaints end in the result's message, in words
+            warnings.simplefilter("ignore")
+            result = simulate(experiment, progress=progress)  # may still refuse a start it cannot measure
     finally:
         progress.close()
     try:

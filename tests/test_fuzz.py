@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from polarize import NORMALIZERS, simulate
@@ -167,12 +167,14 @@ def build(config: dict) -> Experiment | None:
         e = Experiment.from_dict(config)
     except ConfigError as exc:
         assert exc.field and "\n" not in str(exc)
+        event("refused")
         return None
     assert_round_trips(e)
+    event("accepted")
     return e
 
 
-@fuzz(400)
+@fuzz(300)
 @given(configs())
 def test_every_config_is_an_experiment_or_a_config_error(config):
     build(config)
@@ -276,7 +278,9 @@ def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
         result = simulate(e)
     except ConfigError as exc:  # a start that cannot be measured: named, in one line
         assert exc.field in FIELDS and "cannot start there" in str(exc)
+        event("refused at the start")
         return
+    event(result.status)
     assert result.status in ("finished", "stopped")
     assert result.finished or result.message.startswith("stopped after")
     for name in ("t", "s", "a", "u", "loss", "entropy", "grad_norm_V", "grad_norm_a", "singular_values",
