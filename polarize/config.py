@@ -164,11 +164,11 @@ class Experiment:
         self._put("lr", real("lr", self.lr, MIN_TIME, 1e3))
         self._put("horizon", real("horizon", self.horizon, MIN_TIME, lim["max_horizon"]))
         if self.method == "gd":
-            steps = self.horizon / self.lr
-            if steps < 0.5:
+            steps = round(self.horizon / self.lr)  # finite: lr and horizon are bounded on both sides
+            if steps < 1:
                 raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
-            if round(steps) > lim["max_steps"]:
-                raise ConfigError("horizon", steps_message("descent", round(steps), lim["max_steps"]))
+            if steps > lim["max_steps"]:
+                raise ConfigError("horizon", steps_message("descent", steps, lim["max_steps"]))
         self._put("samples", integer("samples", self.samples, 2, lim["max_samples"]))
         self._put("seed", integer("seed", self.seed, 0, 2**32 - 1))
 

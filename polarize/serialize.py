@@ -27,8 +27,7 @@ __all__ = ["ARRAY_FIELDS", "from_dict", "from_flat", "from_flat_lenient", "from_
 INT_FIELDS = frozenset({"n", "d", "samples", "seed", "a_vertex", "m"})
 FLOAT_FIELDS = frozenset({"temperature", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"})
 ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
-_OPEN = np.frombuffer(b"[{", dtype=np.uint8)
-_CLOSE = np.frombuffer(b"]}", dtype=np.uint8)
+_CHUNK = 1 << 20
 
 
 def to_dict(e: Experiment) -> dict[str, Any]:
@@ -70,12 +69,11 @@ def load_json(name: str, text: str, *, depth: int) -> Any:
 
     Length and depth are checked before parsing, so hostile text costs no more than one pass.
     """
-    if len(text) > max_text_bytes():
-        raise ConfigError(name, f"is {len(text)} characters long, more than the {max_text_bytes()} that "
-                          "arrays within the caps need (POLARIZE_MAX_SIZE)")
-    opens = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    nesting = np.cumsum(np.isin(opens, _OPEN).astype(np.int64) - np.isin(opens, _CLOSE))
-    if len(nesting) and nesting.max() > depth:
+    cap = max_text_bytes()
+    if len(text) > cap:
+        raise ConfigError(name, f"is {len(text)} characters long, more than the {cap} that arrays within "
+                          "the caps need (POLARIZE_MAX_SIZE)")
+    if _deepest(text.encode("utf-8", "surrogatepass"), depth) > depth:
         raise ConfigError(name, f"nests lists or objects deeper than {depth} levels")
     try:
         return json.loads(text)
@@ -83,6 +81,23 @@ def load_json(name: str, text: str, *, depth: int) -> Any:
         raise ConfigError(name, f"is not valid JSON ({exc})") from None
     except (ValueError, RecursionError):  # an integer of more digits than Python reads
         raise ConfigError(name, "holds a number too long to read") from None
+
+
+def _deepest(text: bytes, enough: int) -> int:
+    """How deep brackets nest in ``text`` (strings not told apart), read in 1 MiB chunks to keep
+    memory flat; stops early once deeper than ``enough``."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    deepest = level = 0
+    for start in range(0, len(data), _CHUNK):
+        chunk = data[start:start + _CHUNK]
+        opens, closes = (chunk == ord("[")) | (chunk == ord("{")), (chunk == ord("]")) | (chunk == ord("}"))
+        marks = opens[opens | closes]
+        if len(marks):
+            levels = level + np.cumsum(np.where(marks, 1, -1))
+            deepest, level = max(deepest, int(levels.max())), int(levels[-1])
+            if deepest > enough:
+                break
+    return deepest
 
 
 def to_flat(e: Experiment) -> dict[str, str]:
