@@ -26,7 +26,7 @@ import numpy as np
 
 from polarize.budget import MAX_OUTPUT_BYTES, result_bytes
 from polarize.config import ConfigError, Experiment
-from polarize.env import limits
+from polarize.env import environment_problem
 from polarize.integrate import sample_steps, simulate
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes
@@ -159,8 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
     command = {"run": _run, "reproduce": _reproduce, "presets": _presets}[args.command]
+    problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
+    if problem:
+        return _fail(problem, 2)
     try:
-        limits()  # a bad POLARIZE_MAX_* stops every command, not only the runs that read it
         return command(args)
     except ConfigError as exc:
         return _fail(str(exc), 2)

@@ -13,7 +13,7 @@ import os
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "limits", "positive_number"]
+__all__ = ["CAPS", "environment_problem", "limits", "positive_number"]
 
 CAPS = {
     "max_n": ("POLARIZE_MAX_N", 4096),
@@ -73,3 +73,16 @@ def limits() -> dict[str, float]:
     """
     return {key: positive_number(var, default, whole=isinstance(default, int))
             for key, (var, default) in CAPS.items()}
+
+
+def environment_problem() -> str | None:
+    """What is wrong with the caps or ``POLARIZE_APP_TIMEOUT``, in one line, or None.
+
+    For entry points to check before anything else runs (the app, the command line).
+    """
+    try:
+        limits()
+        positive_number("POLARIZE_APP_TIMEOUT", 1.0)
+    except ConfigError as exc:
+        return str(exc)
+    return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -206,3 +207,13 @@ def test_cli_in_a_real_process_has_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "polarize", "run", str(bad), "-o", str(tmp_path / "o.json")],
                           capture_output=True, text=True, timeout=120)
     one_line_error(proc.returncode, proc.stderr, "V0:", "cannot start there")
+
+
+def test_the_app_stops_with_one_line_on_a_bad_cap(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("POLARIZE_MAX_N", "inf")
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (line,) = [t.value for t in at.text]
+    assert "POLARIZE_MAX_N" in line and "positive" in line and "\n" not in line
