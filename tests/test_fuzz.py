@@ -174,13 +174,13 @@ def build(config: dict) -> Experiment | None:
     return e
 
 
-@fuzz(300)
+@fuzz(200)
 @given(configs())
 def test_every_config_is_an_experiment_or_a_config_error(config):
     build(config)
 
 
-@fuzz(150)
+@fuzz(100)
 @given(configs(hostile_share=0.0))
 def test_plausible_configs_round_trip_when_accepted(config):
     build(config)
@@ -199,7 +199,7 @@ def test_every_json_text_is_an_experiment_or_a_config_error(text):
     assert_round_trips(e)
 
 
-@fuzz(300)
+@fuzz(200)
 @given(links)
 def test_links_never_raise_from_the_lenient_reader(link):
     e, ignored = Experiment.from_flat_lenient(link)
@@ -217,7 +217,7 @@ LINK_VALUES = st.one_of(st.text(max_size=12), st.sampled_from(
      "[true]", "", " ", "\n", "-1", "0", "2.5", "1e15", "4096", "100000", "softmax", "gd", "tied"]))
 
 
-@fuzz(150)
+@fuzz(100)
 @given(st.data())
 def test_every_page_reads_any_link_without_raising(data):
     spec = data.draw(st.sampled_from(PAGES))
@@ -268,7 +268,7 @@ def _number_or_nan(raw: str) -> float:
         return math.nan
 
 
-@fuzz(60, share=0.25)
+@fuzz(40, share=0.25)
 @given(runnable())
 def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
     assume(config["method"] == "flow" or config["horizon"] / config["lr"] <= 2000)
