@@ -1,16 +1,21 @@
-"""How many steps a run may take, and how running out of them is said.
+"""How many steps a run may take, how running out of them is said, and how large its result is.
 
 Gradient descent takes ``round(horizon / lr)`` steps, refused up front beyond
 ``limits()["max_steps"]`` (``POLARIZE_MAX_STEPS``). The exact flow takes
 adaptive steps: at most ``MAX_FLOW_STEPS`` in all, and at most ``STALL_STEPS``
 between two saved times. ``steps_message`` phrases each of these limits.
+``result_bytes`` estimates the size of a result's JSON before the run, so the
+command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["MAX_FLOW_STEPS", "STALL_STEPS", "steps_message"]
+if TYPE_CHECKING:
+    from polarize.config import Experiment
+
+__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "result_bytes", "steps_message"]
 
 MAX_FLOW_STEPS = 50_000
 """Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred)."""
@@ -42,3 +47,22 @@ def steps_message(kind: Literal["descent", "flow", "stall"], steps: float, cap: 
     if kind == "flow":
         return f"gave up after {steps} integrator steps"
     return f"the flow stalled (over {steps} steps without reaching the next saved time)"
+
+
+MAX_OUTPUT_BYTES = 100 * 2**20
+"""A result the command line writes without ``--allow-large`` (100 MiB)."""
+_NUMBER_BYTES = 21
+"""A float in the result's JSON: 17 significant digits, the point, a sign or exponent, and ", "."""
+
+
+def result_bytes(experiment: Experiment) -> int:
+    """About how many bytes ``Result.to_dict()`` takes as JSON, before running (an upper estimate).
+
+    Per saved time (at most ``samples``): ``s``, ``a``, ``u``, ``ratio``, ``column_norms``
+    and ``p`` (n each), three singular values and seven scalars; once: the
+    config's arrays and ``V_final`` (``d x n``).
+    """
+    n, d, rows = experiment.n, experiment.d, experiment.rows or 0
+    per_time = 6 * n + 10
+    once = 2 * d * n + n + d + rows * (d + 1)
+    return _NUMBER_BYTES * (experiment.samples * per_time + once) + 4096

@@ -25,7 +25,8 @@ import numpy as np
 from polarize import serialize
 from polarize.budget import steps_message
 from polarize.draws import draw_missing
-from polarize.fields import ConfigError, FrozenArray, choice, integer, limits, matrix, real, vector
+from polarize.env import limits
+from polarize.fields import ConfigError, FrozenArray, choice, integer, matrix, real, vector
 from polarize.normalizers import NORMALIZERS
 
 __all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
@@ -37,6 +38,8 @@ METHODS = ("flow", "gd")
 A_INITS = ("zeros", "gaussian", "shifted", "vertex")
 V_INITS = ("gaussian", "zeros", "identity")
 
+MIN_TIME = 1e-12
+"""Smallest ``lr`` and ``horizon``: no denormal steps."""
 _RESOLVED = "_resolved"
 """Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
 _ITSELF = "itself"
@@ -157,10 +160,11 @@ class Experiment:
         if self.normalizer != "softmax" and self.temperature != 1.0:
             raise ConfigError("temperature", "applies to the softmax normalizer only; leave it at 1")
         self._put("method", choice("method", self.method, METHODS))
-        self._put("lr", real("lr", self.lr, 0.0, 1e3, open_low=True))
-        self._put("horizon", real("horizon", self.horizon, 0.0, lim["max_horizon"], open_low=True))
+        # A floor on lr and horizon keeps horizon / lr (the saved step counts) a finite number.
+        self._put("lr", real("lr", self.lr, MIN_TIME, 1e3))
+        self._put("horizon", real("horizon", self.horizon, MIN_TIME, lim["max_horizon"]))
         if self.method == "gd":
-            steps = round(self.horizon / self.lr)
+            steps = round(self.horizon / self.lr)  # finite: lr and horizon are bounded on both sides
             if steps < 1:
                 raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
             if steps > lim["max_steps"]:
@@ -186,6 +190,11 @@ class Experiment:
             if self.kappa is None:
                 raise ConfigError("m", "sets the rows of the drawn X: give kappa too")
             self._put("m", integer("m", self.m, 1, lim["max_d"]))
+        if self.kappa is not None and (self.m or self.d) * self.d > lim["max_size"]:
+            size = (self.m or self.d) * self.d
+            raise ConfigError("m" if self.m else "kappa",
+                              f"the drawn X (m * d = {size}) exceeds the cap of {lim['max_size']} "
+                              "(POLARIZE_MAX_SIZE)")
 
     def _check_start_and_target(self) -> None:
         """The explicit start ``a0``, ``V0`` and the ``target`` (normalized)."""
@@ -204,17 +213,17 @@ class Experiment:
                 raise ConfigError("X", "applies to the logistic and square losses only")
             if self.kappa is not None:
                 raise ConfigError("X", "give either an explicit X or kappa, not both")
-            self._put("X", matrix("X", self.X, (None, self.d)))
-            if len(self.X) > lim["max_d"]:
-                raise ConfigError("X", f"has more than {lim['max_d']} rows (POLARIZE_MAX_D)")
+            most = min(lim["max_d"], lim["max_size"] // self.d)
+            self._put("X", matrix("X", self.X, (None, self.d), most_rows=most))
         if self.y is not None:
             if self.rows is None:
                 raise ConfigError("y", "needs a design: give X (or kappa for the square loss)")
             self._put("y", vector("y", self.y, self.rows))
             if self.loss == "logistic" and not np.all(np.isin(self.y, (-1.0, 1.0))):
                 raise ConfigError("y", "labels of the logistic loss must be -1 or +1")
-        elif self.X is not None and self.loss == "logistic":
-            raise ConfigError("y", "logistic loss on a data set X needs labels y in {-1, +1}")
+        elif self.X is not None:
+            needs = "labels y in {-1, +1}" if self.loss == "logistic" else "targets y (one per row)"
+            raise ConfigError("y", f"{self.loss} loss on a data set X needs {needs}")
 
     # ---- drawing ----------------------------------------------------------------
 
@@ -312,14 +321,16 @@ class Experiment:
 def _normalized_target(loss: str, target: FrozenArray) -> np.ndarray:
     """``p*`` summing to one (kl) or ``beta_*`` of unit length; a normalized input kept bit for bit."""
     target = np.array(target)
-    if loss == "kl":
-        if np.any(target < 0) or target.sum() <= 0:
-            raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
-        if abs(target.sum() - 1.0) > 1e-12:
-            target = target / target.sum()
-        return target
-    norm = np.linalg.norm(target)
-    if norm == 0:
+    if loss == "kl" and (np.any(target < 0) or not np.any(target > 0)):
+        raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
+    if not np.any(target):
         raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
-    return target / norm if abs(norm - 1.0) > 1e-12 else target
+    size = (lambda v: v.sum()) if loss == "kl" else np.linalg.norm
+    with np.errstate(over="ignore", under="ignore"):
+        if abs(size(target) - 1.0) <= 1e-12:
+            return target
+    # Scaled by the largest entry first, so that neither the sum nor the squares over- or underflow.
+    target = target / np.max(np.abs(target))
+    target = target / size(target)
+    return target + 0.0
 

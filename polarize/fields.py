@@ -1,30 +1,21 @@
-"""Field validation for ``Experiment``: the error type, the caps, and one checker per kind of value.
+"""Field validation for ``Experiment``: the error type and one checker per kind of value.
 
 Every checker takes the field's name and the raw value and returns the value
 in its canonical type (``int``, ``float``, ``str`` or a read-only
 ``FrozenArray``), or raises a ``ConfigError`` naming the field and saying what
-it accepts.
+it accepts. Numbers are the same inside arrays as alone: ints and floats,
+never bools or strings, finite and representable as a float. The caps on
+sizes are in ``polarize.env``.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
 
-__all__ = ["ConfigError", "FrozenArray", "choice", "integer", "limits", "matrix", "real", "vector"]
-
-# Caps sized for a hosted demo; each can be raised through its environment variable.
-_LIMIT_DEFAULTS = {
-    "max_n": ("POLARIZE_MAX_N", 4096),
-    "max_d": ("POLARIZE_MAX_D", 4096),
-    "max_size": ("POLARIZE_MAX_SIZE", 1 << 20),
-    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e15),
-    "max_steps": ("POLARIZE_MAX_STEPS", 2_000_000),
-    "max_samples": ("POLARIZE_MAX_SAMPLES", 2000),
-}
+__all__ = ["ConfigError", "FrozenArray", "choice", "integer", "matrix", "real", "shown", "vector"]
 
 
 class ConfigError(ValueError):
@@ -33,25 +24,6 @@ class ConfigError(ValueError):
     def __init__(self, field_name: str, message: str):
         super().__init__(f"{field_name}: {message}")
         self.field = field_name
-
-
-def limits() -> dict[str, float]:
-    """The caps in force now (read from the environment at each call).
-
-    Returns
-    -------
-    dict
-        ``max_n``, ``max_d``, ``max_size`` (n * d), ``max_horizon``,
-        ``max_steps`` (gradient-descent steps) and ``max_samples``.
-    """
-    out = {}
-    for key, (var, default) in _LIMIT_DEFAULTS.items():
-        raw = os.environ.get(var)
-        try:
-            out[key] = type(default)(float(raw)) if raw else default
-        except ValueError:
-            raise ConfigError(var, f"environment variable must be a number, got {raw!r}") from None
-    return out
 
 
 class FrozenArray:
@@ -103,64 +75,118 @@ class FrozenArray:
         return f"FrozenArray(shape={self._array.shape})"
 
 
-def _finite(name: str, arr: np.ndarray) -> FrozenArray:
+def shown(value: Any, width: int = 40) -> str:
+    """``value`` as a short one-line text for an error message (never the whole of a huge value)."""
+    if isinstance(value, (list, tuple, dict, set, np.ndarray, FrozenArray)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    try:
+        text = repr(value)
+    except ValueError:  # an integer with more digits than Python will print
+        return f"an integer of about {int(value.bit_length() * math.log10(2))} digits"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _is_number_type(kind: type) -> bool:
+    """Numbers as single values accept them: ints and floats (numpy's too), never bools."""
+    return issubclass(kind, (int, float, np.integer, np.floating)) and not issubclass(kind, (bool, np.bool_))
+
+
+def _row(name: str, row: Any) -> list | np.ndarray:
+    """One flat run of numbers (a list, tuple or numeric array), checked entry type by entry type."""
+    if isinstance(row, (np.ndarray, FrozenArray)):
+        row = np.asarray(row)
+        if row.dtype.kind not in "iuf":
+            raise ConfigError(name, f"must hold numbers only, got an array of {row.dtype}")
+        return row
+    if not isinstance(row, (list, tuple)):
+        raise ConfigError(name, f"must be a list of numbers, got {shown(row)}")
+    bad = [kind for kind in set(map(type, row)) if not _is_number_type(kind)]
+    if bad:
+        raise ConfigError(name, f"must hold numbers only (not {bad[0].__name__})")
+    return row
+
+
+def _as_floats(name: str, value: Any) -> FrozenArray:
+    """Entries checked to be numbers, as floats; one too large for a float, or not finite, is an error."""
+    try:
+        arr = np.array(value, dtype=float)
+    except OverflowError:
+        raise ConfigError(name, "holds a number too large for a float") from None
+    except ValueError:
+        raise ConfigError(name, "must be a list of equal-length rows of numbers") from None
     if not np.all(np.isfinite(arr)):
         raise ConfigError(name, "must hold finite numbers only (no NaN or infinity)")
-    return FrozenArray(arr)
+    return FrozenArray(arr + 0.0)  # -0.0 as 0.0: equal arrays hash equal
 
 
-def vector(name: str, value: Any, length: int | None = None) -> FrozenArray:
-    """A flat list of finite numbers (of ``length`` entries when given)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(name, "must be a list of numbers") from None
-    if arr.ndim != 1:
-        raise ConfigError(name, f"must be a flat list of numbers, got shape {arr.shape}")
-    if length is not None and arr.shape[0] != length:
-        raise ConfigError(name, f"must have {length} entries, got {arr.shape[0]}")
-    return _finite(name, arr)
+def vector(name: str, value: Any, length: int | None = None, *, most: int | None = None) -> FrozenArray:
+    """A flat list of finite numbers: ``length`` entries when given, else 1 to ``most``."""
+    row = _row(name, value)
+    size = len(row)
+    if getattr(row, "ndim", 1) != 1:
+        raise ConfigError(name, f"must be a flat list of numbers, got shape {row.shape}")
+    if length is not None and size != length:
+        raise ConfigError(name, f"must have {length} entries, got {size}")
+    if length is None and not 1 <= size <= (most or size):
+        raise ConfigError(name, f"must have 1 to {most} entries, got {size}")
+    return _as_floats(name, row)
 
 
-def matrix(name: str, value: Any, shape: tuple[int | None, int]) -> FrozenArray:
-    """Rows of finite numbers of the given ``(rows, cols)`` shape (``rows`` None: any number)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(name, "must be a list of equal-length rows of numbers") from None
+def matrix(name: str, value: Any, shape: tuple[int | None, int], *,
+           most_rows: int | None = None) -> FrozenArray:
+    """Rows of finite numbers of the given ``(rows, cols)`` shape (``rows`` None: 1 to ``most_rows``).
+
+    The shape is checked row by row before anything is converted, so an oversized
+    value costs no more than its first wrong row.
+    """
     rows, cols = shape
-    if arr.ndim != 2 or (rows is not None and arr.shape[0] != rows) or arr.shape[1] != cols:
-        want = f"{rows if rows is not None else 'm'} rows of {cols}"
-        raise ConfigError(name, f"must be {want} numbers, got shape {arr.shape}")
-    return _finite(name, arr)
+    want = f"{rows if rows is not None else 'm'} rows of {cols}"
+    if isinstance(value, (np.ndarray, FrozenArray)):
+        arr = _row(name, value)
+        if arr.ndim != 2 or (rows is not None and arr.shape[0] != rows) or arr.shape[1] != cols:
+            raise ConfigError(name, f"must be {want} numbers, got shape {arr.shape}")
+        value = arr
+    elif not isinstance(value, (list, tuple)):
+        raise ConfigError(name, f"must be a list of rows of numbers, got {shown(value)}")
+    elif rows is not None and len(value) != rows:
+        raise ConfigError(name, f"must be {want} numbers, got {len(value)} rows")
+    else:
+        for row in value:
+            checked = _row(name, row)
+            if getattr(checked, "ndim", 1) != 1 or len(checked) != cols:
+                raise ConfigError(name, f"must be {want} numbers, got a row of shape {np.shape(checked)}")
+    if rows is None and not 1 <= len(value) <= (most_rows or len(value)):
+        raise ConfigError(name, f"must have 1 to {most_rows} rows, got {len(value)}")
+    return _as_floats(name, value)
 
 
 def integer(name: str, value: Any, low: int, high: int) -> int:
     """An integer in ``[low, high]``; a whole float is accepted, a bool is not."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ConfigError(name, f"must be an integer in [{low}, {high}], got {value!r}")
+    whole = not isinstance(value, (float, np.floating)) or float(value).is_integer()
+    if not _is_number_type(type(value)) or not whole:
+        raise ConfigError(name, f"must be an integer in [{low}, {high}], got {shown(value)}")
     if not low <= value <= high:
-        raise ConfigError(name, f"must be an integer in [{low}, {high}], got {value}")
+        raise ConfigError(name, f"must be an integer in [{low}, {high}], got {shown(value)}")
     return int(value)
 
 
 def real(name: str, value: Any, low: float, high: float, *, open_low: bool = False) -> float:
     """A finite number in ``[low, high]`` (``(low, high]`` with ``open_low``); not a bool or a string."""
     interval = f"{'(' if open_low else '['}{low:g}, {high:g}]"
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ConfigError(name, f"must be a number in {interval}, got {value!r}")
-    value = float(value)
-    too_low = value <= low if open_low else value < low
-    if not math.isfinite(value) or too_low or value > high:
-        raise ConfigError(name, f"must be a number in {interval}, got {value!r}")
-    return value
+    if not _is_number_type(type(value)):
+        raise ConfigError(name, f"must be a number in {interval}, got {shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    too_low = number <= low if open_low else number < low
+    if not math.isfinite(number) or too_low or number > high:
+        raise ConfigError(name, f"must be a number in {interval}, got {shown(value)}")
+    return number
 
 
 def choice(name: str, value: Any, options: tuple[str, ...]) -> str:
-    """One of ``options``."""
-    if value not in options:
-        raise ConfigError(name, f"must be one of {', '.join(options)}; got {value!r}")
-    return value
+    """One of ``options`` (as a plain ``str``)."""
+    if not isinstance(value, str) or value not in options:
+        raise ConfigError(name, f"must be one of {', '.join(options)}; got {shown(value)}")
+    return str(value)

@@ -51,7 +51,7 @@ def sample_steps(horizon: float, lr: float, samples: int) -> np.ndarray:
     ``samples``. The flow uses the same grid (times ``k * lr``) so that flow and
     descent can be compared time for time.
     """
-    total = round(horizon / lr)
+    total = float(np.round(horizon / lr))  # a float: beyond int64 for a long flow saved from a small lr
     if total < 1:
         return np.array([0.0, horizon / lr])
     steps = np.unique(np.round(np.geomspace(1.0, total, samples - 1)))
@@ -147,7 +147,7 @@ def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
     return x
 
 
-def simulate(experiment: Experiment) -> Result:
+def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | None = None) -> Result:
     """Run an experiment and measure it at every saved time.
 
     Parameters
@@ -155,6 +155,8 @@ def simulate(experiment: Experiment) -> Result:
     experiment : Experiment
         Drawn arrays (``a0``, ``V0``, ``target``, ...) are filled in from its
         seed where not given; the result's ``experiment`` holds them all.
+    progress : callable, optional
+        Called as ``progress(saved, total)`` after each batch of saved times.
 
     Returns
     -------
@@ -169,13 +171,16 @@ def simulate(experiment: Experiment) -> Result:
     ------
     ConfigError
         Naming ``a0`` or ``a_init`` when the normalizer is undefined at the
-        starting logits (e.g. ``l1`` or ``l2`` with every logit zero).
+        starting logits (e.g. ``l1`` or ``l2`` with every logit zero), or the
+        explicit array with the largest entry when the start overflows a float.
     """
-    with _THREADPOOLS.limit(limits=1, user_api="blas"):
-        return _simulate(experiment)
+    # Overflow is detected where it matters (a state or a measurement not finite), not warned about.
+    with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
+                                                                      divide="ignore"):
+        return _simulate(experiment, progress)
 
 
-def _simulate(experiment: Experiment) -> Result:
+def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | None) -> Result:
     e = experiment.resolved()
     normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
     system = build_system(e, build_loss(e), normalizer)
@@ -188,6 +193,9 @@ def _simulate(experiment: Experiment) -> Result:
     except DegenerateStateError as exc:
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
+    except (FloatingPointError, np.linalg.LinAlgError):
+        raise ConfigError(_largest_given(experiment), "cannot start there: the loss, its gradient or the "
+                          "singular values of V overflow a float at the start (entries too large)") from None
 
     calls = [0]
     status, message = "finished", ""
@@ -199,9 +207,15 @@ def _simulate(experiment: Experiment) -> Result:
             for Y in states:
                 system.record(Y, recorder)
                 last = Y[:, -1]
+                if progress is not None:
+                    progress(len(recorder), len(t))
         except (DegenerateStateError, FloatingPointError, _Stopped) as exc:
             status = "stopped"
             message = _stopped_message(e, t, len(recorder), str(exc))
+        except np.linalg.LinAlgError:
+            status = "stopped"
+            message = _stopped_message(e, t, len(recorder), "the state overflowed: the singular values "
+                                       "of V can no longer be computed (the run diverges)")
     return recorder.result(e, t, system.V(last), status=status, message=message,
                            n_evaluations=calls[0])
 
@@ -240,3 +254,10 @@ def _descend(system: DescentSystem, lr: float, save_at: np.ndarray, calls) -> It
 def _stopped_message(e: Experiment, t: np.ndarray, saved: int, why: str) -> str:
     when = f"t = {t[saved - 1]:.3g}" if saved else "the start"
     return f"stopped after {when} of {e.horizon:.3g}: {why}"
+
+
+def _largest_given(experiment: Experiment) -> str:
+    """The explicit array with the largest entry (the likely cause of an overflow), else ``V_scale``."""
+    given = {name: float(np.max(np.abs(getattr(experiment, name))))
+             for name in ("V0", "X", "a0", "y", "target") if getattr(experiment, name) is not None}
+    return max(given, key=given.get) if given else "V_scale"

@@ -38,6 +38,7 @@ from typing import Any
 
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
+from polarize.env import positive_number
 from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 
@@ -63,13 +64,11 @@ class WorkerCrashed(RuntimeError):
 
 
 def timeout_seconds() -> float:
-    """The time limit in force: ``POLARIZE_APP_TIMEOUT`` or ``DEFAULT_TIMEOUT``."""
-    raw = os.environ.get("POLARIZE_APP_TIMEOUT", "")
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT
-    except ValueError:
-        value = DEFAULT_TIMEOUT
-    return value if value > 0 else DEFAULT_TIMEOUT
+    """The time limit in force: ``POLARIZE_APP_TIMEOUT`` or ``DEFAULT_TIMEOUT``.
+
+    Raises ``ConfigError`` naming the variable when it is not a positive finite number.
+    """
+    return positive_number("POLARIZE_APP_TIMEOUT", DEFAULT_TIMEOUT)
 
 
 def _in_process() -> bool:

@@ -13,7 +13,10 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from polarize.fields import ConfigError, FrozenArray
+import numpy as np
+
+from polarize.env import limits
+from polarize.fields import ConfigError, FrozenArray, shown
 
 if TYPE_CHECKING:
     from polarize.config import Experiment
@@ -24,6 +27,7 @@ __all__ = ["ARRAY_FIELDS", "from_dict", "from_flat", "from_flat_lenient", "from_
 INT_FIELDS = frozenset({"n", "d", "samples", "seed", "a_vertex", "m"})
 FLOAT_FIELDS = frozenset({"temperature", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"})
 ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
+_CHUNK = 1 << 20
 
 
 def to_dict(e: Experiment) -> dict[str, Any]:
@@ -45,12 +49,55 @@ def from_dict(cls: type[Experiment], data: Mapping[str, Any]) -> Experiment:
 
 
 def from_json(cls: type[Experiment], text: str) -> Experiment:
-    """Build from JSON text; bad JSON is a ``ConfigError`` naming ``config``."""
+    """Build from JSON text; bad JSON (too long, too deep) is a ``ConfigError`` naming ``config``."""
+    return from_dict(cls, load_json("config", text, depth=3))
+
+
+def max_text_bytes() -> int:
+    """The longest JSON text that arrays within the caps need (``polarize.env.limits``).
+
+    Room for ``V0`` and ``X`` at ``POLARIZE_MAX_SIZE`` entries each, ``a0``, ``target``
+    and ``y``, at 32 characters a number (a float's longest form and a separator),
+    plus 64 KiB for the other fields. Longer text is refused before it is parsed.
+    """
+    lim = limits()
+    return 32 * (2 * lim["max_size"] + lim["max_n"] + 2 * lim["max_d"]) + (1 << 16)
+
+
+def load_json(name: str, text: str, *, depth: int) -> Any:
+    """Parse JSON ``text`` of at most ``depth`` nested lists and objects; errors name ``name``.
+
+    Length and depth are checked before parsing, so hostile text costs no more than one pass.
+    """
+    cap = max_text_bytes()
+    if len(text) > cap:
+        raise ConfigError(name, f"is {len(text)} characters long, more than the {cap} that arrays within "
+                          "the caps need (POLARIZE_MAX_SIZE)")
+    if _deepest(text.encode("utf-8", "surrogatepass"), depth) > depth:
+        raise ConfigError(name, f"nests lists or objects deeper than {depth} levels")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError("config", f"is not valid JSON ({exc})") from None
-    return from_dict(cls, data)
+        raise ConfigError(name, f"is not valid JSON ({exc})") from None
+    except (ValueError, RecursionError):  # an integer of more digits than Python reads
+        raise ConfigError(name, "holds a number too long to read") from None
+
+
+def _deepest(text: bytes, enough: int) -> int:
+    """How deep brackets nest in ``text`` (strings not told apart), read in 1 MiB chunks to keep
+    memory flat; stops early once deeper than ``enough``."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    deepest = level = 0
+    for start in range(0, len(data), _CHUNK):
+        chunk = data[start:start + _CHUNK]
+        opens, closes = (chunk == ord("[")) | (chunk == ord("{")), (chunk == ord("]")) | (chunk == ord("}"))
+        marks = opens[opens | closes]
+        if len(marks):
+            levels = level + np.cumsum(np.where(marks, 1, -1))
+            deepest, level = max(deepest, int(levels.max())), int(levels[-1])
+            if deepest > enough:
+                break
+    return deepest
 
 
 def to_flat(e: Experiment) -> dict[str, str]:
@@ -109,23 +156,22 @@ def _reject_unknown(cls: type, keys: Mapping[str, Any]) -> None:
     known = sorted(f.name for f in dataclasses.fields(cls))
     for key in keys:
         if key not in known:
-            raise ConfigError(str(key), f"is not a configuration key; known keys: {', '.join(known)}")
+            name = key if isinstance(key, str) and key.isidentifier() and len(key) <= 40 else shown(key)
+            raise ConfigError(name, f"is not a configuration key; known keys: {', '.join(known)}")
 
 
 def parse_flat(key: str, raw: str) -> Any:
     """The value of field ``key`` from its string form (``to_flat``'s)."""
-    raw = str(raw).strip()
     try:
-        if key in INT_FIELDS:
-            value = float(raw)
-            if not value.is_integer():
-                raise ValueError
-            return int(value)
-        if key in FLOAT_FIELDS:
-            return float(raw)
-        if key in ARRAY_FIELDS:
-            return json.loads(raw)
-    except (ValueError, OverflowError, json.JSONDecodeError):
-        kind = "an integer" if key in INT_FIELDS else "a number" if key in FLOAT_FIELDS else "a JSON list"
-        raise ConfigError(key, f"must be {kind}, got {raw!r}") from None
-    return raw
+        raw = str(raw).strip()
+    except ValueError:  # an integer of more digits than Python prints
+        raise ConfigError(key, "must be text") from None
+    if key in ARRAY_FIELDS:
+        return load_json(key, raw, depth=2)
+    if key not in INT_FIELDS and key not in FLOAT_FIELDS:
+        return raw
+    try:
+        return int(raw) if key in INT_FIELDS and raw.lstrip("+-").isdigit() else float(raw)
+    except ValueError:
+        kind = "an integer" if key in INT_FIELDS else "a number"
+        raise ConfigError(key, f"must be {kind}, got {shown(raw)}") from None

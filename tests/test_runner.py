@@ -18,7 +18,7 @@ def test_a_run_that_overruns_is_stopped_and_a_fresh_worker_takes_over():
     assert call_with_timeout(max, 2, 3) == 3
 
 
-@pytest.mark.parametrize("limit", ["2147484", "inf", "1e300"])
+@pytest.mark.parametrize("limit", ["2147484", "1e300"])
 def test_huge_time_limits_return_each_caller_its_own_result(monkeypatch, limit):
     # select() cannot wait that long: the wait goes in turns, and no reply is left unread.
     monkeypatch.setenv("POLARIZE_APP_TIMEOUT", limit)

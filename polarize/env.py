@@ -1,0 +1,88 @@
+"""The environment variables that set the caps and the app's time limit, parsed strictly.
+
+Each must be a positive finite number (a whole one for counts); anything else
+(``inf``, ``nan``, ``0``, ``-1``, ``2.9`` for a count, ``lots``) is a
+``ConfigError`` naming the variable and saying what it accepts, never a cap
+silently removed or truncated. An unset or empty variable means the default.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from polarize.fields import ConfigError, shown
+
+__all__ = ["CAPS", "environment_problem", "limits", "positive_number"]
+
+CAPS = {
+    "max_n": ("POLARIZE_MAX_N", 4096),
+    "max_d": ("POLARIZE_MAX_D", 4096),
+    "max_size": ("POLARIZE_MAX_SIZE", 1 << 20),
+    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e15),
+    "max_steps": ("POLARIZE_MAX_STEPS", 2_000_000),
+    "max_samples": ("POLARIZE_MAX_SAMPLES", 2000),
+}
+"""Caps sized for a hosted demo: key of ``limits()`` -> (variable, default). An int default
+makes the cap a count, which must be a whole number."""
+
+
+def positive_number(var: str, default: float, *, whole: bool = False) -> float:
+    """The value of environment variable ``var``: a positive finite number, or ``default`` when unset.
+
+    Parameters
+    ----------
+    var : str
+        The variable's name (it names the error).
+    default : float
+        Returned when the variable is unset or empty.
+    whole : bool
+        Require a whole number (``"1e7"`` and ``"4096"`` are whole) and return an ``int``.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``var``, when the value is not a positive finite (whole) number.
+    """
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return default
+    kind = "a positive whole number" if whole else "a positive finite number"
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0 and (value.is_integer() or not whole)):
+        raise ConfigError(var, f"environment variable must be {kind}, got {shown(raw)}")
+    return int(value) if whole else value
+
+
+def limits() -> dict[str, float]:
+    """The caps in force now (read from the environment at each call).
+
+    Returns
+    -------
+    dict
+        ``max_n``, ``max_d``, ``max_size`` (n * d, and m * d of a design),
+        ``max_horizon``, ``max_steps`` (gradient-descent steps) and ``max_samples``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the variable whose value is not a positive finite (whole) number.
+    """
+    return {key: positive_number(var, default, whole=isinstance(default, int))
+            for key, (var, default) in CAPS.items()}
+
+
+def environment_problem() -> str | None:
+    """What is wrong with the caps or ``POLARIZE_APP_TIMEOUT``, in one line, or None.
+
+    For entry points to check before anything else runs (the app, the command line).
+    """
+    try:
+        limits()
+        positive_number("POLARIZE_APP_TIMEOUT", 1.0)
+    except ConfigError as exc:
+        return str(exc)
+    return None
