@@ -265,7 +265,8 @@ class Experiment:
         ``a0``; ``V_*`` fields ``V0``; ``kappa`` and ``m`` the design ``X`` and
         ``y``. Arrays passed in ``changes`` are used as given.
         """
-        changed = {k for k, v in changes.items() if v != getattr(self, k)}
+        # Only scalar fields decide what is dropped; arrays (numpy ones too) are never compared.
+        changed = {k for k, v in changes.items() if k not in serialize.ARRAY_FIELDS and v != getattr(self, k)}
         drop: set[str] = set()
         if changed & {"n", "d", "loss", "seed", "model"}:
             drop.update(serialize.ARRAY_FIELDS)

@@ -149,6 +149,8 @@ def test_varied_redraws_exactly_the_arrays_a_change_invalidates():
     assert e.varied(a_scale=0.2).a0 is None and e.varied(a_scale=0.2).V0 == e.V0
     assert e.varied(V_scale=2.0).V0 is None and e.varied(V_scale=2.0).target == e.target
     assert all(getattr(e.varied(seed=1), k) is None for k in ("a0", "V0", "target"))
+    given = np.linspace(-1.0, 1.0, e.n)  # a numpy array is taken as given, not compared
+    assert np.array_equal(e.varied(a0=given).a0, given) and e.varied(a0=given).V0 == e.V0
 
 
 def test_sweeping_kappa_redraws_the_design_for_each_value():
