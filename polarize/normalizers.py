@@ -240,7 +240,8 @@ class Sparsemax:
     name: ClassVar[str] = "sparsemax"
     on_simplex: ClassVar[bool] = True
 
-    def _threshold(self, a: np.ndarray) -> np.ndarray:
+    def threshold(self, a: np.ndarray) -> np.ndarray:
+        """The threshold ``tau`` with ``s = max(a - tau, 0)``, shape (..., 1) for ``a`` (..., n)."""
         a = np.asarray(a, dtype=float)
         z = -np.sort(-a, axis=-1)
         k = np.arange(1, a.shape[-1] + 1)
@@ -252,11 +253,11 @@ class Sparsemax:
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        return np.maximum(a - self._threshold(a), 0.0)
+        return np.maximum(a - self.threshold(a), 0.0)
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        m = (a - self._threshold(a) > 0).astype(float)
+        m = (a - self.threshold(a) > 0).astype(float)
         g = np.asarray(g, dtype=float)
         mean = np.sum(m * g, axis=-1, keepdims=True) / np.sum(m, axis=-1, keepdims=True)
         return m * (g - mean)

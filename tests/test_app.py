@@ -169,7 +169,8 @@ def test_an_impossible_start_is_an_error_message_not_a_traceback():
 
 
 def test_a_run_that_stops_early_is_a_warning_with_what_was_saved():
-    at = explorer({"normalizer": "l1", "a_init": "shifted"})  # the flow stalls at the kink of |a|
+    # sum a starts near zero here: s = a / sum a blows up and the flow cannot leave t = 0.
+    at = explorer({"normalizer": "sum", "a_init": "gaussian", "seed": "5", "loss": "kl"})
     no_exception(at)
     assert any("stopped" in w.value for w in at.warning)
     assert dashboard(at)["layout"]["meta"]["n"] == 8
