@@ -51,7 +51,7 @@ def sample_steps(horizon: float, lr: float, samples: int) -> np.ndarray:
     ``samples``. The flow uses the same grid (times ``k * lr``) so that flow and
     descent can be compared time for time.
     """
-    total = round(horizon / lr)
+    total = float(np.round(horizon / lr))  # a float: beyond 2**63 steps an integer would overflow int64
     if total < 1:
         return np.array([0.0, horizon / lr])
     steps = np.unique(np.round(np.geomspace(1.0, total, samples - 1)))
