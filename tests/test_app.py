@@ -189,8 +189,8 @@ def test_the_maths_page_runs():
                                             "4. Only softmax polarizes like this",
                                             "5. What to look for in the Explorer"]
     formulas = [f.value for f in at.latex]
-    assert any(r"\operatorname{softmax}(a)" in f for f in formulas)
-    assert any(r"\dot a_i = s_i \,\bigl(u_i - s \cdot u\bigr)" in f for f in formulas)  # the replicator form
+    assert any(r"\operatorname{softmax}(a / T)" in f for f in formulas)
+    assert any(r"\dot a_i = \frac{s_i}{T} \,\bigl(u_i - s \cdot u\bigr)" in f for f in formulas)  # replicator
     assert any("One logistic run (n = 5, seed 1)" in c.value for c in at.caption)
     # Back on the Explorer, the settings are still there.
     at.switch_page("pages/explorer.py").run()

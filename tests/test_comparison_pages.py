@@ -15,7 +15,7 @@ from polarize.integrate import simulate
 from polarize.plots import grid as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
-from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate
+from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
 from polarize.web import export, pages
 from polarize.web.comparisons import PAGES as SPECS
 from polarize.web.links import read_link, to_query
@@ -81,6 +81,9 @@ def test_normalizers_play_together_in_eight_panels(views):
                                                          "linear", "sparsemax"]
     # Every normalizer reaches the horizon, across the kinks of relu, l1 and sparsemax: no warning.
     assert all(row["status"] == "finished" for row in view.data.table) and not view.warnings
+    # The caption's account of each normalizer is built from these very runs.
+    rows = compare_normalizers(Experiment.from_dict(view.data.runs["softmax"].experiment.to_dict()))
+    assert describe_normalizers(rows) in view.plots()[0].caption
 
 
 def test_fixed_axis_ranges_and_shared_time_axes(views):

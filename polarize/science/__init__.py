@@ -4,7 +4,7 @@ Nothing here draws; the figure toolkit (``polarize.plots``) and the pages build 
 """
 
 from polarize.science.floors import kl_floor
-from polarize.science.outcomes import describe_normalizers, outcome_groups
+from polarize.science.outcomes import GROUP_TITLES, describe_normalizers, outcome_groups
 from polarize.science.simplex import distance_to_simplex, simplex_shares
 from polarize.science.studies import (
     DescentComparison,
@@ -19,6 +19,7 @@ from polarize.science.text import format_time
 from polarize.science.verdict import PARTLY_ENTROPY, PARTLY_SHARE, POLARIZED_SHARE, THRESHOLDS, Verdict, judge
 
 __all__ = [
+    "GROUP_TITLES",
     "PARTLY_ENTROPY",
     "PARTLY_SHARE",
     "POLARIZED_SHARE",

@@ -102,10 +102,11 @@ def _replicator(figures: dict[str, go.Figure]) -> tuple[Any, ...]:
         Maths(r"\dot a_i = \frac{s_i}{T} \,\bigl(u_i - s \cdot u\bigr), \qquad s\cdot u = \sum_j s_j u_j ,"),
         Text("the **replicator equation** of evolutionary game theory: a token's logit grows when its "
              "fitness beats the average, at a speed proportional to its current share $s_i$. A token ahead "
-             "gains logit faster, while the others slow down: **rich get richer**. Its *share* need not "
-             "rise at every instant (with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ token 0's logit rises "
-             "yet its share falls, token 1 rising faster), but the gaps between the fitter and the rest "
-             "widen. This is the repulsion panel of the Explorer: the points move apart."),
+             "gains logit faster, while the others slow down: **rich get richer**. A *share* need not rise "
+             "with its logit at every instant: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the "
+             "fittest token 1 gains logit yet loses share, token 0's logit rising faster on its larger "
+             "share. But the gaps between the fitter and the rest widen. "
+             "This is the repulsion panel of the Explorer: the points move apart."),
         Text("Under the logistic loss, $u = c\\,p$ with $c = 1/(1 + e^{z})$ and the value projections "
              "$p = V^\\top\\beta^*$, and the pair $(a, p)$ evolves on its own:"),
         Maths(r"\dot p = c\, s, \qquad \dot a = \frac{c}{T}\, s \odot (p - s\cdot p)."),

@@ -82,8 +82,8 @@ def panel_captions(experiment: Experiment) -> list[str]:
     repulsion = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
                  r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: the logits of tokens right of the dashed mean "
                  "rise, the others fall, and the gaps widen (rich get richer). A share need not follow its "
-                 r"own logit at once: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the leader's logit "
-                 "rises, yet its share falls.")
+                 r"own logit at once: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the fittest token's "
+                 "logit rises, yet its share falls (the leader's rises faster).")
     if logistic:
         repulsion += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
                       r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
