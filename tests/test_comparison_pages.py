@@ -144,8 +144,10 @@ def test_descent_refuses_too_many_steps():
 
 def test_rates_page_fits_the_slope(views):
     view = views["rates"]
-    slope, _ = view.data.metrics
+    slope, predicted, _ = view.data.metrics
     assert slope.label == "Fitted slope" and -3.2 < float(slope.value) < -1.8
+    # The corrected asymptotics 2(n-1)/(n (z - qbar)^2) predicts the fitted slope.
+    assert predicted.label == "Predicted slope" and abs(float(predicted.value) - float(slope.value)) < 0.01
     figure = view.plots()[0].figure
     for i in range(1, 4):
         assert figure.layout[f"yaxis{'' if i == 1 else i}"].type == "log"
