@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from polarize import Experiment, simulate
+from polarize.integrate import sample_steps
 from polarize.normalizers import Softmax
 from polarize.presets import get_preset
 from polarize.science import (
@@ -142,3 +143,15 @@ def test_the_maths_page_numbers_are_the_runs_numbers():
     assert "finite time" in words
     # The square run's verdict is the one the text quotes.
     assert judge(runs.losses["square"]).headline.lower() in words
+
+
+def test_the_rate_walks_toward_minus_two_at_astronomical_horizons():
+    for horizon in (1e19, 1e300):
+        steps = sample_steps(horizon, 0.1, 50)
+        assert np.all(np.isfinite(steps)) and np.all(np.diff(steps) > 0) and steps[-1] == round(horizon / 0.1)
+    result, rate = rates_page.study(rates_page.experiment({"n": 5, "seed": 1, "a_init": "zeros",
+                                                           "horizon": 1e300}))
+    assert result.finished and result.t[-1] == 1e300
+    assert -2.15 < rate.slope < -2.0 and abs(rate.corrected_slope - rate.slope) < 0.01
+    assert abs(rate.gap[-1] / rate.corrected[-1] - 1) < 0.01
+    assert abs(rate.gap[-1] / rate.sharp[-1] - 1) < 0.05  # the sharp form, at last

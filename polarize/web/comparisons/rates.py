@@ -55,7 +55,7 @@ def draw(values: Mapping[str, Any], outcome: tuple[Any, Any]) -> Drawn:
     plot = Plot("rate", rate_figure(result, rate), (
         "Log-log axes. Left: the weight left for the losers, 1 \u2212 max s, falls faster than the theorem's "
         "bound C / log t (dotted) and approaches the sharp asymptotics 2(n\u22121)/(n z\u00b2) (red, dashed) "
-        f"only slowly: their ratio is still {rate.gap[-1] / rate.sharp[-1]:.2f} at t = {end}. The offset "
+        f"only slowly: their ratio is {rate.gap[-1] / rate.sharp[-1]:.2f} at t = {end}. The offset "
         f"of the losers explains the gap: with q\u0304 = {rate.qbar:.3g}, the mean of their value "
         "projections p\u2c7c, 1 \u2212 max s \u2248 2(n\u22121)/(n (z \u2212 q\u0304)\u00b2)"
         + (f", within {np.max(np.abs(rate.gap[late] / rate.corrected[late] - 1)):.1%} from t = 1e6"
