@@ -81,8 +81,9 @@ def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None 
     the step's dense output.
 
     A run that takes ``STALL_STEPS`` steps without reaching a target is held at
-    rest if its velocity is rounding noise, and stopped otherwise. With
-    ``plan.kinks`` the stepper restarts at each switch, recorded in ``log``.
+    rest if its velocity is rounding noise, and stopped otherwise (with
+    ``plan.stall_note``). With ``plan.kinks`` the stepper restarts at each
+    switch, recorded in ``log``.
     """
     targets, clock = plan.targets, plan.clock
     bound = targets[-1] if clock is None else np.inf
@@ -94,7 +95,7 @@ def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None 
     now = clock(y0) if clock else 0.0
     for _ in range(MAX_FLOW_STEPS):
         if since == STALL_STEPS:
-            yield _held_at_rest(fun, solver, len(targets) - k)
+            yield _held_at_rest(fun, solver, len(targets) - k, plan.stall_note)
             return
         start, before = solver.t, now
         since += 1
@@ -123,12 +124,12 @@ def _step(solver) -> None:
         raise _Stopped("the state overflowed (the flow diverges)")
 
 
-def _held_at_rest(fun: Callable, solver, remaining: int) -> np.ndarray:
+def _held_at_rest(fun: Callable, solver, remaining: int, note: str) -> np.ndarray:
     """The current state for each of the ``remaining`` targets if the flow is at rest; else stop."""
     velocity = np.max(np.abs(fun(solver.t, solver.y)))
     if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
         return np.repeat(solver.y[:, None], remaining, axis=1)
-    raise _Stopped(steps_message("stall", STALL_STEPS))
+    raise _Stopped(steps_message("stall", STALL_STEPS) + note)
 
 
 def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):

@@ -68,6 +68,8 @@ class Schedule:
         integrator then locates each switch and restarts there.
     logits : slice or None
         Where the logits sit in the state (needed with ``kinks``).
+    stall_note : str
+        Appended to the message if the stepper stalls (what is known to cause it).
     """
 
     targets: np.ndarray
@@ -77,6 +79,7 @@ class Schedule:
     jacobian: Callable | None = None
     kinks: Kinks | None = None
     logits: slice | None = None
+    stall_note: str = ""
 
 
 class System(Protocol):
@@ -150,8 +153,11 @@ class _MatrixSystem:
         return -self.gradient(y)
 
     def schedule(self, t):
-        kinks = {"kinks": kinks_of(self.normalizer), "logits": slice(self.shape[0] * self.shape[1], None)
-                 } if self.kinks_in_logits else {}
+        if self.kinks_in_logits:
+            kinks = {"kinks": kinks_of(self.normalizer), "logits": slice(self.shape[0] * self.shape[1], None)}
+        else:
+            kinks = {"stall_note": "; the normalizer's kinks lie in z = U a here, which the flow does not "
+                     "step across yet: method gd can go on past them"} if kinks_of(self.normalizer) else {}
         if self.y0.size <= STIFF_SIZE:
             return Schedule(targets=t, stepper=LSODA, jacobian=self.flow_jacobian, **kinks)
         return Schedule(targets=t, **kinks)

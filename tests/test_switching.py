@@ -103,3 +103,10 @@ def test_kink_geometry():
     b = a.copy()
     b[i] = sparsemax.place(a, i)
     assert Sparsemax().forward(b)[i] == 0 and np.isclose(Sparsemax().forward(b).sum(), 1.0)
+
+
+def test_the_tied_model_says_its_kinks_are_not_stepped_across_yet():
+    r = simulate(Experiment(model="tied", n=6, d=6, normalizer="relu", seed=0, a_init="shifted", a_shift=0.5,
+                            V_init="identity", V_scale=1.0, horizon=1e4))
+    # Its kinks are in z = U a, not in the state's coordinates: an honest stop, not a silent one.
+    assert not r.finished and "z = U a" in r.message and "method gd" in r.message
