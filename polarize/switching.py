@@ -7,7 +7,8 @@ smooth as softmax's; a smooth stepper fed the kink steps into it and crawls.
 ``SwitchingSolver`` steps a scipy ``OdeSolver`` and, after each step, checks
 the signed distance of every live coordinate to its kink; when one changed
 sign, the crossing is located on the step's dense output (Brent's method, as
-``solve_ivp``'s event location does), the coordinate is put on its kink
+``solve_ivp``'s event location does; a coordinate creeping up to its kink within
+the stepper's ``atol`` counts as arrived), the coordinate is put on its kink
 exactly, and a fresh stepper restarts there. What happens on the kink:
 
 - relu and sparsemax: the velocity of a coordinate past the kink is zero, so a
@@ -110,8 +111,8 @@ class SwitchLog:
         """In words, for the result; empty when the flow met no kink."""
         if not self.switches:
             return ""
-        words = [f"{self.switches} switch{'es' if self.switches > 1 else ''} at a kink located and "
-                 "crossed exactly"]
+        words = [f"{self.switches} switch{'es' if self.switches > 1 else ''} at a kink, each located "
+                 "and stepped across"]
         if self.released:
             words.append(f"{self.released} release{'s' if self.released > 1 else ''} from the kink")
         if self.off:
@@ -158,6 +159,7 @@ class SwitchingSolver:
         a = np.asarray(y0, dtype=float)[logits]
         self._side = np.where(a < 0, -1.0, 1.0)  # l1: the side a held coordinate returns to
         self._speed = float(np.max(np.abs(fun(x0, np.asarray(y0, dtype=float)))))
+        self._near = float(np.max(options.get("atol", 0.0)))
         self._dense = None
         self._restart(x0, np.asarray(y0, dtype=float))
 
@@ -208,6 +210,9 @@ class SwitchingSolver:
         """The earliest ``(x, i, release)`` in ``(lo, hi]`` where coordinate ``i`` meets or leaves a kink."""
         distance = self._watch * self.kinks.offset(y_hi[self.logits])
         crossing = np.flatnonzero((self._watch != 0) & (distance <= 0))
+        arriving = self._arriving(hi, y_hi, distance) if not len(crossing) else crossing
+        if len(arriving):
+            return hi, int(arriving[0]), False
         # A pull within noise of zero is no reason to leave: once the loss has converged every
         # fitness gap is rounding noise, and releasing on it would chatter. Noise is judged against
         # the state's size and against the run's starting speed (in units of the marched variable).
@@ -224,6 +229,19 @@ class SwitchingSolver:
             gap = lambda x, where=where: noise - self._pull(x, dense(x))[where]  # noqa: E731
             hits.append((_root(gap, lo, hi), i, True))
         return min(hits, key=lambda hit: hit[0]) if hits else None
+
+    def _arriving(self, x: float, y: np.ndarray, distance: np.ndarray) -> np.ndarray:
+        """Live coordinates within the stepper's tolerance of their kink and moving onto it.
+
+        An implicit stepper (LSODA's BDF) cannot take a step across such a kink, where the
+        velocity jumps (its corrector has no solution there): its steps shrink as it creeps
+        up to it. Within ``atol`` of the kink a coordinate is on it, to the accuracy asked.
+        """
+        near = np.flatnonzero((self._watch != 0) & (distance <= self._near))
+        if not len(near):
+            return near
+        velocity = self.fun(x, y)[self.logits]
+        return near[self._watch[near] * velocity[near] < 0]
 
     def _pull(self, x: float, y: np.ndarray) -> np.ndarray:
         """The velocity of each held coordinate just above its kink (> 0: the flow leaves it)."""
