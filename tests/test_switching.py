@@ -115,8 +115,8 @@ def test_the_tied_model_says_its_kinks_are_not_stepped_across_yet():
 def test_a_coordinate_creeping_up_to_its_kink_under_the_stiff_stepper_is_switched_off():
     # LSODA's implicit steps cannot cross relu's kink (no corrector solution there) and shrank as
     # a_3 crept up to it, until the run stalled near t = 1.5e3; within atol it now counts as arrived.
-    e = Experiment(n=4, d=6, loss="kl", normalizer="relu", seed=10, a_init="shifted", a_shift=0.2, a_scale=1.0,
-                   horizon=1e12, samples=80)
+    e = Experiment(n=4, d=6, loss="kl", normalizer="relu", seed=10, a_init="shifted", a_shift=0.2,
+                   a_scale=1.0, horizon=1e12, samples=80)
     r = simulate(e)
     assert r.finished and r.switches >= 3
     assert np.all(r.s[-1][[0, 2, 3]] == 0)
