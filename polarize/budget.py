@@ -23,9 +23,9 @@ STALL_STEPS = 1000
 """A flow that needs more than this many steps between two saved times has stalled:
 smooth runs need tens. Either it has converged, and its velocity is rounding noise
 that the error control keeps chasing (it is then held at rest to the horizon), or
-it slides along a kink of the normalizer (relu, l1 and sparsemax switch
-coordinates on and off there), where no smooth stepper makes progress: the run
-then stops there and says so."""
+the stepper cannot make progress, and the run stops there and says so. (The kinks
+of relu, l1 and sparsemax are not such a place: ``polarize.switching`` steps
+across them.)"""
 
 
 def steps_message(kind: Literal["descent", "flow", "stall"], steps: float, cap: float | None = None) -> str:

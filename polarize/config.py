@@ -40,6 +40,8 @@ V_INITS = ("gaussian", "zeros", "identity")
 
 MIN_TIME = 1e-12
 """Smallest ``lr`` and ``horizon``: no denormal steps."""
+MAX_STEP_RATIO = 1e305
+"""Largest ``horizon / lr``: the saved times are a log grid over that many steps, so it must stay finite."""
 _RESOLVED = "_resolved"
 """Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
 _ITSELF = "itself"
@@ -163,8 +165,11 @@ class Experiment:
         # A floor on lr and horizon keeps horizon / lr (the saved step counts) a finite number.
         self._put("lr", real("lr", self.lr, MIN_TIME, 1e3))
         self._put("horizon", real("horizon", self.horizon, MIN_TIME, lim["max_horizon"]))
+        if self.horizon / self.lr > MAX_STEP_RATIO:
+            raise ConfigError("lr", f"is too small for horizon {self.horizon:g}: horizon / lr, the step "
+                              f"count that sets the saved times, must stay below {MAX_STEP_RATIO:g}")
         if self.method == "gd":
-            steps = round(self.horizon / self.lr)  # finite: lr and horizon are bounded on both sides
+            steps = round(self.horizon / self.lr)  # finite: the ratio is bounded just above
             if steps < 1:
                 raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
             if steps > lim["max_steps"]:

@@ -65,6 +65,12 @@ class Result:
         Empty when finished; otherwise why the run stopped (in words).
     n_evaluations : int
         Gradient evaluations made (vector-field calls, or descent steps).
+    switches : int
+        Times the flow met a kink of the normalizer (a coordinate switched off,
+        or caught on or released from the kink of l1), each located and restarted at.
+    note : str
+        What the flow met on the way, in words (switches at a normalizer's kinks,
+        coordinates held on one); empty when there is nothing to say.
     """
 
     experiment: Experiment
@@ -86,6 +92,8 @@ class Result:
     status: str = "finished"
     message: str = ""
     n_evaluations: int = 0
+    switches: int = 0
+    note: str = ""
 
     @property
     def winner(self) -> int:
@@ -151,7 +159,8 @@ class Recorder:
         return sum(len(chunk) for chunk in self.rows.get("loss", ()))
 
     def result(self, experiment: Experiment, t: np.ndarray, V_final: np.ndarray, *,
-               status: str = "finished", message: str = "", n_evaluations: int = 0) -> Result:
+               status: str = "finished", message: str = "", n_evaluations: int = 0, switches: int = 0,
+               note: str = "") -> Result:
         k = len(self)
         series = {key: _frozen(np.concatenate(v)) for key, v in self.rows.items()}
         s = series["s"]
@@ -166,4 +175,5 @@ class Recorder:
             ratio=_frozen(ratio), grad_norm_V=series["grad_norm_V"], grad_norm_a=series["grad_norm_a"],
             singular_values=series["singular_values"], column_norms=series["column_norms"],
             V_final=_frozen(V_final), status=status, message=message, n_evaluations=n_evaluations,
+            switches=switches, note=note,
         )

@@ -19,7 +19,7 @@ CAPS = {
     "max_n": ("POLARIZE_MAX_N", 4096),
     "max_d": ("POLARIZE_MAX_D", 4096),
     "max_size": ("POLARIZE_MAX_SIZE", 1 << 20),
-    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e15),
+    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e300),  # the closed logistic flow gets there in a second
     "max_steps": ("POLARIZE_MAX_STEPS", 2_000_000),
     "max_samples": ("POLARIZE_MAX_SAMPLES", 2000),
 }

@@ -7,7 +7,9 @@ the saved times.
 
 Time stepping is scipy's (LSODA or DOP853, with tight tolerances); this module
 only drives the stepper and reads each saved time off the step's dense output,
-so memory stays proportional to what is saved. Gradient descent always runs in
+so memory stays proportional to what is saved. Normalizers with kinks (relu,
+l1, sparsemax) are stepped by ``polarize.switching``, which locates each switch
+and restarts the stepper there. Gradient descent always runs in
 the full coordinates, step for step as a plain loop would.
 """
 
@@ -22,6 +24,7 @@ from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, steps_message
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Recorder, Result
 from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.switching import AT_REST, SwitchLog, start_solver
 from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
 
 __all__ = ["simulate", "sample_steps", "RTOL", "ATOL"]
@@ -30,9 +33,6 @@ RTOL = 1e-10
 """Relative tolerance of the flow's adaptive steps (per step, on every state variable)."""
 ATOL = 1e-12
 """Absolute tolerance of the flow's adaptive steps."""
-KINKED = frozenset({"relu", "l1", "sparsemax"})
-AT_REST = 64 * np.finfo(float).eps
-"""A velocity below this, relative to the state's size, is rounding noise: the flow is at rest."""
 
 
 # The engine's linear algebra is on small matrices and vectors, where threaded BLAS
@@ -68,7 +68,8 @@ def _sample_times(experiment: Experiment) -> np.ndarray:
     return t
 
 
-def _march(fun: Callable, y0: np.ndarray, plan: Schedule, stall_reason: str = "") -> Iterator[np.ndarray]:
+def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None = None
+           ) -> Iterator[np.ndarray]:
     """Step a scipy ``OdeSolver`` and yield the states at the targets of ``plan``.
 
     Yields arrays of shape (state, k): the states at the targets that one step
@@ -80,19 +81,21 @@ def _march(fun: Callable, y0: np.ndarray, plan: Schedule, stall_reason: str = ""
     the step's dense output.
 
     A run that takes ``STALL_STEPS`` steps without reaching a target is held at
-    rest if its velocity is rounding noise, and stopped otherwise, with
-    ``stall_reason`` appended to the message.
+    rest if its velocity is rounding noise, and stopped otherwise (with
+    ``plan.stall_note``). With ``plan.kinks`` the stepper restarts at each
+    switch, recorded in ``log``.
     """
     targets, clock = plan.targets, plan.clock
     bound = targets[-1] if clock is None else np.inf
     options = {"jac": plan.jacobian} if plan.jacobian is not None else {}
-    solver = plan.stepper(fun, 0.0, y0, bound, rtol=RTOL, atol=ATOL, **options)
+    solver = start_solver(plan.stepper, fun, 0.0, y0, bound, kinks=plan.kinks, logits=plan.logits, log=log,
+                          rtol=RTOL, atol=ATOL, **options)
     yield y0[:, None]
     k, since = 1, 0
     now = clock(y0) if clock else 0.0
     for _ in range(MAX_FLOW_STEPS):
         if since == STALL_STEPS:
-            yield _held_at_rest(fun, solver, len(targets) - k, stall_reason)
+            yield _held_at_rest(fun, solver, len(targets) - k, plan.stall_note)
             return
         start, before = solver.t, now
         since += 1
@@ -121,12 +124,12 @@ def _step(solver) -> None:
         raise _Stopped("the state overflowed (the flow diverges)")
 
 
-def _held_at_rest(fun: Callable, solver, remaining: int, stall_reason: str) -> np.ndarray:
+def _held_at_rest(fun: Callable, solver, remaining: int, note: str) -> np.ndarray:
     """The current state for each of the ``remaining`` targets if the flow is at rest; else stop."""
     velocity = np.max(np.abs(fun(solver.t, solver.y)))
     if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
         return np.repeat(solver.y[:, None], remaining, axis=1)
-    raise _Stopped(steps_message("stall", STALL_STEPS) + stall_reason)
+    raise _Stopped(steps_message("stall", STALL_STEPS) + note)
 
 
 def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
@@ -197,12 +200,12 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
         raise ConfigError(_largest_given(experiment), "cannot start there: the loss, its gradient or the "
                           "singular values of V overflow a float at the start (entries too large)") from None
 
-    calls = [0]
+    calls, log = [0], SwitchLog()
     status, message = "finished", ""
     last = system.y0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         try:
-            states = _states(e, system, t, calls)
+            states = _states(e, system, t, calls, log)
             next(states)  # the start, measured above
             for Y in states:
                 system.record(Y, recorder)
@@ -217,16 +220,15 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
             message = _stopped_message(e, t, len(recorder), "the state overflowed: the singular values "
                                        "of V can no longer be computed (the run diverges)")
     return recorder.result(e, t, system.V(last), status=status, message=message,
-                           n_evaluations=calls[0])
+                           n_evaluations=calls[0], switches=log.switches + log.released, note=log.note())
 
 
-def _states(e: Experiment, system: System, t: np.ndarray, calls: list[int]) -> Iterator[np.ndarray]:
+def _states(e: Experiment, system: System, t: np.ndarray, calls: list[int],
+            log: SwitchLog) -> Iterator[np.ndarray]:
     """The states at the saved times ``t`` (columns of (state, k) arrays), by descent or by the flow."""
     if e.method == "gd":
         return _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls)
-    reason = ("; it slides along a kink of the normalizer, where it is not smooth: method gd "
-              "can go on past it") if e.normalizer in KINKED else ""
-    return _march(_counted(system.field, calls), system.y0, system.schedule(t), stall_reason=reason)
+    return _march(_counted(system.field, calls), system.y0, system.schedule(t), log=log)
 
 
 def _counted(fun, calls):

@@ -10,8 +10,11 @@ maps each public name to its class.
 
 Only softmax moves a logit in proportion to its own score: its VJP is
 ``s * (g - s.g)``, "fitness minus mean fitness" weighted by the share (the
-replicator form, PAPER.md section 1). The others either lack the weighting or
-the mean-centring, which is why they do not polarize.
+replicator form, PAPER.md section 1). Sigmoid has a weighting ``s (1 - s)`` but
+no centring; linear has neither. The normalized maps (relu, l1, l2, sum,
+sparsemax) keep a centring but not the weighting: relu and sparsemax switch
+coordinates off, sum can leave the simplex, l2 polarizes smoothly (section 2).
+relu, l1 and sparsemax have kinks, which ``polarize.switching`` steps across.
 """
 
 from __future__ import annotations
@@ -240,7 +243,8 @@ class Sparsemax:
     name: ClassVar[str] = "sparsemax"
     on_simplex: ClassVar[bool] = True
 
-    def _threshold(self, a: np.ndarray) -> np.ndarray:
+    def threshold(self, a: np.ndarray) -> np.ndarray:
+        """The threshold ``tau`` with ``s = max(a - tau, 0)``, shape (..., 1) for ``a`` (..., n)."""
         a = np.asarray(a, dtype=float)
         z = -np.sort(-a, axis=-1)
         k = np.arange(1, a.shape[-1] + 1)
@@ -252,11 +256,11 @@ class Sparsemax:
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        return np.maximum(a - self._threshold(a), 0.0)
+        return np.maximum(a - self.threshold(a), 0.0)
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        m = (a - self._threshold(a) > 0).astype(float)
+        m = (a - self.threshold(a) > 0).astype(float)
         g = np.asarray(g, dtype=float)
         mean = np.sum(m * g, axis=-1, keepdims=True) / np.sum(m, axis=-1, keepdims=True)
         return m * (g - mean)

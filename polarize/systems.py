@@ -37,6 +37,7 @@ from polarize.model import (
     value_gradients_reduced,
 )
 from polarize.normalizers import Normalizer
+from polarize.switching import Kinks, kinks_of
 
 __all__ = ["SYSTEMS", "DescentSystem", "Schedule", "System", "build_loss", "build_system"]
 
@@ -62,6 +63,13 @@ class Schedule:
     stepper : type of scipy.integrate.OdeSolver
     jacobian : callable or None
         ``jac(x, y)`` of the vector field, for implicit steppers.
+    kinks : Kinks or None
+        Where the normalizer is not smooth (``polarize.switching``): the
+        integrator then locates each switch and restarts there.
+    logits : slice or None
+        Where the logits sit in the state (needed with ``kinks``).
+    stall_note : str
+        Appended to the message if the stepper stalls (what is known to cause it).
     """
 
     targets: np.ndarray
@@ -69,6 +77,9 @@ class Schedule:
     clock_rate: Callable | None = None
     stepper: type[OdeSolver] = DOP853
     jacobian: Callable | None = None
+    kinks: Kinks | None = None
+    logits: slice | None = None
+    stall_note: str = ""
 
 
 class System(Protocol):
@@ -113,6 +124,9 @@ def build_loss(e: Experiment):
 class _MatrixSystem:
     """State ``[W.ravel(), a]``: a matrix (``V``, ``X V`` or ``U``) and the logits, marched in ``t``."""
 
+    kinks_in_logits = True
+    """Whether the normalizer's kinks are hyperplanes of the logits (the last n state variables)."""
+
     def __init__(self, W0: np.ndarray, a0: np.ndarray, loss, normalizer: Normalizer):
         self.loss, self.normalizer = loss, normalizer
         self.shape = W0.shape
@@ -139,9 +153,14 @@ class _MatrixSystem:
         return -self.gradient(y)
 
     def schedule(self, t):
+        if self.kinks_in_logits:
+            kinks = {"kinks": kinks_of(self.normalizer), "logits": slice(self.shape[0] * self.shape[1], None)}
+        else:
+            kinks = {"stall_note": "; the normalizer's kinks lie in z = U a here, which the flow does not "
+                     "step across yet: method gd can go on past them"} if kinks_of(self.normalizer) else {}
         if self.y0.size <= STIFF_SIZE:
-            return Schedule(targets=t, stepper=LSODA, jacobian=self.flow_jacobian)
-        return Schedule(targets=t)
+            return Schedule(targets=t, stepper=LSODA, jacobian=self.flow_jacobian, **kinks)
+        return Schedule(targets=t, **kinks)
 
     def flow_jacobian(self, _t, y):
         """Jacobian of the flow ``-gradient`` by forward differences, all columns in one batch.
@@ -210,6 +229,8 @@ class ReducedValueSystem(ValueSystem):
 class TiedSystem(_MatrixSystem):
     """The tied model ``beta = U sigma(U a)`` in its own coordinates ``(U, a)``."""
 
+    kinks_in_logits = False  # they are in z = U a, which moves with U
+
     @classmethod
     def applies(cls, e: Experiment, loss) -> bool:
         return e.model == "tied"
@@ -250,7 +271,8 @@ class LogisticClosedSystem:
         return np.concatenate([da, dp, [np.exp(np.logaddexp(0.0, z) - y[2 * n])]])
 
     def schedule(self, t):
-        return Schedule(targets=np.log1p(t), clock=self.clock, clock_rate=self.clock_rate)
+        return Schedule(targets=np.log1p(t), clock=self.clock, clock_rate=self.clock_rate,
+                        kinks=kinks_of(self.normalizer), logits=slice(0, self.n))
 
     def clock(self, y):
         """``log(1 + t)``, the last state variable (also on a batch of columns)."""

@@ -15,7 +15,7 @@ from polarize.integrate import simulate
 from polarize.plots import grid as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
-from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate
+from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
 from polarize.web import export, pages
 from polarize.web.comparisons import PAGES as SPECS
 from polarize.web.links import read_link, to_query
@@ -79,10 +79,11 @@ def test_normalizers_play_together_in_eight_panels(views):
     assert html.count("<script") >= 2 and 'addFrames' in html  # plotly.js embedded, the frames with it
     assert [row["normalizer"] for row in view.data.table] == ["softmax", "sigmoid", "relu", "l1", "sum", "l2",
                                                          "linear", "sparsemax"]
-    # l1 slides along its kink and stops: said in words, drawn up to there.
-    (l1,) = [row for row in view.data.table if row["normalizer"] == "l1"]
-    assert l1["status"] == "stopped" and l1["message"]
-    assert any(note.startswith("l1:") for note in view.warnings)
+    # Every normalizer reaches the horizon, across the kinks of relu, l1 and sparsemax: no warning.
+    assert all(row["status"] == "finished" for row in view.data.table) and not view.warnings
+    # The caption's account of each normalizer is built from these very runs.
+    rows = compare_normalizers(Experiment.from_dict(view.data.runs["softmax"].experiment.to_dict()))
+    assert describe_normalizers(rows) in view.plots()[0].caption
 
 
 def test_fixed_axis_ranges_and_shared_time_axes(views):
@@ -143,8 +144,10 @@ def test_descent_refuses_too_many_steps():
 
 def test_rates_page_fits_the_slope(views):
     view = views["rates"]
-    slope, _ = view.data.metrics
+    slope, predicted, _ = view.data.metrics
     assert slope.label == "Fitted slope" and -3.2 < float(slope.value) < -1.8
+    # The corrected asymptotics 2(n-1)/(n (z - qbar)^2) predicts the fitted slope.
+    assert predicted.label == "Predicted slope" and abs(float(predicted.value) - float(slope.value)) < 0.01
     figure = view.plots()[0].figure
     for i in range(1, 4):
         assert figure.layout[f"yaxis{'' if i == 1 else i}"].type == "log"

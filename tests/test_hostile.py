@@ -93,6 +93,14 @@ def test_a_long_flow_saved_from_a_small_step_runs():
     assert result.finished and result.t[1] == pytest.approx(1e-5) and result.t[-1] == 1e15
 
 
+def test_the_longest_horizon_runs_and_an_overflowing_step_count_names_lr():
+    result = simulate(Experiment(horizon=1e300, lr=1e-5, n=3, d=3, samples=40))
+    assert result.finished and result.t[-1] == 1e300 and np.all(np.isfinite(result.t))
+    for method in ("flow", "gd"):
+        with pytest.raises(ConfigError, match=r"^lr:"):
+            Experiment(horizon=1e300, lr=1e-12, method=method)
+
+
 @pytest.mark.parametrize(("config", "field"), [
     (dict(n=2, d=1, V0=[[1e155, 0.0]]), "V0"),
     (dict(n=5, d=6, V0=np.where(np.arange(30).reshape(6, 5) == 0, 1e308, 0.0)), "V0"),

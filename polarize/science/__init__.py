@@ -4,7 +4,8 @@ Nothing here draws; the figure toolkit (``polarize.plots``) and the pages build 
 """
 
 from polarize.science.floors import kl_floor
-from polarize.science.simplex import simplex_shares
+from polarize.science.outcomes import GROUP_TITLES, describe_normalizers, outcome_groups
+from polarize.science.simplex import distance_to_simplex, simplex_shares
 from polarize.science.studies import (
     DescentComparison,
     NormalizerRow,
@@ -15,19 +16,26 @@ from polarize.science.studies import (
     sweep,
 )
 from polarize.science.text import format_time
-from polarize.science.verdict import POLARIZED_SHARE, Verdict, judge
+from polarize.science.verdict import PARTLY_ENTROPY, PARTLY_SHARE, POLARIZED_SHARE, THRESHOLDS, Verdict, judge
 
 __all__ = [
+    "GROUP_TITLES",
+    "PARTLY_ENTROPY",
+    "PARTLY_SHARE",
     "POLARIZED_SHARE",
+    "THRESHOLDS",
     "DescentComparison",
     "NormalizerRow",
     "Rate",
     "Verdict",
     "compare_normalizers",
+    "describe_normalizers",
+    "distance_to_simplex",
     "flow_vs_descent",
     "format_time",
     "judge",
     "kl_floor",
+    "outcome_groups",
     "polarization_rate",
     "simplex_shares",
     "sweep",

@@ -4,7 +4,27 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["simplex_shares"]
+from polarize.normalizers import Sparsemax
+
+__all__ = ["distance_to_simplex", "simplex_shares"]
+
+
+def distance_to_simplex(s: np.ndarray) -> np.ndarray:
+    """Euclidean distance from ``s`` to the probability simplex, along the last axis.
+
+    The nearest point of the simplex is the Euclidean projection of ``s``, which
+    is exactly what sparsemax computes.
+
+    Parameters
+    ----------
+    s : ndarray, shape (..., n)
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    s = np.asarray(s, dtype=float)
+    return np.linalg.norm(s - Sparsemax().forward(s), axis=-1)
 
 def simplex_shares(s: np.ndarray) -> np.ndarray:
     """Scores made into a point of the simplex: ``|s| / sum |s|`` along the last axis.

@@ -153,20 +153,35 @@ class Rate:
     margin : ndarray, shape (K,)
         ``z = p.s``, which grows like ``log t``.
     sharp : ndarray, shape (K,)
-        The sharper asymptotic ``2 (n - 1) / (n z^2)``.
+        The sharper asymptotic ``2 (n - 1) T^2 / (n z^2)`` (``T``: softmax temperature).
+    corrected : ndarray, shape (K,)
+        The same with the losers' offset, ``2 (n - 1) T^2 / (n (z - qbar)^2)``.
+    qbar : float
+        Mean of the losers' value projections ``p_j`` at the last time (they
+        converge: ``dp_j/dt = c s_j`` is integrable).
+    local_slope : ndarray, shape (K,)
+        ``d log corrected / d log z = -2 z / (z - qbar)``: the slope against
+        ``log log t`` the corrected form predicts (it tends to -2 from below).
     theorem : ndarray, shape (K,)
         ``1 / log t`` scaled to meet ``gap`` at the last time: the theorem's ``O(1/log t)``.
     slope : float
         Fitted slope of ``log gap`` against ``log log t`` over the last decades
-        (about -2: the weights shrink like ``1/log^2 t``).
+        (steeper than -2 at any finite time, by the offset ``qbar``).
+    corrected_slope : float
+        The same fit of ``log corrected``, over the same times: the slope the
+        corrected asymptotics predicts.
     """
 
     t: np.ndarray
     gap: np.ndarray
     margin: np.ndarray
     sharp: np.ndarray
+    corrected: np.ndarray
+    qbar: float
+    local_slope: np.ndarray
     theorem: np.ndarray
     slope: float
+    corrected_slope: float
 
 
 def polarization_rate(result: Result, *, fit_from: float = 1e4) -> Rate:
@@ -192,13 +207,25 @@ def polarization_rate(result: Result, *, fit_from: float = 1e4) -> Rate:
     n = s.shape[1]
     gap = result.one_minus_max[keep]
     margin = np.sum(p * s, axis=1)
-    with np.errstate(divide="ignore"):
-        sharp = 2.0 * (n - 1) / (n * margin**2)
+    e = result.experiment
+    scale = 2.0 * (n - 1) * (e.temperature**2 if e.normalizer == "softmax" else 1.0) / n
+    qbar = float(np.mean(np.delete(p[-1], np.argmax(s[-1])))) if n > 1 else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sharp = scale / margin**2
+        corrected = scale / (margin - qbar) ** 2
+        local_slope = -2.0 * margin / (margin - qbar)
         theorem = gap[-1] * np.log(t[-1]) / np.log(t)
     late = t >= fit_from
     if late.sum() < 3:
         late = np.arange(len(t)) >= len(t) // 2
-    usable = late & (gap > 0)
-    slope = float(np.polyfit(np.log(np.log(t[usable])), np.log(gap[usable]), 1)[0]) if usable.sum() >= 2 \
-        else float("nan")
-    return Rate(t=t, gap=gap, margin=margin, sharp=sharp, theorem=theorem, slope=slope)
+    usable = late & (gap > 0) & (margin > qbar)
+    slope, corrected_slope = (_loglog_slope(t[usable], y[usable]) for y in (gap, corrected))
+    return Rate(t=t, gap=gap, margin=margin, sharp=sharp, corrected=corrected, qbar=qbar,
+                local_slope=local_slope, theorem=theorem, slope=slope, corrected_slope=corrected_slope)
+
+
+def _loglog_slope(t: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of ``log y`` against ``log log t`` (NaN with fewer than two points)."""
+    if len(t) < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(np.log(t)), np.log(y), 1)[0])

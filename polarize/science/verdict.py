@@ -12,7 +12,7 @@ from polarize.normalizers import NORMALIZERS
 from polarize.science.simplex import simplex_shares
 from polarize.science.text import format_time
 
-__all__ = ["POLARIZED_SHARE", "Verdict", "judge"]
+__all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge"]
 
 
 @dataclass(frozen=True)
@@ -47,15 +47,23 @@ class Verdict:
 
 POLARIZED_SHARE = 0.95
 """A run counts as polarized when the leading token holds at least this share of the scores."""
+PARTLY_SHARE = 0.5
+"""Partly polarized: the leader holds at least this share (and less than ``POLARIZED_SHARE``) ..."""
+PARTLY_ENTROPY = 0.5
+"""... or the entropy fell to at most this fraction of its maximum ``log n``."""
+THRESHOLDS = (f"Polarized: the leading token holds at least {POLARIZED_SHARE:.0%} of the weight. Partly: "
+              f"at least {PARTLY_SHARE:.0%}, or the entropy is at most {PARTLY_ENTROPY:.0%} of log n. "
+              "Not polarized otherwise.")
+"""The one graded verdict, in words: every page that says "polarized" means this."""
 
 
 def judge(result: Result) -> Verdict:
-    """Whether a run polarized (s(t) reached a vertex of the simplex), in plain words.
+    """Whether a run polarized (s(t) near a vertex of the simplex), in plain words.
 
-    Polarized: the leading token holds at least 95% of the scores. Partly: it
-    holds at least half, or the entropy fell below half of ``log n``. Not
-    polarized otherwise. Scores off the simplex (sigmoid, linear, sum) are
-    judged by their shares ``|s_i| / sum |s_j|``.
+    One graded verdict (``THRESHOLDS``): polarized when the leading token holds
+    at least 95% of the scores; partly when it holds at least half, or the
+    entropy fell to half of ``log n``; not polarized otherwise. Scores off the
+    simplex (sigmoid, linear, sum) are judged by their shares ``|s_i| / sum |s_j|``.
 
     Parameters
     ----------
@@ -89,22 +97,31 @@ def judge(result: Result) -> Verdict:
                        + stopped,
                        winner, 1.0 / n, entropy, gap)
     if share >= POLARIZED_SHARE:
-        more = (" It keeps sharpening, slowly: the others shrink like 1/log² t."
-                if (result.experiment.loss, result.experiment.normalizer, result.experiment.model)
-                == ("logistic", "softmax", "value") and result.experiment.X is None else "")
-        sentence = (f"Yes. Token {winner} holds {share:.1%} of the weight: s(t) has reached a vertex of "
-                    f"the simplex (1 \u2212 max s = {gap:.2g}).{more}")
+        sentence = (f"Yes. Token {winner} holds {share:.1%} of the weight: "
+                    + _near_vertex(result, gap, on_simplex))
         return Verdict("yes", "Polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
-    if share >= 0.5 or entropy <= 0.5 * log_n:
+    if share >= PARTLY_SHARE or entropy <= PARTLY_ENTROPY * log_n:
         why = ("the entropy is still falling: try a longer horizon." if falling else
                "the flow has settled before reaching a vertex.")
-        sentence = (f"Partly. Token {winner} leads with {share:.0%} of the weight, but {1 - share:.0%} "
-                    f"stays spread over the others; {why}")
+        sentence = (f"Partly polarized. Token {winner} leads with {share:.0%} of the weight, but "
+                    f"{1 - share:.0%} stays spread over the others; {why}")
         return Verdict("partly", "Partly polarized", sentence + shares_note + stopped, winner, share,
                        entropy, gap)
-    sentence = (f"No. The scores stay spread out: the leader, token {winner}, has {share:.0%} of the weight "
-                f"(uniform would be {1 / n:.0%}), and the entropy is {entropy / log_n:.0%} of its "
+    sentence = (f"Not polarized. The scores stay spread out: the leader, token {winner}, has {share:.0%} of "
+                f"the weight (uniform would be {1 / n:.0%}), and the entropy is {entropy / log_n:.0%} of its "
                 "maximum, log n.")
     if falling:
         sentence += " The entropy is still falling: a longer horizon may change this."
     return Verdict("no", "Not polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
+
+
+def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:
+    """How close ``s`` is to the vertex, without claiming more than the numbers show."""
+    e = result.experiment
+    if not on_simplex:
+        return "its shares approach a vertex."
+    if gap == 0:
+        return "s sits on a vertex of the simplex, the other scores switched off (exactly 0)."
+    more = (" It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t."
+            if (e.loss, e.normalizer, e.model) == ("logistic", "softmax", "value") and e.X is None else "")
+    return f"s(t) approaches a vertex of the simplex (1 \u2212 max s = {gap:.2g}).{more}"

@@ -21,7 +21,7 @@ from polarize.plots import dashboard
 from polarize.plots.phase import replicator_figure
 from polarize.presets import PRESETS, get_preset
 from polarize.runner import run_with_timeout
-from polarize.science import format_time, judge
+from polarize.science import THRESHOLDS, format_time, judge
 from polarize.web import export, text
 from polarize.web.controls import Control
 from polarize.web.page import (
@@ -213,7 +213,7 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
     figure = dashboard(result, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
-                      "Yes when the leading token holds at least 95% of the scores."),
+                      THRESHOLDS),
                Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
     captions = text.panel_captions(experiment)
     blocks = (

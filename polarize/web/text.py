@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from polarize.config import Experiment
 from polarize.normalizers import NORMALIZERS
 from polarize.plots import PANELS
-from polarize.science import format_time
+from polarize.science import distance_to_simplex, format_time
 
 __all__ = ["A_INIT_NAMES", "LOSS_NAMES", "NORMALIZER_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
            "panel_captions", "summary_metrics"]
@@ -31,7 +33,8 @@ _ARRAYS = ("a0", "V0", "target", "X", "y")
 def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
     """The final numbers shown beside the dashboard, as (label, value, help).
 
-    Final entropy, winning token, ``1 - max s``, final loss and the time reached.
+    Final entropy, winning token, ``1 - max s`` (off the simplex: the distance to it), final loss and
+    the time reached.
     """
     n = result.s.shape[1]
     return [
@@ -39,11 +42,21 @@ def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
          f"Entropy of the final scores, in nats; uniform scores have log n = {math.log(n):.3g}, one-hot 0."),
         ("Winning token", f"{result.winner}",
          "The token with the largest final score (tokens count from 0)."),
-        ("1 \u2212 max s", f"{result.one_minus_max[-1]:.3g}",
-         "The weight left for all tokens but the winner: 0 at a vertex of the simplex."),
+        _distance_metric(result),
         ("Final loss", f"{result.loss[-1]:.3g}", "The loss at the last saved time."),
         ("Time reached", format_time(float(result.t[-1])), "The last saved time t."),
     ]
+
+
+def _distance_metric(result: Any) -> tuple[str, str, str]:
+    """``1 - max s`` on the simplex; off it, where ``1 - max s`` means nothing, the distance to it."""
+    if NORMALIZERS[result.experiment.normalizer].on_simplex:
+        return ("1 \u2212 max s", f"{result.one_minus_max[-1]:.3g}",
+                "The weight left for all tokens but the winner: 0 at a vertex of the simplex.")
+    s = np.asarray(result.s[-1], dtype=float)
+    return ("Distance to the simplex", f"{distance_to_simplex(s):.3g}",
+            f"{result.experiment.normalizer} scores need not lie on the simplex, so 1 \u2212 max s means "
+            "nothing here: this is the Euclidean distance from s to the simplex (0 on it).")
 
 
 def init_note(experiment: Experiment) -> str:
@@ -67,16 +80,23 @@ def panel_captions(experiment: Experiment) -> list[str]:
     if not NORMALIZERS[experiment.normalizer].on_simplex:
         simplex += f" ({experiment.normalizer} scores need not sum to 1: the point shows their shares.)"
     repulsion = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
-                 r"$\dot a_i = s_i\,(u_i - s\cdot u)$: tokens right of the dashed mean gain share, "
-                 "and the gaps widen (rich get richer).")
+                 r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: the logits of tokens right of the dashed mean "
+                 "rise, the others fall, and the gaps widen (rich get richer). A share need not follow its "
+                 r"own logit at once: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the fittest token's "
+                 "logit rises, yet its share falls (the leader's rises faster).")
     if logistic:
         repulsion += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
                       r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
                       "growing.")
-    loss = ("Log-log axes. The logistic loss decays like $1/t$ and never reaches 0, so the flow never stops "
-            "pushing." if logistic else
-            "Log-log axes. Once the loss has (nearly) converged, the fitness vanishes and the scores freeze "
-            "where they are: polarization stays partial.")
+    on_simplex = NORMALIZERS[experiment.normalizer].on_simplex
+    if logistic:
+        loss = ("Log-log axes. The logistic loss never reaches 0, so the flow never stops pushing; "
+                + ("with scores on the simplex it decays like $1/t$." if on_simplex else
+                   f"{experiment.normalizer} scores are off the simplex, and it need not decay like $1/t$."))
+    else:
+        loss = ("Log-log axes. The loss falls toward its floor (for the square loss, exponentially fast, "
+                "without reaching it in finite time); the fitness vanishes with it and the scores freeze "
+                "where they are: polarization stays partial.")
     words = {
         "simplex": simplex,
         "scores": ("One line per token, on log time. The leader's share grows and the others fade; under "

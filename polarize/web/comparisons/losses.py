@@ -59,9 +59,10 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict]) -> Drawn:
     plots = (
         Plot("losses", losses_figure(losses), (
             "Same start, three losses. The logistic loss never reaches its floor, so it keeps pushing and "
-            "s(t) goes on polarizing (1 \u2212 max s keeps falling); the square loss converges in finite "
-            f"time and the scores freeze part-way; the cross-entropy stops at its floor H(p*) = {floor:.3g} "
-            "(dashed), where its gradient vanishes.")),
+            "s(t) goes on polarizing (1 \u2212 max s keeps falling); the square loss decays exponentially "
+            "toward its floor (never reaching it in finite time), its gradient vanishing as fast, and the "
+            "scores freeze part-way; the cross-entropy approaches its floor H(p*) = "
+            f"{floor:.3g} (dashed), where its gradient vanishes.")),
         Plot("regression", regression_figure(regression), (
             "The paper's regression (n = d = m = 20, square loss) at each condition number \u03ba of the "
             "design X: the larger \u03ba, the further the logits a(t) spread, the more polarized the "

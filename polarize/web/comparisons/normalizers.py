@@ -7,7 +7,7 @@ from typing import Any
 
 from polarize.config import ConfigError, Experiment
 from polarize.plots import normalizers_figure
-from polarize.science import compare_normalizers
+from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.web.comparisons.common import (
     Drawn,
     explorer_control,
@@ -57,9 +57,11 @@ def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
     n = rows[0].result.s.shape[1]
     plot = Plot("grid", normalizers_figure(rows), (
         f"The same start (n = {n}) under each normalizer; press Play and the eight panels run together, "
-        "evenly in log time. Softmax picks one token and drives it to 1 (rich get richer); sigmoid and "
-        "linear scores keep every token alive; ReLU, L2 and sparsemax reach a vertex too, but by switching "
-        "tokens off; sum leaves the simplex. A panel that stops early says why, in red."))
+        f"evenly in log time. At t = {format_time(float(rows[0].result.t[-1]))}: "
+        f"{describe_normalizers(rows)} Only softmax moves each logit in proportion to its own share; "
+        "the normalized maps (relu, l1, l2, sparsemax, sum) share its centring u\u1d62 \u2212 s\u00b7u but "
+        "not that weighting, and sigmoid has a weighting s\u1d62(1 \u2212 s\u1d62) but no centring. "
+        "A panel that stops early says why, in red."))
     return Drawn(plots=(plot,), table=table, runs=runs, notes=stopped_notes(runs))
 
 

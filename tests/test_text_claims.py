@@ -1,0 +1,157 @@
+"""The sentences the app shows, checked against the app's own numbers.
+
+Each test pins one factual claim of a caption or page text: it fails if the
+text says something the runs behind it do not show.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from polarize import Experiment, simulate
+from polarize.integrate import sample_steps
+from polarize.normalizers import Softmax
+from polarize.presets import get_preset
+from polarize.science import (
+    GROUP_TITLES,
+    THRESHOLDS,
+    compare_normalizers,
+    describe_normalizers,
+    distance_to_simplex,
+    judge,
+    outcome_groups,
+)
+from polarize.web import text
+from polarize.web.comparisons import rates as rates_page
+from polarize.web.maths import maths_runs, view
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return {p: compare_normalizers(get_preset(p).experiment)
+            for p in ("paper-compare-logistic", "paper-compare-square")}
+
+
+@pytest.mark.slow
+def test_the_normalizers_caption_says_what_each_run_did(rows):
+    for preset, runs in rows.items():
+        groups = outcome_groups(runs)
+        caption = describe_normalizers(runs)
+        for row in runs:
+            status = judge(row.result).status
+            assert row.normalizer in [name for name, _ in groups[status]], (preset, row.normalizer)
+            detail = dict(groups[status])[row.normalizer]
+            s = row.result.s[-1]
+            # "switched off" only for scores that are exactly zero; "all scores > 0" only when none is.
+            assert ("switched off" in detail) == (row.on_simplex and bool(np.any(s == 0)))
+            assert ("all scores > 0" in detail) == (row.on_simplex and bool(np.all(s > 0)))
+            assert (f"{row.normalizer} (" in caption)
+        for status, title in GROUP_TITLES.items():
+            assert (title in caption) == bool(groups[status])
+    square = {r.normalizer: r for r in rows["paper-compare-square"]}
+    # The old caption's claims on the square preset were false: softmax does not drive a token to 1,
+    # relu, L2 and sparsemax do not reach a vertex.
+    assert square["softmax"].max_s < 0.5 and all(square[k].max_s < 0.95 for k in ("relu", "l2", "sparsemax"))
+    logistic = {r.normalizer: r for r in rows["paper-compare-logistic"]}
+    # L2 polarizes smoothly (no score reaches zero) and sooner than softmax.
+    l2, soft = logistic["l2"].result, logistic["softmax"].result
+    assert np.all(l2.s > 0) and l2.s[-1].max() > 0.95
+
+    def first(r):
+        return r.t[np.argmax(r.s.max(axis=1) >= 0.95)]
+    assert first(l2) < first(soft) / 10
+
+
+def test_a_fitter_token_gains_logit_but_not_necessarily_share():
+    # Tokens right of the mean fitness gain logit (da_i > 0), yet the fittest (token 1) can lose share.
+    s, u = np.array([0.8, 0.1, 0.1]), np.array([1.0, 1.1, 0.0])
+    a = np.log(s)
+    da = Softmax().vjp(a, u)
+    assert np.array_equal(da > 0, u > s @ u)
+    ds = s * (da - s @ da)  # d s / dt = J da
+    assert np.argmax(u) == 1 and da[1] > 0 and ds[1] < 0
+    for caption in text.panel_captions(Experiment()):
+        assert "gain share" not in caption
+
+
+def test_the_square_loss_decays_exponentially_and_never_reaches_its_floor():
+    r = simulate(Experiment(loss="square", horizon=30.0, a_init="gaussian", a_scale=0.5, samples=200))
+    assert np.all(r.loss > 0)
+    late = (r.t > 10) & (r.loss > 1e-25)
+    slope, _ = np.polyfit(r.t[late], np.log(r.loss[late]), 1)
+    fitted = np.polyval(np.polyfit(r.t[late], np.log(r.loss[late]), 1), r.t[late])
+    assert slope < 0 and np.max(np.abs(fitted - np.log(r.loss[late]))) < 0.5  # a straight line on log-lin
+    words = " ".join(text.panel_captions(Experiment(loss="square")))
+    assert "finite time" in words and "without reaching it" in words
+
+
+def test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only():
+    r = simulate(Experiment(horizon=1e8))
+    k = np.searchsorted(r.t, [1e4, 1e6, 1e8])
+    assert np.ptp(np.log(r.t[k] * r.loss[k])) < 1.0  # t * loss stays within a factor e
+    assert "1/t" in text.panel_captions(Experiment())[-1]
+    assert "need not decay like $1/t$" in text.panel_captions(Experiment(normalizer="linear"))[-1]
+
+
+def test_off_the_simplex_the_explorer_shows_the_distance_to_it():
+    r = simulate(Experiment(normalizer="linear", horizon=100.0))
+    metrics = {label: value for label, value, _ in text.summary_metrics(r)}
+    assert "1 \u2212 max s" not in metrics
+    assert float(metrics["Distance to the simplex"]) == pytest.approx(distance_to_simplex(r.s[-1]), rel=1e-2)
+    assert r.one_minus_max[-1] < 0  # what used to be shown
+    assert distance_to_simplex(np.array([0.2, 0.3, 0.5])) == pytest.approx(0.0, abs=1e-15)
+    assert distance_to_simplex(np.array([1.0, 1.0])) == pytest.approx(math.sqrt(0.5))
+
+
+def test_the_verdict_approaches_a_vertex_and_states_its_thresholds():
+    softmax = judge(simulate(Experiment(horizon=1e6)))
+    assert softmax.status == "yes" and "approaches a vertex" in softmax.sentence
+    assert "reached" not in softmax.sentence
+    sparse = judge(simulate(get_preset("paper-compare-logistic").with_changes(normalizer="sparsemax")))
+    assert sparse.gap == 0 and "sits on a vertex" in sparse.sentence
+    assert "95%" in THRESHOLDS and "50%" in THRESHOLDS
+
+
+def test_the_rates_caption_matches_its_numbers():
+    e = rates_page.experiment({"n": 5, "seed": 1, "a_init": "zeros", "horizon": 1e12})
+    result, rate = rates_page.study(e)
+    drawn = rates_page.draw({}, (result, rate))
+    caption = drawn.plots[0].caption
+    assert "hug" not in caption
+    ratio = rate.gap[-1] / rate.sharp[-1]
+    assert ratio > 1.2 and f"{ratio:.2f}" in caption  # not close to the sharp form yet
+    late = rate.t >= 1e6
+    assert np.max(np.abs(rate.gap[late] / rate.corrected[late] - 1)) < 0.03  # the corrected form is
+    assert abs(rate.corrected_slope - rate.slope) < 0.01 and rate.slope < -2.3
+
+
+@pytest.mark.slow
+def test_the_maths_page_numbers_are_the_runs_numbers():
+    runs = maths_runs()
+    sv = runs.logistic.singular_values
+    ratio = sv[:, 1] / sv[:, 0]
+    t = runs.logistic.t
+    k = np.searchsorted(t, [1e4, 1e8, 1e12])
+    # sigma_2 stays put while sigma_2 / sigma_1 falls like 1/log t.
+    assert np.ptp(sv[k, 1]) < 0.01 * sv[k[0], 1]
+    assert np.ptp(ratio[k] * np.log(t[k])) < 0.5 * np.mean(ratio[k] * np.log(t[k]))
+    words = " ".join(str(b) for b in view().blocks)
+    assert "V$ becomes rank one" not in words and "neither the weighting" not in words
+    assert "finite time" in words
+    # The square run's verdict is the one the text quotes.
+    assert judge(runs.losses["square"]).headline.lower() in words
+
+
+def test_the_rate_walks_toward_minus_two_at_astronomical_horizons():
+    for horizon in (1e19, 1e300):
+        steps = sample_steps(horizon, 0.1, 50)
+        assert np.all(np.isfinite(steps)) and np.all(np.diff(steps) > 0) and steps[-1] == round(horizon / 0.1)
+    result, rate = rates_page.study(rates_page.experiment({"n": 5, "seed": 1, "a_init": "zeros",
+                                                           "horizon": 1e300}))
+    assert result.finished and result.t[-1] == 1e300
+    assert -2.15 < rate.slope < -2.0 and abs(rate.corrected_slope - rate.slope) < 0.01
+    assert abs(rate.gap[-1] / rate.corrected[-1] - 1) < 0.01
+    assert abs(rate.gap[-1] / rate.sharp[-1] - 1) < 0.05  # the sharp form, at last
