@@ -4,6 +4,7 @@
     polarize run --preset NAME -o RESULT.json
     polarize presets
     polarize reproduce -o DIR
+    polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
 
 A bad configuration exits with status 2 and one line naming the field.
 """
@@ -31,6 +32,14 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--preset", help="a preset name (see 'polarize presets')")
     run.add_argument("-o", "--output", type=Path, required=True, help="where to write the result JSON")
     commands.add_parser("presets", help="list the presets")
+    clip = commands.add_parser("animate", help="the Explorer's dashboard of one run as a GIF or MP4 clip")
+    source = clip.add_mutually_exclusive_group(required=True)
+    source.add_argument("config", nargs="?", type=Path, help="experiment as a JSON file")
+    source.add_argument("--preset", help="a preset name (see 'polarize presets')")
+    clip.add_argument("-o", "--output", type=Path, required=True, help="OUT.gif or OUT.mp4")
+    clip.add_argument("--fps", type=float, default=12.0, help="frames per second (default 12)")
+    clip.add_argument("--width", type=int, default=1280, help="pixels (default 1280; height follows)")
+    clip.add_argument("--frames", type=int, default=100, help="about how many frames (default 100)")
     again = commands.add_parser("reproduce", help="recompute the paper's toy figures into a folder")
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
@@ -43,6 +52,35 @@ def _load(path: Path) -> Experiment:
     except OSError as exc:
         raise ConfigError("config", f"cannot read {path}: {exc.strerror}") from None
     return Experiment.from_json(text)
+
+
+def _animate(args: argparse.Namespace, experiment: Experiment) -> int:
+    """``polarize animate``: refuse what cannot be written before running anything."""
+    from polarize import animate
+    from polarize.reproduce import find_browser
+
+    suffix = args.output.suffix.lower()
+    checks = [(suffix in animate.FORMATS, f"output: {args.output.name} is neither .gif nor .mp4"),
+              (0 < args.fps <= 60, f"fps: {args.fps:g} is not in (0, 60]"),
+              (160 <= args.width <= 3840, f"width: {args.width} is not in [160, 3840]"),
+              (2 <= args.frames <= 1000, f"frames: {args.frames} is not in [2, 1000]")]
+    absent = animate.missing(suffix)
+    checks.append((not absent, f"{suffix} clips need {', '.join(absent)}: pip install 'polarize[animate]'"))
+    checks.append((find_browser() is not None, "no Chromium or Chrome found for the static export "
+                                                "(apt-get install chromium)"))
+    for ok, message in checks:
+        if not ok:
+            print(f"polarize: error: {message}", file=sys.stderr)
+            return 2
+    try:
+        clip = animate.write_result_clip(simulate(experiment), args.output, frames=args.frames, fps=args.fps,
+                                         width=args.width)
+    except OSError as exc:
+        print(f"polarize: error: output: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(f"wrote {clip.path}: {clip.frames} frames, {clip.width} x {clip.height}, {clip.fps:g} fps, "
+          f"in {clip.seconds:.1f} s")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         experiment = get_preset(args.preset).experiment if args.preset else _load(args.config)
+        if args.command == "animate":
+            return _animate(args, experiment)
         result = simulate(experiment)  # may still refuse a start where the normalizer is undefined
     except ConfigError as exc:
         print(f"polarize: error: {exc}", file=sys.stderr)

@@ -15,7 +15,7 @@ from polarize.science.studies import (
     sweep,
 )
 from polarize.science.text import format_time
-from polarize.science.verdict import POLARIZED_SHARE, Verdict, judge
+from polarize.science.verdict import POLARIZED_SHARE, Verdict, judge, settings_line, title_lines
 
 __all__ = [
     "POLARIZED_SHARE",
@@ -29,6 +29,8 @@ __all__ = [
     "judge",
     "kl_floor",
     "polarization_rate",
+    "settings_line",
     "simplex_shares",
     "sweep",
+    "title_lines",
 ]

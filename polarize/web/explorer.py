@@ -20,7 +20,7 @@ from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normali
 from polarize.plots import dashboard
 from polarize.presets import PRESETS, get_preset
 from polarize.runner import run_with_timeout
-from polarize.science import format_time, judge
+from polarize.science import format_time, judge, title_lines
 from polarize.web import export, text
 from polarize.web.controls import Control
 from polarize.web.page import (
@@ -229,7 +229,8 @@ def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
         Download("config", "Configuration (JSON)", lambda: export.config_json(result), f"{stem}-config.json",
                  "application/json", ":material/settings:",
                  "Run it again with: polarize run CONFIG.json -o RESULT.json"),
-        Download("html", "Dashboard (HTML)", lambda: export.dashboard_html(figure, title=stem),
+        Download("html", "Dashboard (HTML)",
+                 lambda: export.dashboard_html(figure, title=stem, heading=title_lines(result)),
                  f"{stem}.html",
                  "text/html", ":material/movie:", "The animated dashboard as one file that plays offline."),
     )
