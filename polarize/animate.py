@@ -9,6 +9,7 @@ binary that imageio-ffmpeg ships. Both are the optional extra ``polarize[animate
 from __future__ import annotations
 
 import importlib.util
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,9 +21,10 @@ import numpy as np
 from polarize.clipframes import LAYOUT_WIDTH, clip_frames
 from polarize.diagnostics import Result
 from polarize.plots import dashboard
+from polarize.reproduce import find_browser
 from polarize.science import title_lines
 
-__all__ = ["FORMATS", "Clip", "missing", "write_clip", "write_result_clip"]
+__all__ = ["FORMATS", "Clip", "available", "clip_bytes", "missing", "write_clip", "write_result_clip"]
 
 FORMATS = (".gif", ".mp4")
 
@@ -55,6 +57,20 @@ def missing(suffix: str = ".gif") -> list[str]:
     if suffix == ".mp4":
         needed |= {"imageio": "imageio", "imageio_ffmpeg": "imageio-ffmpeg"}
     return [pip for module, pip in needed.items() if importlib.util.find_spec(module) is None]
+
+
+def available(suffix: str = ".gif") -> bool:
+    """Whether clips of this kind can be written here: the packages, and a browser for the static export."""
+    return not missing(suffix) and find_browser() is not None
+
+
+def clip_bytes(figure: Any, suffix: str = ".gif", *, title: Sequence[str] = (), fps: float = 12,
+               width: int = LAYOUT_WIDTH) -> bytes:
+    """``write_clip`` into memory: the file's bytes (for a download button)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"clip{suffix}"
+        write_clip(figure, path, title=title, fps=fps, width=width)
+        return path.read_bytes()
 
 
 def write_clip(figure: Any, path: Path | str, *, title: Sequence[str] = (), fps: float = 12,

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from polarize import animate
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.plots import dashboard
@@ -221,6 +222,11 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
 
 
 def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
+    clip = (Download("gif", "Clip (GIF)",
+                     lambda: animate.clip_bytes(figure, ".gif", title=title_lines(result)), f"{stem}.gif",
+                     "image/gif", ":material/slideshow:",
+                     "The dashboard as an animated GIF for slides, titled with the settings and the verdict "
+                     "(takes a few seconds)."),) if animate.available(".gif") else ()
     return (
         Download("csv", "Trajectory (CSV)", lambda: export.trajectory_csv(result), f"{stem}.csv", "text/csv",
                  ":material/table:"),
@@ -233,6 +239,7 @@ def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
                  lambda: export.dashboard_html(figure, title=stem, heading=title_lines(result)),
                  f"{stem}.html",
                  "text/html", ":material/movie:", "The animated dashboard as one file that plays offline."),
+        *clip,
     )
 
 
