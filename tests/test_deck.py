@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -144,3 +145,63 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     for w in range(workers):  # each writer's slides stay in its own order
         mine = [t for t in titles if t.startswith(f"{w}-")]
         assert mine == [f"{w}-{k}" for k in range(count)]
+
+
+# ---- the Deck page ----------------------------------------------------------------------------
+
+
+def _page_with_a_deck(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    from polarize.web import pages
+
+    DeckStore().save(Deck(name="Lecture *3* <b>", slides=SLIDES))
+    return pages.DECK
+
+
+def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
+    from polarize.web.page import Action, Columns, Table, Text
+
+    spec = _page_with_a_deck(tmp_path, monkeypatch)
+    job = spec.make_job({})
+    view = spec.view(job)
+    (table,) = [b for b in view.blocks if isinstance(b, Table)]
+    assert [row["title"] for row in table.rows] == [s.title for s in SLIDES]  # a table shows text as it is
+    texts = [b.text for b in view.blocks if isinstance(b, Text)]
+    assert any(r"Lecture \*3\* \<b\>" in t for t in texts) and not any("<b>" in t for t in texts)
+    assert DeckStore().import_json(view.downloads[0].data(), replace=True).slides == SLIDES
+    rows = [b for b in view.blocks if isinstance(b, Columns)]
+    down = next(a for a in rows[0].columns[2] if isinstance(a, Action))
+    assert down.run()[0] is True
+    assert DeckStore().get("Lecture *3* <b>").slides == (SLIDES[1], SLIDES[0], SLIDES[2])
+    assert spec.make_job({}) != job  # the cached view is made again after a write
+
+
+def test_the_deck_page_refuses_a_tampered_import_and_changes_nothing(tmp_path, monkeypatch):
+    from polarize.web.page import Action
+
+    spec = _page_with_a_deck(tmp_path, monkeypatch)
+    view = spec.view(spec.make_job({}))
+    (importer,) = [b for b in view.blocks if isinstance(b, Action) and b.upload]
+    before = DeckStore().path.read_bytes()
+    ok, message = importer.run(_tampered(lambda d: d.update(name="x")).encode())
+    assert not ok and "changed after it was exported" in message
+    assert DeckStore().path.read_bytes() == before
+    ok, message = importer.run(to_json(Deck(name="New", slides=SLIDES[:1])).encode())
+    assert ok and DeckStore().names() == ["Lecture *3* <b>", "New"]
+
+
+def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    _page_with_a_deck(tmp_path, monkeypatch)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/deck.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Lecture decks"
+    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
+    # server's first request) would happen on every run and swallow the click; a browser sees it once.
+    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
+    at.button(key="deck_remove0_0").click().run()
+    assert not at.exception and [s.value for s in at.success] == ["Removed slide 1."]
+    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES[1:]

@@ -1,6 +1,7 @@
 """Every page of the app, in navigation order (the Explorer first: the app's root)."""
 
 from polarize.web.comparisons import descent, losses, normalizers, rates, tied
+from polarize.web.deck import DECK
 from polarize.web.explorer import EXPLORER
 from polarize.web.maths import MATHS
 
@@ -10,10 +11,11 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, MATHS)
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, MATHS, DECK)
 """Every page, in navigation order."""
 
-__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "RATES", "TIED", "by_name"]
+__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "RATES", "TIED",
+           "by_name"]
 
 
 def by_name(name: str):
