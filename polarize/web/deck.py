@@ -9,6 +9,7 @@ names, titles, notes, links) is shown through a table or ``text.literal``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from polarize.deck import Deck, DeckError, DeckStore
@@ -18,40 +19,31 @@ from polarize.web.text import literal
 __all__ = ["DECK", "deck_view"]
 
 
-def _said(exc: DeckError) -> tuple[bool, str]:
-    return False, literal(str(exc))
+def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> tuple[bool, str]:
+    """Make ``change`` to the store: ``(True, done(its result))``, or ``(False, why not)``."""
+    try:
+        outcome = change(DeckStore())
+    except DeckError as exc:
+        return False, literal(str(exc))
+    return True, done(outcome)
 
 
 def _import(data: bytes) -> tuple[bool, str]:
-    try:
-        deck = DeckStore().import_json(data)
-    except DeckError as exc:
-        return _said(exc)
-    return True, f"Imported the deck {literal(deck.name)} ({len(deck.slides)} slides)."
+    return _attempt(lambda store: store.import_json(data),
+                    lambda deck: f"Imported the deck {literal(deck.name)} ({len(deck.slides)} slides).")
 
 
 def _move(name: str, index: int, to: int) -> tuple[bool, str]:
-    try:
-        DeckStore().move(name, index, to)
-    except DeckError as exc:
-        return _said(exc)
-    return True, f"Moved slide {index + 1} to place {to + 1}."
+    return _attempt(lambda store: store.move(name, index, to),
+                    lambda _: f"Moved slide {index + 1} to place {to + 1}.")
 
 
 def _remove(name: str, index: int) -> tuple[bool, str]:
-    try:
-        DeckStore().remove(name, index)
-    except DeckError as exc:
-        return _said(exc)
-    return True, f"Removed slide {index + 1}."
+    return _attempt(lambda store: store.remove(name, index), lambda _: f"Removed slide {index + 1}.")
 
 
 def _delete(name: str) -> tuple[bool, str]:
-    try:
-        DeckStore().delete(name)
-    except DeckError as exc:
-        return _said(exc)
-    return True, f"Deleted the deck {literal(name)}."
+    return _attempt(lambda store: store.delete(name), lambda _: f"Deleted the deck {literal(name)}.")
 
 
 def _slide_row(j: int, deck: Deck, k: int) -> Columns:
