@@ -31,8 +31,11 @@ LAYOUT_WIDTH = 1280
 """Figures are laid out at this width and scaled to the clip's, so text keeps its proportions."""
 _TITLE = 62
 """Pixels above the figure for the two title lines."""
-_BOTTOM = 64
-"""Pixels below the figure for the time counter (the figure's controls are left out)."""
+_BOTTOM = 100
+"""Pixels below the plots for tick labels, axis titles and, under them, the time counter (the
+figure's controls are left out)."""
+_LEGEND = 30
+"""Pixels added above the plots when a legend sits above them (it moves under the title)."""
 _SUPERSAMPLE = 2
 """Moving parts are drawn this many times larger and shrunk: Pillow does not antialias."""
 
@@ -124,13 +127,14 @@ def _static_figure(figure: dict[str, Any], title: Sequence[str]) -> tuple[dict, 
     for key in ("updatemenus", "sliders"):
         layout.pop(key, None)
     old = layout.get("margin", {})
-    height = int(layout.get("height") or 700) - old.get("b", 0) + _BOTTOM + _TITLE
-    layout["margin"] = dict(l=max(old.get("l", 20), 70), r=max(old.get("r", 20), 20),
-                            t=old.get("t", 50) + _TITLE, b=_BOTTOM)
+    legend = layout.get("legend") if layout.get("showlegend") else None
+    above = bool(legend) and legend.get("yref") != "container" and legend.get("y", 0) > 1
+    top = old.get("t", 50) + _TITLE + (_LEGEND if above else 0)
+    height = int(layout.get("height") or 700) - old.get("b", 0) - old.get("t", 50) + top + _BOTTOM
+    layout["margin"] = dict(l=max(old.get("l", 20), 70), r=max(old.get("r", 20), 20), t=top, b=_BOTTOM)
     layout.update(height=height, width=LAYOUT_WIDTH)
-    legend = layout.get("legend")
-    if legend and legend.get("yref") == "container":  # a legend pinned to the top moves down with the title
-        legend["y"] = 1.0 - _TITLE / height
+    if legend and (above or legend.get("yref") == "container"):  # a legend above the plots: under the title
+        legend.update(yref="container", y=1.0 - _TITLE / height, yanchor="top")
     lines = [html.escape(line) for line in title[:1]] + [
         "<br>".join(html.escape(part) for part in textwrap.wrap(line, 150, max_lines=2, placeholder="..."))
         for line in title[1:]]
@@ -292,7 +296,7 @@ def clip_frames(figure: Any, *, title: Sequence[str] = (), width: int = LAYOUT_W
         small = layer.reduce(_SUPERSAMPLE)
         picture.paste(small, (0, 0), small)
         if j < len(times):
-            ImageDraw.Draw(picture).text((round(24 * scale), round((height - _BOTTOM / 2) * scale)),
+            ImageDraw.Draw(picture).text((round(24 * scale), round((height - 22) * scale)),
                                          f"t = {format_time(float(times[j]))}", font=font, anchor="lm",
                                          fill=_rgba(style.PALETTE.ink)[:3])
         yield picture
