@@ -19,6 +19,7 @@ from polarize.runner import prestart
 from polarize.web import links
 from polarize.web.controls import Control
 from polarize.web.page import (
+    Action,
     Caption,
     Columns,
     Header,
@@ -264,6 +265,23 @@ def _plot(block: Plot, page: str) -> None:
         st.caption(block.caption)
 
 
+def _action(block: Action, page: str) -> None:
+    """A button (or file upload) that changes stored data; what it said shows under it after the rerun."""
+    key, said = f"{page}_{block.key}", f"_{page}_{block.key}_said"
+    if block.upload:
+        file = st.file_uploader(block.label, type=list(block.upload), key=key, help=block.help or None)
+        if file is not None and st.session_state.get(f"{said}_file") != file.file_id:
+            st.session_state[f"{said}_file"] = file.file_id
+            st.session_state[said] = block.run(file.getvalue())
+            st.rerun()
+    elif st.button(block.label, key=key, help=block.help or None):
+        st.session_state[said] = block.run()
+        st.rerun()
+    if said in st.session_state:
+        ok, message = st.session_state.pop(said)
+        (st.success if ok else st.error)(message)
+
+
 _DRAW: dict[type, Callable[[Any, str], None]] = {
     Text: lambda b, page: st.markdown(b.text),
     Caption: lambda b, page: st.caption(b.text),
@@ -273,6 +291,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Table: lambda b, page: st.dataframe(list(b.rows), key=f"{page}_table", hide_index=True),
     Plot: _plot,
     Columns: _columns,
+    Action: _action,
 }
 
 

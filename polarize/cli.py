@@ -4,6 +4,7 @@
     polarize run --preset NAME -o RESULT.json
     polarize presets
     polarize reproduce -o DIR
+    polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
 
 Every failure is one line on stderr and a nonzero status, never a traceback:
 a bad configuration, environment variable or command line exits with status 2
@@ -54,6 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--progress", action="store_true",
                      help="always show the progress bar (by default: on a terminal, after a second)")
     commands.add_parser("presets", help="list the presets")
+    clip = commands.add_parser("animate", help="the Explorer's dashboard of one run as a GIF or MP4 clip")
+    source = clip.add_mutually_exclusive_group(required=True)
+    source.add_argument("config", nargs="?", type=Path, help="experiment as a JSON file")
+    source.add_argument("--preset", help="a preset name (see 'polarize presets')")
+    clip.add_argument("-o", "--output", type=Path, required=True, help="OUT.gif or OUT.mp4")
+    clip.add_argument("--fps", type=float, default=12.0, help="frames per second (default 12)")
+    clip.add_argument("--width", type=int, default=1280, help="pixels (default 1280; height follows)")
+    clip.add_argument("--frames", type=int, default=100, help="about how many frames (default 100)")
     again = commands.add_parser("reproduce", help="recompute the paper's toy figures into a folder")
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
@@ -135,6 +144,35 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _animate(args: argparse.Namespace) -> int:
+    """``polarize animate``: refuse what cannot be written before running anything."""
+    from polarize import animate
+    from polarize.reproduce import find_browser
+
+    suffix = args.output.suffix.lower()
+    absent = animate.missing(suffix)
+    checks = [(suffix in animate.FORMATS, "output", f"{args.output.name} is neither .gif nor .mp4"),
+              (0 < args.fps <= 60, "fps", f"{args.fps:g} is not in (0, 60]"),
+              (160 <= args.width <= 3840, "width", f"{args.width} is not in [160, 3840]"),
+              (2 <= args.frames <= 1000, "frames", f"{args.frames} is not in [2, 1000]"),
+              (not absent, "output",
+               f"{suffix} clips need {', '.join(absent)}: pip install 'polarize[animate]'"),
+              (find_browser() is not None, "output", "no Chromium or Chrome found for the static export "
+                                                     "(apt-get install chromium)")]
+    for ok, field, message in checks:
+        if not ok:
+            raise ConfigError(field, message)
+    experiment = get_preset(args.preset).experiment if args.preset is not None else _load(args.config)
+    try:
+        clip = animate.write_result_clip(simulate(experiment), args.output, frames=args.frames, fps=args.fps,
+                                         width=args.width)
+    except OSError as exc:
+        raise ConfigError("output", f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {clip.path}: {clip.frames} frames, {clip.width} x {clip.height}, {clip.fps:g} fps, "
+          f"in {clip.seconds:.1f} s")
+    return 0
+
+
 def _reproduce(args: argparse.Namespace) -> int:
     from polarize.reproduce import reproduce
 
@@ -158,7 +196,7 @@ def _presets(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
-    command = {"run": _run, "reproduce": _reproduce, "presets": _presets}[args.command]
+    command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets}[args.command]
     problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
     if problem:
         return _fail(problem, 2)

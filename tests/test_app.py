@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from polarize import Experiment, simulate
+from polarize import Experiment, animate, simulate
 from polarize.plots.animation import frame_indices
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +54,9 @@ def test_explorer_is_the_default_page(default_app):
     assert metric(at, "Polarized?") == "Yes"
     assert metric(at, "Winning token").isdigit()
     assert not at.warning and not at.error
+    clip = ["Clip (GIF)"] if animate.available(".gif") else []  # needs a browser for the static export
     assert [b.label for b in at.get("download_button")] == ["Trajectory (CSV)", "Trajectory (JSON)",
-                                                           "Configuration (JSON)", "Dashboard (HTML)"]
+                                                           "Configuration (JSON)", "Dashboard (HTML)", *clip]
     captions = [c.value for c in at.caption]
     assert "Logistic loss, 8 tokens, softmax, from uniform scores." in captions  # the preset's description
     assert "Preset **default**. Every setting is in the page's address: copy it to share this exact run." \

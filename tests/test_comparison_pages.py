@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from polarize import animate
 from polarize.config import Experiment
 from polarize.integrate import simulate
 from polarize.plots import grid as cf
@@ -64,6 +65,12 @@ def test_every_page_runs_at_its_defaults(views):
         assert data["page"] == name and data["runs"]
         assert downloads["csv"].data().count("\n") == len(drawn.table) + 1
         assert downloads["csv"].filename == f"polarize-{name}.csv"
+        plot = view.plots()[0]
+        html = downloads[plot.key].data()
+        assert "<h1" in html and f"polarize: {name}" in html  # the offline HTML says what it shows
+        clips = {d.key for d in view.downloads if d.filename.endswith(".gif")}
+        if animate.available(".gif"):  # one clip per animated figure, made on click
+            assert clips == {f"{p.key}-gif" for p in view.plots() if p.figure.frames}, name
 
 
 def test_normalizers_play_together_in_eight_panels(views):

@@ -7,15 +7,16 @@ import io
 import json
 import math
 from functools import cache
+from html import escape as html_escape
 
 import numpy as np
 import pytest
 
-from polarize import ConfigError, Experiment, simulate
+from polarize import ConfigError, Experiment, animate, simulate
 from polarize.cli import main as cli_main
 from polarize.presets import PRESETS
 from polarize.runner import RunTimeout, run_with_timeout
-from polarize.science import judge
+from polarize.science import judge, title_lines
 from polarize.web import explorer as ex
 from polarize.web import export, text
 from polarize.web.controls import format_value
@@ -211,8 +212,9 @@ def test_the_view_shows_the_run():
     assert [c.split(".**")[0] for c in captions] == ["**Scores on the simplex", "**Scores s_i(t)",
                                                      "**Repulsion: fitness vs score", "**Entropy H(s(t))",
                                                      "**Loss"]
+    clip = ["Clip (GIF)"] if animate.available(".gif") else []  # a browser and Pillow make the clip
     assert [d.label for d in view.downloads] == ["Trajectory (CSV)", "Trajectory (JSON)",
-                                                 "Configuration (JSON)", "Dashboard (HTML)"]
+                                                 "Configuration (JSON)", "Dashboard (HTML)", *clip]
 
 
 def test_captions_follow_the_loss():
@@ -286,6 +288,8 @@ def test_dashboard_html_plays_offline():
     html = view.downloads[3].data()
     assert html.lstrip().lower().startswith("<!doctype html>")
     assert "<title>polarize-n3-logistic-softmax-flow-seed0</title>" in html
+    settings, verdict = title_lines(view.data)
+    assert html.index(html_escape(settings)) < html.index(html_escape(verdict)) < html.index("Plotly.newPlot")
     assert "* plotly.js v" in html and "<script src=" not in html  # plotly.js embedded: plays offline
     assert html.count("Plotly.addFrames") == 1 and "Plotly.animate" not in html  # frames, not auto-playing
     assert export.file_stem(Experiment()) == "polarize-n8-logistic-softmax-flow-seed0"

@@ -56,6 +56,8 @@ BUILDERS: dict[str, Callable[[View, str, str], PanelTraces]] = {
 }
 """Panel key -> its builder."""
 
+_LEGEND = 34
+"""Pixels above the panels for the token legend."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
@@ -87,14 +89,14 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
                         column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
                         subplot_titles=list(PANELS.values()))
     parts = {key: build(view, *_AXES[key]) for key, build in BUILDERS.items()}
-    static = [trace | {"showlegend": False} for part in parts.values() for trace in part.static]
+    static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
     moving = [trace for part in parts.values() for trace in part.moving]
     animated = list(range(len(static), len(static) + len(moving)))
     frame_list = [dict(name=str(int(k)), traces=animated,
                        data=[dict(type="scatter", **state) for part in parts.values()
                              for state in part.at(int(k))])
                   for k in view.shown]
-    layout = _layout(fig.layout.to_plotly_json(), parts, height=height)
+    layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown]),
@@ -106,7 +108,7 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
     return go.Figure(dict(data=static + moving, layout=layout, frames=frame_list), _validate=False)
 
 
-def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int) -> dict[str, Any]:
+def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int) -> dict[str, Any]:
     """The subplots' layout with each panel's axes and notes, in the common style."""
     for ann in layout.get("annotations", []):
         ann["font"] = style.font(2, style.PALETTE.ink)
@@ -117,8 +119,13 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
-        style.base_layout(height=height, margin=dict(l=20, r=20, t=50, b=120)),
+        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=120)),
         showlegend=True,
+        # The token legend, in a row above the panels' titles.
+        legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),
+                    title=dict(text="tokens" if n <= len(style.PALETTE.tokens) else
+                               "tokens (leading; grey: the others)", font=style.font(-3)),
+                    itemclick="toggleothers"),
         legend2=dict(x=repulsion[0]["domain"][1] - 0.005, y=sum(repulsion[1]["domain"]) / 2, xanchor="right",
                      yanchor="middle", bgcolor=style.PALETTE.veil, font=style.font(-3),
                      itemclick=False, itemdoubleclick=False),

@@ -65,16 +65,18 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
     plotly.graph_objects.Figure
         One panel per normalizer (4 per row), ``n`` curves each.
     """
-    panels = [Panel(title=f"{row.normalizer}", lines=token_lines(row.result.t, row.result.s),
+    top = style.top_tokens(rows[0].result.s[-1])  # one token order for every panel: the first run's
+    panels = [Panel(title=f"{row.normalizer}",
+                    lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=stopped_note(row.result)) for k, row in enumerate(rows)]
-    return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated)
+    return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated, legend=True)
 
 
 def _per_run(runs: Mapping[str, Result], quantity: str, *, legend: bool = False) -> tuple[Line, ...]:
-    """One line per run of a ``(K,)`` attribute of ``Result``, in the colour of its loss."""
+    """One line per run of a ``(K,)`` attribute of ``Result``, dark, dashed by its loss (no token colour)."""
     return tuple(Line(x=r.t, y=np.asarray(getattr(r, quantity)), name=_LOSS_NAMES.get(loss, loss),
-                      color=style.loss_color(loss), width=3, legend=legend) for loss, r in runs.items())
+                      **style.loss_stroke(loss), width=3, legend=legend) for loss, r in runs.items())
 
 
 def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:
@@ -93,7 +95,9 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         ``1 - max s`` and the loss of every run (the cross-entropy's floor
         ``H(p*)`` dashed).
     """
-    first = [Panel(title=f"{_LOSS_NAMES.get(loss, loss)}: scores", lines=token_lines(r.t, r.s),
+    top = style.top_tokens(next(iter(runs.values())).s[-1])
+    first = [Panel(title=f"{_LOSS_NAMES.get(loss, loss)}: scores",
+                   lines=token_lines(r.t, r.s, top=top, legend=True),
                    y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r))
              for k, (loss, r) in enumerate(runs.items())]
     log_n = math.log(next(iter(runs.values())).s.shape[1])
@@ -105,12 +109,12 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
     floor = kl_floor(runs["kl"].experiment) if "kl" in runs else None
     if floor is not None:
         loss_lines += (Line(x=ends, y=np.array([floor, floor]), name=f"H(p*) = {floor:.3g}",
-                            color=style.loss_color("kl"), dash="dash", width=2, moving=False, legend=True),)
+                            color=style.PALETTE.grey, dash="dashdot", width=2, moving=False, legend=True),)
     second = [
         Panel(title="entropy H(s)", lines=(*_per_run(runs, "entropy", legend=True), uniform), y_title="nats",
               y_floor=(0.0, log_n * 1.05)),
         Panel(title="1 \u2212 max s", lines=_per_run(runs, "one_minus_max"), log_y=True),
-        Panel(title="loss (dashed: the KL floor H(p*))", lines=loss_lines, log_y=True),
+        Panel(title="loss (grey: the KL floor H(p*))", lines=loss_lines, log_y=True),
     ]
     return animated_grid(first + second, cols=3, frames=frames, row_height=330, legend=True,
                          animated=animated)
@@ -181,12 +185,14 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
         One panel per kappa (up to 5 per row), ``n`` curves each; then the summary panel.
     """
     cols = min(5, len(results)) if not summary else len(results)
-    panels = [Panel(title=f"\u03ba = {kappa:g}: logits a(t)", lines=token_lines(r.t, r.a),
+    top = style.top_tokens(next(iter(results.values())).a[-1])
+    panels = [Panel(title=f"\u03ba = {kappa:g}: logits a(t)",
+                    lines=token_lines(r.t, r.a, legend=True, top=top),
                     y_title="a<sub>i</sub>" if k % cols == 0 else "", note=stopped_note(r))
               for k, (kappa, r) in enumerate(results.items())]
     if summary:
         panels += kappa_panels(results, split=False)
-    return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=summary)
+    return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=True)
 
 
 def _tied_panels(D: int, r: Result) -> list[Panel]:
@@ -198,7 +204,8 @@ def _tied_panels(D: int, r: Result) -> list[Panel]:
     return [
         Panel(title=f"D = {D}: loss", lines=(Line(x=r.t, y=r.loss, name="loss", width=3),), log_y=True,
               note=stopped_note(r)),
-        Panel(title=f"D = {D}: \u03b1<sub>i</sub>(t)", lines=token_lines(r.t, r.s, prefix="\u03b1"),
+        Panel(title=f"D = {D}: \u03b1<sub>i</sub>(t)",
+              lines=token_lines(r.t, r.s, prefix="\u03b1", legend=True),
               y_floor=(0.0, 1.0)),
         Panel(title=f"D = {D}: column norms of U", y_floor=(0.0, 1.0), lines=(
             Line(x=r.t, y=r.winner_column_norm, name="column at argmax \u03b1", color=style.PALETTE.alert,
@@ -247,12 +254,14 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
     top, bottom = [], []
     gaps = np.concatenate([c.distance for c in comparisons])
     shared = log_span(gaps[np.isfinite(gaps)])  # one distance scale for every step size
+    order = style.top_tokens(comparisons[0].flow.s[-1])  # the flow's order, for flow and descent alike
     for c in comparisons:
         note = "" if c.same_winner else c.message.split(": ", 1)[-1]
         top.append(Panel(title=f"lr = {c.lr:g}: solid flow, dashed descent", y_floor=(0.0, 1.0),
                          y_title="score s<sub>i</sub>" if not top else "", note=note,
-                         lines=token_lines(c.flow.t, c.flow.s, width=1.8)
-                         + token_lines(c.descent.t, c.descent.s, prefix="gd token", dash="dash", width=2.6)))
+                         lines=token_lines(c.flow.t, c.flow.s, width=1.8, top=order, legend=True)
+                         + token_lines(c.descent.t, c.descent.s, prefix="gd token", dash="dash", width=2.6,
+                                       top=order)))
         k = len(c.distance)
         bottom.append(Panel(title=f"lr = {c.lr:g}: |s<sub>gd</sub> \u2212 s<sub>flow</sub>|",
                             y_title="distance" if not bottom else "", log_y=True,

@@ -8,6 +8,7 @@ Plotly trace on given axes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,8 +92,12 @@ def token_width(n: int) -> float:
 
 
 def token_lines(t: np.ndarray, series: np.ndarray, *, prefix: str = "token", dash: str = "solid",
-                width: float | None = None, moving: bool = True, legend: bool = False) -> tuple[Line, ...]:
+                width: float | None = None, moving: bool = True, legend: bool = False,
+                top: Sequence[int] | None = None) -> tuple[Line, ...]:
     """One line per token (column of ``series``), in the tokens' colours.
+
+    With more tokens than the palette has colours, only the leading tokens are
+    coloured (and in the legend); the others are thin light-grey lines.
 
     Parameters
     ----------
@@ -105,6 +110,9 @@ def token_lines(t: np.ndarray, series: np.ndarray, *, prefix: str = "token", das
         ``token_width(n)`` by default.
     moving, legend : bool
         As ``Line``.
+    top : sequence of int, optional
+        Tokens in order of importance (``style.top_tokens``); by default ranked by
+        the last finite row of ``series``. Pass one order to every panel of a figure.
 
     Returns
     -------
@@ -112,10 +120,15 @@ def token_lines(t: np.ndarray, series: np.ndarray, *, prefix: str = "token", das
     """
     series = np.asarray(series, dtype=float)
     n = series.shape[1]
-    colors = style.token_colors(n)
+    if top is None:
+        finite = np.flatnonzero(np.all(np.isfinite(series), axis=1))
+        top = style.top_tokens(series[finite[-1]] if len(finite) else np.zeros(n))
+    colors = style.token_colors(n, top)
     w = token_width(n) if width is None else width
-    return tuple(Line(x=t, y=series[:, i], name=f"{prefix} {i}", color=colors[i], dash=dash, width=w,
-                      moving=moving, legend=legend) for i in range(n))
+    rest = style.PALETTE.rest
+    return tuple(Line(x=t, y=series[:, i], name=f"{prefix} {i}", color=colors[i], dash=dash,
+                      width=min(w, 1.0) if colors[i] == rest else w, moving=moving,
+                      legend=legend and colors[i] != rest) for i in range(n))
 
 
 def line_trace(line: Line, xaxis: str = "x", yaxis: str = "y", *, mode: str = "lines",

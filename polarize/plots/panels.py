@@ -94,6 +94,8 @@ class View:
     s : ndarray, shape (K, n)
     n : int
     colors : list of str, length n
+    top : list of int, length n
+        Tokens by decreasing final score: with more tokens than colours, the first are coloured.
     shown : ndarray of int, shape (F,)
         Saved indices shown as frames.
     positive : ndarray of bool, shape (K,)
@@ -110,6 +112,7 @@ class View:
     s: np.ndarray
     n: int
     colors: list[str]
+    top: list[int]
     shown: np.ndarray
     positive: np.ndarray
     tx: np.ndarray
@@ -122,7 +125,8 @@ class View:
         t = np.asarray(result.t, dtype=float)
         s = np.asarray(result.s, dtype=float)
         positive = t > 0
-        return cls(result=result, t=t, s=s, n=s.shape[1], colors=style.token_colors(s.shape[1]),
+        top = style.top_tokens(s[-1])
+        return cls(result=result, t=t, s=s, n=s.shape[1], colors=style.token_colors(s.shape[1], top), top=top,
                    shown=frame_indices(t, frames), positive=positive,
                    tx=t[positive] if np.any(positive) else np.array([1.0]),
                    logistic=result.p is not None,
@@ -252,9 +256,13 @@ def scores_panel(view: View, xa: str, ya: str) -> PanelTraces:
     """Panel 2: each score ``s_i(t)`` against log time, a marker on each at the current time."""
     n = view.n
     width = 3 if n <= 10 else 2 if n <= 24 else 1.3
-    static = [line_trace(line, xa, ya, uid=f"scores-token{i}",
+    # The token legend: an entry per coloured token, the leading token first.
+    rank = {token: k for k, token in enumerate(view.top)}
+    static = [line_trace(line, xa, ya, uid=f"scores-token{i}", showlegend=line.legend,
+                         legendrank=rank[i], legendgroup=f"token{i}",
                          hovertemplate=f"token {i}: s = %{{y:.3g}} at t = %{{x:.3g}}<extra></extra>")
-              for i, line in enumerate(token_lines(view.tx, view.over_time(view.s), width=width))]
+              for i, line in enumerate(token_lines(view.tx, view.over_time(view.s), width=width, legend=True,
+                                                   top=view.top))]
     styles = [dict(uid="scores-now", name="s now", mode="markers", customdata=list(range(n)),
                    marker=dict(color=view.colors, size=12 if n <= 12 else 7,
                                line=dict(color=style.PALETTE.background, width=1)),

@@ -3,14 +3,20 @@
 Colours live in one ``Palette``; ``PALETTE`` is the one in use. Swapping it
 (``set_palette``) recolours every builder that runs afterwards, because the
 builders read colours through ``token_colors`` and ``PALETTE`` at call time.
+
+Kinds of curves are told apart by more than colour, so that a figure still reads
+in grey or to a colour-blind eye: tokens are solid lines in the token colours;
+runs of different losses are dark lines told apart by their dash (``loss_stroke``);
+references (``log n``, floors, theory) are thin grey dashed or dotted lines.
 """
 
 from __future__ import annotations
 
-import colorsys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 __all__ = [
     "FONT_FAMILY",
@@ -24,8 +30,10 @@ __all__ = [
     "decade_ticks",
     "font",
     "loss_color",
+    "loss_stroke",
     "set_palette",
     "token_colors",
+    "top_tokens",
 ]
 
 FONT_SIZE = 17
@@ -42,10 +50,14 @@ class Palette:
     Attributes
     ----------
     tokens : tuple of str
-        Qualitative colours for the first tokens; beyond them ``token_colors``
-        spaces hues evenly around the colour wheel.
+        Qualitative colours for the tokens; with more tokens than colours,
+        ``token_colors`` gives them to the leading tokens and ``rest`` to the others.
+    rest : str
+        The tokens beyond the palette's size.
     runs : dict of str to str
-        One colour per loss (runs, not tokens).
+        One colour per loss (runs, not tokens: never a token colour).
+    run_dashes : dict of str to str
+        One dash per loss, so that runs are told apart without colour.
     cycle : tuple of str
         Colours for labelled runs without a colour of their own.
     ink, grey, light, muted, alert : str
@@ -57,12 +69,17 @@ class Palette:
         Gridlines, axis lines, and the animation controls.
     """
 
+    # Okabe & Ito, "Color Universal Design" (2002; Wong, Nature Methods 8:441, 2011): the eight colours
+    # chosen to stay apart under protanopia, deuteranopia and tritanopia. Reordered so that the first
+    # tokens get the darker, saturated ones; yellow (faint on white) and black (near the ink) come last.
     tokens: tuple[str, ...] = (
-        "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD",
-        "#8C564B", "#E377C2", "#17BECF", "#BCBD22", "#393B79",
+        "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
     )
+    rest: str = "#C2C7CC"
     runs: dict[str, str] = field(default_factory=lambda: {
-        "logistic": "#1F77B4", "square": "#FF7F0E", "kl": "#2CA02C"})
+        "logistic": "#222831", "square": "#5F6368", "kl": "#222831"})
+    run_dashes: dict[str, str] = field(default_factory=lambda: {
+        "logistic": "solid", "square": "dash", "kl": "dot"})
     cycle: tuple[str, ...] = ("#4E79A7", "#E15759", "#59A14F", "#B07AA1", "#F28E2B", "#76B7B2")
     ink: str = "#222831"
     grey: str = "#9AA0A6"
@@ -79,12 +96,12 @@ class Palette:
 
 
 PALETTE = Palette()
-"""The palette in use. The default tokens are matplotlib's tab10 with its grey swapped for indigo:
-saturated, distinct on a washed-out projector and apart from the grey of the static guides."""
+"""The palette in use: Okabe-Ito for the tokens (colour-blind safe; ``tests/test_palette.py``
+checks the CIE distances under simulated colour blindness), dark dashed lines for runs."""
 
 LOSS_COLORS = PALETTE.runs
 """One colour per loss (they are runs, not tokens). A name bound at import: builders call
-``loss_color``, which follows ``set_palette``."""
+``loss_stroke``, which follows ``set_palette``."""
 
 
 def set_palette(palette: Palette) -> None:
@@ -94,32 +111,59 @@ def set_palette(palette: Palette) -> None:
     LOSS_COLORS = palette.runs
 
 
-def token_colors(n: int) -> list[str]:
+def top_tokens(final: Any) -> list[int]:
+    """Tokens by decreasing final size ``|final_i|`` (ties by index): the order ``token_colors`` colours.
+
+    Parameters
+    ----------
+    final : array_like, shape (n,)
+        E.g. the final scores ``s(T)``.
+
+    Returns
+    -------
+    list of int, length n
+    """
+    final = np.asarray(final, dtype=float)
+    size = np.where(np.isfinite(final), np.abs(final), -1.0)  # a diverged token ranks last
+    return [int(i) for i in np.argsort(-size, kind="stable")]
+
+
+def token_colors(n: int, top: Sequence[int] | None = None) -> list[str]:
     """One colour per token, the same in every panel and figure.
 
     Parameters
     ----------
     n : int
         Number of tokens.
+    top : sequence of int, optional
+        Tokens in order of importance (``top_tokens``); used only when there are
+        more tokens than colours. The first tokens by default.
 
     Returns
     -------
     list of str, length n
-        The palette's token colours for ``n <= len(PALETTE.tokens)``; otherwise
-        ``n`` hues spaced evenly around the colour wheel (as ``#rrggbb``).
+        Token ``i`` in ``PALETTE.tokens[i]`` when ``n <= len(PALETTE.tokens)``.
+        Beyond the palette's size, distinct hues cannot stay apart: the leading
+        tokens of ``top`` get the palette's colours, in that order, and the others
+        ``PALETTE.rest``, a light grey.
     """
-    if n <= len(PALETTE.tokens):
+    size = len(PALETTE.tokens)
+    if n <= size:
         return list(PALETTE.tokens[:n])
-    out = []
-    for i in range(n):
-        r, g, b = colorsys.hls_to_rgb(i / n, 0.45, 0.75)
-        out.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
+    out = [PALETTE.rest] * n
+    for color, i in zip(PALETTE.tokens, list(top if top is not None else range(n))[:size], strict=False):
+        out[i] = color
     return out
 
 
 def loss_color(loss: str) -> str:
     """The colour of a run with loss ``loss`` (ink for an unknown one)."""
     return PALETTE.runs.get(loss, PALETTE.ink)
+
+
+def loss_stroke(loss: str) -> dict[str, str]:
+    """``color`` and ``dash`` of a run with loss ``loss``: dark, told apart by the dash."""
+    return {"color": loss_color(loss), "dash": PALETTE.run_dashes.get(loss, "solid")}
 
 
 def font(delta: int = 0, color: str | None = None) -> dict[str, Any]:

@@ -16,7 +16,16 @@ from polarize.science.studies import (
     sweep,
 )
 from polarize.science.text import format_time
-from polarize.science.verdict import PARTLY_ENTROPY, PARTLY_SHARE, POLARIZED_SHARE, THRESHOLDS, Verdict, judge
+from polarize.science.verdict import (
+    PARTLY_ENTROPY,
+    PARTLY_SHARE,
+    POLARIZED_SHARE,
+    THRESHOLDS,
+    Verdict,
+    judge,
+    settings_line,
+    title_lines,
+)
 
 __all__ = [
     "GROUP_TITLES",
@@ -37,6 +46,8 @@ __all__ = [
     "kl_floor",
     "outcome_groups",
     "polarization_rate",
+    "settings_line",
     "simplex_shares",
     "sweep",
+    "title_lines",
 ]

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.normalizers import NORMALIZERS
 from polarize.science.simplex import simplex_shares
 from polarize.science.text import format_time
 
-__all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge"]
+__all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge",
+           "settings_line", "title_lines"]
 
 
 @dataclass(frozen=True)
@@ -125,3 +127,43 @@ def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:
     more = (" It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t."
             if (e.loss, e.normalizer, e.model) == ("logistic", "softmax", "value") and e.X is None else "")
     return f"s(t) approaches a vertex of the simplex (1 \u2212 max s = {gap:.2g}).{more}"
+
+
+def settings_line(experiment: Experiment) -> str:
+    """The settings of a run in one line, e.g. ``n = 8, d = 8 · logistic loss · softmax · exact flow · ...``.
+
+    Parameters
+    ----------
+    experiment : Experiment
+
+    Returns
+    -------
+    str
+        Plain text (no markup): model, sizes, loss, normalizer, method, horizon, start and seed.
+    """
+    e = experiment
+    normalizer = e.normalizer + (f" (T = {e.temperature:g})" if e.normalizer == "softmax"
+                                 and e.temperature != 1.0 else "")
+    method = "exact flow" if e.method == "flow" else f"gradient descent (lr = {e.lr:g})"
+    start = "a(0) = 0" if e.a_init == "zeros" else f"a(0) {e.a_init} \u00d7 {e.a_scale:g}"
+    parts = [f"n = {e.n}, d = {e.d}" + (" (tied)" if e.model == "tied" else ""), f"{e.loss} loss",
+             normalizer, method, f"to t = {format_time(float(e.horizon))}", start, f"seed {e.seed}"]
+    return " \u00b7 ".join(parts)
+
+
+def title_lines(result: Result) -> tuple[str, str]:
+    """The two lines that title a clip or an exported dashboard: the settings, then the verdict.
+
+    Parameters
+    ----------
+    result : Result
+
+    Returns
+    -------
+    (str, str)
+        ``settings_line`` of the run, and the verdict's headline with its sentence (plain text).
+    """
+    verdict = judge(result)
+    answer, _, rest = verdict.sentence.partition(". ")
+    sentence = rest if answer in ("Yes", "Partly", "No") else verdict.sentence  # the headline says it
+    return settings_line(result.experiment), f"{verdict.headline}: {sentence}"

@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from polarize import animate
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.plots import dashboard
 from polarize.plots.phase import replicator_figure
 from polarize.presets import PRESETS, get_preset
 from polarize.runner import run_with_timeout
-from polarize.science import THRESHOLDS, format_time, judge
+from polarize.science import THRESHOLDS, format_time, judge, title_lines
 from polarize.web import export, text
 from polarize.web.controls import Control
 from polarize.web.page import (
@@ -230,6 +231,11 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
 
 
 def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
+    clip = (Download("gif", "Clip (GIF)",
+                     lambda: animate.clip_bytes(figure, ".gif", title=title_lines(result)), f"{stem}.gif",
+                     "image/gif", ":material/slideshow:",
+                     "The dashboard as an animated GIF for slides, titled with the settings and the verdict "
+                     "(takes a few seconds)."),) if animate.available(".gif") else ()
     return (
         Download("csv", "Trajectory (CSV)", lambda: export.trajectory_csv(result), f"{stem}.csv", "text/csv",
                  ":material/table:"),
@@ -238,9 +244,11 @@ def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
         Download("config", "Configuration (JSON)", lambda: export.config_json(result), f"{stem}-config.json",
                  "application/json", ":material/settings:",
                  "Run it again with: polarize run CONFIG.json -o RESULT.json"),
-        Download("html", "Dashboard (HTML)", lambda: export.dashboard_html(figure, title=stem),
+        Download("html", "Dashboard (HTML)",
+                 lambda: export.dashboard_html(figure, title=stem, heading=title_lines(result)),
                  f"{stem}.html",
                  "text/html", ":material/movie:", "The animated dashboard as one file that plays offline."),
+        *clip,
     )
 
 

@@ -6,9 +6,10 @@ download buttons as callables, so nothing is serialized until someone clicks).
 
 from __future__ import annotations
 
+import html
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import plotly.io as pio
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
+from polarize.plots.style import FONT_FAMILY
 
 __all__ = ["config_json", "dashboard_html", "file_stem", "trajectory_columns", "trajectory_csv",
            "trajectory_json"]
@@ -91,7 +93,8 @@ def config_json(result_or_experiment: Result | Experiment) -> str:
     return experiment.to_json(indent=1)
 
 
-def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize") -> str:
+def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize",
+                   heading: Sequence[str] = ()) -> str:
     """The animated dashboard as one standalone HTML page that plays offline.
 
     Parameters
@@ -99,17 +102,25 @@ def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize") 
     figure : plotly figure dict (or ``go.Figure``)
     title : str
         The page title.
+    heading : sequence of str
+        Plain-text lines above the figure (``science.title_lines``: the settings, then
+        the verdict, as a clip's title), escaped; the first as a heading.
 
     Returns
     -------
     str
         A full HTML document with plotly.js embedded (about 5 MB), not auto-playing.
     """
-    html = pio.to_html(figure, include_plotlyjs=True, full_html=True, auto_play=False, validate=False,
+    page = pio.to_html(figure, include_plotlyjs=True, full_html=True, auto_play=False, validate=False,
                        config={"displaylogo": False, "responsive": True}, default_width="100%")
-    html = html.replace("<head>", f"<head><title>{title}</title>", 1)
+    page = page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
+    if heading:
+        lines = [f'<h1 style="font-size:1.3em;margin:0.3em 0">{html.escape(heading[0])}</h1>',
+                 *(f'<p style="margin:0.2em 0">{html.escape(line)}</p>' for line in heading[1:])]
+        top = f'<header style="font-family:{html.escape(FONT_FAMILY)}">{"".join(lines)}</header>'
+        page = page.replace("<body>", f"<body>{top}", 1)
     # Older Plotly (6.1, the floor) writes no doctype, which puts browsers in quirks mode.
-    return html if html.lstrip().lower().startswith("<!doctype") else "<!DOCTYPE html>\n" + html
+    return page if page.lstrip().lower().startswith("<!doctype") else "<!DOCTYPE html>\n" + page
 
 
 def file_stem(experiment: Experiment) -> str:

@@ -20,8 +20,8 @@ from polarize.normalizers import DegenerateStateError
 from polarize.runner import RunTimeout, WorkerCrashed
 from polarize.web.controls import Control
 
-__all__ = ["Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot", "Problem",
-           "Table", "Text", "View", "describe_failure"]
+__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot",
+           "Problem", "Table", "Text", "View", "describe_failure"]
 
 Values = Mapping[str, Any]
 
@@ -108,6 +108,30 @@ class Download:
 
 
 @dataclass(frozen=True, eq=False)
+class Action:
+    """A button that changes stored data (e.g. a deck), or a file upload that does.
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        Our own words (a button label is markdown: never a user's string).
+    run : callable
+        ``run()``, or ``run(data)`` with the uploaded file's bytes: ``(ok, message)``, the
+        message markdown with any user's string escaped (``text.literal``).
+    help : str
+    upload : tuple of str
+        File types to accept; empty for a plain button.
+    """
+
+    key: str
+    label: str
+    run: Callable[..., tuple[bool, str]]
+    help: str = ""
+    upload: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
 class View:
     """Everything a page shows for one setting of its controls.
 
@@ -115,7 +139,7 @@ class View:
     ----------
     blocks : tuple
         ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, metrics (a tuple of ``Metric``,
-        drawn in a row), ``Table`` and ``Columns``, in order.
+        drawn in a row), ``Table``, ``Columns`` and ``Action``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str

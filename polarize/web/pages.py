@@ -1,6 +1,7 @@
 """Every page of the app, in navigation order (the Explorer first: the app's root)."""
 
 from polarize.web.comparisons import descent, losses, normalizers, rates, tied
+from polarize.web.deck import DECK
 from polarize.web.explorer import EXPLORER
 from polarize.web.maths import MATHS
 from polarize.web.phase import PAGE as PHASE
@@ -11,10 +12,10 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, MATHS)
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, MATHS, DECK)
 """Every page, in navigation order."""
 
-__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "TIED",
+__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "TIED",
            "by_name"]
 
 

@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from polarize import animate
 from polarize.config import ConfigError
 from polarize.runner import call_with_timeout
 from polarize.science import format_time
 from polarize.web import export
-from polarize.web.controls import Control
+from polarize.web.controls import Control, format_value
 from polarize.web.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
 from polarize.web.page import (
     Columns,
@@ -137,6 +138,10 @@ def study_view(page: str, values: Values, study: Study,
         return View(error=describe_failure(exc))
     drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
     stem = f"polarize-{page}"
+    # The title of the offline HTML and of the clips: the page and its settings, as in the link.
+    heading = (f"polarize: {page}", " \u00b7 ".join(
+        f"{key} = {','.join(map(format_value, v)) if isinstance(v, (tuple, list)) else format_value(v)}"
+        for key, v in values.items()))
     blocks: tuple[Any, ...] = ()
     if drawn.metrics:
         blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
@@ -146,10 +151,15 @@ def study_view(page: str, values: Values, study: Study,
         Download("json", "Every run (JSON)", drawn.data_json, f"{stem}.json", "application/json",
                  ":material/data_object:", "The settings and each run's whole trajectory and configuration."),
         *(Download(plot.key, "Figure (HTML)" if len(drawn.plots) == 1 else f"Figure: {plot.key} (HTML)",
-                   lambda figure=plot.figure: export.dashboard_html(figure, title=stem),
+                   lambda figure=plot.figure: export.dashboard_html(figure, title=stem, heading=heading),
                    f"{stem}-{plot.key}.html", "text/html", ":material/movie:",
                    "The figure as one file that plays offline (plotly.js embedded).")
           for plot in drawn.plots),
+        *(Download(f"{plot.key}-gif", "Clip (GIF)" if len(drawn.plots) == 1 else f"Clip: {plot.key} (GIF)",
+                   lambda figure=plot.figure: animate.clip_bytes(figure, ".gif", title=heading),
+                   f"{stem}-{plot.key}.gif", "image/gif", ":material/slideshow:",
+                   "The figure as an animated GIF for slides (takes a few seconds).")
+          for plot in drawn.plots if plot.figure.frames and animate.available(".gif")),
     )
     return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
                 seconds=time.perf_counter() - begin)

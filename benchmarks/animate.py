@@ -1,0 +1,83 @@
+"""``polarize animate`` on the default run: a 100-frame clip, timed part by part.
+
+    python benchmarks/animate.py                # GIF and MP4 of the default run, 1280 px wide
+    python benchmarks/animate.py --compare 9    # also kaleido drawing 9 whole frames, per frame
+
+The frames are the static exporter's picture drawn once plus Pillow for the moving parts;
+``--compare`` times the plain way (every frame through kaleido) to show what that saves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from polarize import animate, clipframes, simulate
+from polarize.plots import dashboard
+from polarize.presets import get_preset
+from polarize.science import title_lines
+
+
+def _clock(label: str, start: float) -> float:
+    now = time.perf_counter()
+    print(f"{label:<42} {now - start:7.2f} s")
+    return now
+
+
+def _kaleido_per_frame(figure: dict, count: int) -> float:
+    """Seconds a frame when kaleido draws whole frames (each a static figure of that frame's state)."""
+    import kaleido
+
+    moving = figure["layout"]["meta"]["animated"]
+    layout = {k: v for k, v in figure["layout"].items() if k not in ("updatemenus", "sliders")}
+    figures = []
+    for frame in figure["frames"][:count]:
+        data = [dict(trace) for trace in figure["data"]]
+        for index, state in zip(frame.get("traces", moving), frame["data"], strict=True):
+            data[index] |= state
+        figures.append(dict(data=data, layout=layout))
+    def batch(figs: list[dict]) -> float:
+        with tempfile.TemporaryDirectory() as folder:
+            jobs = [dict(fig=fig, path=Path(folder) / f"{j}.png",
+                         opts=dict(format="png", width=1280, height=layout["height"]))
+                    for j, fig in enumerate(figs)]
+            start = time.perf_counter()
+            kaleido.write_fig_from_object_sync(jobs, kopts={"n": 2})  # one browser, two tabs (as reproduce)
+            return time.perf_counter() - start
+
+    # The browser's start is paid once either way: a batch of one frame measures it, to take it out.
+    return (batch(figures) - batch(figures[:1])) / max(len(figures) - 1, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--frames", type=int, default=100)
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--compare", type=int, default=0, help="also time N whole frames through kaleido")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    result = simulate(get_preset("default").experiment)
+    start = _clock("simulate the default run", start)
+    figure = dashboard(result, frames=args.frames)
+    title = title_lines(result)
+    start = _clock(f"dashboard ({len(figure.frames)} frames)", start)
+    frames = clipframes.clip_frames(figure, title=title, width=args.width)
+    pictures = [next(frames)]
+    start = _clock("static export once (browser start incl.)", start)
+    pictures += list(frames)
+    start = _clock(f"Pillow: the other {len(pictures) - 1} pictures", start)
+    with tempfile.TemporaryDirectory() as folder:
+        count, size = animate._write_gif(iter(pictures), Path(folder) / "clip.gif", 12)
+        start = _clock(f"encode GIF ({count} frames, {size[0]}x{size[1]})", start)
+        count, size = animate._write_mp4(iter(pictures), Path(folder) / "clip.mp4", 12)
+        start = _clock(f"encode MP4 ({count} frames, {size[0]}x{size[1]})", start)
+    if args.compare:
+        per_frame = _kaleido_per_frame(figure.to_dict(), args.compare)
+        print(f"kaleido, whole frames: {per_frame:.2f} s a frame, "
+              f"{per_frame * len(figure.frames):.0f} s for {len(figure.frames)} frames")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,295 @@
+"""Lecture decks: named lists of slides (a page's link, a title, speaker notes), kept in SQLite.
+
+A ``DeckStore`` keeps every deck in one SQLite file (stdlib ``sqlite3``) under
+``POLARIZE_DATA_DIR``, by default the user's data directory. Every write is one
+``BEGIN IMMEDIATE`` transaction, so several processes (app sessions, scripts) can
+write at once without losing a slide. Decks travel as JSON (``to_json``,
+``from_json``) with a SHA-256 of their content: a file that is not a deck, was
+edited after export, or holds anything a deck may not (a link to another site, an
+over-long field) is refused with a ``DeckError`` naming what is wrong, and the
+store is left as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from polarize.fields import ConfigError
+
+__all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "data_dir", "from_json", "to_json"]
+
+FORMAT, VERSION = "polarize-deck", 1
+_MOST = {"name": 100, "title": 200, "link": 4000, "notes": 10000, "slides": 500}
+"""Longest deck name, slide title, link and notes (characters); most slides in a deck."""
+
+
+class DeckError(ConfigError):
+    """A deck, a slide or a deck file that cannot be used; ``field`` names the part at fault."""
+
+
+def data_dir() -> Path:
+    """Where polarize keeps its data: ``POLARIZE_DATA_DIR``, else the user's data directory."""
+    if os.environ.get("POLARIZE_DATA_DIR"):
+        return Path(os.environ["POLARIZE_DATA_DIR"])
+    home = Path.home()
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "polarize"
+    return Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "polarize"
+
+
+def _text(field: str, value: Any, *, empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise DeckError(field, f"must be text, not {type(value).__name__}")
+    if not empty and not value.strip():
+        raise DeckError(field, "must not be empty")
+    if len(value) > _MOST[field.split(".")[-1]]:
+        raise DeckError(field, f"is longer than {_MOST[field.split('.')[-1]]} characters")
+    return value
+
+
+def _link(field: str, value: Any) -> str:
+    """A link into this app: a path and a query, no scheme or host (nothing that leaves the app)."""
+    value = _text(field, value)
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc or value.startswith("//") or any(c in value for c in "\\\n\r\t <>\"'"):
+        raise DeckError(field, "must be a link into this app (like /explorer?n=8), not to another site")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slide:
+    """One view of the app in a deck: its link (path and query), a title, speaker notes."""
+
+    link: str
+    title: str
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        _link("link", self.link)
+        _text("title", self.title)
+        _text("notes", self.notes, empty=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Deck:
+    """A named deck: its slides in presenting order."""
+
+    name: str
+    slides: tuple[Slide, ...] = ()
+
+    def __post_init__(self) -> None:
+        _text("name", self.name)
+        if len(self.slides) > _MOST["slides"]:
+            raise DeckError("slides", f"a deck holds at most {_MOST['slides']} slides")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "slides": [{"title": s.title, "link": s.link, "notes": s.notes}
+                                              for s in self.slides]}
+
+
+def _digest(content: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def to_json(deck: Deck) -> str:
+    """A deck as a JSON file to carry to another machine (``from_json`` reads it back).
+
+    Returns
+    -------
+    str
+        ``{"format", "version", "deck": {"name", "slides": [{"title", "link", "notes"}]}, "sha256"}``.
+    """
+    content = deck.to_dict()
+    return json.dumps({"format": FORMAT, "version": VERSION, "deck": content, "sha256": _digest(content)},
+                      indent=1, ensure_ascii=False)
+
+
+def _exact_keys(field: str, value: Any, keys: set[str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise DeckError(field, f"must be an object, not {type(value).__name__}")
+    if set(value) != keys:
+        odd = sorted(set(value) ^ keys)
+        raise DeckError(field, f"has the wrong keys ({', '.join(odd)}); expected {', '.join(sorted(keys))}")
+    return value
+
+
+def from_json(text: str | bytes) -> Deck:
+    """The deck in a file written by ``to_json``.
+
+    Raises
+    ------
+    DeckError
+        When the text is not JSON, not a deck file of a known version, was changed after
+        export (its SHA-256 no longer matches), or holds a field a deck may not; ``field``
+        names where (e.g. ``slides.3.link``).
+    """
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DeckError("file", f"is not JSON ({exc})") from None
+    top = _exact_keys("file", data, {"format", "version", "deck", "sha256"})
+    if top["format"] != FORMAT or top["version"] != VERSION:
+        raise DeckError("file", f"is not a {FORMAT} file of version {VERSION}")
+    content = _exact_keys("deck", top["deck"], {"name", "slides"})
+    if not isinstance(content["slides"], list):
+        raise DeckError("slides", "must be a list")
+    if top["sha256"] != _digest(content):
+        raise DeckError("file", "was changed after it was exported (its SHA-256 does not match)")
+    slides = []
+    for k, raw in enumerate(content["slides"]):
+        item = _exact_keys(f"slides.{k}", raw, {"title", "link", "notes"})
+        try:
+            slides.append(Slide(link=item["link"], title=item["title"], notes=item["notes"]))
+        except DeckError as exc:
+            raise DeckError(f"slides.{k}.{exc.field}", str(exc).split(": ", 1)[1]) from None
+    return Deck(name=content["name"], slides=tuple(slides))
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS decks (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS slides (
+    id INTEGER PRIMARY KEY,
+    deck INTEGER NOT NULL REFERENCES decks(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL, title TEXT NOT NULL, link TEXT NOT NULL, notes TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+INSERT OR IGNORE INTO revision VALUES (1, 0);
+"""
+
+
+class DeckStore:
+    """Every deck, in one SQLite file (``data_dir() / "decks.sqlite3"`` by default).
+
+    Parameters
+    ----------
+    path : path, optional
+        The database file; created with its folder on first write.
+    """
+
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path is not None else data_dir() / "decks.sqlite3"
+
+    @contextmanager
+    def _connect(self, write: bool) -> Iterator[sqlite3.Connection]:
+        """A connection in one transaction (``BEGIN IMMEDIATE`` for writes: one writer at a time)."""
+        if not write and not self.path.exists():
+            connection = sqlite3.connect(":memory:", isolation_level=None)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                connection.execute(statement)
+            yield connection
+            if write:
+                connection.execute("UPDATE revision SET value = value + 1")
+            connection.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise DeckError("file", f"{self.path} is not a deck database that can be used ({exc})") from None
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        finally:
+            connection.close()
+
+    def revision(self) -> int:
+        """A number that changes with every write (for caches)."""
+        with self._connect(False) as db:
+            return int(db.execute("SELECT value FROM revision").fetchone()[0])
+
+    def names(self) -> list[str]:
+        """Every deck's name, alphabetically."""
+        with self._connect(False) as db:
+            return [row[0] for row in db.execute("SELECT name FROM decks ORDER BY name")]
+
+    def get(self, name: str) -> Deck:
+        """The deck called ``name``; ``DeckError`` (field ``name``) when there is none."""
+        with self._connect(False) as db:
+            return self._read(db, name)
+
+    def save(self, deck: Deck, *, replace: bool = False) -> None:
+        """Store ``deck`` whole; an existing deck of that name only with ``replace``."""
+        with self._connect(True) as db:
+            row = db.execute("SELECT id FROM decks WHERE name = ?", (deck.name,)).fetchone()
+            if row and not replace:
+                raise DeckError("name", f"a deck called {deck.name!r} exists already")
+            if not row:
+                db.execute("INSERT INTO decks (name) VALUES (?)", (deck.name,))
+            self._rewrite(db, deck.name, list(deck.slides))
+
+    def add_slide(self, name: str, slide: Slide) -> Deck:
+        """Append ``slide`` to the deck ``name`` (made if new); the deck after it."""
+        Deck(name=name)  # validates the name
+        with self._connect(True) as db:
+            db.execute("INSERT OR IGNORE INTO decks (name) VALUES (?)", (name,))
+            deck_id, count = db.execute("SELECT d.id, COUNT(s.id) FROM decks d LEFT JOIN slides s "
+                                        "ON s.deck = d.id WHERE d.name = ? GROUP BY d.id", (name,)).fetchone()
+            if count >= _MOST["slides"]:
+                raise DeckError("slides", f"a deck holds at most {_MOST['slides']} slides")
+            db.execute("INSERT INTO slides (deck, position, title, link, notes) VALUES "
+                       "(?, (SELECT COALESCE(MAX(position) + 1, 0) FROM slides WHERE deck = ?), ?, ?, ?)",
+                       (deck_id, deck_id, slide.title, slide.link, slide.notes))
+            return self._read(db, name)
+
+    def move(self, name: str, index: int, to: int) -> Deck:
+        """Move slide ``index`` (0-based) of deck ``name`` to place ``to``; the deck after it."""
+        with self._connect(True) as db:
+            slides = list(self._read(db, name).slides)
+            if not (0 <= index < len(slides) and 0 <= to < len(slides)):
+                raise DeckError("index", f"the deck has slides 0 to {len(slides) - 1}")
+            slides.insert(to, slides.pop(index))
+            return self._rewrite(db, name, slides)
+
+    def remove(self, name: str, index: int) -> Deck:
+        """Remove slide ``index`` (0-based) of deck ``name``; the deck after it."""
+        with self._connect(True) as db:
+            slides = list(self._read(db, name).slides)
+            if not 0 <= index < len(slides):
+                raise DeckError("index", f"the deck has slides 0 to {len(slides) - 1}")
+            del slides[index]
+            return self._rewrite(db, name, slides)
+
+    def delete(self, name: str) -> None:
+        """Delete the deck ``name`` and its slides (nothing when there is none)."""
+        with self._connect(True) as db:
+            db.execute("DELETE FROM decks WHERE name = ?", (name,))
+
+    def import_json(self, text: str | bytes, *, replace: bool = False) -> Deck:
+        """Store the deck of a ``to_json`` file (checked whole before anything is written)."""
+        deck = from_json(text)
+        self.save(deck, replace=replace)
+        return deck
+
+    def export_json(self, name: str) -> str:
+        """The deck ``name`` as a ``to_json`` file."""
+        return to_json(self.get(name))
+
+    def _read(self, db: sqlite3.Connection, name: str) -> Deck:
+        row = db.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise DeckError("name", f"there is no deck called {name!r}")
+        rows = db.execute("SELECT title, link, notes FROM slides WHERE deck = ? ORDER BY position, id", row)
+        return Deck(name=name, slides=tuple(Slide(title=t, link=link, notes=n) for t, link, n in rows))
+
+    def _rewrite(self, db: sqlite3.Connection, name: str, slides: list[Slide]) -> Deck:
+        (deck_id,) = db.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()
+        db.execute("DELETE FROM slides WHERE deck = ?", (deck_id,))
+        db.executemany("INSERT INTO slides (deck, position, title, link, notes) VALUES (?, ?, ?, ?, ?)",
+                       [(deck_id, k, s.title, s.link, s.notes) for k, s in enumerate(slides)])
+        return Deck(name=name, slides=tuple(slides))

@@ -1,0 +1,207 @@
+"""Lecture decks: SQLite and JSON round trips, bad and tampered files refused, concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import sys
+from pathlib import Path
+
+import pytest
+
+from polarize.deck import Deck, DeckError, DeckStore, Slide, data_dir, to_json
+
+SLIDES = (
+    Slide(link="/explorer?n=8&loss=logistic", title="Softmax polarizes", notes="Point at the winner."),
+    Slide(link="/losses?n=8&horizon=1e6", title="Losses: *not* markdown <b>", notes=""),
+    Slide(link="/rates", title="How slowly", notes="1/log t\nsecond line"),
+)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return DeckStore(tmp_path / "data" / "decks.sqlite3")
+
+
+def test_data_dir_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path / "here"))
+    assert data_dir() == tmp_path / "here"
+    assert DeckStore().path == tmp_path / "here" / "decks.sqlite3"
+    monkeypatch.delenv("POLARIZE_DATA_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    if sys.platform.startswith("linux"):  # Windows and macOS have folders of their own
+        assert data_dir() == tmp_path / "xdg" / "polarize"
+
+
+def test_round_trip_through_sqlite_and_json(store, tmp_path):
+    assert store.names() == [] and not store.path.exists()  # reading makes no file
+    for slide in SLIDES:
+        store.add_slide("Lecture 3", slide)
+    deck = store.get("Lecture 3")
+    assert deck == Deck(name="Lecture 3", slides=SLIDES)
+    other = DeckStore(tmp_path / "elsewhere.sqlite3")  # another machine
+    assert other.import_json(store.export_json("Lecture 3")) == deck
+    assert other.get("Lecture 3") == deck and other.names() == ["Lecture 3"]
+
+
+def test_reorder_and_remove(store):
+    store.save(Deck(name="d", slides=SLIDES))
+    assert store.move("d", 2, 0).slides == (SLIDES[2], SLIDES[0], SLIDES[1])
+    assert store.get("d").slides == (SLIDES[2], SLIDES[0], SLIDES[1])
+    assert store.remove("d", 1).slides == (SLIDES[2], SLIDES[1])
+    with pytest.raises(DeckError) as info:
+        store.move("d", 0, 5)
+    assert info.value.field == "index"
+    assert store.get("d").slides == (SLIDES[2], SLIDES[1])
+    store.delete("d")
+    assert store.names() == []
+
+
+def test_import_does_not_overwrite_unless_asked(store):
+    store.save(Deck(name="d", slides=SLIDES[:1]))
+    text = to_json(Deck(name="d", slides=SLIDES))
+    with pytest.raises(DeckError) as info:
+        store.import_json(text)
+    assert info.value.field == "name" and store.get("d").slides == SLIDES[:1]
+    assert store.import_json(text, replace=True).slides == SLIDES
+
+
+def _tampered(edit, *, resign=False):
+    """A deck file edited after export; ``resign``: its SHA-256 recomputed, as a deliberate forger would."""
+    data = json.loads(to_json(Deck(name="d", slides=SLIDES)))
+    edit(data["deck"])
+    if resign:
+        from polarize.deck import _digest
+
+        data["sha256"] = _digest(data["deck"])
+    return json.dumps(data)
+
+
+def _relink(deck, link="javascript:alert(1)"):
+    deck["slides"][0]["link"] = link
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("{not json", "file"),
+    (b"\x89PNG\r\n\x1a\n", "file"),
+    ('{"format": "polarize-deck", "version": 2, "deck": {}, "sha256": ""}', "file"),
+    ('[1, 2]', "file"),
+    (_tampered(lambda d: d["slides"][0].update(title="changed")), "file"),
+    (_tampered(_relink), "file"),
+    (_tampered(_relink, resign=True), "slides.0.link"),
+    (_tampered(lambda d: _relink(d, "https://example.org/x"), resign=True), "slides.0.link"),
+    (_tampered(lambda d: d["slides"][0].update(extra=1), resign=True), "slides.0"),
+    (_tampered(lambda d: d.update(slides="all"), resign=True), "slides"),
+    (_tampered(lambda d: d["slides"][0].update(notes="x" * 10001), resign=True), "slides.0.notes"),
+])
+def test_bad_or_tampered_files_are_refused_and_change_nothing(store, text, field):
+    store.save(Deck(name="d", slides=SLIDES[:1]))
+    before = store.path.read_bytes()
+    with pytest.raises(DeckError) as info:
+        store.import_json(text, replace=True)
+    assert info.value.field == field
+    assert store.path.read_bytes() == before and store.get("d").slides == SLIDES[:1]
+
+
+def test_fields_are_checked_once_naming_the_field():
+    for kwargs, field in [(dict(link="", title="t"), "link"), (dict(link="/x", title=" "), "title"),
+                          (dict(link="//evil.org/x", title="t"), "link"),
+                          (dict(link="/x", title="t" * 201), "title"), (dict(link="/x", title=3), "title")]:
+        with pytest.raises(DeckError) as info:
+            Slide(**kwargs)
+        assert info.value.field == field
+
+
+def test_a_corrupt_database_is_a_clear_error_and_is_left_alone(tmp_path):
+    path = tmp_path / "decks.sqlite3"
+    path.write_bytes(b"this is not a database at all" * 100)
+    before = path.read_bytes()
+    store = DeckStore(path)
+    for action in (store.names, lambda: store.add_slide("d", SLIDES[0]), lambda: store.import_json(
+            to_json(Deck(name="d", slides=SLIDES)))):
+        with pytest.raises(DeckError, match="not a deck database") as info:
+            action()
+        assert info.value.field == "file"
+    assert path.read_bytes() == before
+
+
+def _writer(path, worker, count):
+    store = DeckStore(path)
+    for k in range(count):
+        store.add_slide("shared", Slide(link=f"/explorer?seed={worker * 1000 + k}", title=f"{worker}-{k}"))
+
+
+def test_concurrent_writers_lose_nothing(tmp_path):
+    path, workers, count = tmp_path / "decks.sqlite3", 3, 15
+    context = multiprocessing.get_context("spawn" if multiprocessing.get_start_method() != "fork" else "fork")
+    processes = [context.Process(target=_writer, args=(path, w, count)) for w in range(workers)]
+    for p in processes:
+        p.start()
+    for p in processes:
+        p.join(60)
+        assert p.exitcode == 0
+    titles = [s.title for s in DeckStore(path).get("shared").slides]
+    assert sorted(titles) == sorted(f"{w}-{k}" for w in range(workers) for k in range(count))
+    for w in range(workers):  # each writer's slides stay in its own order
+        mine = [t for t in titles if t.startswith(f"{w}-")]
+        assert mine == [f"{w}-{k}" for k in range(count)]
+
+
+# ---- the Deck page ----------------------------------------------------------------------------
+
+
+def _page_with_a_deck(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    from polarize.web import pages
+
+    DeckStore().save(Deck(name="Lecture *3* <b>", slides=SLIDES))
+    return pages.DECK
+
+
+def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
+    from polarize.web.page import Action, Columns, Table, Text
+
+    spec = _page_with_a_deck(tmp_path, monkeypatch)
+    job = spec.make_job({})
+    view = spec.view(job)
+    (table,) = [b for b in view.blocks if isinstance(b, Table)]
+    assert [row["title"] for row in table.rows] == [s.title for s in SLIDES]  # a table shows text as it is
+    texts = [b.text for b in view.blocks if isinstance(b, Text)]
+    assert any(r"Lecture \*3\* \<b\>" in t for t in texts) and not any("<b>" in t for t in texts)
+    assert DeckStore().import_json(view.downloads[0].data(), replace=True).slides == SLIDES
+    rows = [b for b in view.blocks if isinstance(b, Columns)]
+    down = next(a for a in rows[0].columns[2] if isinstance(a, Action))
+    assert down.run()[0] is True
+    assert DeckStore().get("Lecture *3* <b>").slides == (SLIDES[1], SLIDES[0], SLIDES[2])
+    assert spec.make_job({}) != job  # the cached view is made again after a write
+
+
+def test_the_deck_page_refuses_a_tampered_import_and_changes_nothing(tmp_path, monkeypatch):
+    from polarize.web.page import Action
+
+    spec = _page_with_a_deck(tmp_path, monkeypatch)
+    view = spec.view(spec.make_job({}))
+    (importer,) = [b for b in view.blocks if isinstance(b, Action) and b.upload]
+    before = DeckStore().path.read_bytes()
+    ok, message = importer.run(_tampered(lambda d: d.update(name="x")).encode())
+    assert not ok and "changed after it was exported" in message
+    assert DeckStore().path.read_bytes() == before
+    ok, message = importer.run(to_json(Deck(name="New", slides=SLIDES[:1])).encode())
+    assert ok and DeckStore().names() == ["Lecture *3* <b>", "New"]
+
+
+def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    _page_with_a_deck(tmp_path, monkeypatch)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/deck.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Lecture decks"
+    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
+    # server's first request) would happen on every run and swallow the click; a browser sees it once.
+    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
+    at.button(key="deck_remove0_0").click().run()
+    assert not at.exception and [s.value for s in at.success] == ["Removed slide 1."]
+    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES[1:]
