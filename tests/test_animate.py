@@ -31,6 +31,9 @@ def test_title_lines_say_the_settings_and_the_verdict():
     settings, verdict = title_lines(result)
     assert settings.startswith("n = 3, d = 3") and "logistic loss" in settings and "seed 2" in settings
     assert verdict.startswith(judge(result).headline + ":")
+    for loss in ("logistic", "square"):  # polarized and not: the headline is said once
+        headline, _, sentence = title_lines(simulate(Experiment(n=3, d=3, loss=loss)))[1].partition(": ")
+        assert headline not in sentence and not sentence.startswith("Yes")
 
 
 def test_the_offline_html_carries_the_title_as_text():

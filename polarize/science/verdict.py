@@ -165,5 +165,5 @@ def title_lines(result: Result) -> tuple[str, str]:
     """
     verdict = judge(result)
     answer, _, rest = verdict.sentence.partition(". ")
-    sentence = rest if answer in ("Yes", "Partly", "No") else verdict.sentence  # the headline says it
+    sentence = rest if answer in ("Yes", verdict.headline) else verdict.sentence  # the headline says it
     return settings_line(result.experiment), f"{verdict.headline}: {sentence}"
