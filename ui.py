@@ -8,7 +8,6 @@ a page knows lives in ``polarize.web``; only this module imports Streamlit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ from polarize.config import Experiment
 from polarize.runner import prestart
 from polarize.web import links
 from polarize.web.controls import Control
+from polarize.web.echo import echo
 from polarize.web.page import (
     Caption,
     Columns,
@@ -133,7 +133,7 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
             query = st.query_params.to_dict()
             saved, ignored = links.read_link(spec, query)
             saved = _settle(spec, saved)
-            state[link_key] = (saved, {key: f"{_code(f'{key}={query[key]}')}: {reason}"
+            state[link_key] = (saved, {key: f"{echo(f'{key}={query[key]}')}: {reason}"
                                        for key, reason in ignored.items()})
         for key, value in saved.items():
             state.setdefault(_key(spec, key), list(value) if isinstance(value, tuple) else value)
@@ -183,15 +183,6 @@ def _load_preset(spec: PageSpec) -> None:
     """Widget callback: load the chosen preset's values into every control."""
     for key, value in spec.defaults(st.session_state[_key(spec, "preset")]).items():
         st.session_state[_key(spec, key)] = list(value) if isinstance(value, tuple) else value
-
-
-def _code(text: str, most: int = 60) -> str:
-    """``text`` (from a link: not ours) as a Markdown code span, shortened, shown as is."""
-    text = " ".join(str(text).split())
-    text = text if len(text) <= most else text[:most - 1] + "\u2026"
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}" if longest else f"`{text}`"
 
 
 # ---- the sidebar --------------------------------------------------------------------------------
