@@ -8,13 +8,14 @@ a page knows lives in ``polarize.web``; only this module imports Streamlit.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from polarize.config import Experiment
-from polarize.runner import prestart
+from polarize.runner import prestart, queue_notices
 from polarize.web import links
 from polarize.web.controls import Control
 from polarize.web.echo import echo
@@ -30,6 +31,7 @@ from polarize.web.page import (
     Table,
     Text,
     View,
+    queue_notice,
 )
 from polarize.web.pages import PAGES, by_name
 
@@ -94,8 +96,12 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    with st.spinner(spec.spinner, show_time=True):
+    notice = st.empty()
+    with st.spinner(spec.spinner, show_time=True), queue_notices(lambda place: _queued(notice, place)):
         view = _view(spec.name, job)
+    notice.empty()
+    if view.passing:
+        _view.clear(spec.name, job)  # a busy server or a crash: the next rerun (and session) tries again
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:
@@ -106,6 +112,23 @@ def render(spec: PageSpec) -> None:
     for block in view.blocks:
         _block(block, spec.name)
     _downloads(view, spec.name)
+
+
+def _queued(notice: Any, place: int) -> None:
+    """Show this session its place in the run queue (called from inside ``_view``'s run).
+
+    Streamlit records what a cached function draws and replays it on every cache hit; this
+    notice belongs to this rerun only (replayed, it would show other sessions a queue they
+    are not in, in a placeholder they do not have). So it is drawn in a copy of the context
+    with Streamlit's "inside a cached function" flag off.
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
+
+    def show() -> None:
+        in_cached_function.set(False)
+        notice.info(queue_notice(place), icon=":material/hourglass_top:")
+
+    contextvars.copy_context().run(show)
 
 
 # ---- the controls' state -------------------------------------------------------------------------

@@ -12,6 +12,10 @@ Every request carries an id that its reply must echo, and a worker whose state
 is in any doubt (a reply not read, a pipe error) is killed rather than reused,
 so no caller can ever receive another caller's result.
 
+Runs wait their turn in ``polarize.admission``: one queue, at most as many
+runs at once as there are workers, plus a spare worker when every running run
+is a long one; ``queue_notices`` tells a caller its place while it waits.
+
 Why not a library pool: loky cannot stop one overrunning task without killing
 the whole executor, and pebble (which can) must start its workers by fork,
 unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
@@ -26,6 +30,8 @@ limit; also the fallback where there are no POSIX pipes), and
 from __future__ import annotations
 
 import atexit
+import contextlib
+import contextvars
 import itertools
 import math
 import os
@@ -33,17 +39,19 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
+from polarize.admission import Admission, ServerBusy
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "RunTimeout", "WorkerCrashed", "call_with_timeout", "prestart", "run_with_timeout",
-    "shutdown", "timeout_seconds",
+    "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "call_with_timeout", "prestart",
+    "queue_notices", "run_with_timeout", "shutdown", "timeout_seconds",
 ]
 
 DEFAULT_TIMEOUT = 20.0
@@ -198,7 +206,7 @@ class _Worker:
                 raise RunTimeout(timeout)
         try:
             reply_id, kind, payload = self.inbox.recv()
-        except (EOFError, OSError):
+        except Exception:  # cut short (EOF) or garbled (unpickling): either way the reply is lost
             raise WorkerCrashed("the worker process died during the run") from None
         if reply_id != call.id:
             raise WorkerCrashed(f"the worker answered request {reply_id} instead of {call.id}")
@@ -213,21 +221,32 @@ class _Worker:
 
 
 class _Pool:
-    """A few workers, lent out one run at a time (the most recently used first)."""
+    """The workers, lent out one run at a time (the most recently used first) in the admission's order.
+
+    A spare slot gets a worker of its own, stopped after its run (memory stays that of ``size`` workers).
+    """
 
     def __init__(self, size: int):
-        self.free: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        self.admission = Admission(size)
         self.all = [_Worker() for _ in range(size)]
+        self.free: queue.LifoQueue[_Worker] = queue.LifoQueue()
         for worker in self.all:
             self.free.put(worker)
         self.lock = threading.Lock()
 
     def run(self, call: _Call, timeout: float) -> Any:
-        worker = self.free.get()
+        slot = self.admission.enter(_NOTICE.get())
         try:
-            return worker.run(call, timeout)
+            worker = _Worker() if slot.spare else self.free.get_nowait()  # a regular slot has a free worker
+            try:
+                return worker.run(call, timeout)
+            finally:
+                if slot.spare:
+                    worker.stop()
+                else:
+                    self.free.put(worker)
         finally:
-            self.free.put(worker)
+            self.admission.leave(slot)
 
     def prestart(self) -> None:
         with self.lock:
@@ -238,6 +257,23 @@ class _Pool:
         with self.lock:
             for worker in self.all:
                 worker.stop()
+
+
+_NOTICE: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("notice", default=None)
+
+
+@contextlib.contextmanager
+def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
+    """While inside, runs made by this thread that must wait call ``notice(k)`` with their place ``k``.
+
+    ``k`` is 1 for the next run to start; ``notice`` is called again whenever it changes
+    (not at all when a worker is free at once). An exception from ``notice`` cancels the wait.
+    """
+    token = _NOTICE.set(notice)
+    try:
+        yield
+    finally:
+        _NOTICE.reset(token)
 
 
 _POOL = _Pool(size=max(1, min(2, os.cpu_count() or 1)))
@@ -266,6 +302,8 @@ def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Re
         As raised by the engine; any other engine failure as ``RuntimeError``.
     WorkerCrashed
         The worker process died (e.g. out of memory).
+    ServerBusy
+        Too many runs are waiting for a worker already.
     """
     return call_with_timeout(simulate, experiment, timeout=timeout)
 
@@ -291,8 +329,8 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
 
     Raises
     ------
-    RunTimeout, WorkerCrashed, ConfigError, DegenerateStateError, RuntimeError
-        As ``run_with_timeout``.
+    RunTimeout, WorkerCrashed, ServerBusy, ConfigError, DegenerateStateError, RuntimeError
+        As ``run_with_timeout``. The time limit starts when a worker takes the run, not while it waits.
     """
     if _in_process():
         return function(*args)

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from polarize import ConfigError, Experiment
+from polarize import ConfigError, Experiment, runner
+from polarize.admission import Admission, ServerBusy
 from polarize.runner import RunTimeout, WorkerCrashed, call_with_timeout, run_with_timeout
 
 
@@ -58,3 +59,88 @@ def test_concurrent_callers_each_receive_their_own_run():
     for thread in threads:
         thread.join()
     assert got == {i: (2 + i % 5, i) for i in range(10)}
+
+
+# The reply channel is the worker's descriptor 3 (the first free one after standard input, output and error).
+_CUT_SHORT = ("import os, struct; os.write(3, struct.pack('!i', 1000) + b'\\x80\\x05 a third of a reply'); "
+              "os._exit(0)")
+_GARBLED = "import os, struct; os.write(3, struct.pack('!i', 5) + b'nope!')"
+
+
+@pytest.mark.parametrize("code", [_CUT_SHORT, _GARBLED], ids=["killed-mid-reply", "garbled-reply"])
+def test_a_broken_reply_is_a_crash_and_the_next_caller_gets_its_own_run(code):
+    with pytest.raises(WorkerCrashed):
+        call_with_timeout(exec, code, timeout=30)
+    r = run_with_timeout(Experiment(n=4, d=3, seed=7, horizon=10), timeout=60)
+    assert (r.experiment.n, r.experiment.seed) == (4, 7)
+
+
+def _occupy(n: int, seconds: float) -> list[threading.Thread]:
+    threads = [threading.Thread(target=call_with_timeout, args=(time.sleep, seconds), kwargs={"timeout": 60})
+               for _ in range(n)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _wait_until(condition, most: float = 30.0) -> None:
+    end = time.monotonic() + most
+    while not condition():
+        assert time.monotonic() < end, "gave up waiting"
+        time.sleep(0.02)
+
+
+def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
+    busy = _occupy(runner._POOL.admission.size, 5.0)
+    _wait_until(lambda: runner._POOL.admission.counts()[0] == runner._POOL.admission.size)
+    places: dict[str, list[int]] = {"first": [], "second": []}
+
+    def ask(name: str) -> None:
+        with runner.queue_notices(places[name].append):
+            assert call_with_timeout(max, 1, 2, timeout=60) == 2
+
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    _wait_until(lambda: places["first"] == [1])
+    ask("second")
+    first.join()
+    for thread in busy:
+        thread.join()
+    assert places == {"first": [1], "second": [2, 1]}
+
+
+def test_long_runs_cannot_hold_up_a_short_one(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
+    heavy = _occupy(runner._POOL.admission.size, 8.0)
+    _wait_until(lambda: runner._POOL.admission.counts()[0] == runner._POOL.admission.size)
+    assert call_with_timeout(max, 3, 4, timeout=60) == 4  # on a spare worker
+    assert all(thread.is_alive() for thread in heavy)
+    for thread in heavy:
+        thread.join()
+
+
+def test_the_queue_is_first_come_first_served_and_bounded():
+    admission = Admission(1, reserve=0, most_waiting=1)
+    holder = admission.enter()
+    order: list[str] = []
+    waiter = threading.Thread(target=lambda: order.append(f"slot {admission.enter().ticket}"))
+    waiter.start()
+    _wait_until(lambda: admission.counts() == (1, 1))
+    with pytest.raises(ServerBusy):
+        admission.enter()
+    admission.leave(holder)
+    waiter.join()
+    assert order == ["slot 2"] and admission.counts() == (1, 0)
+
+
+def test_a_cancelled_wait_leaves_the_queue():
+    admission = Admission(1, reserve=0)
+    admission.enter()
+
+    def cancel(place: int) -> None:
+        raise KeyboardInterrupt  # e.g. Streamlit stopping the script for a rerun
+
+    with pytest.raises(KeyboardInterrupt):
+        admission.enter(cancel)
+    assert admission.counts() == (1, 0)
