@@ -1,0 +1,168 @@
+"""A class opening the app at once: N concurrent sessions against a real server (a script, not a test).
+
+    python benchmarks/load.py [--sessions 30] [--sequential 0]
+
+Starts ``streamlit run app.py`` on a free port (``tests/browser_support.AppServer``), opens one
+warm-up session, then N sessions at the same moment, each a different Explorer link (its own
+seed, so every one is a fresh run, none served from the cache). The sessions speak the app's
+websocket protocol (``tests/stream_client``) and draw nothing, so what is measured is the
+server. Reported:
+
+- sessions served (a figure and no error) and the time until the last figure reached its client;
+- the server's CPU-seconds per session (the server, its simulation workers and any it reaped,
+  from ``/proc``);
+- RSS of the server and its workers (summed) before, at its peak during, and 5 s after the burst,
+  and the worker count before and after;
+- with ``--sequential K``: K more distinct runs one after another, and the RSS after them.
+
+Targets on the 2-core development machine: all 30 served, the last within 15 s, RSS under
+700 MB throughout and back near idle after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from browser_support import AppServer  # noqa: E402
+from stream_client import PageLoad, open_page  # noqa: E402
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def rss_mb(root: int) -> float:
+    """Resident memory of ``root`` and its descendants, in MB."""
+    total = 0
+    for pid in _tree(root):
+        try:
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+        except OSError:
+            continue
+    return total * PAGE_SIZE / 1e6
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU time of ``root`` (itself and the children it reaped) and of its live descendants."""
+    fields = _stat(root)
+    total = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    for pid in _tree(root)[1:]:
+        try:
+            total += sum(int(x) for x in _stat(pid)[11:13])
+        except OSError:
+            continue
+    return total / TICKS
+
+
+def workers(root: int) -> int:
+    """Simulation worker processes (``python -c`` children running ``polarize.runner``)."""
+    count = 0
+    for pid in _tree(root)[1:]:
+        try:
+            count += b"_child_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+    return count
+
+
+class PeakRss:
+    """Samples the RSS of a process tree every 0.1 s while inside (``peak`` in MB)."""
+
+    def __init__(self, root: int):
+        self.root, self.peak, self._stop = root, 0.0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, rss_mb(self.root))
+            self._stop.wait(0.1)
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def burst(url: str, links: list[str], timeout: float) -> list[PageLoad]:
+    return await asyncio.gather(*(open_page(url, link, timeout) for link in links))
+
+
+def served(loads: list[PageLoad]) -> list[PageLoad]:
+    return [load for load in loads if load.figures and not load.errors and load.finished is not None]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--sequential", type=int, default=0, help="distinct runs in a row afterwards")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds a session may wait")
+    args = parser.parse_args()
+    with AppServer() as server:
+        pid = server.process.pid
+        warm = asyncio.run(open_page(server.url, "/?seed=1", args.timeout))
+        assert served([warm]), f"the warm-up session failed: {warm.errors}"
+        time.sleep(1)
+        before, workers_before, cpu_before = rss_mb(pid), workers(pid), cpu_seconds(pid)
+        links = [f"/?seed={1000 + i}" for i in range(args.sessions)]
+        with PeakRss(pid) as peak:
+            start = time.perf_counter()
+            loads = asyncio.run(burst(server.url, links, args.timeout))
+            wall = time.perf_counter() - start
+        cpu = cpu_seconds(pid) - cpu_before
+        ok = served(loads)
+        firsts = sorted(load.first_figure for load in ok)
+        time.sleep(5)
+        after, workers_after = rss_mb(pid), workers(pid)
+        print(f"sessions served: {len(ok)} / {args.sessions} (burst took {wall:.1f} s)")
+        if firsts:
+            print(f"time to figure: median {statistics.median(firsts):.2f} s, last {firsts[-1]:.2f} s")
+        print(f"server CPU: {cpu:.2f} s for the burst, {cpu / max(1, args.sessions):.3f} s per session")
+        print(f"RSS: {before:.0f} MB before, {peak.peak:.0f} MB peak, {after:.0f} MB 5 s after")
+        print(f"workers: {workers_before} before, {workers_after} after")
+        for load in loads:
+            if load not in ok:
+                print(f"  not served: {load.link}: {load.errors[:1]}")
+        if args.sequential:
+            with PeakRss(pid) as peak:
+                for i in range(args.sequential):
+                    asyncio.run(open_page(server.url, f"/?seed={5000 + i}", args.timeout))
+            print(f"{args.sequential} runs in a row: RSS peak {peak.peak:.0f} MB, "
+                  f"{rss_mb(pid):.0f} MB after, {workers(pid)} workers")
+
+
+if __name__ == "__main__":
+    main()
