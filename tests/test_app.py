@@ -224,3 +224,18 @@ def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
         no_exception(at)
         assert len(at.get("plotly_chart")) == 1 and not [i for i in at.info if "queued" in i.value]
     assert told == [1]
+
+
+def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch):
+    from polarize import runner
+
+    monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
+    monkeypatch.setattr(runner._POOL.admission, "most_waiting", 0)  # refuse every run
+    at = explorer({"seed": "918274"})
+    no_exception(at)
+    assert [e.value for e in at.error] == ["The server is too busy to queue this run just now. "
+                                           "Try again in a minute."]
+    monkeypatch.setattr(runner._POOL.admission, "most_waiting", 64)
+    again = explorer({"seed": "918274"})  # the same link a moment later: run, not the cached refusal
+    no_exception(again)
+    assert not again.error and len(again.get("plotly_chart")) == 1
