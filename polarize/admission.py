@@ -5,10 +5,10 @@ takes a ticket and waits in one first-come first-served queue for a slot; at
 most ``size`` regular slots (the pool's workers) are in use at once, and the
 caller is told its place in the queue whenever it changes. A run holding a
 slot for longer than ``heavy_after`` seconds counts as heavy: when every
-running run is heavy, the head of the queue gets a spare slot (a worker
-started for it alone) instead of waiting, at most ``reserve`` of them at a
-time. So a couple of long links (a huge horizon under cross-entropy) delay a
-light run by a worker's start-up, not by their whole time limit. More than
+running run is heavy, the head of the queue gets a spare slot (a reserve
+worker) instead of waiting, at most ``reserve`` of them at a time. So a couple
+of long links (a huge horizon under cross-entropy) cannot hold up the light
+runs behind them for their whole time limit. More than
 ``most_waiting`` waiting runs are refused (``ServerBusy``) rather than queued
 for minutes.
 """
@@ -39,7 +39,7 @@ class ServerBusy(RuntimeError):
 
 @dataclass(frozen=True, kw_only=True)
 class Slot:
-    """A permission to run: ``spare`` when it is one of the reserve's (its worker is started for it)."""
+    """A permission to run: ``spare`` when it is one of the reserve's."""
 
     ticket: int
     spare: bool

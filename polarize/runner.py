@@ -111,6 +111,7 @@ def _child_main() -> None:
     os.dup2(2, 1)
     inbox = Connection(os.dup(0), writable=False)
     outbox = Connection(channel, readable=False)
+    outbox.send((0, "ready", None))  # the engine is imported: the parent's time limits start now
     while True:
         try:
             call = inbox.recv()
@@ -144,6 +145,8 @@ class _Call:
         self.args = args
 
 
+_STARTUP_LIMIT = 120.0  # seconds a new worker may take to import the engine
+
 _CHILD = "from polarize.runner import _child_main; _child_main()"
 
 
@@ -154,6 +157,7 @@ class _Worker:
         self.process: subprocess.Popen[bytes] | None = None
         self.outbox: Connection | None = None
         self.inbox: Connection | None = None
+        self.ready = False
 
     def start(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -166,7 +170,7 @@ class _Worker:
         self.inbox = Connection(os.dup(process.stdout.fileno()), writable=False)
         process.stdin.close()
         process.stdout.close()
-        self.process = process
+        self.process, self.ready = process, False
 
     def stop(self) -> None:
         for conn in (self.outbox, self.inbox):
@@ -185,6 +189,7 @@ class _Worker:
         """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped."""
         self.start()
         try:
+            self._await_ready()
             kind, payload = self._exchange(call, timeout)
         except BaseException:
             self.stop()  # a reply may still be on its way: this worker must not serve anyone else
@@ -192,6 +197,19 @@ class _Worker:
         if kind == "error":
             raise _unpack_error(*payload)
         return payload
+
+    def _await_ready(self) -> None:
+        """Wait for a new worker's imports, outside any run's time limit (a busy host makes them slow)."""
+        if self.ready:
+            return
+        assert self.inbox is not None
+        try:
+            hello = self.inbox.recv() if self._poll(_STARTUP_LIMIT) else None
+        except Exception:
+            hello = None
+        if hello != (0, "ready", None):
+            raise WorkerCrashed("the worker process did not start")
+        self.ready = True
 
     def _exchange(self, call: _Call, timeout: float) -> tuple[str, Any]:
         assert self.outbox is not None and self.inbox is not None
@@ -223,34 +241,36 @@ class _Worker:
 class _Pool:
     """The workers, lent out one run at a time (the most recently used first) in the admission's order.
 
-    A spare slot gets a worker of its own, stopped after its run (memory stays that of ``size`` workers).
+    A spare slot gets one of the reserve's workers, started on first need and then kept warm
+    like the others (a cold start costs more than the light run it is there for).
     """
 
-    def __init__(self, size: int):
-        self.admission = Admission(size)
-        self.all = [_Worker() for _ in range(size)]
+    def __init__(self, size: int, reserve: int = 1):
+        self.admission = Admission(size, reserve=reserve)
+        self.all = [_Worker() for _ in range(size + reserve)]
         self.free: queue.LifoQueue[_Worker] = queue.LifoQueue()
-        for worker in self.all:
-            self.free.put(worker)
+        self.spare: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        for i, worker in enumerate(self.all):
+            (self.free if i < size else self.spare).put(worker)
+        self.size = size
         self.lock = threading.Lock()
 
     def run(self, call: _Call, timeout: float) -> Any:
         slot = self.admission.enter(_NOTICE.get())
         try:
-            worker = _Worker() if slot.spare else self.free.get_nowait()  # a regular slot has a free worker
+            # The admission lends no more slots of a kind than there are workers of that kind.
+            lane = self.spare if slot.spare else self.free
+            worker = lane.get_nowait()
             try:
                 return worker.run(call, timeout)
             finally:
-                if slot.spare:
-                    worker.stop()
-                else:
-                    self.free.put(worker)
+                lane.put(worker)
         finally:
             self.admission.leave(slot)
 
     def prestart(self) -> None:
         with self.lock:
-            for worker in self.all:
+            for worker in self.all[:self.size]:
                 worker.start()
 
     def shutdown(self) -> None:

@@ -144,3 +144,10 @@ def test_a_cancelled_wait_leaves_the_queue():
     with pytest.raises(KeyboardInterrupt):
         admission.enter(cancel)
     assert admission.counts() == (1, 0)
+
+
+def test_a_new_workers_start_up_is_not_charged_to_the_run():
+    with pytest.raises(WorkerCrashed):
+        call_with_timeout(os._exit, 3, timeout=30)
+    # The replacement imports numpy, scipy and the engine (well over a quarter second) before it is ready.
+    assert call_with_timeout(max, 5, 6, timeout=0.25) == 6
