@@ -4,7 +4,8 @@
 
 Starts ``streamlit run app.py`` on a free port (``tests/browser_support.AppServer``), opens one
 warm-up session, then N sessions at the same moment, each a different Explorer link (its own
-seed, so every one is a fresh run, none served from the cache). The sessions speak the app's
+seed, so every one is a fresh run, none served from the cache; ``--same``: one link for all,
+computed once and shared). The sessions speak the app's
 websocket protocol (``tests/stream_client``) and draw nothing, so what is measured is the
 server. Reported:
 
@@ -159,6 +160,7 @@ def report(loads: list[PageLoad], slow: list[PageLoad], wall: float, cpu: tuple[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--same", action="store_true", help="every session opens the same link")
     parser.add_argument("--heavy", type=int, default=0, help="slow links opened just before the burst")
     parser.add_argument("--limit", type=float, default=None, help="the server's POLARIZE_APP_TIMEOUT")
     parser.add_argument("--sequential", type=int, default=0, help="distinct runs in a row afterwards")
@@ -171,7 +173,7 @@ def main() -> None:
         assert served([warm]), f"the warm-up session failed: {warm.errors}"
         time.sleep(1)
         before, workers_before, cpu_before = rss_mb(pid), workers(pid), cpu_seconds(pid)
-        links = [f"/?seed={1000 + i}" for i in range(args.sessions)]
+        links = [f"/?seed={1000 + (0 if args.same else i)}" for i in range(args.sessions)]
         heavy = [HEAVY.format(11 + i) for i in range(args.heavy)]
         with PeakRss(pid) as peak:
             start = time.perf_counter()
