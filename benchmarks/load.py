@@ -9,7 +9,8 @@ computed once and shared). The sessions speak the app's
 websocket protocol (``tests/stream_client``) and draw nothing, so what is measured is the
 server. Reported:
 
-- sessions served (a figure and no error) and the time until the last figure reached its client;
+- sessions served (a figure and no error), how many were told their place in the run queue,
+  and the time until the last figure reached its client;
 - CPU-seconds per session, of the server (with any worker it reaped) and of its live workers,
   from ``/proc``, as the issue measured it (target: under 0.3 s for an Explorer first load);
 - RSS of the server and its workers (summed) before, at its peak during, and 5 s after the burst,
@@ -143,7 +144,9 @@ def served(loads: list[PageLoad]) -> list[PageLoad]:
 def report(loads: list[PageLoad], slow: list[PageLoad], wall: float, cpu: tuple[float, float]) -> None:
     ok = served(loads)
     firsts = sorted(load.first_figure for load in ok)
-    print(f"sessions served: {len(ok)} / {len(loads)} (burst took {wall:.1f} s)")
+    queued = [load for load in loads if any("your run is queued" in text for text in load.texts)]
+    print(f"sessions served: {len(ok)} / {len(loads)} (burst took {wall:.1f} s); "
+          f"{len(queued)} were told their place in the queue")
     if firsts:
         print(f"time to figure: median {statistics.median(firsts):.2f} s, last {firsts[-1]:.2f} s")
     each = max(1, len(loads))
