@@ -14,7 +14,9 @@ so no caller can ever receive another caller's result.
 
 Runs wait their turn in ``polarize.admission``: one queue, at most as many
 runs at once as there are workers, plus a spare worker when every running run
-is a long one; ``queue_notices`` tells a caller its place while it waits.
+is a long one; ``queue_notices`` tells a caller its place while it waits. A
+run that turns long also has its worker's priority lowered, so that the light
+runs beside it get the CPU first.
 
 Why not a library pool: loky cannot stop one overrunning task without killing
 the whole executor, and pebble (which can) must start its workers by fork,
@@ -157,7 +159,7 @@ class _Worker:
         self.process: subprocess.Popen[bytes] | None = None
         self.outbox: Connection | None = None
         self.inbox: Connection | None = None
-        self.ready = False
+        self.ready = self.niced = False
 
     def start(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -170,7 +172,7 @@ class _Worker:
         self.inbox = Connection(os.dup(process.stdout.fileno()), writable=False)
         process.stdin.close()
         process.stdout.close()
-        self.process, self.ready = process, False
+        self.process, self.ready, self.niced = process, False, False
 
     def stop(self) -> None:
         for conn in (self.outbox, self.inbox):
@@ -185,15 +187,21 @@ class _Worker:
                 pass
         self.process, self.outbox, self.inbox = None, None, None
 
-    def run(self, call: _Call, timeout: float) -> Any:
-        """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped."""
+    def run(self, call: _Call, timeout: float, heavy_after: float = math.inf) -> Any:
+        """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped.
+
+        A run still going after ``heavy_after`` seconds has its worker's priority lowered; that
+        worker is then replaced after the run, so that the next one starts at full priority.
+        """
         self.start()
         try:
             self._await_ready()
-            kind, payload = self._exchange(call, timeout)
+            kind, payload = self._exchange(call, timeout, heavy_after)
         except BaseException:
             self.stop()  # a reply may still be on its way: this worker must not serve anyone else
             raise
+        if self.niced:
+            self.stop()
         if kind == "error":
             raise _unpack_error(*payload)
         return payload
@@ -211,17 +219,30 @@ class _Worker:
             raise WorkerCrashed("the worker process did not start")
         self.ready = True
 
-    def _exchange(self, call: _Call, timeout: float) -> tuple[str, Any]:
+    def _yield_cpu(self) -> None:
+        """Lower the worker's scheduling priority by 10 (once; it cannot be raised back unprivileged)."""
+        if self.niced or self.process is None:
+            return
+        try:
+            lower = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+            os.setpriority(os.PRIO_PROCESS, self.process.pid, lower)
+        except OSError:  # pragma: no cover - the worker has just exited
+            pass
+        self.niced = True
+
+    def _exchange(self, call: _Call, timeout: float, heavy_after: float) -> tuple[str, Any]:
         assert self.outbox is not None and self.inbox is not None
         try:
             self.outbox.send(call)
         except (OSError, EOFError):
             raise WorkerCrashed("the worker process was not reachable") from None
-        remaining = timeout
-        while not self._poll(min(remaining, _LONGEST_POLL)):
-            remaining -= _LONGEST_POLL
-            if remaining <= 0:
+        waited, step = 0.0, min(timeout, heavy_after)
+        while not self._poll(step):
+            waited += step
+            if waited >= timeout:
                 raise RunTimeout(timeout)
+            self._yield_cpu()  # a heavy run now: the light runs beside it go first
+            step = min(timeout - waited, _LONGEST_POLL)
         try:
             reply_id, kind, payload = self.inbox.recv()
         except Exception:  # cut short (EOF) or garbled (unpickling): either way the reply is lost
@@ -241,8 +262,9 @@ class _Worker:
 class _Pool:
     """The workers, lent out one run at a time (the most recently used first) in the admission's order.
 
-    A spare slot gets one of the reserve's workers, started on first need and then kept warm
-    like the others (a cold start costs more than the light run it is there for).
+    A spare slot gets one of the reserve's workers, started and kept warm like the others: a
+    cold start, just when long runs fill the host's cores, would cost more than the light run
+    it is there for.
     """
 
     def __init__(self, size: int, reserve: int = 1):
@@ -252,7 +274,6 @@ class _Pool:
         self.spare: queue.LifoQueue[_Worker] = queue.LifoQueue()
         for i, worker in enumerate(self.all):
             (self.free if i < size else self.spare).put(worker)
-        self.size = size
         self.lock = threading.Lock()
 
     def run(self, call: _Call, timeout: float) -> Any:
@@ -262,7 +283,7 @@ class _Pool:
             lane = self.spare if slot.spare else self.free
             worker = lane.get_nowait()
             try:
-                return worker.run(call, timeout)
+                return worker.run(call, timeout, self.admission.heavy_after)
             finally:
                 lane.put(worker)
         finally:
@@ -270,7 +291,7 @@ class _Pool:
 
     def prestart(self) -> None:
         with self.lock:
-            for worker in self.all[:self.size]:
+            for worker in self.all:
                 worker.start()
 
     def shutdown(self) -> None:

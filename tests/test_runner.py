@@ -151,3 +151,20 @@ def test_a_new_workers_start_up_is_not_charged_to_the_run():
         call_with_timeout(os._exit, 3, timeout=30)
     # The replacement imports numpy, scipy and the engine (well over a quarter second) before it is ready.
     assert call_with_timeout(max, 5, 6, timeout=0.25) == 6
+
+
+def test_a_long_run_yields_the_cpu_and_its_worker_is_replaced_after(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    long_run = threading.Thread(target=call_with_timeout, args=(time.sleep, 3.0), kwargs={"timeout": 60})
+    long_run.start()
+
+    def running() -> list[int]:
+        return [w.process.pid for w in runner._POOL.all if w.process is not None and w.niced]
+
+    _wait_until(lambda: len(running()) == 1)
+    (pid,) = running()
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, own + 10)
+    long_run.join()
+    assert not running() and not os.path.exists(f"/proc/{pid}")  # replaced, not reused at low priority
+    assert call_with_timeout(max, 1, 9, timeout=30) == 9
