@@ -43,6 +43,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from polarize.admission import Admission, ServerBusy
@@ -185,13 +186,14 @@ class _Worker:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
                 pass
-        self.process, self.outbox, self.inbox = None, None, None
+        self.process, self.outbox, self.inbox, self.niced = None, None, None, False
 
     def run(self, call: _Call, timeout: float, heavy_after: float = math.inf) -> Any:
         """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped.
 
-        A run still going after ``heavy_after`` seconds has its worker's priority lowered; that
-        worker is then replaced after the run, so that the next one starts at full priority.
+        A run that has used ``heavy_after / 2`` CPU-seconds (checked every ``heavy_after`` seconds)
+        has its worker's priority lowered; that worker is then replaced after the run, so that
+        the next one starts at full priority.
         """
         self.start()
         try:
@@ -219,6 +221,14 @@ class _Worker:
             raise WorkerCrashed("the worker process did not start")
         self.ready = True
 
+    def _cpu_seconds(self) -> float:
+        """CPU time the worker process has used (Linux's /proc), or 0 where that cannot be read."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (AttributeError, OSError, ValueError, IndexError):
+            return 0.0
+
     def _yield_cpu(self) -> None:
         """Lower the worker's scheduling priority by 10 (once; it cannot be raised back unprivileged)."""
         if self.niced or self.process is None:
@@ -236,13 +246,16 @@ class _Worker:
             self.outbox.send(call)
         except (OSError, EOFError):
             raise WorkerCrashed("the worker process was not reachable") from None
-        waited, step = 0.0, min(timeout, heavy_after)
+        waited, cpu = 0.0, self._cpu_seconds()
+        step = min(timeout, heavy_after)
         while not self._poll(step):
             waited += step
             if waited >= timeout:
                 raise RunTimeout(timeout)
-            self._yield_cpu()  # a heavy run now: the light runs beside it go first
-            step = min(timeout - waited, _LONGEST_POLL)
+            # Heavy by the CPU it used, not the time it took: on a busy host a light run waits too.
+            if not self.niced and self._cpu_seconds() - cpu >= heavy_after / 2:
+                self._yield_cpu()  # the light runs beside it go first
+            step = min(timeout - waited, heavy_after if not self.niced else _LONGEST_POLL)
         try:
             reply_id, kind, payload = self.inbox.recv()
         except Exception:  # cut short (EOF) or garbled (unpickling): either way the reply is lost

@@ -90,8 +90,10 @@ async def open_page(base: str, link: str, timeout: float = 120.0) -> PageLoad:
     url = base.replace("http", "ws", 1) + "/_stcore/stream"
     start = time.perf_counter()
     try:
+        # No keep-alive pings: a browser sends none, and on a saturated host the client's own
+        # ping deadline would end sessions the server is still serving.
         async with websockets.connect(url, subprotocols=["streamlit"], max_size=None,
-                                      open_timeout=timeout) as socket:
+                                      open_timeout=timeout, ping_interval=None) as socket:
             await socket.send(_rerun(link))
             async with asyncio.timeout(timeout):
                 async for raw in socket:

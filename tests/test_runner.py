@@ -75,9 +75,11 @@ def test_a_broken_reply_is_a_crash_and_the_next_caller_gets_its_own_run(code):
     assert (r.experiment.n, r.experiment.seed) == (4, 7)
 
 
-def _occupy(n: int, seconds: float) -> list[threading.Thread]:
-    threads = [threading.Thread(target=call_with_timeout, args=(time.sleep, seconds), kwargs={"timeout": 60})
-               for _ in range(n)]
+def _occupy(n: int, seconds: float, stagger: float = 0.0) -> list[threading.Thread]:
+    """``n`` runs sleeping ``seconds`` (the i-th ``i * stagger`` longer), started now."""
+    threads = [threading.Thread(target=call_with_timeout, args=(time.sleep, seconds + i * stagger),
+                                kwargs={"timeout": 60})
+               for i in range(n)]
     for thread in threads:
         thread.start()
     return threads
@@ -92,7 +94,8 @@ def _wait_until(condition, most: float = 30.0) -> None:
 
 def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch):
     monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
-    busy = _occupy(runner._POOL.admission.size, 5.0)
+    # They end 2 s apart: the first frees a worker for "first" while "second" moves up to place 1.
+    busy = _occupy(runner._POOL.admission.size, 4.0, stagger=2.0)
     _wait_until(lambda: runner._POOL.admission.counts()[0] == runner._POOL.admission.size)
     places: dict[str, list[int]] = {"first": [], "second": []}
 
@@ -153,10 +156,12 @@ def test_a_new_workers_start_up_is_not_charged_to_the_run():
     assert call_with_timeout(max, 5, 6, timeout=0.25) == 6
 
 
-def test_a_long_run_yields_the_cpu_and_its_worker_is_replaced_after(monkeypatch):
+def test_a_heavy_run_yields_the_cpu_and_its_worker_is_replaced_after(monkeypatch):
     monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
     own = os.getpriority(os.PRIO_PROCESS, 0)
-    long_run = threading.Thread(target=call_with_timeout, args=(time.sleep, 3.0), kwargs={"timeout": 60})
+    # A second or two of pure CPU in the worker (a sleep would not count: heavy is by CPU used).
+    long_run = threading.Thread(target=call_with_timeout, args=(sum, range(6 * 10**7)),
+                                kwargs={"timeout": 60})
     long_run.start()
 
     def running() -> list[int]:
@@ -168,3 +173,9 @@ def test_a_long_run_yields_the_cpu_and_its_worker_is_replaced_after(monkeypatch)
     long_run.join()
     assert not running() and not os.path.exists(f"/proc/{pid}")  # replaced, not reused at low priority
     assert call_with_timeout(max, 1, 9, timeout=30) == 9
+
+
+def test_a_run_that_only_waits_keeps_its_priority(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.2)
+    call_with_timeout(time.sleep, 1.0, timeout=30)  # slow, but using no CPU: not heavy
+    assert not any(worker.niced for worker in runner._POOL.all)
