@@ -16,13 +16,15 @@ for minutes.
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["HEAVY_AFTER", "MOST_WAITING", "Admission", "ServerBusy", "Slot"]
+__all__ = ["HEAVY_AFTER", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "queue_notices"]
 
 HEAVY_AFTER = 1.5
 """Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
@@ -31,6 +33,23 @@ MOST_WAITING = 64
 """Waiting runs beyond which new ones are refused."""
 
 _RECHECK = 0.25  # seconds between looks at the running runs while waiting (they turn heavy with time)
+
+
+_NOTICE: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("notice", default=None)
+
+
+@contextlib.contextmanager
+def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
+    """While inside, runs made by this thread that must wait call ``notice(k)`` with their place ``k``.
+
+    ``k`` is 1 for the next run to start; ``notice`` is called again whenever it changes
+    (not at all when a slot is free at once). An exception from ``notice`` cancels the wait.
+    """
+    token = _NOTICE.set(notice)
+    try:
+        yield
+    finally:
+        _NOTICE.reset(token)
 
 
 class ServerBusy(RuntimeError):
@@ -70,13 +89,15 @@ class Admission:
     def enter(self, on_wait: Callable[[int], None] | None = None) -> Slot:
         """Wait for a slot; ``on_wait(k)`` is told the place ``k`` (1: next) each time it changes.
 
-        ``on_wait`` is called without any lock held; if it raises, the ticket leaves the queue.
+        ``on_wait`` (by default the one ``queue_notices`` set for this thread) is called without
+        any lock held; if it raises, the ticket leaves the queue.
 
         Raises
         ------
         ServerBusy
             ``most_waiting`` runs are waiting already.
         """
+        on_wait = on_wait or _NOTICE.get()
         with self._changed:
             if len(self._waiting) >= self.most_waiting:
                 raise ServerBusy(f"{len(self._waiting)} runs are waiting already")

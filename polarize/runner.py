@@ -32,8 +32,6 @@ limit; also the fallback where there are no POSIX pipes), and
 from __future__ import annotations
 
 import atexit
-import contextlib
-import contextvars
 import itertools
 import math
 import os
@@ -41,12 +39,11 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from polarize.admission import Admission, ServerBusy
+from polarize.admission import Admission, ServerBusy, queue_notices
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
@@ -290,7 +287,7 @@ class _Pool:
         self.lock = threading.Lock()
 
     def run(self, call: _Call, timeout: float) -> Any:
-        slot = self.admission.enter(_NOTICE.get())
+        slot = self.admission.enter()
         try:
             # The admission lends no more slots of a kind than there are workers of that kind.
             lane = self.spare if slot.spare else self.free
@@ -311,23 +308,6 @@ class _Pool:
         with self.lock:
             for worker in self.all:
                 worker.stop()
-
-
-_NOTICE: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("notice", default=None)
-
-
-@contextlib.contextmanager
-def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
-    """While inside, runs made by this thread that must wait call ``notice(k)`` with their place ``k``.
-
-    ``k`` is 1 for the next run to start; ``notice`` is called again whenever it changes
-    (not at all when a worker is free at once). An exception from ``notice`` cancels the wait.
-    """
-    token = _NOTICE.set(notice)
-    try:
-        yield
-    finally:
-        _NOTICE.reset(token)
 
 
 _POOL = _Pool(size=max(1, min(2, os.cpu_count() or 1)))
