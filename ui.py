@@ -8,16 +8,17 @@ a page knows lives in ``polarize.web``; only this module imports Streamlit.
 
 from __future__ import annotations
 
-import re
+import contextvars
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from polarize.config import Experiment
-from polarize.runner import prestart
+from polarize.runner import prestart, queue_notices
 from polarize.web import links
 from polarize.web.controls import Control
+from polarize.web.echo import echo
 from polarize.web.page import (
     Action,
     Caption,
@@ -31,6 +32,7 @@ from polarize.web.page import (
     Table,
     Text,
     View,
+    queue_notice,
 )
 from polarize.web.pages import PAGES, by_name
 
@@ -95,8 +97,12 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    with st.spinner(spec.spinner, show_time=True):
+    notice = st.empty()
+    with st.spinner(spec.spinner, show_time=True), queue_notices(lambda place: _queued(notice, place)):
         view = _view(spec.name, job)
+    notice.empty()
+    if view.passing:
+        _view.clear(spec.name, job)  # a busy server or a crash: the next rerun (and session) tries again
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:
@@ -107,6 +113,23 @@ def render(spec: PageSpec) -> None:
     for block in view.blocks:
         _block(block, spec.name)
     _downloads(view, spec.name)
+
+
+def _queued(notice: Any, place: int) -> None:
+    """Show this session its place in the run queue (called from inside ``_view``'s run).
+
+    Streamlit records what a cached function draws and replays it on every cache hit; this
+    notice belongs to this rerun only (replayed, it would show other sessions a queue they
+    are not in, in a placeholder they do not have). So it is drawn in a copy of the context
+    with Streamlit's "inside a cached function" flag off.
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import in_cached_function
+
+    def show() -> None:
+        in_cached_function.set(False)
+        notice.info(queue_notice(place), icon=":material/hourglass_top:")
+
+    contextvars.copy_context().run(show)
 
 
 # ---- the controls' state -------------------------------------------------------------------------
@@ -134,7 +157,7 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
             query = st.query_params.to_dict()
             saved, ignored = links.read_link(spec, query)
             saved = _settle(spec, saved)
-            state[link_key] = (saved, {key: f"{_code(f'{key}={query[key]}')}: {reason}"
+            state[link_key] = (saved, {key: f"{echo(f'{key}={query[key]}')}: {reason}"
                                        for key, reason in ignored.items()})
         for key, value in saved.items():
             state.setdefault(_key(spec, key), list(value) if isinstance(value, tuple) else value)
@@ -184,15 +207,6 @@ def _load_preset(spec: PageSpec) -> None:
     """Widget callback: load the chosen preset's values into every control."""
     for key, value in spec.defaults(st.session_state[_key(spec, "preset")]).items():
         st.session_state[_key(spec, key)] = list(value) if isinstance(value, tuple) else value
-
-
-def _code(text: str, most: int = 60) -> str:
-    """``text`` (from a link: not ours) as a Markdown code span, shortened, shown as is."""
-    text = " ".join(str(text).split())
-    text = text if len(text) <= most else text[:most - 1] + "\u2026"
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}" if longest else f"`{text}`"
 
 
 # ---- the sidebar --------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ export (kaleido), as PNG and SVG, plus ``summary.json`` with the key numbers.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import time
@@ -97,6 +98,19 @@ def find_browser() -> str | None:
     return None
 
 
+def missing_for_images() -> str | None:
+    """What static export (PNG, SVG) lacks here, as an instruction, or None when it can run.
+
+    kaleido is the optional extra ``polarize[export]`` (a hosted app does not need it),
+    and it drives a Chromium or Chrome installed on the system.
+    """
+    if importlib.util.find_spec("kaleido") is None:
+        return "kaleido is not installed (pip install 'polarize[export]')"
+    if find_browser() is None:
+        return "no Chromium or Chrome found (apt-get install chromium)"
+    return None
+
+
 def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str], None] = print) -> dict:
     """Run every paper figure and write it to ``directory``.
 
@@ -137,9 +151,10 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
 
 
 def _export_images(figures: dict[str, go.Figure], out: Path, log: Callable[[str], None]) -> str:
-    if find_browser() is None:
-        log("no Chromium or Chrome found: wrote HTML only (apt-get install chromium for PNG/SVG)")
-        return "skipped: no browser found"
+    missing = missing_for_images()
+    if missing is not None:
+        log(f"no PNG/SVG: {missing}; wrote HTML only")
+        return f"skipped: {missing}"
     try:
         import kaleido
 

@@ -12,6 +12,12 @@ Every request carries an id that its reply must echo, and a worker whose state
 is in any doubt (a reply not read, a pipe error) is killed rather than reused,
 so no caller can ever receive another caller's result.
 
+Runs wait their turn in ``polarize.admission``: one queue, at most as many
+runs at once as there are workers, plus a spare worker when every running run
+is a long one; ``queue_notices`` tells a caller its place while it waits. A
+run that turns long also has its worker's priority lowered, so that the light
+runs beside it get the CPU first.
+
 Why not a library pool: loky cannot stop one overrunning task without killing
 the whole executor, and pebble (which can) must start its workers by fork,
 unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
@@ -34,8 +40,10 @@ import subprocess
 import sys
 import threading
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
+from polarize.admission import Admission, ServerBusy, queue_notices
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
 from polarize.env import positive_number
@@ -43,8 +51,8 @@ from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "RunTimeout", "WorkerCrashed", "call_with_timeout", "prestart", "run_with_timeout",
-    "shutdown", "timeout_seconds",
+    "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "call_with_timeout", "prestart",
+    "queue_notices", "run_with_timeout", "shutdown", "timeout_seconds",
 ]
 
 DEFAULT_TIMEOUT = 20.0
@@ -102,6 +110,7 @@ def _child_main() -> None:
     os.dup2(2, 1)
     inbox = Connection(os.dup(0), writable=False)
     outbox = Connection(channel, readable=False)
+    outbox.send((0, "ready", None))  # the engine is imported: the parent's time limits start now
     while True:
         try:
             call = inbox.recv()
@@ -135,6 +144,8 @@ class _Call:
         self.args = args
 
 
+_STARTUP_LIMIT = 120.0  # seconds a new worker may take to import the engine
+
 _CHILD = "from polarize.runner import _child_main; _child_main()"
 
 
@@ -145,6 +156,7 @@ class _Worker:
         self.process: subprocess.Popen[bytes] | None = None
         self.outbox: Connection | None = None
         self.inbox: Connection | None = None
+        self.ready = self.niced = False
 
     def start(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -157,7 +169,7 @@ class _Worker:
         self.inbox = Connection(os.dup(process.stdout.fileno()), writable=False)
         process.stdin.close()
         process.stdout.close()
-        self.process = process
+        self.process, self.ready, self.niced = process, False, False
 
     def stop(self) -> None:
         for conn in (self.outbox, self.inbox):
@@ -170,34 +182,79 @@ class _Worker:
                 self.process.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
                 pass
-        self.process, self.outbox, self.inbox = None, None, None
+        self.process, self.outbox, self.inbox, self.niced = None, None, None, False
 
-    def run(self, call: _Call, timeout: float) -> Any:
-        """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped."""
+    def run(self, call: _Call, timeout: float, heavy_after: float = math.inf) -> Any:
+        """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped.
+
+        A run that has used ``heavy_after / 2`` CPU-seconds (checked every ``heavy_after`` seconds)
+        has its worker's priority lowered; that worker is then replaced after the run, so that
+        the next one starts at full priority.
+        """
         self.start()
         try:
-            kind, payload = self._exchange(call, timeout)
+            self._await_ready()
+            kind, payload = self._exchange(call, timeout, heavy_after)
         except BaseException:
             self.stop()  # a reply may still be on its way: this worker must not serve anyone else
             raise
+        if self.niced:
+            self.stop()
         if kind == "error":
             raise _unpack_error(*payload)
         return payload
 
-    def _exchange(self, call: _Call, timeout: float) -> tuple[str, Any]:
+    def _await_ready(self) -> None:
+        """Wait for a new worker's imports, outside any run's time limit (a busy host makes them slow)."""
+        if self.ready:
+            return
+        assert self.inbox is not None
+        try:
+            hello = self.inbox.recv() if self._poll(_STARTUP_LIMIT) else None
+        except Exception:
+            hello = None
+        if hello != (0, "ready", None):
+            raise WorkerCrashed("the worker process did not start")
+        self.ready = True
+
+    def _cpu_seconds(self) -> float:
+        """CPU time the worker process has used (Linux's /proc), or 0 where that cannot be read."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (AttributeError, OSError, ValueError, IndexError):
+            return 0.0
+
+    def _yield_cpu(self) -> None:
+        """Lower the worker's scheduling priority by 10 (once; it cannot be raised back unprivileged)."""
+        if self.niced or self.process is None:
+            return
+        try:
+            lower = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+            os.setpriority(os.PRIO_PROCESS, self.process.pid, lower)
+        except OSError:  # pragma: no cover - the worker has just exited
+            pass
+        self.niced = True
+
+    def _exchange(self, call: _Call, timeout: float, heavy_after: float) -> tuple[str, Any]:
         assert self.outbox is not None and self.inbox is not None
         try:
             self.outbox.send(call)
         except (OSError, EOFError):
             raise WorkerCrashed("the worker process was not reachable") from None
-        remaining = timeout
-        while not self._poll(min(remaining, _LONGEST_POLL)):
-            remaining -= _LONGEST_POLL
-            if remaining <= 0:
+        waited, cpu = 0.0, self._cpu_seconds()
+        step = min(timeout, heavy_after)
+        while not self._poll(step):
+            waited += step
+            if waited >= timeout:
                 raise RunTimeout(timeout)
+            # Heavy by the CPU it used, not the time it took: on a busy host a light run waits too.
+            if not self.niced and self._cpu_seconds() - cpu >= heavy_after / 2:
+                self._yield_cpu()  # the light runs beside it go first
+            step = min(timeout - waited, heavy_after if not self.niced else _LONGEST_POLL)
         try:
             reply_id, kind, payload = self.inbox.recv()
-        except (EOFError, OSError):
+        except Exception:  # cut short (EOF) or garbled (unpickling): either way the reply is lost
             raise WorkerCrashed("the worker process died during the run") from None
         if reply_id != call.id:
             raise WorkerCrashed(f"the worker answered request {reply_id} instead of {call.id}")
@@ -212,21 +269,34 @@ class _Worker:
 
 
 class _Pool:
-    """A few workers, lent out one run at a time (the most recently used first)."""
+    """The workers, lent out one run at a time (the most recently used first) in the admission's order.
 
-    def __init__(self, size: int):
+    A spare slot gets one of the reserve's workers, started and kept warm like the others: a
+    cold start, just when long runs fill the host's cores, would cost more than the light run
+    it is there for.
+    """
+
+    def __init__(self, size: int, reserve: int = 1):
+        self.admission = Admission(size, reserve=reserve)
+        self.all = [_Worker() for _ in range(size + reserve)]
         self.free: queue.LifoQueue[_Worker] = queue.LifoQueue()
-        self.all = [_Worker() for _ in range(size)]
-        for worker in self.all:
-            self.free.put(worker)
+        self.spare: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        for i, worker in enumerate(self.all):
+            (self.free if i < size else self.spare).put(worker)
         self.lock = threading.Lock()
 
     def run(self, call: _Call, timeout: float) -> Any:
-        worker = self.free.get()
+        slot = self.admission.enter()
         try:
-            return worker.run(call, timeout)
+            # The admission lends no more slots of a kind than there are workers of that kind.
+            lane = self.spare if slot.spare else self.free
+            worker = lane.get_nowait()
+            try:
+                return worker.run(call, timeout, self.admission.heavy_after)
+            finally:
+                lane.put(worker)
         finally:
-            self.free.put(worker)
+            self.admission.leave(slot)
 
     def prestart(self) -> None:
         with self.lock:
@@ -265,6 +335,8 @@ def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Re
         As raised by the engine; any other engine failure as ``RuntimeError``.
     WorkerCrashed
         The worker process died (e.g. out of memory).
+    ServerBusy
+        Too many runs are waiting for a worker already.
     """
     return call_with_timeout(simulate, experiment, timeout=timeout)
 
@@ -290,8 +362,8 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
 
     Raises
     ------
-    RunTimeout, WorkerCrashed, ConfigError, DegenerateStateError, RuntimeError
-        As ``run_with_timeout``.
+    RunTimeout, WorkerCrashed, ServerBusy, ConfigError, DegenerateStateError, RuntimeError
+        As ``run_with_timeout``. The time limit starts when a worker takes the run, not while it waits.
     """
     if _in_process():
         return function(*args)

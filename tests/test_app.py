@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +199,45 @@ def test_the_maths_page_runs():
     at.switch_page("pages/explorer.py").run()
     no_exception(at)
     assert dashboard(at)["layout"]["meta"]["n"] == 8
+
+
+def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
+    from polarize import runner
+
+    monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
+    admission = runner._POOL.admission
+    monkeypatch.setattr(admission, "heavy_after", float("inf"))  # no spare worker: this run must queue
+    told: list[int] = []
+    monkeypatch.syspath_prepend(str(ROOT))
+    import ui  # the module the app's pages import
+
+    monkeypatch.setattr(ui, "queue_notice", lambda place: told.append(place) or f"queued {place}")
+    busy = [threading.Thread(target=runner.call_with_timeout, args=(time.sleep, 3.0), kwargs={"timeout": 60})
+            for _ in range(admission.size)]
+    for thread in busy:
+        thread.start()
+    while admission.counts()[0] < admission.size:
+        time.sleep(0.02)
+    first = explorer({"seed": "918273"})
+    for thread in busy:
+        thread.join()
+    again = explorer({"seed": "918273"})  # from the cache: nothing of the first session's queue
+    for at in (first, again):
+        no_exception(at)
+        assert len(at.get("plotly_chart")) == 1 and not [i for i in at.info if "queued" in i.value]
+    assert told == [1]
+
+
+def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch):
+    from polarize import runner
+
+    monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
+    monkeypatch.setattr(runner._POOL.admission, "most_waiting", 0)  # refuse every run
+    at = explorer({"seed": "918274"})
+    no_exception(at)
+    assert [e.value for e in at.error] == ["The server is too busy to queue this run just now. "
+                                           "Try again in a minute."]
+    monkeypatch.setattr(runner._POOL.admission, "most_waiting", 64)
+    again = explorer({"seed": "918274"})  # the same link a moment later: run, not the cached refusal
+    no_exception(again)
+    assert not again.error and len(again.get("plotly_chart")) == 1

@@ -170,3 +170,18 @@ def test_reproduce_without_a_browser_says_so_and_writes_html_only(tmp_path, monk
     assert summary["images"].startswith("skipped")
     assert any("no Chromium" in line for line in said)
     assert (tmp_path / "kl.html").exists() and not (tmp_path / "kl.png").exists()
+
+
+def test_reproduce_without_kaleido_names_the_extra_to_install(tmp_path, monkeypatch):
+    import importlib.util
+
+    import polarize.reproduce as module
+
+    monkeypatch.setattr(module, "PAPER_FIGURES", {"kl": module.PAPER_FIGURES["kl"]})
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "kaleido" else real(name, *rest))
+    said = []
+    summary = reproduce(tmp_path, log=said.append)
+    assert "polarize[export]" in summary["images"] and any("polarize[export]" in line for line in said)
+    assert (tmp_path / "kl.html").exists() and not (tmp_path / "kl.png").exists()

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from polarize import ConfigError, Experiment
+from polarize import ConfigError, Experiment, runner
+from polarize.admission import Admission, ServerBusy
 from polarize.runner import RunTimeout, WorkerCrashed, call_with_timeout, run_with_timeout
 
 
@@ -58,3 +59,123 @@ def test_concurrent_callers_each_receive_their_own_run():
     for thread in threads:
         thread.join()
     assert got == {i: (2 + i % 5, i) for i in range(10)}
+
+
+# The reply channel is the worker's descriptor 3 (the first free one after standard input, output and error).
+_CUT_SHORT = ("import os, struct; os.write(3, struct.pack('!i', 1000) + b'\\x80\\x05 a third of a reply'); "
+              "os._exit(0)")
+_GARBLED = "import os, struct; os.write(3, struct.pack('!i', 5) + b'nope!')"
+
+
+@pytest.mark.parametrize("code", [_CUT_SHORT, _GARBLED], ids=["killed-mid-reply", "garbled-reply"])
+def test_a_broken_reply_is_a_crash_and_the_next_caller_gets_its_own_run(code):
+    with pytest.raises(WorkerCrashed):
+        call_with_timeout(exec, code, timeout=30)
+    r = run_with_timeout(Experiment(n=4, d=3, seed=7, horizon=10), timeout=60)
+    assert (r.experiment.n, r.experiment.seed) == (4, 7)
+
+
+def _occupy(n: int, seconds: float, stagger: float = 0.0) -> list[threading.Thread]:
+    """``n`` runs sleeping ``seconds`` (the i-th ``i * stagger`` longer), started now."""
+    threads = [threading.Thread(target=call_with_timeout, args=(time.sleep, seconds + i * stagger),
+                                kwargs={"timeout": 60})
+               for i in range(n)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _wait_until(condition, most: float = 30.0) -> None:
+    end = time.monotonic() + most
+    while not condition():
+        assert time.monotonic() < end, "gave up waiting"
+        time.sleep(0.02)
+
+
+def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
+    # They end 2 s apart: the first frees a worker for "first" while "second" moves up to place 1.
+    busy = _occupy(runner._POOL.admission.size, 4.0, stagger=2.0)
+    _wait_until(lambda: runner._POOL.admission.counts()[0] == runner._POOL.admission.size)
+    places: dict[str, list[int]] = {"first": [], "second": []}
+
+    def ask(name: str) -> None:
+        with runner.queue_notices(places[name].append):
+            assert call_with_timeout(max, 1, 2, timeout=60) == 2
+
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    _wait_until(lambda: places["first"] == [1])
+    ask("second")
+    first.join()
+    for thread in busy:
+        thread.join()
+    assert places == {"first": [1], "second": [2, 1]}
+
+
+def test_long_runs_cannot_hold_up_a_short_one(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
+    heavy = _occupy(runner._POOL.admission.size, 8.0)
+    _wait_until(lambda: runner._POOL.admission.counts()[0] == runner._POOL.admission.size)
+    assert call_with_timeout(max, 3, 4, timeout=60) == 4  # on a spare worker
+    assert all(thread.is_alive() for thread in heavy)
+    for thread in heavy:
+        thread.join()
+
+
+def test_the_queue_is_first_come_first_served_and_bounded():
+    admission = Admission(1, reserve=0, most_waiting=1)
+    holder = admission.enter()
+    order: list[str] = []
+    waiter = threading.Thread(target=lambda: order.append(f"slot {admission.enter().ticket}"))
+    waiter.start()
+    _wait_until(lambda: admission.counts() == (1, 1))
+    with pytest.raises(ServerBusy):
+        admission.enter()
+    admission.leave(holder)
+    waiter.join()
+    assert order == ["slot 2"] and admission.counts() == (1, 0)
+
+
+def test_a_cancelled_wait_leaves_the_queue():
+    admission = Admission(1, reserve=0)
+    admission.enter()
+
+    def cancel(place: int) -> None:
+        raise KeyboardInterrupt  # e.g. Streamlit stopping the script for a rerun
+
+    with pytest.raises(KeyboardInterrupt):
+        admission.enter(cancel)
+    assert admission.counts() == (1, 0)
+
+
+def test_a_new_workers_start_up_is_not_charged_to_the_run():
+    with pytest.raises(WorkerCrashed):
+        call_with_timeout(os._exit, 3, timeout=30)
+    # The replacement imports numpy, scipy and the engine (well over a quarter second) before it is ready.
+    assert call_with_timeout(max, 5, 6, timeout=0.25) == 6
+
+
+def test_a_heavy_run_yields_the_cpu_and_its_worker_is_replaced_after(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    # A second or two of pure CPU in the worker (a sleep would not count: heavy is by CPU used).
+    long_run = threading.Thread(target=call_with_timeout, args=(sum, range(6 * 10**7)),
+                                kwargs={"timeout": 60})
+    long_run.start()
+
+    def running() -> list[int]:
+        return [w.process.pid for w in runner._POOL.all if w.process is not None and w.niced]
+
+    _wait_until(lambda: len(running()) == 1)
+    (pid,) = running()
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, own + 10)
+    long_run.join()
+    assert not running() and not os.path.exists(f"/proc/{pid}")  # replaced, not reused at low priority
+    assert call_with_timeout(max, 1, 9, timeout=30) == 9
+
+
+def test_a_run_that_only_waits_keeps_its_priority(monkeypatch):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.2)
+    call_with_timeout(time.sleep, 1.0, timeout=30)  # slow, but using no CPU: not heavy
+    assert not any(worker.niced for worker in runner._POOL.all)

@@ -6,6 +6,7 @@ renderer) -> ``polarize.web`` (page specs, controls, links, views) ->
 
 - ``controls``: ``Control``, one control (widget, link key, range, rules);
 - ``links``: ``read_link`` and ``to_query``, the one reader and writer of links;
+- ``echo``: ``echo``, the one way a user-supplied value (a link's raw text) reaches the page;
 - ``page``: ``PageSpec``, ``View`` and its blocks, ``Problem``;
 - ``explorer``, ``comparisons.*``, ``maths``: the pages; ``text``: the Explorer's words;
 - ``export``: the downloads of a run;

@@ -3,7 +3,7 @@
 The decks live in ``polarize.deck.DeckStore`` (SQLite under ``POLARIZE_DATA_DIR``).
 The page has no controls: its ``job`` is the store's revision, so the renderer's
 cache of the view lasts exactly until the next write. Every user's string (deck
-names, titles, notes, links) is shown through a table or ``text.literal``.
+names, titles, notes, links) is shown through a table or ``echo.literal``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from polarize.deck import Deck, DeckError, DeckStore
+from polarize.web.echo import literal
 from polarize.web.page import Action, Caption, Columns, Download, PageSpec, Table, Text, View
-from polarize.web.text import literal
 
 __all__ = ["DECK", "deck_view"]
 
@@ -70,7 +70,7 @@ def deck_view(job: Any = None) -> View:
     try:
         decks = [store.get(name) for name in store.names()]
     except DeckError as exc:
-        return View(error=str(exc))
+        return View(error=literal(str(exc)))
     where = Caption(f"Decks are kept in {literal(str(store.path))} (set POLARIZE\\_DATA\\_DIR to move them).")
     if not decks:
         return View(blocks=(where, Text("No decks yet: import one."), importer))

@@ -36,7 +36,7 @@ from polarize.web.page import (
     Text,
     View,
     config_reason,
-    describe_failure,
+    failure_view,
 )
 
 __all__ = ["CONTROLS", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "build_experiment", "check",
@@ -208,7 +208,7 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
             return View(error=problem.message)
         result = run_with_timeout(resolved, timeout)
     except Exception as exc:  # an engine bug must not become a traceback on the page
-        return View(error=describe_failure(exc))
+        return failure_view(exc)
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
     figure = dashboard(result, **({} if frames is None else {"frames": frames}))

@@ -17,11 +17,11 @@ import plotly.graph_objects as go
 
 from polarize.config import ConfigError
 from polarize.normalizers import DegenerateStateError
-from polarize.runner import RunTimeout, WorkerCrashed
+from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
 
 __all__ = ["Action", "Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot",
-           "Problem", "Table", "Text", "View", "describe_failure"]
+           "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice"]
 
 Values = Mapping[str, Any]
 
@@ -118,7 +118,7 @@ class Action:
         Our own words (a button label is markdown: never a user's string).
     run : callable
         ``run()``, or ``run(data)`` with the uploaded file's bytes: ``(ok, message)``, the
-        message markdown with any user's string escaped (``text.literal``).
+        message markdown with any user's string escaped (``echo.literal``).
     help : str
     upload : tuple of str
         File types to accept; empty for a plain button.
@@ -151,6 +151,9 @@ class View:
         What the view was made from (a ``Result``, the runs), for scripts and tests.
     seconds : float
         Wall time of making the view.
+    passing : bool
+        Whether ``error`` may pass on its own (a busy server, a crashed worker): the renderer
+        then does not keep the view for others, and the next rerun tries again.
     """
 
     blocks: tuple[Any, ...] = ()
@@ -160,6 +163,7 @@ class View:
     sidebar: str = ""
     data: Any = None
     seconds: float = 0.0
+    passing: bool = False
 
     def plots(self) -> list[Plot]:
         """Every figure of the view, in order (also those inside columns)."""
@@ -256,7 +260,20 @@ def describe_failure(exc: BaseException) -> str:
         return f"The engine cannot run this: {exc}"
     if isinstance(exc, WorkerCrashed):
         return f"The run failed: {exc}. Try smaller settings."
+    if isinstance(exc, ServerBusy):
+        return "The server is too busy to queue this run just now. Try again in a minute."
     return f"The engine failed on this run ({type(exc).__name__}: {exc})."
+
+
+def failure_view(exc: BaseException) -> View:
+    """The view of a failed run: ``describe_failure``'s words, ``passing`` for a busy server or a crash."""
+    return View(error=describe_failure(exc), passing=isinstance(exc, (ServerBusy, WorkerCrashed)))
+
+
+def queue_notice(place: int) -> str:
+    """What a session waiting for a worker is told (``place`` 1: next to start)."""
+    return (f"The server is busy: your run is queued (position {place}). It starts as soon as a worker "
+            "is free; the time limit counts from then.")
 
 
 def config_reason(exc: ConfigError) -> str:

@@ -13,7 +13,7 @@ from polarize.plots import PANELS
 from polarize.science import distance_to_simplex, format_time
 
 __all__ = ["A_INIT_NAMES", "LOSS_NAMES", "NORMALIZER_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
-           "literal", "panel_captions", "summary_metrics"]
+           "panel_captions", "summary_metrics"]
 
 LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
 NORMALIZER_NAMES = {
@@ -107,15 +107,3 @@ def panel_captions(experiment: Experiment) -> list[str]:
         "loss": loss,
     }
     return [f"**{PANELS[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]
-
-
-def literal(text: str) -> str:
-    """``text`` (a user's) escaped for markdown, so that it shows as typed: no markup, links or maths.
-
-    Every ASCII punctuation character is backslash-escaped (CommonMark allows it for each)
-    and line breaks become spaces.
-    """
-    return "".join(f"\\{c}" if c in _PUNCTUATION else " " if c in "\r\n" else c for c in str(text))
-
-
-_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")

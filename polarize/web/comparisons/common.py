@@ -35,7 +35,7 @@ from polarize.web.page import (
     Table,
     View,
     config_reason,
-    describe_failure,
+    failure_view,
 )
 
 __all__ = ["Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "intro", "start",
@@ -135,7 +135,7 @@ def study_view(page: str, values: Values, study: Study,
         function, args = study(values)
         outcome = call_with_timeout(function, *args, timeout=timeout)
     except Exception as exc:  # an engine failure must not become a traceback on the page
-        return View(error=describe_failure(exc))
+        return failure_view(exc)
     drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
     stem = f"polarize-{page}"
     # The title of the offline HTML and of the clips: the page and its settings, as in the link.

@@ -1,0 +1,43 @@
+# polarize as a container: Hugging Face Spaces (sdk: docker, app_port 7860) or any Docker host.
+#   docker build -t polarize .                          # the app alone
+#   docker build -t polarize --build-arg EXPORT=1 .     # plus kaleido and Chromium for PNG/SVG export
+#   docker run --rm -p 7860:7860 polarize
+# tests/test_deploy.py builds the same environment without Docker (a fresh venv, the same
+# requirements, files and CMD) and checks that it serves; keep the two in step.
+FROM python:3.11-slim
+
+ARG EXPORT=0
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+RUN if [ "$EXPORT" = "1" ]; then \
+        apt-get update && apt-get install -y --no-install-recommends chromium \
+        && rm -rf /var/lib/apt/lists/*; \
+    fi
+
+# Dependencies first (a layer that changes only with requirements.txt), then the package as a
+# wheel built from a copy of its sources, which is then removed: the app imports the installed
+# package, never a source folder beside it.
+COPY requirements.txt /tmp/src/
+RUN pip install -r /tmp/src/requirements.txt \
+    && if [ "$EXPORT" = "1" ]; then pip install "kaleido==1.5.1"; fi
+COPY pyproject.toml README.md /tmp/src/
+COPY polarize /tmp/src/polarize
+RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \
+    && pip install --no-deps /tmp/wheels/*.whl \
+    && rm -rf /tmp/src /tmp/wheels
+
+# Spaces runs the container as user 1000.
+RUN useradd --create-home --uid 1000 app
+WORKDIR /home/app/polarize
+COPY --chown=app app.py ui.py ./
+COPY --chown=app pages ./pages
+COPY --chown=app .streamlit ./.streamlit
+
+USER app
+EXPOSE 7860
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/_stcore/health', timeout=4)"]
+CMD ["streamlit", "run", "app.py", "--server.port=7860", "--server.address=0.0.0.0"]

@@ -1,0 +1,149 @@
+"""Who runs next on the worker pool: one queue, a global limit, and a lane that long runs cannot fill.
+
+A hosted demo serves a whole class from a few worker processes. Every run
+takes a ticket and waits in one first-come first-served queue for a slot; at
+most ``size`` regular slots (the pool's workers) are in use at once, and the
+caller is told its place in the queue whenever it changes. A run holding a
+slot for longer than ``heavy_after`` seconds counts as heavy: when every
+running run is heavy, the head of the queue gets a spare slot (a reserve
+worker) instead of waiting, at most ``reserve`` of them at a time. So a couple
+of long links (a huge horizon under cross-entropy) cannot hold up the light
+runs behind them for their whole time limit. More than
+``most_waiting`` waiting runs are refused (``ServerBusy``) rather than queued
+for minutes.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import contextvars
+import itertools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["HEAVY_AFTER", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "queue_notices"]
+
+HEAVY_AFTER = 1.5
+"""Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
+
+MOST_WAITING = 64
+"""Waiting runs beyond which new ones are refused."""
+
+_RECHECK = 0.25  # seconds between looks at the running runs while waiting (they turn heavy with time)
+
+
+_NOTICE: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("notice", default=None)
+
+
+@contextlib.contextmanager
+def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
+    """While inside, runs made by this thread that must wait call ``notice(k)`` with their place ``k``.
+
+    ``k`` is 1 for the next run to start; ``notice`` is called again whenever it changes
+    (not at all when a slot is free at once). An exception from ``notice`` cancels the wait.
+    """
+    token = _NOTICE.set(notice)
+    try:
+        yield
+    finally:
+        _NOTICE.reset(token)
+
+
+class ServerBusy(RuntimeError):
+    """Too many runs are waiting for a worker; try again shortly."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slot:
+    """A permission to run: ``spare`` when it is one of the reserve's."""
+
+    ticket: int
+    spare: bool
+
+
+class Admission:
+    """A first-come first-served queue over ``size`` regular slots and ``reserve`` spare ones.
+
+    Parameters
+    ----------
+    size : int
+        Regular slots: the global limit on concurrent runs, besides the reserve.
+    reserve : int
+        Spare slots, lent only while every running run has lasted ``heavy_after`` seconds.
+    heavy_after : float
+    most_waiting : int
+    """
+
+    def __init__(self, size: int, *, reserve: int = 1, heavy_after: float = HEAVY_AFTER,
+                 most_waiting: int = MOST_WAITING):
+        self.size, self.reserve = size, reserve
+        self.heavy_after, self.most_waiting = heavy_after, most_waiting
+        self._running: dict[int, tuple[float, bool]] = {}  # ticket -> (start time, spare)
+        self._waiting: collections.deque[int] = collections.deque()
+        self._tickets = itertools.count(1)
+        self._changed = threading.Condition()
+
+    def enter(self, on_wait: Callable[[int], None] | None = None) -> Slot:
+        """Wait for a slot; ``on_wait(k)`` is told the place ``k`` (1: next) each time it changes.
+
+        ``on_wait`` (by default the one ``queue_notices`` set for this thread) is called without
+        any lock held; if it raises, the ticket leaves the queue.
+
+        Raises
+        ------
+        ServerBusy
+            ``most_waiting`` runs are waiting already.
+        """
+        on_wait = on_wait or _NOTICE.get()
+        with self._changed:
+            if len(self._waiting) >= self.most_waiting:
+                raise ServerBusy(f"{len(self._waiting)} runs are waiting already")
+            ticket = next(self._tickets)
+            self._waiting.append(ticket)
+        told = 0
+        try:
+            while True:
+                with self._changed:
+                    place = self._waiting.index(ticket) + 1
+                    spare = self._free_slot() if place == 1 else None
+                    if spare is not None:
+                        self._waiting.popleft()
+                        self._running[ticket] = (time.monotonic(), spare)
+                        self._changed.notify_all()
+                        return Slot(ticket=ticket, spare=spare)
+                    if place == told:
+                        self._changed.wait(_RECHECK)
+                        continue
+                told = place
+                if on_wait is not None:
+                    on_wait(place)
+        except BaseException:
+            with self._changed:
+                if ticket in self._waiting:
+                    self._waiting.remove(ticket)
+                self._changed.notify_all()
+            raise
+
+    def leave(self, slot: Slot) -> None:
+        """Give the slot back (always, however the run ended)."""
+        with self._changed:
+            self._running.pop(slot.ticket, None)
+            self._changed.notify_all()
+
+    def _free_slot(self) -> bool | None:
+        """False for a regular slot, True for a spare one, None when the head must wait (lock held)."""
+        regular = sum(not spare for _, spare in self._running.values())
+        if regular < self.size:
+            return False
+        spares = len(self._running) - regular
+        now = time.monotonic()
+        all_heavy = all(now - start >= self.heavy_after for start, _ in self._running.values())
+        return True if spares < self.reserve and all_heavy else None
+
+    def counts(self) -> tuple[int, int]:
+        """(running, waiting) now."""
+        with self._changed:
+            return len(self._running), len(self._waiting)

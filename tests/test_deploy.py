@@ -1,0 +1,171 @@
+"""The hosted demo's files: the Dockerfile serves the app, and the deploy files agree with each other.
+
+There is no Docker daemon here, so ``test_the_dockerfile_environment_serves_the_app``
+rebuilds what the Dockerfile builds, read from the Dockerfile itself: its ``COPY`` lines
+stage the same files, its dependency layer is a virtual environment with
+``requirements.txt`` (kept between runs under ``test-artifacts/``, as Docker keeps that
+layer, and rebuilt whenever the file changes), the package goes in as a freshly built
+wheel, and the server starts with the image's ``CMD`` (on a free local port). It then asks
+the ``HEALTHCHECK`` URL and opens one page over the app's websocket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from browser_support import ARTIFACTS, free_port  # noqa: E402
+from stream_client import open_page  # noqa: E402
+
+
+@dataclass
+class Image:
+    """What the Dockerfile does, as far as the app is concerned."""
+
+    copies: list[tuple[list[str], str, str]] = field(default_factory=list)  # (sources, dest, workdir)
+    runs: list[str] = field(default_factory=list)
+    workdir: str = "/"
+    expose: int = 0
+    health: str = ""
+    cmd: list[str] = field(default_factory=list)
+
+
+def read_dockerfile(path: Path = ROOT / "Dockerfile") -> Image:
+    image = Image()
+    text = re.sub(r"\\\n\s*", " ", path.read_text())
+    for line in text.splitlines():
+        word, _, rest = line.strip().partition(" ")
+        if word == "COPY" and "--from" not in rest:
+            *sources, dest = [part for part in rest.split() if not part.startswith("--")]
+            image.copies.append((sources, dest, image.workdir))
+        elif word == "RUN":
+            image.runs.append(rest.strip())
+        elif word == "WORKDIR":
+            image.workdir = rest.strip()
+        elif word == "EXPOSE":
+            image.expose = int(rest.split("/")[0])
+        elif word == "HEALTHCHECK":
+            (image.health,) = re.findall(r"https?://[^'\" ]+", rest)
+        elif word == "CMD":
+            image.cmd = json.loads(rest)
+    return image
+
+
+def front_matter() -> dict[str, str]:
+    """The README's YAML front matter (Hugging Face Spaces reads it), as flat key: value pairs."""
+    head = (ROOT / "README.md").read_text().split("---\n")
+    assert head[0] == "", "README.md must open with the Spaces front matter"
+    return dict(line.split(": ", 1) for line in head[1].strip().splitlines())
+
+
+def option(cmd: list[str], name: str) -> str:
+    (value,) = [arg.split("=", 1)[1] for arg in cmd if arg.startswith(f"--{name}=")]
+    return value
+
+
+def test_the_deploy_files_agree():
+    image = read_dockerfile()
+    assert image.cmd[:3] == ["streamlit", "run", "app.py"]
+    assert int(option(image.cmd, "server.port")) == image.expose == 7860
+    assert image.health == f"http://127.0.0.1:{image.expose}/_stcore/health"
+    spaces = front_matter()
+    assert spaces["sdk"] == "docker" and int(spaces["app_port"]) == image.expose
+    assert any(run.startswith("useradd") for run in image.runs)
+    assert "\nUSER app\n" in (ROOT / "Dockerfile").read_text()  # not root
+
+
+def test_requirements_pin_the_versions_the_tests_run_with():
+    pins = [line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert {name for name, _ in pins} >= {"numpy", "scipy", "plotly", "streamlit", "threadpoolctl"}
+    assert {name: metadata.version(name) for name, _ in pins} == dict(pins)
+
+
+def _stage(image: Image, root: Path) -> None:
+    """Copy what the Dockerfile copies, to the same places under ``root``."""
+    for sources, dest, workdir in image.copies:
+        target = root / (dest if dest.startswith("/") else f"{workdir}/{dest}").lstrip("/")
+        for source in sources:
+            origin = ROOT / source
+            into = target / origin.name if dest.endswith("/") else target
+            into.parent.mkdir(parents=True, exist_ok=True)
+            if origin.is_dir():
+                shutil.copytree(origin, into, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(origin, into)
+
+
+def _dependency_layer(requirements: Path) -> Path:
+    """A venv with ``requirements.txt`` installed, reused while the file is unchanged."""
+    digest = hashlib.sha1(requirements.read_bytes()).hexdigest()[:12]
+    venv = ARTIFACTS / f"deploy-venv-{digest}"
+    if not (venv / "bin" / "streamlit").exists():
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([venv / "bin" / "pip", "install", "-q", "-r", requirements], check=True)
+    return venv
+
+
+def _serve(cmd: list[str], cwd: Path, venv: Path, port: int) -> subprocess.Popen[bytes]:
+    cmd = [arg if not arg.startswith(("--server.port=", "--server.address=")) else
+           f"{arg.split('=')[0]}={port if 'port' in arg else '127.0.0.1'}" for arg in cmd]
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(cwd), "LANG": "C.UTF-8"}
+    with open(ARTIFACTS / "deploy-server.log", "wb") as log:
+        return subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+def _healthy(url: str, process: subprocess.Popen[bytes], most: float = 60.0) -> str:
+    end = time.monotonic() + most
+    while time.monotonic() < end and process.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                return reply.read().decode()
+        except OSError:
+            time.sleep(0.25)
+    return f"no answer (server exit code {process.poll()})"
+
+
+@pytest.mark.slow
+def test_the_dockerfile_environment_serves_the_app(tmp_path):
+    image = read_dockerfile()
+    install = ("pip install -r /tmp/src/requirements.txt", "pip wheel --no-deps -w /tmp/wheels /tmp/src",
+               "pip install --no-deps /tmp/wheels/*.whl")
+    assert all(any(step in run for run in image.runs) for step in install), "the Dockerfile changed"
+    ARTIFACTS.mkdir(exist_ok=True)
+    _stage(image, tmp_path)
+    venv = _dependency_layer(tmp_path / "tmp/src/requirements.txt")
+    pip = venv / "bin" / "pip"
+    subprocess.run([pip, "wheel", "-q", "--no-deps", "-w", tmp_path / "wheels", tmp_path / "tmp/src"],
+                   check=True)
+    (wheel,) = (tmp_path / "wheels").glob("polarize-*.whl")
+    subprocess.run([pip, "install", "-q", "--no-deps", "--force-reinstall", wheel], check=True)
+    subprocess.run([pip, "check"], check=True)  # the pins satisfy the package's own requirements
+    app = tmp_path / image.workdir.lstrip("/")
+    assert not (app / "polarize").exists()  # the app must import the installed wheel
+    port = free_port()
+    server = _serve(image.cmd, app, venv, port)
+    try:
+        assert _healthy(image.health.replace(str(image.expose), str(port)), server) == "ok"
+        load = asyncio.run(open_page(f"http://127.0.0.1:{port}", "/?seed=3", timeout=90))
+        assert load.errors == [] and load.figures == 1 and load.finished is not None
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=15)

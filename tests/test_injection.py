@@ -1,0 +1,90 @@
+"""Links cannot be turned against the viewer: every value a link brings is shown as text, on every page.
+
+Each page is opened (headless, ``AppTest``) with a link whose every key holds an
+attack: a phishing link, an image, raw HTML, a colour directive, maths, a bare
+URL, backticks that try to close a code span early. Everything the page then
+shows as Markdown is parsed with a CommonMark parser: the attacks' text may
+appear only inside code spans, and no link, image or HTML may appear at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+from streamlit.testing.v1 import AppTest
+
+from polarize.web.echo import echo, literal
+from polarize.web.pages import PAGES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MARK = "evil.example"
+"""In every attack: wherever it shows outside a code span, the attack got through."""
+
+ATTACKS = (
+    f"[Session expired: log in](https://{MARK}/login)",
+    f"![logo](https://{MARK}/x.png)",
+    f"<img src=x onerror=alert(1)> <a href='https://{MARK}'>{MARK}</a>",
+    f":red[**{MARK} says: your session expired**]",
+    f"`` ` {MARK}` [x](https://{MARK}) ```",
+    f"x` [click](https://{MARK}) `y",
+    f"$\\href{{https://{MARK}}}{{\\text{{log in}}}}$",
+    f"https://{MARK}/\n\n# {MARK} <script>alert(1)</script>",
+)
+
+PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def exposed(markdown: str) -> list[str]:
+    """What of ``markdown`` a reader would get as anything but literal code: attack text, links, HTML."""
+    found = []
+    for block in PARSER.parse(markdown):
+        if block.type == "html_block" or (block.type != "inline" and MARK in block.content):
+            found.append(block.content)
+        for token in block.children or ():
+            if token.type in ("link_open", "image", "html_inline") or (
+                    token.type != "code_inline" and MARK in token.content):
+                found.append(f"{token.type}: {token.content}")
+    return found
+
+
+def shown_markdown(at: AppTest) -> list[str]:
+    """Every piece of Markdown the page put on screen (main area and sidebar)."""
+    kinds = ("markdown", "caption", "warning", "error", "info", "success", "title", "header", "subheader")
+    return [element.value for kind in kinds for element in getattr(at, kind)]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_echo_keeps_any_text_literal(attack):
+    span = echo(attack, most=500)
+    (paragraph,) = [t for t in PARSER.parse(span) if t.type == "inline"]
+    (token,) = paragraph.children
+    assert token.type == "code_inline"
+    assert token.content == " ".join(attack.split())
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_literal_prose_shows_any_text_as_typed(attack):
+    (paragraph,) = [t for t in PARSER.parse(literal(attack)) if t.type == "inline"]
+    assert [token.type for token in paragraph.children] == ["text"]  # no link, image, HTML or emphasis
+    assert paragraph.children[0].content == attack.replace("\n", " ")
+
+
+def test_echo_shortens_long_text():
+    assert echo("x" * 100, most=10) == "`" + "x" * 9 + "\u2026`"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
+def test_no_link_can_inject_markdown_into_a_page(spec):
+    at = AppTest.from_file(str(ROOT / "pages" / f"{spec.name}.py"), default_timeout=120)
+    for i, key in enumerate(spec.keys or ("seed",)):
+        at.query_params[key] = ATTACKS[i % len(ATTACKS)]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = shown_markdown(at)
+    (warning,) = [text for text in shown if "could not use" in text] if spec.keys else [""]
+    assert all(f"{key}=" in warning for key in spec.keys)  # each attack was shown, and refused
+    assert [bad for text in shown for bad in exposed(text)] == []
