@@ -4,6 +4,7 @@
     polarize run --preset NAME -o RESULT.json
     polarize presets
     polarize reproduce -o DIR
+    polarize sinks train|runs ...   (see polarize.sinks.cli)
 
 A bad configuration exits with status 2 and one line naming the field.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate
 from polarize.presets import PRESETS, get_preset
+from polarize.sinks import cli as sinks_cli
 
 __all__ = ["main"]
 
@@ -34,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     again = commands.add_parser("reproduce", help="recompute the paper's toy figures into a folder")
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
+    sinks_cli.add_parser(commands)
     return parser
 
 
@@ -47,6 +50,8 @@ def _load(path: Path) -> Experiment:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "sinks":
+        return sinks_cli.run(args)
     if args.command == "reproduce":
         from polarize.reproduce import reproduce
 
