@@ -43,8 +43,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 class _Bar:
     """A one-line text progress bar on stderr, redrawn at most ten times a second."""
 
-    def __init__(self, label: str, stream=sys.stderr):
-        self.label, self.stream, self.start, self.shown = label, stream, time.perf_counter(), 0.0
+    def __init__(self, label: str):
+        self.label, self.start, self.shown = label, time.perf_counter(), 0.0
 
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
@@ -54,11 +54,12 @@ class _Bar:
         filled = int(30 * done / max(total, 1))
         elapsed = now - self.start
         left = elapsed / done * (total - done) if done else 0.0
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
+        stream = sys.stderr  # looked up per call, so that a redirected stderr is honoured
+        stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
                           f"{elapsed:.0f}s elapsed, ~{left:.0f}s left")
         if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
+            stream.write("\n")
+        stream.flush()
 
 
 def _train(args: argparse.Namespace) -> int:
