@@ -4,6 +4,7 @@ from polarize.web.comparisons import descent, losses, normalizers, rates, tied
 from polarize.web.explorer import EXPLORER
 from polarize.web.maths import MATHS
 from polarize.web.phase import PAGE as PHASE
+from polarize.web.sinks import PAGE as SINKS
 
 NORMALIZERS = normalizers.PAGE
 LOSSES = losses.PAGE
@@ -11,11 +12,11 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, MATHS)
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, SINKS, MATHS)
 """Every page, in navigation order."""
 
-__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "TIED",
-           "by_name"]
+__all__ = ["DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "SINKS",
+           "TIED", "by_name"]
 
 
 def by_name(name: str):
