@@ -116,3 +116,27 @@ def test_cli_trains_and_writes_the_run(tmp_path, monkeypatch, capsys):
     assert record["config"]["seed"] == 2 and record["size"] == "tiny"
     captured = capsys.readouterr()
     assert "10/10" in captured.err and "sigmoid-unnormalized" in captured.out
+
+
+def test_a_shipped_run_is_reproduced_by_retraining_its_start():
+    """The shipped runs come from ``train``: retraining the first checkpoint's steps gives its numbers.
+
+    A run's first steps do not depend on its length (same data, batch order and optimizer), so
+    100 steps reproduce the shipped step-100 checkpoint at CPU float32 precision.
+    """
+    from polarize.sinks.runs import read_run, shipped_runs
+
+    runs = shipped_runs()
+    if not runs:
+        pytest.skip("no shipped runs in this checkout")
+    name = next((n for n in runs if n.startswith("classroom-softmax")), next(iter(runs)))
+    shipped = read_run(runs[name])
+    first = shipped["history"][1]
+    config = shipped["config"]
+    short = SinksConfig.from_dict({**config.to_dict(), "steps": first["step"], "checkpoints": 1})
+    again = train(short)["history"][-1]
+    assert again["step"] == first["step"]
+    assert again["loss"] == pytest.approx(first["loss"], rel=1e-3)
+    np.testing.assert_allclose(again["sink_scores"], first["sink_scores"], atol=2e-3)
+    np.testing.assert_allclose(again["bos_norms"], first["bos_norms"], rtol=1e-3)
+    assert abs(again["accuracy"] - first["accuracy"]) <= 2 / config.eval_size

@@ -11,7 +11,7 @@ import numpy as np
 from polarize.plots.sinks import attention_figure, training_figure
 from polarize.sinks.runs import read_run, run_info, shipped_runs
 from polarize.web.controls import Control
-from polarize.web.page import Metric, PageSpec, Plot, Table, Text, View
+from polarize.web.page import Columns, Metric, PageSpec, Plot, Table, Text, View
 
 __all__ = ["PAGE"]
 
@@ -71,7 +71,7 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
     metrics = (Metric("Induction accuracy", f"{info.accuracy:.3f}", "final, on held-out sequences"),
                Metric("Top sink score, layer 1", f"{float(last.max()):.3f}", "over 0.9 is a sink"),
                Metric("Sink heads", str(info.sinks), "counted only above 0.95 accuracy"))
-    blocks = (metrics,
+    blocks = (Columns(tuple((metric,) for metric in metrics)),
               Plot("sinks-attention", attention_figure(record, checkpoint, int(values["sequence"])),
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
                    "A sink head puts its rows' weight in the first column, on BOS."),
