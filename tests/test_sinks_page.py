@@ -24,7 +24,9 @@ def test_shipped_runs_read_and_show_the_papers_claim():
     for name, path in shipped_runs().items():
         record = read_run(path)
         scores = np.asarray(record["sink_scores"])
-        assert scores.shape == (2, 4) and np.all((scores >= 0) & (scores <= 1 + 1e-6)), name
+        assert scores.shape == (2, 4), name
+        if record["config"].attention != "raw":  # raw weights are signed: their share is not in [0, 1]
+            assert np.all((scores >= 0) & (scores <= 1 + 1e-6)), name
         if record["config"].attention == "softmax" and record["accuracy"] > 0.95:
             assert scores[1].max() > 0.9, name  # a layer-1 sink head
 

@@ -23,7 +23,10 @@ TIE_BACK = (
     "Inside a softmax head the BOS key is such a token: it is in every row, so when attending to it "
     "costs the least, its score is pushed up in every row at once and the head polarizes onto it, a "
     "sink that does nothing but park attention. Sigmoid and linear attention have no mean-fitness "
-    "term and no shared budget, so the same training leaves them without a sink. The BOS residual "
+    "term and no shared budget; the paper reports no sinks for them. In the shipped classroom runs "
+    "most of them do not learn the task in the short budget (see the table), and one row-normalized "
+    "sigmoid run that did learn it grew a near-sink: dividing rows by their sum brings back a shared "
+    "budget and a mean-centred term. The BOS residual "
     "norm growing in the right panel is the toy's massive activation, like the tied model's "
     "growing column.")
 
@@ -87,5 +90,5 @@ PAGE = PageSpec(
     url_path="sinks", controls=_controls(), defaults=_defaults, view=view, spinner="Reading the run...",
     caption=lambda values: (
         "Small transformers trained on the paper's induction task (section 7): with softmax attention a "
-        "head of the second layer (layer 1) parks over 90% of its attention on the first token, with "
-        "sigmoid or linear attention none does. Train your own: `polarize sinks train`."))
+        "head of the second layer (layer 1) parks over 90% of its attention on the first token. Pick a "
+        "variant and seed; train your own with `polarize sinks train`."))
