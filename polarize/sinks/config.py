@@ -5,8 +5,10 @@ The ``paper`` size follows section 7 of the paper (and its public code): width
 4 heads, GELU MLP of ratio 4, AdamW (lr 1e-3, PyTorch's default weight decay
 0.01), batch 256, 10 epochs over 100,000 fixed training sequences (3,900 full
 batches), loss at the last position plus 0.2 x the mean over earlier ones.
-The ``classroom`` size is the smallest setting found on a 2-core machine that
-still shows the paper's claim; the evidence is in the issue's closing note.
+The ``classroom`` size (width 64, batch 64, lr 3e-3, 1,500 steps, about a minute of
+CPU) shows the softmax half of the claim (a layer-1 sink, accuracy 1.0, both seeds
+tried); at this budget most sigmoid and linear runs do not learn the task yet,
+so the other half is not shown (evidence: the issue's closing note).
 """
 
 from __future__ import annotations
@@ -120,8 +122,8 @@ class SinksConfig:
 #: Named sizes; ``make_config`` adds the attention variant and the seed.
 SIZES: dict[str, dict[str, Any]] = {
     "paper": {},
-    "classroom": {"width": 64, "batch": 64, "steps": 1000, "train_size": 20_000, "eval_size": 500,
-                  "lr": 3e-3, "checkpoints": 10},
+    "classroom": {"width": 64, "batch": 64, "steps": 1500, "train_size": 20_000, "eval_size": 500,
+                  "lr": 3e-3, "checkpoints": 15},
 }
 
 
