@@ -5,6 +5,7 @@
     polarize presets
     polarize reproduce -o DIR
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
+    polarize sinks train|runs ...   (see polarize.sinks.cli)
 
 Every failure is one line on stderr and a nonzero status, never a traceback:
 a bad configuration, environment variable or command line exits with status 2
@@ -31,6 +32,7 @@ from polarize.env import environment_problem
 from polarize.integrate import sample_steps, simulate
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes
+from polarize.sinks import cli as sinks_cli
 
 __all__ = ["main"]
 
@@ -66,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     again = commands.add_parser("reproduce", help="recompute the paper's toy figures into a folder")
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
+    sinks_cli.add_parser(commands)
     return parser
 
 
@@ -196,7 +199,8 @@ def _presets(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
-    command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets}[args.command]
+    command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets,
+               "sinks": sinks_cli.run}[args.command]
     problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
     if problem:
         return _fail(problem, 2)

@@ -5,6 +5,7 @@ from polarize.web.deck import DECK
 from polarize.web.explorer import EXPLORER
 from polarize.web.maths import MATHS
 from polarize.web.phase import PAGE as PHASE
+from polarize.web.sinks import PAGE as SINKS
 
 NORMALIZERS = normalizers.PAGE
 LOSSES = losses.PAGE
@@ -12,11 +13,11 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, MATHS, DECK)
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, SINKS, MATHS, DECK)
 """Every page, in navigation order."""
 
-__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "TIED",
-           "by_name"]
+__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "SINKS",
+           "TIED", "by_name"]
 
 
 def by_name(name: str):

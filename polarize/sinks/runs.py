@@ -1,0 +1,74 @@
+"""Run records as JSON files, and the runs shipped with the package (NumPy only).
+
+A record is what ``polarize.sinks.train.train`` returns plus ``size``. The
+shipped ones live in ``polarize/sinks/data`` and are read without the extra.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from polarize.fields import ConfigError
+from polarize.sinks.config import SinksConfig
+from polarize.sinks.metrics import sink_heads
+
+__all__ = ["RunInfo", "read_run", "run_info", "shipped_runs", "write_run"]
+
+REQUIRED = ("config", "accuracy", "sink_scores", "bos_norms", "history", "maps", "map_tokens")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunInfo:
+    """One line about a run: where it is and what it shows."""
+
+    name: str
+    size: str
+    variant: str
+    seed: int
+    accuracy: float
+    top_sink: float
+    sinks: int
+
+
+def write_run(record: dict[str, Any], path: Path) -> None:
+    """Write a record as compact JSON (``OSError`` if the path cannot be written)."""
+    Path(path).write_text(json.dumps(record, separators=(",", ":")))
+
+
+def read_run(path: Path) -> dict[str, Any]:
+    """Read and check a record; a missing key or a bad config is a ``ConfigError``."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError("run", f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError("run", f"{path} is not a JSON object")
+    for key in REQUIRED:
+        if key not in data:
+            raise ConfigError(key, f"missing from the run file {path}")
+    data["config"] = SinksConfig.from_dict(data["config"])
+    return data
+
+
+def run_info(name: str, record: dict[str, Any]) -> RunInfo:
+    """Summary of a record read by ``read_run``."""
+    config: SinksConfig = record["config"]
+    scores = np.asarray(record["sink_scores"])
+    return RunInfo(name=name, size=str(record.get("size", "custom")), variant=config.variant,
+                   seed=config.seed, accuracy=float(record["accuracy"]), top_sink=float(scores.max()),
+                   sinks=int(sink_heads(scores, record["accuracy"]).sum()))
+
+
+def shipped_runs() -> dict[str, Path]:
+    """Shipped run files by name (file stem), sorted."""
+    folder = resources.files("polarize.sinks") / "data"
+    if not folder.is_dir():
+        return {}
+    return {Path(item.name).stem: Path(str(item)) for item in sorted(folder.iterdir(), key=lambda i: i.name)
+            if item.name.endswith(".json")}
