@@ -157,6 +157,16 @@ def test_rules_say_when_a_control_applies():
     assert PAGE.control("temperature").derive({**DEFAULTS, "normalizer": "relu"}) == 1.0
 
 
+def test_a_value_from_a_figure_is_fitted_to_its_control():
+    seed, loss, lr = PAGE.control("seed"), PAGE.control("loss"), PAGE.control("lr")
+    assert seed.fit(3.7) == 3 and isinstance(seed.fit(3.7), int)  # taken down to the step grid
+    assert seed.fit(-5) == seed.low and seed.fit(1e30) == seed.high  # clipped to the range
+    assert loss.fit("square") == "square" and loss.fit("nope") is None
+    assert seed.fit("x") is None and seed.fit(math.nan) is None and seed.fit(None) is None
+    fitted = lr.fit(lr.low + 2.5 * lr.step)
+    assert math.isclose(fitted, lr.low + 2 * lr.step)
+
+
 # ---- experiments from controls --------------------------------------------------------------
 
 
