@@ -224,7 +224,7 @@ def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
     again = explorer({"seed": "918273"})  # from the cache: nothing of the first session's queue
     for at in (first, again):
         no_exception(at)
-        assert len(at.get("plotly_chart")) == 1 and not [i for i in at.info if "queued" in i.value]
+        assert len(at.get("plotly_chart")) == 2 and not [i for i in at.info if "queued" in i.value]
     assert told == [1]
 
 
@@ -240,4 +240,4 @@ def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch
     monkeypatch.setattr(runner._POOL.admission, "most_waiting", 64)
     again = explorer({"seed": "918274"})  # the same link a moment later: run, not the cached refusal
     no_exception(again)
-    assert not again.error and len(again.get("plotly_chart")) == 1
+    assert not again.error and len(again.get("plotly_chart")) == 2  # the dashboard and the replicator lens
