@@ -290,7 +290,7 @@ def _clicked(block: Plot, page: str) -> None:
     """
     spec = by_name(page)
     points = st.session_state[f"{page}_{block.key}"]["selection"]["points"]
-    for key, value in selected_values(block, points, spec).items():
+    for key, value in selected_values(block, points, spec, _settle(spec, _values(spec))).items():
         st.session_state[_key(spec, key)] = value
 
 

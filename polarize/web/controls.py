@@ -172,8 +172,8 @@ class Control:
     def fit(self, value: Any) -> Any:
         """A value from elsewhere (a selected point of a figure) as this control holds it, or None.
 
-        A number is clipped to the range and taken down to the step grid (counted from ``low``), so
-        that shares taken down stay shares; an option must be one of ``options``.
+        A number is taken down to a multiple of the step (so that shares taken down still add up to
+        at most 1), then clipped to the range; an option must be one of ``options``.
         """
         if self.options:
             match = [o for o in self.options if o == value]
@@ -184,11 +184,10 @@ class Control:
             return None
         if not math.isfinite(value):
             return None
+        if self.step:
+            value = round(math.floor(value / self.step + 1e-9) * self.step, 12)
         low = -math.inf if self.low is None else self.low
         value = min(max(value, low), math.inf if self.high is None else self.high)
-        if self.step and math.isfinite(low):
-            steps = math.floor((value - low) / self.step + 1e-9)
-            value = round(low + steps * self.step, 12)
         return round(value) if self.integer else value
 
     def to_text(self, value: Any) -> str:

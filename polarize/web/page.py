@@ -254,7 +254,8 @@ class PageSpec:
         return self.check(values) or tuple(sorted(values.items()))
 
 
-def selected_values(plot: Plot, points: Sequence[Mapping[str, Any]], spec: PageSpec) -> dict[str, Any]:
+def selected_values(plot: Plot, points: Sequence[Mapping[str, Any]], spec: PageSpec,
+                    values: Values | None = None) -> dict[str, Any]:
     """The control values a click on ``plot`` sets (``Plot.selects``), each fitted to its control.
 
     Parameters
@@ -262,6 +263,8 @@ def selected_values(plot: Plot, points: Sequence[Mapping[str, Any]], spec: PageS
     points : sequence of mapping
         The selected points as the chart reports them; the last one carrying ``customdata`` long
         enough for every position counts (others, e.g. of a trace without it, are passed over).
+    values : mapping, optional
+        The controls' values now: a control they disable (``Control.enabled``) is left as it is.
 
     Returns
     -------
@@ -273,9 +276,10 @@ def selected_values(plot: Plot, points: Sequence[Mapping[str, Any]], spec: PageS
         data = [data] if data is not None and not isinstance(data, (list, tuple)) else data
         if data is None or any(i >= len(data) for i in plot.selects.values()):
             continue
-        values = {key: spec.control(key).fit(data[i]) for key, i in plot.selects.items()}
-        if all(v is not None for v in values.values()):
-            return values
+        chosen = {key: spec.control(key).fit(data[i]) for key, i in plot.selects.items()
+                  if values is None or spec.control(key).enabled(values)}
+        if all(v is not None for v in chosen.values()):
+            return chosen
     return {}
 
 
