@@ -33,6 +33,7 @@ from polarize.web.page import (
     Text,
     View,
     queue_notice,
+    selected_values,
 )
 from polarize.web.pages import PAGES, by_name
 
@@ -273,10 +274,24 @@ def _columns(block: Columns, page: str) -> None:
 
 
 def _plot(block: Plot, page: str) -> None:
-    st.plotly_chart(block.figure, key=f"{page}_{block.key}", theme=None,
-                    config=PLOT_CONFIG if block.modebar else {"displaylogo": False})
+    key = f"{page}_{block.key}"
+    clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
+    st.plotly_chart(block.figure, key=key, theme=None,
+                    config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
     if block.caption:
         st.caption(block.caption)
+
+
+def _clicked(block: Plot, page: str) -> None:
+    """Chart callback (before the rerun): set the controls a clicked point names (``Plot.selects``).
+
+    The widgets are not drawn yet, so their state may change; the rerun then runs the page
+    with these values and writes them into the link.
+    """
+    spec = by_name(page)
+    points = st.session_state[f"{page}_{block.key}"]["selection"]["points"]
+    for key, value in selected_values(block, points, spec, _settle(spec, _values(spec))).items():
+        st.session_state[_key(spec, key)] = value
 
 
 def _action(block: Action, page: str) -> None:

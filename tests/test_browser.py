@@ -131,3 +131,44 @@ def test_the_exported_dashboard_plays_offline(browser, tmp_path):
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3", timeout=10_000)
     context.close()
+
+
+
+BASIN_POINT_JS = """(k) => {
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const trace = (gd.data || []).find(t => t.name === 'start, coloured by its winner');
+    if (!trace || !gd._fullLayout) continue;
+    const run = gd.data.find(t => t.name === 'the run from the chosen start');
+    const layout = gd._fullLayout, box = gd.getBoundingClientRect();
+    return {x: box.left + layout._size.l + layout.xaxis.l2p(trace.x[k]),
+            y: box.top + layout._size.t + layout.yaxis.l2p(trace.y[k]), customdata: trace.customdata[k],
+            square: [trace.x[k], trace.y[k]], run: [run.x[0], run.y[0]]};
+  }
+  return null;
+}"""
+
+
+def test_clicking_the_basin_map_starts_a_run_there(server, page):
+    page.goto(server.url + "/phase?resolution=30")
+    page.wait_for_function(f"() => ({BASIN_POINT_JS})(0) !== null", timeout=60_000)
+    first, second = (page.get_by_label(f"Start: share of the {nth} token", exact=True)
+                     for nth in ("1st", "2nd"))
+    assert (float(first.input_value()), float(second.input_value())) == (0.2, 0.5)  # the defaults
+    page.locator(".js-plotly-plot").filter(has_text="Which token wins").scroll_into_view_if_needed()
+    k = 4 * 30 + 15  # the grid square at shares (0.613, 0.187, 0.200): far from the default start
+    point = page.evaluate(BASIN_POINT_JS, k)
+    page.mouse.click(point["x"], point["y"])
+    page.wait_for_function("() => /pick_a=0\\.6/.test(window.location.search)", timeout=30_000)
+    link = dict(part.split("=") for part in page.evaluate("window.location.search")[1:].split("&"))
+    # The sidebar follows the link (the number inputs redraw with the clicked start).
+    page.wait_for_function(
+        "([a, b]) => { const boxes = [...document.querySelectorAll('input[type=number]')];"
+        " return boxes.some(x => x.value === a) && boxes.some(x => x.value === b); }",
+        arg=[link["pick_a"], link["pick_b"]], timeout=30_000)
+    assert float(first.input_value()) == float(link["pick_a"])
+    assert float(second.input_value()) == float(link["pick_b"])
+    # The page ran from there: the red run now starts on the clicked square (within its size).
+    page.wait_for_function(f"() => {{ const p = ({BASIN_POINT_JS})({k}); "
+                           "return Math.hypot(p.run[0] - p.square[0], p.run[1] - p.square[1]) < 0.03; }",
+                           timeout=30_000)
+    shot(page, "phase-clicked")

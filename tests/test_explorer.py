@@ -10,6 +10,7 @@ from functools import cache
 from html import escape as html_escape
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from polarize import ConfigError, Experiment, animate, simulate
@@ -21,7 +22,7 @@ from polarize.web import explorer as ex
 from polarize.web import export, text
 from polarize.web.controls import format_value
 from polarize.web.links import read_link, to_query
-from polarize.web.page import Metric, Problem
+from polarize.web.page import Metric, Plot, Problem, selected_values
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")
@@ -155,6 +156,22 @@ def test_rules_say_when_a_control_applies():
     assert enabled("d") and not enabled("d", preset="paper-tied-10")
     assert PAGE.control("d").derive({**ex.preset_values("paper-tied-10"), "n": 6}) == 6
     assert PAGE.control("temperature").derive({**DEFAULTS, "normalizer": "relu"}) == 1.0
+
+
+def test_a_value_from_a_figure_is_fitted_to_its_control():
+    seed, loss, lr = PAGE.control("seed"), PAGE.control("loss"), PAGE.control("lr")
+    assert seed.fit(3.7) == 3 and isinstance(seed.fit(3.7), int)  # taken down to a multiple of the step
+    assert seed.fit(-5) == seed.low and seed.fit(1e30) == seed.high  # clipped to the range
+    assert loss.fit("square") == "square" and loss.fit("nope") is None
+    assert seed.fit("x") is None and seed.fit(math.nan) is None and seed.fit(None) is None
+    assert math.isclose(lr.fit(2.57 * lr.step), 2 * lr.step) and lr.fit(lr.low / 10) == lr.low
+
+
+def test_a_click_sets_only_the_controls_that_apply():
+    plot = Plot("any", go.Figure(), selects={"seed": 0, "lr": 1})
+    point = {"customdata": [7, 0.05]}
+    assert selected_values(plot, [point], PAGE, {**DEFAULTS, "method": "flow"}) == {"seed": 7}  # lr: gd only
+    assert selected_values(plot, [point], PAGE, {**DEFAULTS, "method": "gd"}) == {"seed": 7, "lr": 0.05}
 
 
 # ---- experiments from controls --------------------------------------------------------------

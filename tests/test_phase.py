@@ -15,6 +15,7 @@ from polarize.plots import project_to_polygon
 from polarize.plots.phase import replicator_figure
 from polarize.science import phase
 from polarize.web import pages
+from polarize.web.page import selected_values
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 90
@@ -141,6 +142,27 @@ def test_the_page_refuses_bad_slices_and_starts_naming_the_field():
     assert spec.check({**values, "n": 5, "tokens": (0, 1)}).fields == ("tokens",)
     assert spec.check({**values, "pick_a": 0.6, "pick_b": 0.5}).fields[0] == "pick_b"
     assert spec.check({**values, "at": 1e6, "horizon": 1e3}).fields == ("at",)
+
+
+def test_a_click_on_the_basin_map_sets_the_start_to_the_clicked_square():
+    spec = pages.PHASE
+    values = {**spec.defaults(None), "resolution": 30}
+    view = spec.view(spec.make_job(values))
+    basin = view.plots()[1]
+    (curve,) = [i for i, t in enumerate(basin.figure.data) if t.uid == "basin-starts"]
+    shares = phase.triangle_grid(30)
+    for k in (0, 17, 450, 899):  # corners and middle of the grid
+        data = list(basin.figure.data[curve].customdata[k])
+        point = {"curve_number": curve, "point_index": k, "customdata": data}
+        clicked = selected_values(basin, [{"curve_number": 0, "point_index": 2}, point], spec)
+        assert set(clicked) == {"pick_a", "pick_b"}
+        start = np.array([clicked["pick_a"], clicked["pick_b"]])
+        # within one step of the square's shares, never above them, so that the three still add to 1
+        assert np.all(start <= np.maximum(shares[k, :2], 0.001) + 1e-12)
+        np.testing.assert_allclose(start, shares[k, :2], atol=1.001e-3)
+        assert spec.check({**values, **clicked}) is None
+    assert selected_values(basin, [{"curve_number": 0, "point_index": 2}], spec) == {}  # no start clicked
+    assert selected_values(view.plots()[0], [point], spec) == {}  # the field is not clickable
 
 
 def test_the_page_under_apptest_runs_and_follows_its_controls():

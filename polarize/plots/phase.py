@@ -167,19 +167,21 @@ def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str
                  height: int = 560) -> go.Figure:
     """Each start of the grid coloured by the token that wins from it, and where the naive guess fails.
 
-    The grid's trace (uid ``basin-starts``) carries each start's index as ``customdata``, so a
-    selected point names its start.
+    The grid's trace (uid ``basin-starts``) carries ``[index, s_a, s_b]`` per start as ``customdata``:
+    its index in ``basins.shares`` and the shares of the first two of the three tokens, so that a
+    clicked point names its start.
     """
     n = basins.ensemble.experiment.n
     colors = np.array(style.token_colors(n))
     xy = project_to_polygon(basins.shares)
     winner = basins.ensemble.winner
     holds = basins.naive_holds
+    clicked = [[k, *pair] for k, pair in enumerate(rounded(basins.shares[:, :2]))]
     starts = go.Scatter(
         x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name="start, coloured by its winner",
         marker=dict(symbol="square", size=max(3, 360 // basins.resolution), color=colors[winner].tolist(),
                     opacity=np.where(holds, 0.55, 1.0).tolist(), line=dict(width=0)),
-        customdata=np.arange(len(xy)).tolist(), text=[f"token {w} wins" for w in winner],
+        customdata=clicked, text=[f"token {w} wins" for w in winner],
         hovertemplate="%{text}<extra></extra>", uid="basin-starts")
     boundary = project_to_polygon(basins.boundary()) if len(basins.boundary()) else np.zeros((0, 2))
     line = go.Scatter(x=rounded(boundary[:, 0]), y=rounded(boundary[:, 1]), mode="markers",

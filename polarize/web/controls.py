@@ -169,6 +169,27 @@ class Control:
             raise ValueError(f"takes at most {self.most} values; got {len(out)}")
         return tuple(sorted(out))
 
+    def fit(self, value: Any) -> Any:
+        """A value from elsewhere (a selected point of a figure) as this control holds it, or None.
+
+        A number is taken down to a multiple of the step (so that shares taken down still add up to
+        at most 1), then clipped to the range; an option must be one of ``options``.
+        """
+        if self.options:
+            match = [o for o in self.options if o == value]
+            return match[0] if match else None
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return None
+        if not math.isfinite(value):
+            return None
+        if self.step:
+            value = round(math.floor(value / self.step + 1e-9) * self.step, 12)
+        low = -math.inf if self.low is None else self.low
+        value = min(max(value, low), math.inf if self.high is None else self.high)
+        return round(value) if self.integer else value
+
     def to_text(self, value: Any) -> str:
         """The value as link text (lists as ``10,20,50``)."""
         if self.kind == "multiselect":

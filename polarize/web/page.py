@@ -9,7 +9,7 @@ nothing here imports Streamlit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,8 @@ from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
 
 __all__ = ["Action", "Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot",
-           "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice"]
+           "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice",
+           "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -65,12 +66,20 @@ class Maths:
 
 @dataclass(frozen=True, eq=False)
 class Plot:
-    """A figure (shared through a cache: do not modify it) and what to notice in it."""
+    """A figure (shared through a cache: do not modify it) and what to notice in it.
+
+    Attributes
+    ----------
+    selects : mapping
+        Controls that clicking a point sets: control key -> position in the point's ``customdata``
+        (``{"pick_a": 1}``: the clicked point's ``customdata[1]``). Empty: the figure is not clickable.
+    """
 
     key: str
     figure: go.Figure
     caption: str = ""
     modebar: bool = True
+    selects: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -243,6 +252,35 @@ class PageSpec:
         if self.job is not None:
             return self.job(values)
         return self.check(values) or tuple(sorted(values.items()))
+
+
+def selected_values(plot: Plot, points: Sequence[Mapping[str, Any]], spec: PageSpec,
+                    values: Values | None = None) -> dict[str, Any]:
+    """The control values a click on ``plot`` sets (``Plot.selects``), each fitted to its control.
+
+    Parameters
+    ----------
+    points : sequence of mapping
+        The selected points as the chart reports them; the last one carrying ``customdata`` long
+        enough for every position counts (others, e.g. of a trace without it, are passed over).
+    values : mapping, optional
+        The controls' values now: a control they disable (``Control.enabled``) is left as it is.
+
+    Returns
+    -------
+    dict
+        Control key -> value (``Control.fit``); empty when no point names them all.
+    """
+    for point in reversed(points):
+        data = point.get("customdata")
+        data = [data] if data is not None and not isinstance(data, (list, tuple)) else data
+        if data is None or any(i >= len(data) for i in plot.selects.values()):
+            continue
+        chosen = {key: spec.control(key).fit(data[i]) for key, i in plot.selects.items()
+                  if values is None or spec.control(key).enabled(values)}
+        if all(v is not None for v in chosen.values()):
+            return chosen
+    return {}
 
 
 def describe_failure(exc: BaseException) -> str:

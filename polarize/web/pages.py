@@ -16,8 +16,8 @@ RATES = rates.PAGE
 PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, SINKS, MATHS, DECK)
 """Every page, in navigation order."""
 
-__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES", "SINKS",
-           "TIED", "by_name"]
+__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES",
+           "SINKS", "TIED", "by_name"]
 
 
 def by_name(name: str):

@@ -35,14 +35,17 @@ CONTROLS = (
                  "the field and its rest points move."),
     Control("resolution", "Basin grid", "select", options=(30, 50, 70, 100),
             names_of=lambda r: f"{r} x {r} starts", help="Starts on the triangle, each run to the horizon."),
-    Control("pick_a", "Start: share of the 1st token", "number", 0.01, 0.98, step=0.01, half=True,
-            group="One run from a start you choose"),
-    Control("pick_b", "Start: share of the 2nd token", "number", 0.01, 0.98, step=0.01, half=True),
+    Control("pick_a", "Start: share of the 1st token", "number", 0.001, 0.98, step=0.001, half=True,
+            group="One run from a start you choose", help="Or click a start on the basin map."),
+    Control("pick_b", "Start: share of the 2nd token", "number", 0.001, 0.98, step=0.001, half=True,
+            help="Or click a start on the basin map."),
     Control("tokens", "Slice through tokens", "multiselect", options=tuple(range(MOST_TOKENS)), most=3,
             applies=lambda v: v["n"] > 3, off_help=" (n = 3 shows the whole simplex)",
             help="Three tokens; the others keep the logits 0 of the start."),
 )
 LABELS = {c.key: c.label for c in CONTROLS}
+CLICK = {"pick_a": 1, "pick_b": 2}
+"""A clicked start of the basin map sets the chosen start (its customdata: index, s_a, s_b)."""
 
 
 def defaults(_preset: str | None = None) -> dict[str, Any]:
@@ -111,12 +114,13 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
     largest = ("largest p\u1d62(0) = v\u1d62\u00b7\u03b2*" if values["loss"] == "logistic"
                else "largest fitness u\u1d62 at a(0) = 0")
     basin = Plot("basins", basin_figure(basins, picked=mine, title="Which token wins from each start"), (
+        "Click a start to run from it. "
         f"Each start of a {basins.resolution} x {basins.resolution} grid, coloured by the token that wins "
         f"at t = {format_time(values['horizon'])}. The naive prediction says token {naive} ({largest}) "
         "wins, as it does from a(0) = 0 under logistic loss; faded squares are where it does. "
         "The dotted line is where it stops holding: a start that favours another token gives it a larger "
         "share s\u1d62, and since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and "
-        "overtakes (the rich get richer)."))
+        "overtakes (the rich get richer)."), selects=CLICK)
     odds = out["odds"]
     odds_plot = Plot("odds", odds_figure(odds), (
         f"From a(0) = scale x randn ({odds.starts} starts per scale), how often the token with the largest "
