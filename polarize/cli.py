@@ -90,6 +90,11 @@ def _load(path: Path) -> Experiment:
     return Experiment.from_json(text)
 
 
+def _experiment(args: argparse.Namespace) -> Experiment:
+    """The experiment a ``run`` or ``animate`` command names: a preset or a config file."""
+    return get_preset(args.preset).experiment if args.preset is not None else _load(args.config)
+
+
 class _Progress:
     """A bar on stderr, redrawn in place: on a terminal once a run has taken a second, or always.
 
@@ -124,7 +129,7 @@ class _Progress:
 
 
 def _run(args: argparse.Namespace) -> int:
-    experiment = get_preset(args.preset).experiment if args.preset is not None else _load(args.config)
+    experiment = _experiment(args)
     size = result_bytes(experiment)
     if size > MAX_OUTPUT_BYTES and not args.allow_large:
         raise ConfigError("output", f"the result would take about {size / 2**20:.0f} MiB, more than "
@@ -165,7 +170,7 @@ def _animate(args: argparse.Namespace) -> int:
     for ok, field, message in checks:
         if not ok:
             raise ConfigError(field, message)
-    experiment = get_preset(args.preset).experiment if args.preset is not None else _load(args.config)
+    experiment = _experiment(args)
     try:
         clip = animate.write_result_clip(simulate(experiment), args.output, frames=args.frames, fps=args.fps,
                                          width=args.width)
