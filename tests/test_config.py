@@ -29,6 +29,11 @@ BAD = [
     ("temperature", dict(temperature=-1.0)),
     ("temperature", dict(temperature=math.nan)),
     ("temperature", dict(temperature=math.inf)),
+    ("eps", dict(eps=-1e-12)),
+    ("eps", dict(eps=1.0)),  # a guard against a zero sum, not a change of map
+    ("eps", dict(eps=math.nan)),
+    ("eps", dict(eps="1e-10")),
+    ("eps", dict(eps=True)),
     ("temperature", dict(temperature="1")),
     ("temperature", dict(normalizer="sigmoid", temperature=2.0)),
     ("method", dict(method="adam")),
@@ -335,6 +340,15 @@ def test_the_command_line_runs_every_preset_in_full_and_keeps_the_app_caps(monke
         assert info.value.field == "POLARIZE_MAX_STEPS"
     monkeypatch.delenv("POLARIZE_MAX_STEPS")
     assert limits()["max_steps"] == CAPS["max_steps"][1] < LOCAL_CAPS["max_steps"]  # the block is over
+
+
+def test_eps_round_trips_and_reaches_the_normalizer():
+    e = Experiment(n=4, d=4, normalizer="l1", eps=1e-10, a_init="shifted")
+    assert Experiment.from_json(e.to_json()) == e and Experiment.from_flat(e.to_flat()) == e
+    assert e.to_flat()["eps"] == "1e-10" and "eps" not in Experiment(n=4).to_flat()
+    exact = simulate(dataclasses.replace(e, eps=0.0, method="gd", horizon=1.0))
+    guarded = simulate(dataclasses.replace(e, eps=1e-3, method="gd", horizon=1.0))
+    assert abs(exact.s[0].sum() - 1.0) < 1e-15 and guarded.s[0].sum() < 1.0 - 1e-4
 
 
 def test_default_limits_without_environment(monkeypatch):
