@@ -42,6 +42,8 @@ MIN_TIME = 1e-12
 """Smallest ``lr`` and ``horizon``: no denormal steps."""
 MAX_STEP_RATIO = 1e305
 """Largest ``horizon / lr``: the saved times are a log grid over that many steps, so it must stay finite."""
+MAX_EPS = 1e-3
+"""Largest ``eps`` added to a normalizing sum (the notebook's is 1e-10)."""
 _RESOLVED = "_resolved"
 """Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
 _ITSELF = "itself"
@@ -68,6 +70,10 @@ class Experiment:
         A key of ``polarize.NORMALIZERS``.
     temperature : float
         Softmax temperature (softmax only).
+    eps : float
+        Added to the normalizing sum of relu, l1, l2 and sum (ignored by the
+        others, which have none): ``s = |a| / (sum |a| + eps)`` for l1. 0 is the
+        exact map; the ``paper-*`` presets set the official notebook's 1e-10.
     method : {"flow", "gd"}
         Exact gradient flow, or gradient descent with step ``lr``.
     lr : float
@@ -111,6 +117,7 @@ class Experiment:
     loss: str = "logistic"
     normalizer: str = "softmax"
     temperature: float = 1.0
+    eps: float = 0.0
     method: str = "flow"
     lr: float = 0.1
     horizon: float = 1e5
@@ -161,6 +168,8 @@ class Experiment:
         self._put("temperature", real("temperature", self.temperature, 0.0, 1e3, open_low=True))
         if self.normalizer != "softmax" and self.temperature != 1.0:
             raise ConfigError("temperature", "applies to the softmax normalizer only; leave it at 1")
+        # A guard against a zero sum, as in the notebook, not a second model: at most MAX_EPS.
+        self._put("eps", real("eps", self.eps, 0.0, MAX_EPS))
         self._put("method", choice("method", self.method, METHODS))
         # A floor on lr and horizon keeps horizon / lr (the saved step counts) a finite number.
         self._put("lr", real("lr", self.lr, MIN_TIME, 1e3))

@@ -119,7 +119,7 @@ def simulate_many(experiment: Experiment, a0, *, trajectories: bool = False) -> 
     """
     e = experiment.resolved()
     starts = _checked_starts(e, a0)
-    normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
+    normalizer = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps)
     loss = build_loss(e)
     kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
     stack = kind.build(e, loss, normalizer)

@@ -4,16 +4,24 @@ Each must be a positive finite number (a whole one for counts); anything else
 (``inf``, ``nan``, ``0``, ``-1``, ``2.9`` for a count, ``lots``) is a
 ``ConfigError`` naming the variable and saying what it accepts, never a cap
 silently removed or truncated. An unset or empty variable means the default.
+
+The defaults are sized for the hosted app. The command line runs on one's own
+machine, inside ``local_caps()``, where an unset variable means ``LOCAL_CAPS``
+instead: enough for every preset in full (``paper-kl`` by descent is the
+notebook's 1e7 steps). A variable that is set is the cap everywhere.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import os
+from collections.abc import Iterator
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "environment_problem", "limits", "positive_number"]
+__all__ = ["CAPS", "LOCAL_CAPS", "environment_problem", "limits", "local_caps", "positive_number"]
 
 CAPS = {
     "max_n": ("POLARIZE_MAX_N", 4096),
@@ -25,6 +33,26 @@ CAPS = {
 }
 """Caps sized for a hosted demo: key of ``limits()`` -> (variable, default). An int default
 makes the cap a count, which must be a whole number."""
+
+LOCAL_CAPS = {"max_steps": 100_000_000}
+"""Defaults that replace those of ``CAPS`` inside ``local_caps()`` (the command line): ten times the
+descent steps of the longest preset (``paper-kl``, 1e7), so a typo in ``lr`` is still refused."""
+
+_LOCAL = contextvars.ContextVar("polarize_local_caps", default=False)
+
+
+@contextlib.contextmanager
+def local_caps() -> Iterator[None]:
+    """Within this block, ``limits()`` takes ``LOCAL_CAPS`` for the variables that are not set.
+
+    For the command line, which runs on the user's own machine: the app's caps
+    protect a shared server, not a local run of a preset in full.
+    """
+    token = _LOCAL.set(True)
+    try:
+        yield
+    finally:
+        _LOCAL.reset(token)
 
 
 def positive_number(var: str, default: float, *, whole: bool = False) -> float:
@@ -58,7 +86,7 @@ def positive_number(var: str, default: float, *, whole: bool = False) -> float:
 
 
 def limits() -> dict[str, float]:
-    """The caps in force now (read from the environment at each call).
+    """The caps in force now (read from the environment at each call; ``LOCAL_CAPS`` in ``local_caps()``).
 
     Returns
     -------
@@ -71,7 +99,8 @@ def limits() -> dict[str, float]:
     ConfigError
         Naming the variable whose value is not a positive finite (whole) number.
     """
-    return {key: positive_number(var, default, whole=isinstance(default, int))
+    local = LOCAL_CAPS if _LOCAL.get() else {}
+    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int))
             for key, (var, default) in CAPS.items()}
 
 

@@ -185,7 +185,7 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
 
 def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | None) -> Result:
     e = experiment.resolved()
-    normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
+    normalizer = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps)
     system = build_system(e, build_loss(e), normalizer)
     t = _sample_times(e)
     recorder = Recorder()

@@ -15,10 +15,16 @@ no centring; linear has neither. The normalized maps (relu, l1, l2, sum,
 sparsemax) keep a centring but not the weighting: relu and sparsemax switch
 coordinates off, sum can leave the simplex, l2 polarizes smoothly (section 2).
 relu, l1 and sparsemax have kinks, which ``polarize.switching`` steps across.
+
+The four maps that divide by a sum (relu, l1, l2, sum) take an ``eps`` added to
+that sum, as the official notebook adds 1e-10. Their VJP uses the same ``eps``,
+so it stays the exact derivative of the forward map (whose scores then sum to
+slightly less than one).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
@@ -131,19 +137,20 @@ class Sigmoid:
 
 @dataclass(frozen=True, kw_only=True)
 class ReLU:
-    """``s = relu(a) / sum relu(a)``.
+    """``s = relu(a) / (sum relu(a) + eps)``.
 
     When every logit is ``<= 0`` nothing survives the ReLU: the scores are then
     defined as all zeros, with a zero VJP. That "dead" state is a fixed point of
     any gradient flow, which is what the map's derivative says there.
     """
 
+    eps: float = 0.0
     name: ClassVar[str] = "relu"
     on_simplex: ClassVar[bool] = True
 
     def _parts(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r = np.maximum(np.asarray(a, dtype=float), 0.0)
-        total = np.sum(r, axis=-1, keepdims=True)
+        total = np.sum(r, axis=-1, keepdims=True) + self.eps
         return r, np.where(total > 0, total, 1.0)
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -158,63 +165,69 @@ class ReLU:
 
 @dataclass(frozen=True, kw_only=True)
 class L1:
-    """``s = |a| / sum |a|``; undefined (an error) when every logit is zero."""
+    """``s = |a| / (sum |a| + eps)``; undefined (an error) when every logit is zero and ``eps = 0``."""
 
+    eps: float = 0.0
     name: ClassVar[str] = "l1"
     on_simplex: ClassVar[bool] = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         m = np.abs(np.asarray(a, dtype=float))
-        return m / _safe_total(np.sum(m, axis=-1, keepdims=True), self.name, "sum |a|")
+        return m / _safe_total(np.sum(m, axis=-1, keepdims=True) + self.eps, self.name, "sum |a|")
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        total = _safe_total(np.sum(np.abs(a), axis=-1, keepdims=True), self.name, "sum |a|")
+        total = _safe_total(np.sum(np.abs(a), axis=-1, keepdims=True) + self.eps, self.name, "sum |a|")
         s = np.abs(a) / total
         return np.sign(a) * _centred(s, g) / total
 
 
 @dataclass(frozen=True, kw_only=True)
 class Sum:
-    """``s = a / sum a``; may leave the simplex, undefined when ``sum a = 0``."""
+    """``s = a / (sum a + eps)``; may leave the simplex, undefined when ``sum a + eps = 0``."""
 
+    eps: float = 0.0
     name: ClassVar[str] = "sum"
     on_simplex: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        return a / _safe_total(np.sum(a, axis=-1, keepdims=True), self.name, "sum a")
+        return a / _safe_total(np.sum(a, axis=-1, keepdims=True) + self.eps, self.name, "sum a")
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
-        total = _safe_total(np.sum(a, axis=-1, keepdims=True), self.name, "sum a")
+        total = _safe_total(np.sum(a, axis=-1, keepdims=True) + self.eps, self.name, "sum a")
         return _centred(a / total, g) / total
 
 
 @dataclass(frozen=True, kw_only=True)
 class L2:
-    """``s = a^2 / sum a^2``; undefined (an error) when every logit is zero."""
+    """``s = a^2 / (sum a^2 + eps)``; undefined (an error) when every logit is zero."""
 
+    eps: float = 0.0
     name: ClassVar[str] = "l2"
     on_simplex: ClassVar[bool] = True
 
-    def _scaled(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _scaled(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``b = a / max|a|``, that scale, and ``(sum a^2 + eps) / max|a|^2``."""
         # Divide by max |a| before squaring so that |a| ~ 1e200 cannot overflow.
         a = np.asarray(a, dtype=float)
         scale = _safe_total(np.max(np.abs(a), axis=-1, keepdims=True), self.name, "sum a^2")
         b = a / scale
-        return b, scale
+        total = np.sum(b * b, axis=-1, keepdims=True)
+        if self.eps:
+            with np.errstate(over="ignore"):  # eps / scale^2 is inf only where b^2 / total is 0 anyway
+                total = total + self.eps / scale / scale
+        return b, scale, total
 
     def forward(self, a: np.ndarray) -> np.ndarray:
-        b, _ = self._scaled(a)
-        q = b * b
-        return q / np.sum(q, axis=-1, keepdims=True)
+        b, _, total = self._scaled(a)
+        return b * b / total
 
     def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
-        b, scale = self._scaled(a)
+        b, scale, total = self._scaled(a)
         q = b * b
-        total = np.sum(q, axis=-1, keepdims=True)
-        # d s / d a = (2 a / sum a^2) (e - s); with a = scale * b that is 2 b / (scale * total).
+        # d s / d a = (2 a / (sum a^2 + eps)) (e - s); with a = scale * b that is 2 b / (scale * total).
         return (2.0 * b / (scale * total)) * _centred(q / total, g)
 
 
@@ -271,8 +284,11 @@ NORMALIZERS: dict[str, type] = {
 }
 
 
-def make_normalizer(name: str, *, temperature: float = 1.0) -> Normalizer:
-    """Build the normalizer registered as ``name`` (temperature applies to softmax only).
+def make_normalizer(name: str, *, temperature: float = 1.0, eps: float = 0.0) -> Normalizer:
+    """Build the normalizer registered as ``name``.
+
+    ``temperature`` applies to softmax only; ``eps``, added to the normalizing
+    sum, to relu, l1, l2 and sum only (the others have no such sum and ignore it).
 
     Raises
     ------
@@ -285,4 +301,7 @@ def make_normalizer(name: str, *, temperature: float = 1.0) -> Normalizer:
         raise ValueError(
             f"normalizer: must be one of {sorted(NORMALIZERS)}, got {name!r}"
         ) from None
-    return cls(temperature=temperature) if cls is Softmax else cls()
+    if cls is Softmax:
+        return cls(temperature=temperature)
+    takes_eps = any(f.name == "eps" for f in dataclasses.fields(cls))  # relu, l1, l2, sum
+    return cls(eps=eps) if takes_eps else cls()

@@ -2,7 +2,8 @@
 
 The ``paper-*`` presets draw their random arrays exactly as the official
 notebook does (numpy's legacy generator, same seed and draw order), so that
-their ``gd`` runs retrace the official loops to rounding; their default method
+their ``gd`` runs retrace the official loops to rounding (they also add the
+notebook's 1e-10 to the normalizing sums, ``NOTEBOOK_EPS``); their default method
 is the exact flow. ``PRESETS`` maps each name to a ``Preset``.
 """
 
@@ -19,8 +20,12 @@ from scipy.special import softmax
 
 from polarize.config import ConfigError, Experiment
 
-__all__ = ["PAPER_KAPPAS", "PAPER_TIED_SIZES", "PRESETS", "Preset", "get_preset", "paper_regression",
-           "paper_tied"]
+__all__ = ["NOTEBOOK_EPS", "PAPER_KAPPAS", "PAPER_TIED_SIZES", "PRESETS", "Preset", "get_preset",
+           "paper_regression", "paper_tied"]
+
+NOTEBOOK_EPS = 1e-10
+"""What the official notebook adds to the normalizing sums of relu, l1, l2 and sum (``Experiment.eps``)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class Preset:
@@ -58,7 +63,7 @@ def _condition_number(e: Experiment) -> float:
 def _paper_logistic() -> Experiment:
     # Official draws: seed 123; W = 0.1 randn(8, 8); a = 0 * randn(8); beta = randn(8) / norm.
     # That is exactly the engine's own draw order, so no explicit arrays are needed.
-    return Experiment(n=8, d=8, loss="logistic", lr=0.1, horizon=1e5, seed=123,
+    return Experiment(n=8, d=8, loss="logistic", lr=0.1, horizon=1e5, seed=123, eps=NOTEBOOK_EPS,
                       a_init="zeros", V_init="gaussian", V_scale=0.1, samples=400)
 
 
@@ -69,7 +74,7 @@ def _paper_kl() -> Experiment:
     V_official = 0.1 * rng.randn(10, 10)
     a = 0 * rng.randn(10) + 0.0
     p_star = softmax(10 * rng.rand(10))
-    return Experiment(n=10, d=10, loss="kl", lr=0.1, horizon=1e6, seed=123, samples=400,
+    return Experiment(n=10, d=10, loss="kl", lr=0.1, horizon=1e6, seed=123, samples=400, eps=NOTEBOOK_EPS,
                       a_init="zeros", V_init="gaussian", V_scale=0.1,
                       a0=a, V0=V_official.T, target=p_star)
 
@@ -86,8 +91,8 @@ def _paper_comparison(loss: str) -> Experiment:
     a = 1.0 * (np.ones(10) + rng.randn(10) * 0.1)
     lr, steps = (0.1, 5000) if loss == "square" else (0.5, 100_000)
     return Experiment(n=10, d=10, loss=loss, lr=lr, horizon=lr * steps, seed=42, samples=300,
-                      a_init="shifted", a_shift=1.0, a_scale=0.1, V_init="gaussian", V_scale=0.1,
-                      a0=a, V0=V, target=target)
+                      eps=NOTEBOOK_EPS, a_init="shifted", a_shift=1.0, a_scale=0.1, V_init="gaussian",
+                      V_scale=0.1, a0=a, V0=V, target=target)
 
 
 def paper_tied(D: int) -> Experiment:
@@ -103,7 +108,7 @@ def paper_tied(D: int) -> Experiment:
     rng.randn(D, D)
     a = 1.0 * (np.ones(D) + rng.randn(D) * 0.1)
     return Experiment(model="tied", n=D, d=D, loss="logistic", lr=0.05, horizon=0.05 * 10_000,
-                      seed=42, samples=300, a_init="shifted", a_shift=1.0, a_scale=0.1,
+                      seed=42, samples=300, eps=NOTEBOOK_EPS, a_init="shifted", a_shift=1.0, a_scale=0.1,
                       V_init="identity", V_scale=1.0, a0=a, V0=np.eye(D), target=target)
 
 
@@ -122,8 +127,8 @@ def paper_regression(kappa: float) -> Experiment:
     X = left @ np.diag(np.linspace(1, 1 / kappa, 20)) @ right
     y = rng.randn(20)
     return Experiment(n=20, d=20, loss="square", lr=0.002, horizon=0.002 * 300_000, seed=123,
-                      samples=300, a_init="gaussian", a_scale=1e-3, V_init="gaussian", V_scale=1e-5,
-                      a0=a, V0=W, X=X, y=y)
+                      samples=300, eps=NOTEBOOK_EPS, a_init="gaussian", a_scale=1e-3, V_init="gaussian",
+                      V_scale=1e-5, a0=a, V0=W, X=X, y=y)
 
 
 PAPER_TIED_SIZES = (10, 20, 50, 100)

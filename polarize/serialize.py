@@ -25,7 +25,7 @@ __all__ = ["ARRAY_FIELDS", "from_dict", "from_flat", "from_flat_lenient", "from_
            "to_dict", "to_flat"]
 
 INT_FIELDS = frozenset({"n", "d", "samples", "seed", "a_vertex", "m"})
-FLOAT_FIELDS = frozenset({"temperature", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"})
+FLOAT_FIELDS = frozenset({"temperature", "eps", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"})
 ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
 _CHUNK = 1 << 20
 

@@ -88,11 +88,38 @@ def _l2_backward(g, z, alpha):
     return (2 * z / (np.sum(z**2) + 1e-10)) * (g - np.sum(g * alpha))
 
 
+def _l1_forward(z):
+    return np.abs(z) / (np.sum(np.abs(z)) + 1e-10)
+
+
+def _l1_backward(g, z, alpha):
+    return np.sign(z) * (g - np.sum(g * alpha)) / (np.sum(np.abs(z)) + 1e-10)
+
+
+def _relu_forward(z):
+    return np.maximum(z, 0) / (np.sum(np.maximum(z, 0)) + 1e-10)
+
+
+def _relu_backward(g, z, alpha):
+    return (z > 0) * (g - np.sum(g * alpha)) / (np.sum(np.maximum(z, 0)) + 1e-10)
+
+
+def _sum_forward(z):
+    return z / (np.sum(z) + 1e-10)
+
+
+def _sum_backward(g, z, alpha):
+    return (g - np.sum(g * alpha)) / (np.sum(z) + 1e-10)
+
+
 NORMALIZERS = {
     # name: (forward(z), backward(g, z, alpha)), the notebook's classes with their 1e-10 guards.
     "softmax": (softmax, _softmax_backward),
     "sigmoid": (expit, _sigmoid_backward),
     "l2": (_l2_forward, _l2_backward),
+    "l1": (_l1_forward, _l1_backward),
+    "relu": (_relu_forward, _relu_backward),
+    "sum": (_sum_forward, _sum_backward),
 }
 
 

@@ -1,13 +1,14 @@
 """The ``polarize`` command line: runs from a JSON file or a preset, one-line errors with status 2."""
 
 import json
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from polarize import Experiment, simulate
+from polarize import ConfigError, Experiment, simulate
 from polarize.presets import PRESETS
 
 
@@ -74,3 +75,17 @@ def test_cli_missing_file_and_unknown_preset(tmp_path):
     proc = cli("run", "--preset", "nope", "-o", str(tmp_path / "r.json"))
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "preset:" in proc.stderr
+
+
+def test_cli_caps_descent_steps_for_a_local_run_not_a_hosted_one(tmp_path):
+    """The app refuses the notebook's 1e7 steps of paper-kl (cap 2e6); the command line's cap is 1e8."""
+    notebook = PRESETS["paper-kl"].experiment.to_dict() | {"method": "gd"}
+    env = {k: v for k, v in os.environ.items() if k != "POLARIZE_MAX_STEPS"}
+    with pytest.raises(ConfigError, match="2e\\+06"):
+        Experiment.from_dict(notebook)
+    config = tmp_path / "typo.json"
+    config.write_text(json.dumps(notebook | {"lr": 1e-3}))  # 1e9 steps: refused here too, naming the field
+    command = [sys.executable, "-m", "polarize", "run", str(config), "-o", str(tmp_path / "r.json")]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2 and proc.stderr.startswith("polarize: error: horizon:")
+    assert "1e+09 gradient-descent steps exceeds the cap of 1e+08" in proc.stderr

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from polarize import ConfigError, Experiment, simulate
+from polarize.env import CAPS, LOCAL_CAPS, limits, local_caps
 from polarize.presets import PRESETS
 
 ROW = [0.0] * 8
@@ -28,6 +29,11 @@ BAD = [
     ("temperature", dict(temperature=-1.0)),
     ("temperature", dict(temperature=math.nan)),
     ("temperature", dict(temperature=math.inf)),
+    ("eps", dict(eps=-1e-12)),
+    ("eps", dict(eps=1.0)),  # a guard against a zero sum, not a change of map
+    ("eps", dict(eps=math.nan)),
+    ("eps", dict(eps="1e-10")),
+    ("eps", dict(eps=True)),
     ("temperature", dict(temperature="1")),
     ("temperature", dict(normalizer="sigmoid", temperature=2.0)),
     ("method", dict(method="adam")),
@@ -307,6 +313,42 @@ def test_limits_are_overridable_by_environment(monkeypatch):
     with pytest.raises(ConfigError) as info:
         Experiment(n=4, d=2)
     assert info.value.field == "POLARIZE_MAX_N"
+
+
+def test_the_command_line_runs_every_preset_in_full_and_keeps_the_app_caps(monkeypatch):
+    monkeypatch.delenv("POLARIZE_MAX_STEPS", raising=False)
+    notebook = PRESETS["paper-kl"]  # the notebook's 1e7 descent steps
+    with pytest.raises(ConfigError) as info:  # the hosted app's cap
+        notebook.with_changes(method="gd")
+    assert info.value.field == "horizon" and "POLARIZE_MAX_STEPS" in str(info.value)
+    with local_caps():
+        for preset in PRESETS.values():
+            e = preset.with_changes(method="gd")
+            assert e.method == "gd" and e.horizon == preset.experiment.horizon
+        assert round(notebook.with_changes(method="gd").horizon / 0.1) == 10**7
+        with pytest.raises(ConfigError) as info:  # still a cap: a mistyped lr is refused
+            notebook.with_changes(method="gd", lr=1e-3)
+        assert info.value.field == "horizon"
+        assert limits()["max_n"] == CAPS["max_n"][1]  # only the step cap is the command line's own
+        monkeypatch.setenv("POLARIZE_MAX_STEPS", "1000")  # a variable that is set is the cap everywhere
+        with pytest.raises(ConfigError) as info:
+            notebook.with_changes(method="gd")
+        assert info.value.field == "horizon"
+        monkeypatch.setenv("POLARIZE_MAX_STEPS", "0")
+        with pytest.raises(ConfigError) as info:
+            notebook.with_changes(method="gd")
+        assert info.value.field == "POLARIZE_MAX_STEPS"
+    monkeypatch.delenv("POLARIZE_MAX_STEPS")
+    assert limits()["max_steps"] == CAPS["max_steps"][1] < LOCAL_CAPS["max_steps"]  # the block is over
+
+
+def test_eps_round_trips_and_reaches_the_normalizer():
+    e = Experiment(n=4, d=4, normalizer="l1", eps=1e-10, a_init="shifted")
+    assert Experiment.from_json(e.to_json()) == e and Experiment.from_flat(e.to_flat()) == e
+    assert e.to_flat()["eps"] == "1e-10" and "eps" not in Experiment(n=4).to_flat()
+    exact = simulate(dataclasses.replace(e, eps=0.0, method="gd", horizon=1.0))
+    guarded = simulate(dataclasses.replace(e, eps=1e-3, method="gd", horizon=1.0))
+    assert abs(exact.s[0].sum() - 1.0) < 1e-15 and guarded.s[0].sum() < 1.0 - 1e-4
 
 
 def test_default_limits_without_environment(monkeypatch):

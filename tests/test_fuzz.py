@@ -67,6 +67,8 @@ def _plausible(name: str, n: int, d: int, m: int) -> st.SearchStrategy:
         return st.one_of(st.integers(0, 10), st.sampled_from([2**32 - 1, 2**32, -1]))
     if name in ("lr", "horizon"):
         return st.one_of(st.floats(1e-3, 50.0), st.sampled_from([1e-12, 1e-13, 5e-324, 1e15, 1e16]))
+    if name == "eps":
+        return st.one_of(st.floats(-1e-3, 2e-3), st.sampled_from([0.0, 1e-10, 1e-3, -1e-300, 5e-324]))
     if name in ("temperature", "a_scale", "a_shift", "V_scale", "kappa"):
         return st.one_of(st.floats(-2.0, 20.0), st.sampled_from([0.0, 1.0, 1e3, 1e4, 1e-300]))
     rows, cols = {"a0": (None, n), "V0": (d, n), "target": (None, d), "X": (m, d), "y": (None, m)}[name]

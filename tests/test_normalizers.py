@@ -71,11 +71,15 @@ def make(name):
 def all_normalizers():
     out = [(name, make(name)) for name in ALL]
     out += [("softmax", make_normalizer("softmax", temperature=t)) for t in (0.3, 2.5)]
+    # An eps far larger than the notebook's 1e-10, so that a VJP that forgot it would fail.
+    out += [(name, make_normalizer(name, eps=0.3)) for name in WITH_EPS]
     return out
 
 
+WITH_EPS = ("relu", "l1", "l2", "sum")
 NORMALIZER_CASES = all_normalizers()
-NORMALIZER_IDS = [f"{name}-T{getattr(norm, 'temperature', 1)}" for name, norm in NORMALIZER_CASES]
+NORMALIZER_IDS = [f"{name}-T{getattr(norm, 'temperature', 1)}-eps{getattr(norm, 'eps', 0)}"
+                  for name, norm in NORMALIZER_CASES]
 
 
 def test_registry_has_the_documented_maps():
@@ -269,3 +273,30 @@ def test_sparsemax_beats_every_other_simplex_point():
         s = make("sparsemax").forward(a)
         others = rng.dirichlet(np.ones(5) * 0.3, size=20000)
         assert np.sum((s - a) ** 2) <= np.min(np.sum((others - a) ** 2, axis=1)) + 1e-15
+
+
+@pytest.mark.parametrize("name", WITH_EPS)
+def test_eps_is_added_to_the_normalizing_sum(name):
+    a = np.array([0.7, -0.4, 1.3, 0.2])
+    parts = {"relu": np.maximum(a, 0), "l1": np.abs(a), "l2": a**2, "sum": a}[name]
+    eps = 1e-10
+    s = make_normalizer(name, eps=eps).forward(a)
+    np.testing.assert_allclose(s, parts / (parts.sum() + eps), rtol=1e-15)
+    exact = parts / parts.sum()
+    assert np.all((np.abs(s) < np.abs(exact)) | (parts == 0))  # 1e-10 shows, relative to a sum of order one
+    # The maps without a normalizing sum ignore it.
+    for other in ("softmax", "sigmoid", "linear", "sparsemax"):
+        np.testing.assert_array_equal(make_normalizer(other, eps=0.3).forward(a), make(other).forward(a))
+
+
+def test_eps_defines_the_all_zero_start_and_survives_tiny_scales():
+    zero = np.zeros(3)
+    with pytest.raises(DegenerateStateError):
+        make("l1").forward(zero)
+    np.testing.assert_array_equal(make_normalizer("l1", eps=1e-10).forward(zero), zero)
+    tiny = np.array([1e-170, -2e-170, 3e-170])
+    exact, guarded = make("l2"), make_normalizer("l2", eps=1e-10)
+    assert exact.forward(tiny).sum() == pytest.approx(1.0)  # scaled before squaring: no 0 / 0
+    np.testing.assert_array_equal(guarded.forward(tiny), np.zeros(3))  # a^2 ~ 1e-340 is nothing next to eps
+    for norm in (exact, guarded):
+        assert np.all(np.isfinite(norm.vjp(tiny, np.ones(3))))

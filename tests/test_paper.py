@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from polarize import simulate
-from polarize.presets import PRESETS, paper_regression, paper_tied
+from polarize.presets import NOTEBOOK_EPS, PRESETS, paper_regression, paper_tied
 from polarize.reproduce import PAPER_FIGURES, find_browser, reproduce
 from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate, sweep
 
@@ -38,16 +38,27 @@ def _official_comparison(loss, name, steps):
 
 
 @pytest.mark.parametrize("loss", ["square", "logistic"])
-@pytest.mark.parametrize("name", ["softmax", "sigmoid", "l2"])
+@pytest.mark.parametrize("name", ["softmax", "sigmoid", "l2", "l1", "relu", "sum"])
 def test_comparison_presets_retrace_the_official_loop(loss, name):
     steps = 300
     preset = PRESETS[f"paper-compare-{loss}"]
     lr = preset.experiment.lr
     r = simulate(preset.with_changes(normalizer=name, method="gd", horizon=steps * lr))
     alpha, a = _official_comparison(loss, name, steps)
-    # The notebook guards some denominators with 1e-10: agreement to that order, not to the bit.
-    np.testing.assert_allclose(r.a[-1], a, rtol=1e-8, atol=1e-9)
-    np.testing.assert_allclose(r.s[-1], alpha, rtol=1e-8, atol=1e-9)
+    # The presets add the notebook's 1e-10 to the normalizing sums (eps): agreement to rounding.
+    np.testing.assert_allclose(r.a[-1], a, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(r.s[-1], alpha, rtol=1e-13, atol=1e-14)
+
+
+def test_l1_retraces_the_notebook_only_with_its_eps():
+    steps = 1000  # until a coordinate comes within 1e-5 of l1's kink at a = 0
+    preset = PRESETS["paper-compare-logistic"]
+    assert preset.experiment.eps == NOTEBOOK_EPS == 1e-10
+    _, a = _official_comparison("logistic", "l1", steps)
+    gap = {eps: np.max(np.abs(simulate(preset.with_changes(normalizer="l1", method="gd", eps=eps,
+                                                           horizon=steps * preset.experiment.lr)).a[-1] - a))
+           for eps in (NOTEBOOK_EPS, 0.0)}
+    assert gap[NOTEBOOK_EPS] < 1e-14 < 1e-12 < gap[0.0]
 
 
 def test_tied_preset_retraces_the_official_loop():

@@ -287,18 +287,23 @@ def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bo
     Returns
     -------
     plotly.graph_objects.Figure
-        Three panels: ``1 - max s`` with ``2(n-1)/(n z^2)`` and the theorem's
-        ``C / log t``; each ``s_i / max s`` of the losers; the margin ``z`` with ``log t``.
+        Three panels: ``1 - max s`` with ``2(n-1)/(n z^2)``, the corrected
+        ``2(n-1)/(n (z - qbar)^2)`` and the theorem's ``C / log t``; each
+        ``s_i / max s`` of the losers; the margin ``z`` with ``log t``.
     """
     grey, alert = style.PALETTE.grey, style.PALETTE.alert
     losers = tuple(line for i, line in enumerate(token_lines(result.t, result.ratio, width=2))
                    if i != result.winner)
     shown = rate.sharp < 10  # the asymptotic curves blow up at early times
+    # The corrected form has a pole at z = qbar: draw it only once the margin has passed it.
+    past = (rate.margin > rate.qbar) & (rate.corrected < 10)
     panels = [
         Panel(title=f"1 \u2212 max s (fitted slope vs log log t: {rate.slope:.2f})", log_y=True, lines=(
             Line(x=rate.t, y=rate.gap, name="1 \u2212 max s (run)", width=3.5, legend=True),
             Line(x=rate.t[shown], y=rate.sharp[shown], name="2(n\u22121)/(n z\u00b2)", color=alert,
                  dash="dash", moving=False, legend=True),
+            Line(x=rate.t[past], y=rate.corrected[past], name="2(n\u22121)/(n (z \u2212 q\u0304)\u00b2)",
+                 color=style.PALETTE.cycle[0], dash="longdash", width=3, moving=False, legend=True),
             Line(x=rate.t, y=rate.theorem, name="theorem: C / log t", color=grey, dash="dot", width=3,
                  moving=False, legend=True))),
         Panel(title="losers: s<sub>i</sub> / max s", log_y=True, lines=losers),

@@ -166,7 +166,8 @@ def job(values: Mapping[str, Any]) -> Experiment | Problem:
 def undefined_start(resolved: Experiment) -> Problem | None:
     """Whether the normalizer is undefined at the (resolved) starting logits, naming the normalizer first."""
     try:
-        normalizer = make_normalizer(resolved.normalizer, temperature=resolved.temperature)
+        normalizer = make_normalizer(resolved.normalizer, temperature=resolved.temperature,
+                                     eps=resolved.eps)
         normalizer.forward(np.asarray(resolved.a0))
     except (DegenerateStateError, ConfigError) as exc:
         return Problem(("normalizer", "a_init", "a_scale", "a_shift"), (

@@ -57,7 +57,8 @@ def draw(values: Mapping[str, Any], outcome: tuple[Any, Any]) -> Drawn:
         "bound C / log t (dotted) and approaches the sharp asymptotics 2(n\u22121)/(n z\u00b2) (red, dashed) "
         f"only slowly: their ratio is {rate.gap[-1] / rate.sharp[-1]:.2f} at t = {end}. The offset "
         f"of the losers explains the gap: with q\u0304 = {rate.qbar:.3g}, the mean of their value "
-        "projections p\u2c7c, 1 \u2212 max s \u2248 2(n\u22121)/(n (z \u2212 q\u0304)\u00b2)"
+        "projections p\u2c7c, 1 \u2212 max s \u2248 2(n\u22121)/(n (z \u2212 q\u0304)\u00b2) "
+        "(blue, long dashes)"
         + (f", within {np.max(np.abs(rate.gap[late] / rate.corrected[late] - 1)):.1%} from t = 1e6"
            if late.any() else "")
         + f". Fitted against log log t over the same late times, its slope is {rate.corrected_slope:.4f}, "
