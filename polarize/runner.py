@@ -1,7 +1,7 @@
 """Run ``simulate`` with a time limit, in worker processes that can be stopped.
 
 Some settings make the engine slow: a long horizon under the cross-entropy loss,
-or the L1 normalizer whose kink makes the integrator crawl, can take minutes.
+or large sizes under gradient descent, can take minutes.
 A web page must not hang on them, and a Python thread cannot be interrupted
 inside a long computation, so runs go to a small pool of long-lived worker
 processes (plain ``python -c`` children talking pickles over their standard
