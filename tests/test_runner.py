@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -92,23 +93,35 @@ def _wait_until(condition, most: float = 30.0) -> None:
         time.sleep(0.02)
 
 
-def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch):
+def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch, tmp_path):
     monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
-    # They end 2 s apart: the first frees a worker for "first" while "second" moves up to place 1.
-    busy = _occupy(runner._POOL.admission.size, 4.0, stagger=2.0)
-    _wait_until(lambda: runner._POOL.admission.counts()[0] == runner._POOL.admission.size)
+    # Each run reads a named pipe, which blocks until the test writes to it: the test frees the workers
+    # one at a time, whatever the machine's speed.
+    size = runner._POOL.admission.size
+    gates = [tmp_path / f"gate{i}" for i in range(size + 2)]
+    for gate in gates:
+        os.mkfifo(gate)
     places: dict[str, list[int]] = {"first": [], "second": []}
 
-    def ask(name: str) -> None:
-        with runner.queue_notices(places[name].append):
-            assert call_with_timeout(max, 1, 2, timeout=60) == 2
+    def ask(gate: Path, name: str | None = None) -> None:
+        with runner.queue_notices(places[name].append if name else lambda place: None):
+            assert call_with_timeout(Path.read_text, gate, timeout=60) == "go"
 
-    first = threading.Thread(target=ask, args=("first",))
-    first.start()
-    _wait_until(lambda: places["first"] == [1])
-    ask("second")
-    first.join()
+    busy = [threading.Thread(target=ask, args=(gate,)) for gate in gates[:size]]
     for thread in busy:
+        thread.start()
+    _wait_until(lambda: runner._POOL.admission.counts()[0] == size)
+    askers = {name: threading.Thread(target=ask, args=(gate, name))
+              for name, gate in zip(places, gates[size:], strict=True)}
+    askers["first"].start()
+    _wait_until(lambda: places["first"] == [1])
+    askers["second"].start()
+    _wait_until(lambda: places["second"] == [2])
+    gates[0].write_text("go")  # one worker free: "first" takes it (and holds it), "second" moves up
+    _wait_until(lambda: places["second"] == [2, 1])
+    for gate in gates[1:]:
+        gate.write_text("go")
+    for thread in [*askers.values(), *busy]:
         thread.join()
     assert places == {"first": [1], "second": [2, 1]}
 
