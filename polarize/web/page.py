@@ -147,8 +147,8 @@ class View:
     Attributes
     ----------
     blocks : tuple
-        ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, metrics (a tuple of ``Metric``,
-        drawn in a row), ``Table``, ``Columns`` and ``Action``, in order.
+        ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
+        ``Columns``), ``Table``, ``Columns`` and ``Action``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str
