@@ -127,7 +127,8 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
         "p\u1d62(0) still wins, with a 95% Wilson interval: near 1 for small scales, falling towards "
         f"chance (1/{values['n']}) as the random logits swamp the value projections."))
     share = float(np.mean(basins.naive_holds))
-    metrics = (Metric("naive prediction holds", f"{share:.0%} of the grid"),
+    metrics = (Metric("naive prediction holds on", f"{share:.0%}",
+                      help="Share of the basin grid's starts won by the token with the largest pᵢ(0)."),
                Metric("your start's winner", f"token {int(picked.winner[0])}"),
                Metric("starts run", f"{len(basins.shares) + len(odds.scales) * odds.starts + 1:,}"))
     table = [{"rest point": str(np.round(r.s, 3).tolist()), "support": str(r.support),
