@@ -11,29 +11,17 @@ import os
 import time
 
 import pytest
+from browser_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    AppServer,
+    launch_browser,
+    selectbox_value,
+    slider_value,
+    wait_for_figure,
+)
 
 from polarize import Experiment
-
-try:
-    from browser_support import (
-        ARTIFACTS,
-        CHROMIUM,
-        AppServer,
-        launch_browser,
-        selectbox_value,
-        slider_value,
-        wait_for_figure,
-    )
-except ImportError:  # tests/ imported as a package
-    from tests.browser_support import (
-        ARTIFACTS,
-        CHROMIUM,
-        AppServer,
-        launch_browser,
-        selectbox_value,
-        slider_value,
-        wait_for_figure,
-    )
 
 pytestmark = [
     pytest.mark.browser,

@@ -9,11 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-
-try:
-    from browser_support import ARTIFACTS, CHROMIUM, module_fixtures
-except ImportError:  # tests/ imported as a package
-    from tests.browser_support import ARTIFACTS, CHROMIUM, module_fixtures
+from browser_support import ARTIFACTS, CHROMIUM, module_fixtures
 
 pytestmark = [
     pytest.mark.browser,
