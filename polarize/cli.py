@@ -19,10 +19,12 @@ by descent (``paper-kl`` with method gd takes the notebook's 1e7 steps).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -92,6 +94,15 @@ def _load(path: Path) -> Experiment:
     return Experiment.from_json(text)
 
 
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn a failure to write to ``path`` into the ``output`` field's one-line error."""
+    try:
+        yield
+    except OSError as exc:
+        raise ConfigError("output", f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def _experiment(args: argparse.Namespace) -> Experiment:
     """The experiment a ``run`` or ``animate`` command names: a preset or a config file."""
     return get_preset(args.preset).experiment if args.preset is not None else _load(args.config)
@@ -143,10 +154,8 @@ def _run(args: argparse.Namespace) -> int:
             result = simulate(experiment, progress=progress)  # may still refuse a start it cannot measure
     finally:
         progress.close()
-    try:
+    with _writing(args.output):
         args.output.write_text(json.dumps(result.to_dict()))
-    except OSError as exc:
-        raise ConfigError("output", f"cannot write {args.output}: {exc.strerror or exc}") from None
     if not result.finished:
         print(f"polarize: warning: {result.message}", file=sys.stderr)
     print(f"t = {result.t[-1]:.3g}: max s = {result.s[-1].max():.6f} (token {result.winner}), "
@@ -173,11 +182,9 @@ def _animate(args: argparse.Namespace) -> int:
         if not ok:
             raise ConfigError(field, message)
     experiment = _experiment(args)
-    try:
+    with _writing(args.output):
         clip = animate.write_result_clip(simulate(experiment), args.output, frames=args.frames, fps=args.fps,
                                          width=args.width)
-    except OSError as exc:
-        raise ConfigError("output", f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {clip.path}: {clip.frames} frames, {clip.width} x {clip.height}, {clip.fps:g} fps, "
           f"in {clip.seconds:.1f} s")
     return 0
@@ -186,11 +193,9 @@ def _animate(args: argparse.Namespace) -> int:
 def _reproduce(args: argparse.Namespace) -> int:
     from polarize.reproduce import reproduce
 
-    try:
+    with _writing(args.output):
         args.output.mkdir(parents=True, exist_ok=True)  # before the runs: a bad folder fails at once
         summary = reproduce(args.output, images=not args.html_only)
-    except OSError as exc:
-        raise ConfigError("output", f"cannot write to {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {len(summary['figures'])} figures to {args.output} in {summary['seconds']:.1f} s "
           f"(computing {summary['seconds_compute']:.1f} s; images: {summary['images']})")
     return 0
