@@ -9,12 +9,14 @@ import numpy as np
 
 from polarize.plots import style
 
-__all__ = ["FRAMES", "SPEEDS", "animation_controls", "frame_indices"]
+__all__ = ["FRAMES", "PLOT_HEIGHT", "SPEEDS", "animation_controls", "frame_indices"]
 
 FRAMES = 80
 """Default number of animation frames (fewer when the run saved fewer times)."""
 SPEEDS: dict[str, int] = {"slow": 180, "normal": 80, "fast": 25}
 """Milliseconds per frame for the three speed buttons."""
+PLOT_HEIGHT = 610
+"""Pixels of plot area the controls' offsets below it are set for (the dashboard's, 780 - 50 - 120)."""
 
 
 def frame_indices(t: np.ndarray, count: int = FRAMES) -> np.ndarray:
@@ -50,7 +52,8 @@ def frame_indices(t: np.ndarray, count: int = FRAMES) -> np.ndarray:
     return picked
 
 
-def animation_controls(names: Sequence[str], labels: Sequence[str]) -> dict[str, Any]:
+def animation_controls(names: Sequence[str], labels: Sequence[str], *,
+                       plot_height: float = PLOT_HEIGHT) -> dict[str, Any]:
     """Play, pause and speed buttons and a time slider for an animated figure (layout entries).
 
     Parameters
@@ -59,6 +62,9 @@ def animation_controls(names: Sequence[str], labels: Sequence[str]) -> dict[str,
         The frames' names, in order.
     labels : sequence of str, length F
         The time shown by the slider at each frame.
+    plot_height : float
+        Pixels of the figure's plot area: Plotly places the controls in fractions of it, so
+        they are scaled to sit the same distance in pixels below any plot.
 
     Returns
     -------
@@ -72,23 +78,24 @@ def animation_controls(names: Sequence[str], labels: Sequence[str]) -> dict[str,
         return [None, dict(frame=dict(duration=ms, redraw=False), fromcurrent=True, mode="immediate",
                            transition=dict(duration=0))]
 
+    below = PLOT_HEIGHT / plot_height  # fractions of the plot area, scaled to fixed pixel offsets
     pause = [[None], dict(frame=dict(duration=0, redraw=False), mode="immediate",
                           transition=dict(duration=0))]
     palette = style.PALETTE
     return dict(
         updatemenus=[
-            dict(type="buttons", direction="right", showactive=False, x=0.0, y=-0.06, xanchor="left",
+            dict(type="buttons", direction="right", showactive=False, x=0.0, y=-0.06 * below, xanchor="left",
                  yanchor="top", pad=dict(r=10, t=10), font=style.font(-1), bgcolor=palette.button,
                  buttons=[dict(label="▶ Play", method="animate", args=play(SPEEDS["normal"])),
                           dict(label="❚❚ Pause", method="animate", args=pause)]),
-            dict(type="buttons", direction="right", showactive=True, active=1, x=0.0, y=-0.135,
+            dict(type="buttons", direction="right", showactive=True, active=1, x=0.0, y=-0.135 * below,
                  xanchor="left", yanchor="top", pad=dict(r=10, t=4), font=style.font(-3),
                  bgcolor=palette.button,
                  buttons=[dict(label=f"{name} \u25b6", method="animate", args=play(ms))
                           for name, ms in SPEEDS.items()]),
         ],
         sliders=[dict(
-            active=0, x=0.24, len=0.76, y=-0.05, xanchor="left", yanchor="top", pad=dict(t=10, b=0),
+            active=0, x=0.24, len=0.76, y=-0.05 * below, xanchor="left", yanchor="top", pad=dict(t=10, b=0),
             currentvalue=dict(prefix="t = ", font=style.font(1, palette.ink), xanchor="left"),
             # The steps' labels would crowd the slider: the current value says the time instead.
             font=dict(size=1, color=style.TRANSPARENT), ticklen=0, minorticklen=0,

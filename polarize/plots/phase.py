@@ -252,12 +252,8 @@ def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460
                          title=dict(text=f"Replicator lens: {name}, scaled by the largest at each time "
                                          "(above zero: the logit grows)", font=style.font(-1)),
                          **animation_controls([str(int(k)) for k in shown],
-                                              [format_time(float(result.t[k])) for k in shown]))
-    # The controls sit below the plot at heights given as fractions of the dashboard's plot area:
-    # the same distances in pixels here.
-    stretch = (780 - 50 - 120) / (height - 50 - 170)
-    for control in (*figure.layout.updatemenus, *figure.layout.sliders):
-        control.y *= stretch
+                                              [format_time(float(result.t[k])) for k in shown],
+                                              plot_height=height - 50 - 170))
     figure.update_xaxes(type="category", tickprefix="token ", **style.axis_style())
     figure.update_yaxes(**(style.axis_style() | dict(range=[-1.08, 1.08], zeroline=True,
                                                      zerolinecolor=style.PALETTE.ink, zerolinewidth=2)))
