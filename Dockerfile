@@ -32,7 +32,8 @@ RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \
 # Spaces runs the container as user 1000.
 RUN useradd --create-home --uid 1000 app
 WORKDIR /home/app/polarize
-COPY --chown=app app.py ui.py ./
+COPY --chown=app app.py ./
+COPY --chown=app ui ./ui
 COPY --chown=app pages ./pages
 COPY --chown=app .streamlit ./.streamlit
 

@@ -1,6 +1,6 @@
 """The app's pages without Streamlit: each page is a ``PageSpec`` (``polarize.web.pages`` lists them).
 
-Layers, imported one way only: ``pages/*.py`` -> ``ui.py`` (the one Streamlit
+Layers, imported one way only: ``pages/*.py`` -> ``ui/`` (the one Streamlit
 renderer) -> ``polarize.web`` (page specs, controls, links, views) ->
 ``polarize.plots`` -> ``polarize.science`` -> the engine.
 

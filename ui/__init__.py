@@ -3,7 +3,7 @@
 ``render(spec)`` gives the page's controls their values (from a shared link on
 a first visit, else as the user left them), draws them in the sidebar, writes
 them into the address, and shows the ``View`` the spec makes of them. Everything
-a page knows lives in ``polarize.web``; only this module imports Streamlit.
+a page knows lives in ``polarize.web``; only this package imports Streamlit.
 """
 
 from __future__ import annotations
