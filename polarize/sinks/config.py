@@ -19,10 +19,14 @@ from typing import Any
 
 from polarize.fields import ConfigError, choice, integer, real
 
-__all__ = ["ATTENTIONS", "SIZES", "SinksConfig", "make_config"]
+__all__ = ["ATTENTIONS", "SIZES", "VARIANTS", "SinksConfig", "make_config", "variant_config"]
 
 #: softmax; sigmoid(qk / sqrt d); linear with the elu(x) + 1 kernel; raw qk / sqrt d.
 ATTENTIONS = ("softmax", "sigmoid", "linear", "raw")
+
+#: Every variant by its short name (``SinksConfig.variant``): softmax, then the others normalized and not.
+VARIANTS = ("softmax", *(f"{kind}-{rows}" for kind in ATTENTIONS[1:]
+                         for rows in ("normalized", "unnormalized")))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,3 +135,10 @@ def make_config(size: str, attention: str, *, normalized: bool = True, seed: int
     """The config of a named size for one variant and seed."""
     choice("size", size, tuple(SIZES))
     return SinksConfig(attention=attention, normalized=normalized, seed=seed, **SIZES[size])
+
+
+def variant_config(size: str, variant: str, *, seed: int = 0) -> SinksConfig:
+    """``make_config`` for a variant named as ``SinksConfig.variant`` (e.g. ``sigmoid-unnormalized``)."""
+    choice("variant", variant, VARIANTS)
+    attention, _, rows = variant.partition("-")
+    return make_config(size, attention, normalized=rows != "unnormalized", seed=seed)
