@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from polarize.presets import paper_tied
 from polarize.sinks.runs import read_run, shipped_runs
 from polarize.web import pages
 from polarize.web import sinks as sinks_page
+from polarize.web.progress import progress_notices
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
@@ -115,3 +117,31 @@ def test_the_page_needs_no_jax():
             "print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeypatch):
+    """The page's wiring to the trainer (which test_sinks_training runs for real, in a child)."""
+    raw = json.loads(shipped_runs()["classroom-softmax-seed0"].read_text())
+    calls = []
+
+    def trainer(config, progress):
+        calls.append(config)
+        progress(config.steps // 2, config.steps)
+        progress(config.steps, config.steps)
+        return {key: value for key, value in raw.items() if key != "size"}
+
+    monkeypatch.setattr(sinks_page, "available", lambda: True)
+    monkeypatch.setattr(sinks_page, "train_live", trainer)
+    sinks_page._live.cache_clear()
+    heard = []
+    spec = pages.by_name("sinks")
+    job = spec.make_job({**spec.defaults(None), "source": "live", "seed": 7})
+    try:
+        with progress_notices(lambda fraction, text: heard.append(fraction)):
+            view = spec.view(job)
+            again = spec.view(job)  # trained once per variant and seed
+    finally:
+        sinks_page._live.cache_clear()
+    assert view.error is None and again.error is None and len(view.plots()) == 3
+    assert len(calls) == 1 and calls[0].seed == 7 and calls[0].attention == "softmax"
+    assert heard == [0.0, 0.5, 1.0]
