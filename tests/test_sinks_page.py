@@ -119,8 +119,8 @@ def test_the_page_needs_no_jax():
     assert out.stdout.strip() == "ok", out.stderr
 
 
-def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeypatch):
-    """The page's wiring to the trainer (which test_sinks_training runs for real, in a child)."""
+def _fake_trainer(monkeypatch) -> list:
+    """Stand in for the trainer (which test_sinks_training runs for real, in a child): a shipped record."""
     raw = json.loads(shipped_runs()["classroom-softmax-seed0"].read_text())
     calls = []
 
@@ -133,6 +133,11 @@ def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeyp
     monkeypatch.setattr(sinks_page, "available", lambda: True)
     monkeypatch.setattr(sinks_page, "train_live", trainer)
     sinks_page._live.cache_clear()
+    return calls
+
+
+def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeypatch):
+    calls = _fake_trainer(monkeypatch)
     heard = []
     spec = pages.by_name("sinks")
     job = spec.make_job({**spec.defaults(None), "source": "live", "seed": 7})
@@ -145,3 +150,16 @@ def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeyp
     assert view.error is None and again.error is None and len(view.plots()) == 3
     assert len(calls) == 1 and calls[0].seed == 7 and calls[0].attention == "softmax"
     assert heard == [0.0, 0.5, 1.0]
+
+
+def test_the_page_draws_a_live_runs_progress(monkeypatch):
+    calls = _fake_trainer(monkeypatch)
+    try:
+        at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
+        at.radio(key="sinks_source").set_value("live")
+        at.number_input(key="sinks_seed").set_value(8).run()
+    finally:
+        sinks_page._live.cache_clear()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(calls) == 1 and calls[0].seed == 8
+    assert len(at.get("plotly_chart")) == 3 and not at.error

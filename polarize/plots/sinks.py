@@ -165,5 +165,5 @@ def massive_figure(record: Mapping[str, Any], tied: Any) -> go.Figure:
                          moving=False, legend=True)
                     for layer in range(norms.shape[1])))
     toy = tied_panels(int(np.shape(tied.s)[1]), tied)[-1]
-    return animated_grid([bos, dataclasses.replace(toy, title=f"Toy: {toy.title}")], cols=2, row_height=340,
-                         legend=True, animated=False)
+    toy = dataclasses.replace(toy, title=f"Tied toy model, {toy.title}")
+    return animated_grid([bos, toy], cols=2, row_height=340, legend=True, animated=False)

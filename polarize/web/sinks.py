@@ -58,7 +58,8 @@ CONTROLS = (
             help="softmax; sigmoid(qk/\u221ad); linear (elu + 1 kernel); raw qk/\u221ad. Normalized: each "
                  "row divided by its sum."),
     Control("seed", "Seed", "number", low=0, high=99, step=1, integer=True,
-            help="Seeds the data, the initial weights and the batch order. Shipped runs: seeds 0 to 2."),
+            help="Seeds the data, the initial weights and the batch order. Shipped: seeds 0 and 1 of every "
+                 "variant, and 2 of softmax and unnormalized sigmoid and linear."),
     Control("source", "Run", "radio", options=("shipped", "live"),
             names={"shipped": "shipped", "live": "train live"},
             help="Read the run shipped with polarize, or train it here (about a minute; needs "
