@@ -40,7 +40,9 @@ TIE_BACK = (
     "sink that does nothing but park attention. Sigmoid and linear attention have no mean-fitness "
     "term and no shared budget; the paper reports no sinks for them. Row-normalized sigmoid and "
     "linear attention divide each row by its sum, which brings back a shared budget and a "
-    "mean-centred term: compare them with the unnormalized ones in the table. The BOS residual norm "
+    "mean-centred term: compare them with the unnormalized ones in the table. Raw attention weights "
+    "are signed, so their sink score (BOS's share of the row sum) can leave [0, 1] and says nothing "
+    "about sinks. The BOS residual norm "
     "grows as the tied toy model's winning column does (bottom): the same massive activation.")
 
 
