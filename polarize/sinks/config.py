@@ -5,8 +5,8 @@ The ``paper`` size follows section 7 of the paper (and its public code): width
 4 heads, GELU MLP of ratio 4, AdamW (lr 1e-3, PyTorch's default weight decay
 0.01), batch 256, 10 epochs over 100,000 fixed training sequences (3,900 full
 batches), loss at the last position plus 0.2 x the mean over earlier ones.
-The ``classroom`` size (width 64, batch 64, lr 1e-3, 2,000 steps, about 70 s of
-CPU) was found by trying lr 1e-2, 3e-3 and 1e-3 (the paper's sweep has 1e-2, 1e-3
+The ``classroom`` size (width 64, batch 64, lr 1e-3, 2,000 steps, 72-98 s of CPU
+on a shared 2-core machine) was found by trying lr 1e-2, 3e-3 and 1e-3 (the paper's sweep has 1e-2, 1e-3
 and 1e-4): at 1e-3 softmax learns the task and grows a layer-1 sink, and
 unnormalized sigmoid learns it without one; at 3e-3 and 1e-2 most non-softmax
 runs stay at chance. Unnormalized linear attention learned it at none of them
