@@ -12,7 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
-from polarize.plots.phase import replicator_figure
 from polarize.science import phase
 from polarize.web import pages
 from polarize.web.page import selected_values
@@ -180,20 +179,6 @@ def test_the_page_under_apptest_runs_and_follows_its_controls():
     (picked,) = [t for t in spec["data"] if t.get("name") == "the run from the chosen start"]
     where = project_to_polygon(np.array([0.3, 0.5, 0.2]))
     np.testing.assert_allclose([picked["x"][0], picked["y"][0]], where, atol=1e-4)
-
-
-def test_the_replicator_lens_bars_have_the_sign_of_fitness_minus_mean_fitness():
-    """Under softmax da_i/dt = s_i (u_i - s.u): a bar above zero is a logit that grows."""
-    result = simulate(Experiment(n=4, d=4, seed=6, horizon=1e3, a_init="gaussian", a_scale=1.0))
-    figure = replicator_figure(result)
-    u, s = np.asarray(result.u), np.asarray(result.s)
-    for frame in figure.frames:
-        k = int(frame.name)
-        gap = u[k] - s[k] @ u[k]
-        bars = np.asarray(frame.data[0].y)
-        clear = np.abs(gap) > 1e-6 * np.max(np.abs(gap))
-        np.testing.assert_array_equal(np.sign(bars[clear]), np.sign(gap[clear]))
-        assert np.max(np.abs(bars)) == pytest.approx(1.0, abs=1e-4)
 
 
 def test_the_page_shows_a_slice_for_more_than_three_tokens():

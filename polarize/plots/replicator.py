@@ -73,8 +73,9 @@ def replicator_panel(view: View, xa: str, ya: str) -> PanelTraces:
 
     axes = dict(x=panel_axis(range=[-0.6, n - 0.4], title="token", zeroline=False,
                              **({"dtick": 1} if n <= 12 else {})),
-                y=panel_axis(range=[-_TOP - 0.12, _TOP + 0.12], title="u<sub>i</sub> \u2212 s\u00b7u (scaled)",
-                             tickvals=[-1, -0.5, 0, 0.5, 1], zeroline=True, zerolinecolor=ink,
+                y=panel_axis(range=[-_TOP - 0.12, _TOP + 0.12],
+                             title="u<sub>i</sub> \u2212 s\u00b7u (scaled)", tickvals=[-1, -0.5, 0, 0.5, 1],
+                             zeroline=True, zerolinecolor=ink,
                              zerolinewidth=2))
     signs = (("\u25b2 logit grows", _TOP), ("\u25bc logit falls", -_TOP))
     notes = [dict(text=words, x=-0.55, y=y, xref=xa, yref=ya, xanchor="left", showarrow=False,
