@@ -96,14 +96,14 @@ def _arrows(shares: np.ndarray, velocity: np.ndarray) -> list[go.Scatter]:
     return traces
 
 
-def _rest(points: Sequence[RestPoint], tokens: Sequence[int]) -> list[go.Scatter]:
+def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
     traces = []
     for stability, look in STABILITY_MARKERS.items():
         chosen = [p for p in points if p.stability == stability]
         if not chosen:
             continue
-        xy = project_to_polygon(np.array([p.s[list(tokens)] for p in chosen]))
-        text = [f"rest point {np.round(p.s[list(tokens)], 3).tolist()}: {stability}" for p in chosen]
+        xy = project_to_polygon(np.array([p.shares for p in chosen]))
+        text = [f"rest point, shares {np.round(p.shares, 3).tolist()}: {stability}" for p in chosen]
         traces.append(go.Scatter(
             x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name=f"rest point: {stability}",
             text=text, hovertemplate="%{text}<extra></extra>", uid=f"phase-rest-{stability}",
@@ -154,7 +154,7 @@ def portrait_figure(shares: np.ndarray, velocity: np.ndarray, *, rest: Sequence[
         Number of tokens (for their colours).
     """
     figure = go.Figure(_triangle(tokens, n) + _arrows(shares, velocity)
-                       + _paths(paths, picked) + _rest(rest, tokens))
+                       + _paths(paths, picked) + _rest(rest))
     return _layout(figure, height, title)
 
 
