@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import PanelTraces, View, moving_traces, panel_axis
@@ -28,7 +29,7 @@ _TOP = 1.18
 """Height of the labels above and below the bars, in units of the largest bar."""
 
 
-def fitness_gaps(result: Any) -> np.ndarray:
+def fitness_gaps(result: Result) -> np.ndarray:
     """Each token's fitness minus the mean fitness, ``u_i - q.u`` with ``q`` the shares of ``s``.
 
     Parameters
