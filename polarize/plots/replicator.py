@@ -70,7 +70,7 @@ def replicator_panel(view: View, xa: str, ya: str) -> PanelTraces:
 
     def at(k: int) -> list[dict[str, Any]]:
         return [dict(y=rounded(scaled[k]), customdata=rounded(gap[k])),
-                dict(text=[f"bars \u00f7 largest |u\u1d62 \u2212 s\u00b7u| = {largest[k]:.2g}"])]
+                dict(text=[f"scale: largest |u - s\u00b7u| = {largest[k]:.2g}"])]  # glyphs a clip font has
 
     axes = dict(x=panel_axis(range=[-0.6, n - 0.4], title="token", zeroline=False,
                              **({"dtick": 1} if n <= 12 else {})),
