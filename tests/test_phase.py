@@ -69,17 +69,40 @@ def test_a_vertex_is_stable_exactly_when_every_other_token_dies_out_near_it(loss
     eps = 1e-5
     for point in (p for p in phase.rest_points(e, V) if len(p.support) == 1):
         (k,) = point.support
-        measured = []
+        measured, _, u = [], *phase.field_at(e, V, np.log(point.s + 1e-300)[None])
         for j in (j for j in range(3) if j != k):
             s = np.zeros(3)
             s[k], s[j] = 1 - eps, eps
             with np.errstate(divide="ignore"):
                 ds, _ = phase.field_at(e, V, np.log(s)[None])
-            measured.append(ds[0, j] / (2 * eps**2))
+            measured.append(ds[0, j] / eps**2)
         np.testing.assert_allclose(measured, point.invasion, rtol=1e-3, atol=1e-8)
+        np.testing.assert_allclose(point.invasion, [2 * (u[0, j] - u[0, k]) for j in range(3) if j != k],
+                                   rtol=1e-3, atol=1e-8)
         measured = np.array(measured)
         expected = "stable" if np.all(measured < 0) else "unstable" if np.all(measured > 0) else "saddle"
         assert point.stability == expected
+
+
+@pytest.mark.parametrize("loss, seed, at", [("kl", 2, 50.0), ("kl", 3, 50.0), ("square", 0, 5.0),
+                                            ("square", 1, 5.0)])
+def test_an_edge_rest_point_is_invaded_as_the_field_says(loss, seed, at):
+    """At an edge point the third token grows like its share squared, with a coefficient that also feels
+    the edge's fitness shifting (u_j - s.u alone gets kl, seed 2, t = 50 wrong)."""
+    e = Experiment(n=3, d=3, loss=loss, seed=seed, horizon=100.0).resolved()
+    V = phase.values_at(e, at)
+    edges = [p for p in phase.rest_points(e, V) if len(p.support) == 2]
+    assert edges
+    eps = 1e-5
+    for point in edges:
+        (j,) = [i for i in range(3) if i not in point.support]
+        s = (1 - eps) * point.s + eps * np.eye(3)[j]
+        ds, _ = phase.field_at(e, V, np.log(s)[None])
+        measured = ds[0, j] / eps**2
+        np.testing.assert_allclose(point.invasion, [measured], rtol=1e-3)
+        eigenvalue = np.real(point.eigenvalues[0])
+        signs = np.sign([measured, eigenvalue])
+        assert point.stability == ("stable" if all(signs < 0) else "unstable" if all(signs > 0) else "saddle")
 
 
 SLICE = (0, 2, 3)

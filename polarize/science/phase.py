@@ -13,7 +13,8 @@ themselves, ``r = s_S / sum s_S``. Those shares move as
 ``dr_i/dt = r_i (da_i - r.da_S) / T``, so the slice's rest points are its
 vertices and the points of its faces where the face's logits move at one
 common speed ``c`` (for n = 3, ``c = 0``: equal fitness). Off the face a share
-then grows at the rate ``-c / T``, the same for every token off it.
+then grows at the rate ``-c / T``, the same for every token off it; where
+``c = 0`` it grows like its share squared, and the sign of that term decides.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ __all__ = ["Basins", "NaiveOdds", "RestPoint", "basins", "field_at", "naive_odds
 
 FD_STEP = 1e-6
 """Step of the central differences that linearize the field on a face."""
+INVADE_STEP = 1e-4
+"""Share off a face at which an invader's growth is read, where it grows like its share squared."""
 
 
 def triangle_grid(resolution: int) -> np.ndarray:
@@ -179,7 +182,8 @@ class RestPoint:
         For each of the triangle's tokens off the support: positive when its share grows back from
         near zero, negative when it dies out. On a slice (n > 3) it is the share's growth rate
         ``(dr_j/dt) / r_j`` there, ``-c/T`` for the support's common logit velocity ``c``; where that
-        is zero (always on the whole simplex, whose faces have ``ds_j ~ s_j^2``) it is ``u_j - s.u``.
+        is zero (always on the whole simplex, whose faces have ``ds_j ~ s_j^2``) it is the next
+        term, ``lim (dr_j/dt) / r_j^2`` (at a vertex, ``2 (u_j - s.u)``).
     eigenvalues : tuple of complex
         Of the field linearized along the support's face (``len(support) - 1`` of them).
     stability : {"stable", "unstable", "saddle", "degenerate"}
@@ -251,14 +255,14 @@ def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ..
     da, u = da[0], u[0]
     s = make_normalizer("softmax", temperature=e.temperature).forward(slice_logits(r[None], tokens,
                                                                                   np.asarray(e.a0)))[0]
-    off = [tokens[i] for i in range(3) if i not in face]
+    off = [i for i in range(3) if i not in face]
     common = float(np.mean(da[[tokens[i] for i in face]]))
     scale = max(1e-300, float(np.max(np.abs(u))))
     if abs(common) > 1e-9 * scale:
         # On a slice the shares off the face move at a linear rate: dr_j/r_j -> (0 - r.da) / T.
         invasion = tuple(-common / e.temperature for _ in off)
     else:
-        invasion = tuple(float(u[j] - s @ u) for j in off)
+        invasion = tuple(_quadratic_rate(e, V, r, i, tokens) for i in off)
     eigenvalues = tuple(complex(v) for v in np.linalg.eigvals(_face_jacobian(e, V, r, face, tokens)))
     signs = np.array([*invasion, *(v.real for v in eigenvalues)])
     if np.any(np.abs(signs) <= 1e-7 * scale):
@@ -271,6 +275,21 @@ def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ..
         stability = "saddle"
     return RestPoint(s=s, shares=r, support=tuple(tokens[i] for i in face), invasion=invasion,
                      eigenvalues=eigenvalues, stability=stability)
+
+
+def _quadratic_rate(e: Experiment, V: np.ndarray, r: np.ndarray, i: int,
+                    tokens: tuple[int, int, int]) -> float:
+    """``lim (dr_i/dt) / r_i^2`` moving from ``r`` towards vertex ``i``, read off the field at two shares.
+
+    Where the linear rate vanishes, ``(dr_i/dt) / r_i = k x + O(x^2)`` at share ``x``; two values give ``k``
+    with the ``x^2`` term cancelled. (At a vertex ``k = 2 (u_i - s.u)``; on an edge the face's fitness
+    also shifts as ``i`` comes in, so ``u_i - s.u`` alone can have the wrong sign.)
+    """
+    x = np.array([INVADE_STEP, 2 * INVADE_STEP])
+    points = (1 - x)[:, None] * r + x[:, None] * np.eye(3)[i]
+    with np.errstate(divide="ignore"):
+        rate = slice_field(e, V, points, tokens)[0][:, i] / x
+    return float(2 * rate[0] / x[0] - rate[1] / x[1])
 
 
 def _face_jacobian(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
