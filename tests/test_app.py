@@ -241,3 +241,23 @@ def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch
     again = explorer({"seed": "918274"})  # the same link a moment later: run, not the cached refusal
     no_exception(again)
     assert not again.error and dashboard(again)
+
+
+def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(monkeypatch):
+    """``ui.charts``: a cached figure dict is sent as it is (no frame objects built), and stays intact."""
+    import plotly.graph_objects as go
+
+    from polarize.plots.dashboard import dashboard_spec
+    from ui import charts
+
+    spec = dashboard_spec(simulate(Experiment(n=3, d=3)), frames=4)
+    before = json.dumps(spec, sort_keys=True)
+
+    def no_frames(*args, **kwargs):
+        raise AssertionError("st.plotly_chart built plotly objects of the figure dict (validated it)")
+
+    monkeypatch.setattr(go.Frame, "__init__", no_frames)
+    charts.chart(spec, key="dict", theme=None)
+    assert json.dumps(spec, sort_keys=True) == before  # the traces keep their uid (Streamlit drops them)
+    with pytest.raises(AssertionError, match="validated"):  # the check can fail: a bare dict is validated
+        charts.st.plotly_chart(spec, key="bare", theme=None)

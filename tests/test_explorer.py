@@ -219,8 +219,10 @@ def test_the_view_shows_the_run():
     assert view.error is None and view.warnings == ()
     assert view.data.s.shape[1] == 5
     plot, lens = view.plots()
-    assert plot.figure.layout.meta["n"] == 5 and plot.figure.frames
-    assert lens.key == "replicator" and len(lens.figure.frames) == len(plot.figure.frames)
+    # Built as plain dicts for the browser; valid plotly figures (go.Figure of a dict validates it all).
+    dashboard, bars = go.Figure(plot.figure), go.Figure(lens.figure)
+    assert dashboard.layout.meta["n"] == 5 and dashboard.frames
+    assert lens.key == "replicator" and len(bars.frames) == len(dashboard.frames)
     numbers = view.blocks[0].columns[1]
     assert numbers[0] == Metric("Polarized?", "Yes", numbers[0].help)
     assert [m.label for m in numbers[2:]] == ["Final entropy", "Winning token", "1 \u2212 max s",

@@ -36,6 +36,7 @@ from polarize.web.page import (
     selected_values,
 )
 from polarize.web.pages import PAGES, by_name
+from ui import charts
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
@@ -74,9 +75,8 @@ def _view(name: str, job: Any) -> View:
     """The page's view of a job, shared by every session (keyed by an experiment's exact JSON).
 
     A resource cache rather than ``st.cache_data``: a view is immutable and shared
-    as is, and its figures stay built ``go.Figure`` objects. ``cache_data`` would
-    unpickle them on every rerun, and ``st.plotly_chart`` re-validates a figure given
-    as a dict: together a quarter of a second per rerun.
+    as is. ``cache_data`` would unpickle its figures on every rerun; ``ui.charts``
+    hands them to Streamlit without building or validating them again.
     """
     return by_name(name).view(job)
 
@@ -276,8 +276,8 @@ def _columns(block: Columns, page: str) -> None:
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    st.plotly_chart(block.figure, key=key, theme=None,
-                    config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
+    charts.chart(block.figure, key=key, theme=None,
+                 config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
     if block.caption:
         st.caption(block.caption)
 

@@ -18,7 +18,9 @@ axis ranges are fixed for the whole animation. Every trace has a ``uid``
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import plotly.graph_objects as go
@@ -39,7 +41,7 @@ from polarize.plots.panels import (
 )
 from polarize.science import format_time
 
-__all__ = ["BUILDERS", "PANELS", "dashboard"]
+__all__ = ["BUILDERS", "PANELS", "dashboard", "dashboard_spec"]
 
 PANELS: dict[str, str] = {
     "simplex": "Scores on the simplex",
@@ -84,10 +86,22 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         ``result.t``; play, pause and speed buttons and a time slider. Its
         ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
     """
+    return go.Figure(dashboard_spec(result, frames=frames, height=height), _validate=False)
+
+
+def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780) -> dict[str, Any]:
+    """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
+
+    Plotly's figure objects validate every frame's traces as they are built, even
+    unvalidated, which costs several times the run itself; a page that only sends
+    the figure to the browser skips them. Validation is done by the tests
+    (``go.Figure(spec)`` with validation), not on every run.
+
+    Parameters and contents are those of ``dashboard``: a dict with ``data``,
+    ``layout`` (with plotly's default template, as a ``go.Figure`` would add it;
+    shared, not to be changed) and ``frames``.
+    """
     view = View.of(result, frames)
-    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
-                        subplot_titles=list(PANELS.values()))
     parts = {key: build(view, *_AXES[key]) for key, build in BUILDERS.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
     moving = [trace for part in parts.values() for trace in part.moving]
@@ -96,16 +110,31 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
                        data=[dict(type="scatter", **state) for part in parts.values()
                              for state in part.at(int(k))])
                   for k in view.shown]
-    layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
+    layout = _layout(_grid(), parts, height=height, n=view.n)
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown]),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
+        template=style.plotly_template(),
     )
-    # Validation is done once by the tests (``go.Figure(fig.to_dict())``), not on every run:
-    # a few hundred frame traces would otherwise cost more than the simulation itself.
-    return go.Figure(dict(data=static + moving, layout=layout, frames=frame_list), _validate=False)
+    return dict(data=static + moving, layout=layout, frames=frame_list)
+
+
+@cache
+def _grid_layout() -> dict[str, Any]:
+    """The subplots' axes and titles (``make_subplots`` builds them once; they depend on nothing)."""
+    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
+                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
+                        subplot_titles=list(PANELS.values()))
+    layout = fig.layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def _grid() -> dict[str, Any]:
+    """A fresh copy of the subplots' layout, for one figure to fill in."""
+    return copy.deepcopy(_grid_layout())
 
 
 def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int) -> dict[str, Any]:

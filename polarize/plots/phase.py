@@ -18,13 +18,13 @@ from plotly.colors import sample_colorscale
 from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.animation import FRAMES, animation_controls, frame_indices
-from polarize.plots.numbers import rounded
+from polarize.plots.numbers import round_significant, rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
 from polarize.science import format_time, simplex_shares
 from polarize.science.phase import Basins, NaiveOdds, RestPoint
 
 __all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure",
-           "replicator_figure"]
+           "replicator_figure", "replicator_spec"]
 
 ARROW = 0.07
 """Length of a field arrow, in units of the triangle's circumradius (arrows show direction; colour, speed)."""
@@ -227,6 +227,11 @@ def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460
     frames : int
         Wanted number of frames, evenly spaced in log time.
     """
+    return go.Figure(replicator_spec(result, frames=frames, height=height), _validate=False)
+
+
+def replicator_spec(result: Result, *, frames: int = FRAMES, height: int = 460) -> dict[str, Any]:
+    """``replicator_figure`` as the plain dict plotly.js reads (for the app: see ``dashboard_spec``)."""
     s = np.asarray(result.s, dtype=float)
     logistic = result.p is not None
     fitness = np.asarray(result.p if logistic else result.u, dtype=float)
@@ -234,7 +239,8 @@ def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460
     # The gaps span decades over a run: each time is scaled by its largest bar, so signs and
     # proportions stay readable from the first frame to the last (the hover gives the value).
     largest = np.max(np.abs(gap), axis=1, keepdims=True)
-    scaled = gap / np.where(largest > 0, largest, 1.0)
+    scaled = round_significant(gap / np.where(largest > 0, largest, 1.0))
+    gap = round_significant(gap)
     shown = frame_indices(np.asarray(result.t), frames)
     n = s.shape[1]
     colors = style.token_colors(n)
@@ -242,19 +248,20 @@ def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460
     name = "p\u1d62 \u2212 s\u00b7p" if logistic else "u\u1d62 \u2212 s\u00b7u"
 
     def bars(k: int) -> dict[str, Any]:
-        return dict(type="bar", x=tokens, y=rounded(scaled[k]), marker=dict(color=colors), name=name,
-                    customdata=rounded(gap[k]), uid="replicator-bars",
+        return dict(type="bar", x=tokens, y=scaled[k].tolist(), marker=dict(color=colors), name=name,
+                    customdata=gap[k].tolist(), uid="replicator-bars",
                     hovertemplate="token %{x}: %{customdata:.3g}<extra></extra>")
 
-    figure = go.Figure(dict(data=[bars(int(shown[0]))], frames=[
-        dict(name=str(int(k)), traces=[0], data=[bars(int(k))]) for k in shown]), _validate=False)
-    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=50, b=170)),
-                         title=dict(text=f"Replicator lens: {name}, scaled by the largest at each time "
-                                         "(above zero: the logit grows)", font=style.font(-1)),
-                         **animation_controls([str(int(k)) for k in shown],
-                                              [format_time(float(result.t[k])) for k in shown],
-                                              plot_height=height - 50 - 170))
-    figure.update_xaxes(type="category", tickprefix="token ", **style.axis_style())
-    figure.update_yaxes(**(style.axis_style() | dict(range=[-1.08, 1.08], zeroline=True,
-                                                     zerolinecolor=style.PALETTE.ink, zerolinewidth=2)))
-    return figure
+    layout = dict(
+        style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=50, b=170)),
+        title=dict(text=f"Replicator lens: {name}, scaled by the largest at each time "
+                        "(above zero: the logit grows)", font=style.font(-1)),
+        **animation_controls([str(int(k)) for k in shown], [format_time(float(result.t[k])) for k in shown],
+                             plot_height=height - 50 - 170),
+        xaxis=dict(type="category", tickprefix="token ", **style.axis_style()),
+        yaxis=style.axis_style() | dict(range=[-1.08, 1.08], zeroline=True, zerolinecolor=style.PALETTE.ink,
+                                        zerolinewidth=2),
+        template=style.plotly_template(),
+    )
+    return dict(data=[bars(int(shown[0]))], layout=layout,
+                frames=[dict(name=str(int(k)), traces=[0], data=[bars(int(k))]) for k in shown])

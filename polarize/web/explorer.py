@@ -18,8 +18,8 @@ import numpy as np
 from polarize import animate
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
-from polarize.plots import dashboard
-from polarize.plots.phase import replicator_figure
+from polarize.plots.dashboard import dashboard_spec
+from polarize.plots.phase import replicator_spec
 from polarize.presets import PRESETS, get_preset
 from polarize.runner import run_with_timeout
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
@@ -212,7 +212,8 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
         return failure_view(exc)
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
-    figure = dashboard(result, **({} if frames is None else {"frames": frames}))
+    # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
+    figure = dashboard_spec(result, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
                       THRESHOLDS),
@@ -223,7 +224,7 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
         Columns(((Caption(captions[0]),), tuple(map(Caption, captions[1:3])),
                  tuple(map(Caption, captions[3:]))),
                 widths=(0.34, 0.33, 0.33)),
-        Plot("replicator", replicator_figure(result, **({} if frames is None else {"frames": frames})),
+        Plot("replicator", replicator_spec(result, **({} if frames is None else {"frames": frames})),
              REPLICATOR_CAPTION),
     )
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
