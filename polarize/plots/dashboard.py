@@ -97,9 +97,19 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780) -
     the figure to the browser skips them. Validation is done by the tests
     (``go.Figure(spec)`` with validation), not on every run.
 
-    Parameters and contents are those of ``dashboard``: a dict with ``data``,
-    ``layout`` (with plotly's default template, as a ``go.Figure`` would add it;
-    shared, not to be changed) and ``frames``.
+    Parameters
+    ----------
+    result : Result
+        ``K`` saved times, ``n`` tokens (as for ``dashboard``).
+    frames : int
+    height : int
+
+    Returns
+    -------
+    dict
+        ``data``, ``layout`` and ``frames``, the contents of ``dashboard``'s figure; the layout
+        holds plotly's default template, as a ``go.Figure`` adds it (one dict shared by every
+        figure: read it, never change it).
     """
     view = View.of(result, frames)
     parts = {key: build(view, *_AXES[key]) for key, build in BUILDERS.items()}
