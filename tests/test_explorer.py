@@ -219,7 +219,9 @@ def test_the_view_shows_the_run():
     assert view.error is None and view.warnings == ()
     assert view.data.s.shape[1] == 5
     (plot,) = view.plots()
-    assert plot.figure.layout.meta["n"] == 5 and plot.figure.frames
+    # Built as a plain dict for the browser; a valid plotly figure (go.Figure of a dict validates it all).
+    dashboard = go.Figure(plot.figure)
+    assert dashboard.layout.meta["n"] == 5 and dashboard.frames
     numbers = view.blocks[0].columns[1]
     assert numbers[0] == Metric("Polarized?", "Yes", numbers[0].help)
     assert [m.label for m in numbers[2:]] == ["Final entropy", "Winning token", "1 \u2212 max s",

@@ -9,6 +9,7 @@ a page knows lives in ``polarize.web``; only this package imports Streamlit.
 from __future__ import annotations
 
 import contextvars
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -36,9 +37,14 @@ from polarize.web.page import (
     selected_values,
 )
 from polarize.web.pages import PAGES, by_name
+from ui import charts
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
+# What is imported by now lives as long as the server: out of the garbage collector's sight, the
+# full collection Streamlit makes after every rerun (runner.postScriptGC) scans only what the
+# sessions made since (it took about 0.1 CPU-s of each Explorer load).
+gc.freeze()
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
@@ -74,9 +80,8 @@ def _view(name: str, job: Any) -> View:
     """The page's view of a job, shared by every session (keyed by an experiment's exact JSON).
 
     A resource cache rather than ``st.cache_data``: a view is immutable and shared
-    as is, and its figures stay built ``go.Figure`` objects. ``cache_data`` would
-    unpickle them on every rerun, and ``st.plotly_chart`` re-validates a figure given
-    as a dict: together a quarter of a second per rerun.
+    as is. ``cache_data`` would unpickle its figures on every rerun; ``ui.charts``
+    hands them to Streamlit without building or validating them again.
     """
     return by_name(name).view(job)
 
@@ -276,8 +281,8 @@ def _columns(block: Columns, page: str) -> None:
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    st.plotly_chart(block.figure, key=key, theme=None,
-                    config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
+    charts.chart(block.figure, key=key, theme=None,
+                 config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
     if block.caption:
         st.caption(block.caption)
 

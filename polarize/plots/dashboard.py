@@ -19,7 +19,9 @@ axis ranges are fixed for the whole animation. Every trace has a ``uid``
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import plotly.graph_objects as go
@@ -41,7 +43,7 @@ from polarize.plots.panels import (
 from polarize.plots.replicator import REPULSION_TITLES, replicator_panel
 from polarize.science import format_time
 
-__all__ = ["BUILDERS", "PANELS", "dashboard", "titles"]
+__all__ = ["BUILDERS", "PANELS", "dashboard", "dashboard_spec", "titles"]
 
 PANELS: dict[str, str] = {
     "simplex": "Scores on the simplex",
@@ -89,10 +91,35 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
         ``result.t``; play, pause and speed buttons and a time slider. Its
         ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
     """
+    return go.Figure(dashboard_spec(result, frames=frames, height=height, repulsion=repulsion), _validate=False)
+
+
+def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
+                   repulsion: str = "fitness") -> dict[str, Any]:
+    """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
+
+    Plotly's figure objects validate every frame's traces as they are built, even
+    unvalidated, which costs several times the run itself; a page that only sends
+    the figure to the browser skips them. Validation is done by the tests
+    (``go.Figure(spec)`` with validation), not on every run.
+
+    Parameters
+    ----------
+    result : Result
+        ``K`` saved times, ``n`` tokens (as for ``dashboard``).
+    frames : int
+    height : int
+    repulsion : {"fitness", "replicator"}
+
+    Returns
+    -------
+    dict
+        ``data``, ``layout`` and ``frames``, the contents of ``dashboard``'s figure; the layout
+        holds plotly's default template, as a ``go.Figure`` adds it (one dict shared by every
+        figure: read it, never change it).
+    """
     view = View.of(result, frames)
-    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
-                        subplot_titles=list(titles(repulsion).values()))
+    grid = _grid(repulsion)  # first: it checks ``repulsion``
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -101,16 +128,31 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
     frame_list = [dict(name=str(int(k)), traces=animated,
                        data=[state for part in parts.values() for state in part.frame(int(k))])
                   for k in view.shown]
-    layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
+    layout = _layout(grid, parts, height=height, n=view.n)
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown]),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
+        template=style.plotly_template(),
     )
-    # Validation is done once by the tests (``go.Figure(fig.to_dict())``), not on every run:
-    # a few hundred frame traces would otherwise cost more than the simulation itself.
-    return go.Figure(dict(data=static + moving, layout=layout, frames=frame_list), _validate=False)
+    return dict(data=static + moving, layout=layout, frames=frame_list)
+
+
+@cache
+def _grid_layout(repulsion: str) -> dict[str, Any]:
+    """The subplots' axes and titles (``make_subplots`` builds them once per repulsion mode)."""
+    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
+                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
+                        subplot_titles=list(titles(repulsion).values()))
+    layout = fig.layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def _grid(repulsion: str) -> dict[str, Any]:
+    """A fresh copy of the subplots' layout, for one figure to fill in."""
+    return copy.deepcopy(_grid_layout(repulsion))
 
 
 def titles(repulsion: str = "fitness") -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ __all__ = [
     "font",
     "loss_color",
     "loss_stroke",
+    "plotly_template",
     "set_palette",
     "token_colors",
     "top_tokens",
@@ -210,3 +212,14 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
                 colorway=list(PALETTE.cycle),  # for curves that callers add without a colour
                 paper_bgcolor=PALETTE.background, plot_bgcolor=PALETTE.background, hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
+
+
+@cache
+def plotly_template() -> dict[str, Any]:
+    """Plotly's default template as a dict: what ``go.Figure`` puts in a layout, for figures built as dicts.
+
+    The same for every figure and shared between them: read it, never change it.
+    """
+    import plotly.io as pio
+
+    return pio.templates[pio.templates.default].to_plotly_json()

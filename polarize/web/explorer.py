@@ -18,7 +18,7 @@ import numpy as np
 from polarize import animate
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
-from polarize.plots import dashboard
+from polarize.plots.dashboard import dashboard_spec
 from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
 from polarize.runner import run_with_timeout
@@ -222,7 +222,8 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
         return failure_view(exc)
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
-    figure = dashboard(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
+    # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
+    figure = dashboard_spec(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
                       THRESHOLDS),
