@@ -91,7 +91,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
         ``result.t``; play, pause and speed buttons and a time slider. Its
         ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
     """
-    return go.Figure(dashboard_spec(result, frames=frames, height=height, repulsion=repulsion), _validate=False)
+    spec = dashboard_spec(result, frames=frames, height=height, repulsion=repulsion)
+    return go.Figure(spec, _validate=False)
 
 
 def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
