@@ -251,11 +251,11 @@ def test_the_repulsion_panel_mode_is_a_control_that_changes_the_view_not_the_run
     view = PAGE.view(shown)
     assert view.error is None and view.data.s.shape[1] == 4
     (plot,) = view.plots()
-    uids = {t.uid for t in plot.figure.data}
+    uids = {t["uid"] for t in plot.figure["data"]}
     assert "replicator-bars" in uids and not any(uid.startswith("repulsion-") for uid in uids)
     repulsion = view.blocks[1].columns[1][1].text
     assert repulsion.startswith("**Replicator: u_i \u2212 s\u00b7u.**") and "gain logit" in repulsion
-    assert "replicator-bars" not in {t.uid for t in PAGE.view(plain).plots()[0].figure.data}
+    assert "replicator-bars" not in {t["uid"] for t in PAGE.view(plain).plots()[0].figure["data"]}
     sigmoid = text.panel_captions(Experiment(normalizer="sigmoid"), "replicator")[2]
     assert "need not be the direction" in sigmoid
 
