@@ -26,7 +26,7 @@ from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls
+from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -99,7 +99,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
     layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
-                             [format_time(float(view.t[k])) for k in view.shown]),
+                             [format_time(float(view.t[k])) for k in view.shown],
+                             plot_height=height - 50 - _LEGEND - CONTROLS_MARGIN),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
     )
@@ -119,7 +120,7 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
-        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=120)),
+        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=CONTROLS_MARGIN)),
         showlegend=True,
         # The token legend, in a row above the panels' titles.
         legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),
