@@ -36,6 +36,7 @@ from polarize.web.page import (
     selected_values,
 )
 from polarize.web.pages import PAGES, by_name
+from ui import transport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
@@ -114,6 +115,7 @@ def render(spec: PageSpec) -> None:
     for block in view.blocks:
         _block(block, spec.name)
     _downloads(view, spec.name)
+    transport.controls(view)
 
 
 def _queued(notice: Any, place: int) -> None:

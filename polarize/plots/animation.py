@@ -3,11 +3,12 @@
 The controls are plotly layout entries, drawn below the plot in two bands, in
 pixels from its bottom edge whatever the figure's height:
 
-- from ``TRANSPORT_TOP``: the transport buttons on the left (play, pause, reset
-  to the first frame, step back, step forward), the speeds on the right;
-- from ``SLIDER_TOP``: the time slider, the width of the figure, with the time
-  counter in large type above its rail. Nothing else is drawn in either band,
-  so the counter cannot run into a button or an axis title.
+- from ``TRANSPORT_TOP``: the transport buttons (play, pause, reset to the
+  first frame, step back, step forward), alone in their band;
+- from ``SLIDER_TOP``: the time counter in large type on the left and the
+  speeds on the right, then the slider's rail, the width of the figure. The
+  counter shares its band only with the speeds, at the other end, so it cannot
+  run into a button or an axis title on any figure wider than the two (~420 px).
 
 Play, pause, reset and the speeds are plain plotly ``animate`` buttons. Plotly
 cannot step relative to the current frame, so the two step buttons have
@@ -31,13 +32,13 @@ FRAMES = 80
 """Default number of animation frames (fewer when the run saved fewer times)."""
 SPEEDS: dict[str, int] = {"slow": 180, "normal": 80, "fast": 25}
 """Milliseconds per frame for the three speed buttons."""
-PLOT_HEIGHT = 531
-"""Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 165)."""
-TRANSPORT_TOP = 48
+PLOT_HEIGHT = 516
+"""Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 180)."""
+TRANSPORT_TOP = 68
 """Pixels below the plot where the buttons start (the bottom panels' tick labels and axis titles above)."""
-SLIDER_TOP = 96
+SLIDER_TOP = 114
 """Pixels below the plot where the slider (counter, then rail) starts."""
-CONTROLS_MARGIN = 165
+CONTROLS_MARGIN = 180
 """The bottom margin, in pixels, that the controls need."""
 STEP_BACK, STEP_FORWARD = "step-back", "step-forward"
 """Names of the two step buttons (``layout.updatemenus[0].buttons[i].name``), for the transport script."""
@@ -112,17 +113,18 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     transport = [
         dict(label="\u25b6 Play", name="play", method="animate", args=_play(SPEEDS["normal"])),
         dict(label="\u275a\u275a Pause", name="pause", method="animate", args=_still([None])),
-        dict(label="\u23ee Reset", name="reset", method="animate", args=_still(names[:1])),
+        dict(label="|\u25c0 Reset", name="reset", method="animate", args=_still(names[:1])),
         dict(label="\u25c0 Step", name=STEP_BACK, method="skip", args=[]),
         dict(label="Step \u25b6", name=STEP_FORWARD, method="skip", args=[]),
     ]
-    band = dict(type="buttons", direction="right", y=-TRANSPORT_TOP * px, yanchor="top",
-                bgcolor=palette.button, bordercolor=palette.axis_line)
+    band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
+                bordercolor=palette.axis_line)
     return dict(
         updatemenus=[
-            band | dict(showactive=False, x=0.0, xanchor="left", pad=dict(r=6, t=0), font=style.font(3),
+            band | dict(showactive=False, x=0.0, y=-TRANSPORT_TOP * px, xanchor="left", pad=dict(r=6, t=0),
+                        font=style.font(3),
                         buttons=transport),
-            band | dict(showactive=True, active=1, x=1.0, xanchor="right", pad=dict(l=6, t=3),
+            band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
                         font=style.font(0),
                         buttons=[dict(label=f"{name} \u25b6", name=f"speed-{name}", method="animate",
                                       args=_play(ms)) for name, ms in SPEEDS.items()]),

@@ -17,7 +17,7 @@ from plotly.colors import sample_colorscale
 
 from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls, frame_indices
+from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls, frame_indices
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
 from polarize.science import format_time, simplex_shares
@@ -248,12 +248,13 @@ def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460
 
     figure = go.Figure(dict(data=[bars(int(shown[0]))], frames=[
         dict(name=str(int(k)), traces=[0], data=[bars(int(k))]) for k in shown]), _validate=False)
-    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=50, b=170)),
+    margin = dict(l=20, r=20, t=50, b=CONTROLS_MARGIN)
+    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=margin),
                          title=dict(text=f"Replicator lens: {name}, scaled by the largest at each time "
                                          "(above zero: the logit grows)", font=style.font(-1)),
                          **animation_controls([str(int(k)) for k in shown],
                                               [format_time(float(result.t[k])) for k in shown],
-                                              plot_height=height - 50 - 170))
+                                              plot_height=height - 50 - CONTROLS_MARGIN))
     figure.update_xaxes(type="category", tickprefix="token ", **style.axis_style())
     figure.update_yaxes(**(style.axis_style() | dict(range=[-1.08, 1.08], zeroline=True,
                                                      zerolinecolor=style.PALETTE.ink, zerolinewidth=2)))
