@@ -82,10 +82,10 @@ OUT_OF_TIME = "out of time"
 def within(limit: float) -> float:
     """The engine's wall-clock budget under a hard time limit of ``limit`` seconds.
 
-    A tenth less, and at most 2 s less: the margin covers the last step (a flow
+    A quarter less, and at most 2 s less: the margin covers the last step (a flow
     step takes milliseconds) and sending the result back before the limit strikes.
     """
-    return limit - min(2.0, 0.1 * limit)
+    return limit - min(2.0, 0.25 * limit)
 
 
 class WallClock:

@@ -16,14 +16,16 @@ from typing import Any
 import numpy as np
 
 from polarize import animate
+from polarize.budget import OUT_OF_TIME, within
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
+from polarize.integrate import simulate_within
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.plots import dashboard
 from polarize.plots.phase import replicator_figure
 from polarize.presets import PRESETS, get_preset
-from polarize.runner import run_with_timeout
+from polarize.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
-from polarize.web import export, text
+from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.page import (
     Caption,
@@ -193,25 +195,38 @@ REPLICATOR_CAPTION = (
 def explore(experiment: Experiment, *, timeout: float | None = None, frames: int | None = None) -> View:
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
-    The arrays are drawn once (``resolved``), probed, then run as drawn.
+    The arrays are drawn once (``resolved``), probed, then run as drawn. The engine has a
+    budget just under the time limit (``budget.within``): a slow run stops by itself and is
+    shown up to where it got, with advice that fits its settings (``overtime``).
+
+    Parameters
+    ----------
+    timeout : float, optional
+        The hard time limit in seconds (``runner.timeout_seconds()`` when omitted).
 
     Returns
     -------
     View
-        ``error`` set when the run was refused, failed or timed out; a warning when it stopped early;
-        ``data`` is the ``Result``.
+        ``error`` set when the run was refused, failed or timed out with nothing to show; a
+        warning when it stopped early or ran out of time; ``data`` is the ``Result``.
     """
     start = time.perf_counter()
     try:
+        limit = timeout_seconds() if timeout is None else float(timeout)
         resolved = experiment.resolved()
         problem = undefined_start(resolved)
         if problem:
             return View(error=problem.message)
-        result = run_with_timeout(resolved, timeout)
+        result = call_with_timeout(simulate_within, resolved, within(limit), timeout=limit)
+    except RunTimeout as exc:
+        return View(error=f"This run took longer than {exc.seconds:g} s and was stopped. "
+                          + overtime.advice(experiment))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
-    if len(result.t) == 0:
-        return View(error=result.message or "The run saved nothing.")
+    if len(result.t) < 2:
+        return View(error=(f"This run did not get past its start in {limit:g} s. "
+                           + overtime.advice(experiment)) if result.status == OUT_OF_TIME
+                    else result.message or "The run saved nothing.")
     figure = dashboard(result, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
@@ -227,8 +242,15 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
              REPLICATOR_CAPTION),
     )
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
-                warnings=() if result.finished else (f"The run stopped early: {result.message}",),
+                warnings=_warnings(result, limit),
                 sidebar=text.init_note(experiment), data=result, seconds=time.perf_counter() - start)
+
+
+def _warnings(result: Any, limit: float) -> tuple[str, ...]:
+    """Why the run is not shown to its horizon (out of time under ``limit`` seconds: with advice)."""
+    if result.status == OUT_OF_TIME:
+        return (overtime.partial_warning(result, limit),)
+    return () if result.finished else (f"The run stopped early: {result.message}",)
 
 
 def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
