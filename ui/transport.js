@@ -1,6 +1,6 @@
 // Keyboard and step controls for the page's animated plotly figures (ui/transport.py loads this file).
 //
-// It runs in a zero-height, same-origin iframe (components.html), so it reaches the page around it
+// It runs in an empty, same-origin iframe (st.iframe or components.html), so it reaches the page around it
 // (window.parent) and that page's own plotly.js (window.parent.Plotly). The figures' play, pause,
 // reset and speed buttons are plain plotly buttons; plotly cannot step relative to the current
 // frame, so the two step buttons have method "skip" and are handled here, as are the keys.

@@ -2,7 +2,7 @@
 
 The buttons themselves are in each figure (``polarize.plots.animation``); what plotly cannot do
 alone (step from the current frame; space, the arrows and Home) is done by ``transport.js``, loaded
-once per page that shows an animated figure, in a zero-height iframe of the same origin that drives
+once per page that shows an animated figure, in an empty iframe of the same origin that drives
 the page's charts. The sidebar's "Keep playing after a change" is one setting for every animated
 page: with it on, the script starts the (new) figure playing after each rerun.
 """
@@ -48,12 +48,21 @@ def controls(view: View) -> None:
     if not animated(view):
         return
     state = st.session_state
-    if _WIDGET not in state:
-        state[_WIDGET] = state.get(KEEP_PLAYING, False)
-    keep = st.sidebar.toggle("Keep playing after a change", key=_WIDGET,
+    # Widget keys are per page (and dropped when a page does not draw them): the setting lives in its
+    # own key, copied into the widget before it is drawn and back by the widget's callback.
+    state[_WIDGET] = state.get(KEEP_PLAYING, False)
+    keep = st.sidebar.toggle("Keep playing after a change", key=_WIDGET, on_change=_kept,
                              help="Start the animation again by itself whenever a control changes. Keys "
                                   "on the figure: space plays or pauses, \u2190 \u2192 step, Home resets.")
-    state[KEEP_PLAYING] = keep
     state[_RUN] = state.get(_RUN, 0) + 1 if keep else 0
-    with st.sidebar:
-        components.html(script_html(autoplay=keep, run=state[_RUN]), height=0)
+    html = script_html(autoplay=keep, run=state[_RUN])
+    iframe = getattr(st.sidebar, "iframe", None)  # Streamlit 1.5x onwards; it deprecates components.html
+    if iframe is not None:
+        iframe(html, height=1)  # its least height; the document draws nothing
+    else:
+        with st.sidebar:
+            components.html(html, height=0)
+
+
+def _kept() -> None:
+    st.session_state[KEEP_PLAYING] = st.session_state[_WIDGET]

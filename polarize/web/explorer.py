@@ -285,8 +285,15 @@ def caption(values: Mapping[str, Any]) -> str:
             "this exact run.")
 
 
+def running(values: Mapping[str, Any]) -> str:
+    """The spinner's words while a run is made: which run, to what time."""
+    how = "gradient descent" if values["method"] == "gd" else "the exact flow"
+    return (f"Simulating {how} of {values['n']} tokens to t = {format_time(values['horizon'])} "
+            f"({text.LOSS_NAMES.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
+
+
 EXPLORER = PageSpec(
     name="explorer", nav_title="Explorer", title="Explorer: watch softmax polarize",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
-    view=explore, caption=caption, spinner="Simulating the flow...")
+    view=explore, caption=caption, spinner=running)
