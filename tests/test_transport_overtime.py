@@ -1,4 +1,4 @@
-"""A run out of time: the engine stops on its wall-clock budget, and the page draws what it saved with advice."""
+"""A run out of time: the engine stops on its wall-clock budget; the page draws what it saved, with advice."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def test_advice_follows_the_settings():
     assert "raise the learning rate (now 0.5)" in descent
     big = overtime.advice(Experiment(n=40, d=40, horizon=1e8))
     assert "fewer tokens (n = 40, d = 40)" in big and "lower the horizon" in big
-    assert [overtime.reachable_horizon(x) for x in (0.0, 7.0, 10.0, 19.9, 3.7e6)] == [None, 5.0, 10.0, 10.0, 2e6]
+    reached = (0.0, 7.0, 10.0, 19.9, 3.7e6)
+    assert [overtime.reachable_horizon(x) for x in reached] == [None, 5.0, 10.0, 10.0, 2e6]
 
 
 def test_a_run_over_the_hard_limit_still_gets_advice(monkeypatch):
