@@ -223,10 +223,11 @@ def explore(experiment: Experiment, *, timeout: float | None = None, frames: int
                           + overtime.advice(experiment))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
-    if len(result.t) < 2:
-        return View(error=(f"This run did not get past its start in {limit:g} s. "
-                           + overtime.advice(experiment)) if result.status == OUT_OF_TIME
-                    else result.message or "The run saved nothing.")
+    if result.status == OUT_OF_TIME and len(result.t) < 2:
+        return View(error=f"This run did not get past its start in {limit:g} s. "
+                          + overtime.advice(experiment))
+    if len(result.t) == 0:
+        return View(error=result.message or "The run saved nothing.")
     figure = dashboard(result, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
