@@ -133,3 +133,12 @@ def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     # One setting for every animated page: the Rates page (no toggle drawn by itself yet) keeps it.
     at.switch_page("pages/rates.py").run()
     assert not at.exception and at.toggle(key="transport_keep_playing").value is True
+
+
+def test_the_offline_page_has_no_step_buttons(figures):
+    from polarize.web.export import dashboard_html
+
+    page = dashboard_html(figures["dashboard"])
+    assert "speed-normal" in page and STEP_BACK not in page and STEP_FORWARD not in page
+    kept = figures["dashboard"].layout.updatemenus[0].buttons  # the app's figure is left as it was
+    assert [b.name for b in kept][-2:] == [STEP_BACK, STEP_FORWARD]

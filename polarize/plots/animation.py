@@ -26,7 +26,7 @@ import numpy as np
 from polarize.plots import style
 
 __all__ = ["CONTROLS_MARGIN", "FRAMES", "PLOT_HEIGHT", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
-           "animation_controls", "frame_indices"]
+           "animation_controls", "frame_indices", "without_steps"]
 
 FRAMES = 80
 """Default number of animation frames (fewer when the run saved fewer times)."""
@@ -140,3 +140,23 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
                    for name, label in zip(names, labels, strict=True)],
         )],
     )
+
+
+def without_steps(figure: Any) -> dict[str, Any]:
+    """A figure (dict or ``go.Figure``) without its step buttons, for a page without the app's script.
+
+    Returns
+    -------
+    dict
+        A copy: ``layout.updatemenus`` keep every button but those of method ``"skip"``.
+    """
+    if hasattr(figure, "to_dict"):
+        out = figure.to_dict()
+    else:
+        out = {**figure, "layout": dict(figure.get("layout", {}))}
+    menus = out["layout"].get("updatemenus")
+    if menus:
+        out["layout"]["updatemenus"] = [
+            {**menu, "buttons": [b for b in menu.get("buttons", ()) if b.get("method") != "skip"]}
+            for menu in menus]
+    return out
