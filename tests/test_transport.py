@@ -142,3 +142,13 @@ def test_the_offline_page_has_no_step_buttons(figures):
     assert "speed-normal" in page and STEP_BACK not in page and STEP_FORWARD not in page
     kept = figures["dashboard"].layout.updatemenus[0].buttons  # the app's figure is left as it was
     assert [b.name for b in kept][-2:] == [STEP_BACK, STEP_FORWARD]
+
+
+def test_the_spinner_says_which_run_is_made():
+    from polarize.web.explorer import EXPLORER
+    from polarize.web.pages import by_name
+
+    values = preset_values() | {"method": "gd", "n": 5, "horizon": 1e6, "loss": "kl"}
+    assert EXPLORER.running(values) == ("Simulating gradient descent of 5 tokens to t = 1e6 "
+                                        "(cross-entropy (KL) loss, softmax)...")
+    assert by_name("rates").running({}) == by_name("rates").spinner  # a page's plain words stay as they are
