@@ -33,7 +33,7 @@ def new_seed(low: int, high: int, now: int | None) -> int:
 
 
 def buttons(spec: PageSpec, reset: Callable[[PageSpec], None], key: Callable[[PageSpec, str], str]) -> None:
-    """Draw the buttons this page has (in the sidebar), side by side.
+    """Draw the buttons this page has in the sidebar, one under the other (side by side, labels are cut).
 
     Parameters
     ----------
@@ -42,16 +42,12 @@ def buttons(spec: PageSpec, reset: Callable[[PageSpec], None], key: Callable[[Pa
     key : callable
         ``key(spec, control_key)``: the control's widget key.
     """
-    wanted = [name for name in ("preset", "seed") if name in spec.keys]
-    if not wanted:
-        return
-    for column, name in zip(st.sidebar.columns(len(wanted)), wanted, strict=True):
-        if name == "preset":
-            column.button("Reset to preset", key=f"{spec.name}__reset", icon=":material/restart_alt:",
+    if "preset" in spec.keys:
+        st.sidebar.button("Reset to preset", key=f"{spec.name}__reset", icon=":material/restart_alt:",
                           on_click=reset, args=(spec,), width="stretch",
                           help="Every control back to the chosen preset's values.")
-        else:
-            column.button("New random start", key=f"{spec.name}__reseed", icon=":material/casino:",
+    if "seed" in spec.keys:
+        st.sidebar.button("New random start", key=f"{spec.name}__reseed", icon=":material/casino:",
                           on_click=_reseed, args=(spec, key(spec, "seed")), width="stretch",
                           help="A new seed: new random draws of the start (and of whatever else the seed "
                                "draws), the other settings kept.")
