@@ -31,7 +31,7 @@ def no_exception(at: AppTest) -> None:
 
 def dashboard(at: AppTest) -> dict:
     charts = at.get("plotly_chart")
-    assert len(charts) == 2  # the dashboard, then the replicator lens
+    assert len(charts) == 1  # the dashboard (its repulsion panel also plays the replicator bars)
     return json.loads(charts[0].proto.spec)
 
 
@@ -102,6 +102,18 @@ def test_widgets_change_what_is_shown():
     at.select_slider(key="explorer_horizon").set_value(1e3).run()
     no_exception(at)
     assert not at.error and dashboard(at)["layout"]["meta"]["n"] == 3
+
+
+def test_the_repulsion_panel_plays_the_replicator_bars_when_chosen():
+    at = explorer({"n": "4", "horizon": "1000"})
+    at.radio(key="explorer_repulsion").set_value("replicator").run()
+    no_exception(at)
+    assert at.query_params["repulsion"] in (["replicator"], "replicator")
+    figure = dashboard(at)
+    (bars,) = [i for i, t in enumerate(figure["data"]) if t["type"] == "bar"]  # Streamlit drops uids
+    assert bars in figure["layout"]["meta"]["animated"]
+    assert all(f["data"][f["traces"].index(bars)]["type"] == "bar" for f in figure["frames"])
+    assert any(c.value.startswith("**Replicator: u_i") for c in at.caption)
 
 
 def test_a_preset_loads_its_settings():

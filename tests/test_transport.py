@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard
+from polarize.plots import Panel, dashboard, token_lines
 from polarize.plots.animation import (
     CONTROLS_MARGIN,
     SLIDER_TOP,
@@ -25,7 +25,7 @@ from polarize.plots.animation import (
     TRANSPORT_TOP,
     animation_controls,
 )
-from polarize.plots.phase import replicator_figure
+from polarize.plots.multiples import animated_grid
 from polarize.web.explorer import preset_values
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,10 +35,11 @@ SCRIPT = (ROOT / "ui" / "transport.js").read_text()
 @pytest.fixture(scope="module")
 def figures():
     result = simulate(Experiment(n=4, d=4, horizon=1e3))
-    return {"dashboard": dashboard(result, frames=20), "replicator": replicator_figure(result, frames=20)}
+    panels = [Panel(title="scores", lines=token_lines(result.t, result.s))]
+    return {"dashboard": dashboard(result, frames=20), "grid": animated_grid(panels, cols=1, frames=20)}
 
 
-@pytest.mark.parametrize("name", ["dashboard", "replicator"])
+@pytest.mark.parametrize("name", ["dashboard", "grid"])
 def test_every_animated_figure_has_the_transport_buttons(figures, name):
     fig = figures[name]
     transport, speeds = fig.layout.updatemenus

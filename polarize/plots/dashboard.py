@@ -8,7 +8,8 @@ that the animation plays in the browser without a round trip to Python:
 2. each score ``s_i(t)`` against log time;
 3. the entropy ``H(s(t))`` with the uniform value ``log n`` marked;
 4. the repulsion panel: each token as a point (fitness ``u_i``, score ``s_i``),
-   and for the logistic loss also its value projection ``p_i``;
+   and for the logistic loss also its value projection ``p_i``; or, in its
+   replicator mode (``replicator.py``), a signed bar ``u_i - s.u`` per token;
 5. the loss on log-log axes.
 
 Frames are spaced evenly in log time and carry only the traces that move;
@@ -37,15 +38,16 @@ from polarize.plots.panels import (
     scores_panel,
     simplex_panel,
 )
+from polarize.plots.replicator import REPULSION_TITLES, replicator_panel
 from polarize.science import format_time
 
-__all__ = ["BUILDERS", "PANELS", "dashboard"]
+__all__ = ["BUILDERS", "PANELS", "dashboard", "titles"]
 
 PANELS: dict[str, str] = {
     "simplex": "Scores on the simplex",
     "scores": "Scores s<sub>i</sub>(t)",
     "entropy": "Entropy H(s(t))",
-    "repulsion": "Repulsion: fitness vs score",
+    "repulsion": REPULSION_TITLES["fitness"],
     "loss": "Loss",
 }
 """Panel key -> title, in the order the panels are laid out."""
@@ -62,7 +64,8 @@ _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key 
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
 
-def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.Figure:
+def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
+              repulsion: str = "fitness") -> go.Figure:
     """The animated five-panel dashboard of one run.
 
     Parameters
@@ -74,6 +77,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         Wanted number of animation frames, spaced evenly in log time.
     height : int
         Figure height in pixels (the width follows the page).
+    repulsion : {"fitness", "replicator"}
+        The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
 
     Returns
     -------
@@ -87,14 +92,14 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
     view = View.of(result, frames)
     fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
                         column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
-                        subplot_titles=list(PANELS.values()))
-    parts = {key: build(view, *_AXES[key]) for key, build in BUILDERS.items()}
+                        subplot_titles=list(titles(repulsion).values()))
+    builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
+    parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
     moving = [trace for part in parts.values() for trace in part.moving]
     animated = list(range(len(static), len(static) + len(moving)))
     frame_list = [dict(name=str(int(k)), traces=animated,
-                       data=[dict(type="scatter", **state) for part in parts.values()
-                             for state in part.at(int(k))])
+                       data=[state for part in parts.values() for state in part.frame(int(k))])
                   for k in view.shown]
     layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
     layout.update(
@@ -107,6 +112,13 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
     # Validation is done once by the tests (``go.Figure(fig.to_dict())``), not on every run:
     # a few hundred frame traces would otherwise cost more than the simulation itself.
     return go.Figure(dict(data=static + moving, layout=layout, frames=frame_list), _validate=False)
+
+
+def titles(repulsion: str = "fitness") -> dict[str, str]:
+    """Panel key -> title, in layout order, with the repulsion panel in the mode ``repulsion``."""
+    if repulsion not in REPULSION_TITLES:
+        raise ValueError(f"repulsion must be one of {', '.join(REPULSION_TITLES)}, got {repulsion!r}")
+    return PANELS | {"repulsion": REPULSION_TITLES[repulsion]}
 
 
 def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int) -> dict[str, Any]:

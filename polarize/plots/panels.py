@@ -31,6 +31,8 @@ __all__ = [
     "View",
     "entropy_panel",
     "loss_panel",
+    "moving_traces",
+    "panel_axis",
     "project_to_polygon",
     "repulsion_panel",
     "scores_panel",
@@ -172,8 +174,16 @@ class PanelTraces:
     axes: dict[str, dict[str, Any]]
     annotations: list[dict[str, Any]] = field(default_factory=list)
 
+    def frame(self, k: int) -> list[dict[str, Any]]:
+        """The moving traces' states at saved index ``k``, each with its trace's ``type``.
 
-def _moving(styles: list[dict[str, Any]], start: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        A frame's trace without a type is read as a scatter: a bar (or any other trace) must say what it is.
+        """
+        states = zip(self.moving, self.at(k), strict=True)
+        return [{"type": trace["type"], **state} for trace, state in states]
+
+
+def moving_traces(styles: list[dict[str, Any]], start: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Moving traces: each style with its starting state (markers merged, not replaced)."""
     out = []
     for s, state in zip(styles, start, strict=True):
@@ -184,7 +194,7 @@ def _moving(styles: list[dict[str, Any]], start: list[dict[str, Any]]) -> list[d
     return out
 
 
-def _axis(**entries: Any) -> dict[str, Any]:
+def panel_axis(**entries: Any) -> dict[str, Any]:
     """A data axis of the dashboard in the common style."""
     title = entries.pop("title", None)
     out = style.axis_style(tick_delta=-2) | dict(mirror=False)
@@ -248,7 +258,7 @@ def simplex_panel(view: View, xa: str, ya: str) -> PanelTraces:
     notes = [] if view.on_simplex else [dict(
         text="(shares |s<sub>i</sub>| / Σ|s<sub>j</sub>|)", x=0.0, y=-_REACH * 0.98, xref=xa, yref=ya,
         showarrow=False, font=style.font(-3, style.PALETTE.muted))]
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes,
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes,
                        annotations=notes)
 
 
@@ -271,8 +281,9 @@ def scores_panel(view: View, xa: str, ya: str) -> PanelTraces:
     def at(k: int) -> list[dict[str, Any]]:
         return [dict(x=[view.time(k)] * n, y=rounded(view.s[k]))]
 
-    axes = dict(x=_axis(**view.time_axis()), y=_axis(range=view.s_range, title="score s<sub>i</sub>"))
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes)
+    axes = dict(x=panel_axis(**view.time_axis()),
+                y=panel_axis(range=view.s_range, title="score s<sub>i</sub>"))
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)
 
 
 def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
@@ -295,12 +306,12 @@ def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
         return [dict(x=[view.time(k)], y=rounded(h[k:k + 1]))]
 
     t_axis = view.time_axis()
-    axes = dict(x=_axis(**t_axis),
-                y=_axis(range=span(h, floor=(0.0, log_n * 1.08), pad=0.05), title="entropy (nats)"))
+    axes = dict(x=panel_axis(**t_axis),
+                y=panel_axis(range=span(h, floor=(0.0, log_n * 1.08), pad=0.05), title="entropy (nats)"))
     note = dict(text=f"log n = {log_n:.3g} (uniform)", x=t_axis["range"][1], y=log_n, xref=xa, yref=ya,
                 xanchor="right", yanchor="bottom", showarrow=False, font=style.font(-3, style.PALETTE.muted),
                 bgcolor=style.PALETTE.veil, xshift=-4, yshift=1)
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes,
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes,
                        annotations=[note])
 
 
@@ -341,9 +352,9 @@ def repulsion_panel(view: View, xa: str, ya: str) -> PanelTraces:
     shown = view.shown
     values = np.concatenate([main[shown].ravel(), fitness[shown].ravel() if logistic else []])
     title = "value projection p<sub>i</sub> / fitness u<sub>i</sub>" if logistic else "fitness u<sub>i</sub>"
-    axes = dict(x=_axis(range=span(values, pad=0.08), title=title),
-                y=_axis(range=view.s_range, title="score s<sub>i</sub>"))
-    return PanelTraces(static=[], moving=_moving(styles, at(int(shown[0]))), at=at, axes=axes)
+    axes = dict(x=panel_axis(range=span(values, pad=0.08), title=title),
+                y=panel_axis(range=view.s_range, title="score s<sub>i</sub>"))
+    return PanelTraces(static=[], moving=moving_traces(styles, at(int(shown[0]))), at=at, axes=axes)
 
 
 def loss_panel(view: View, xa: str, ya: str) -> PanelTraces:
@@ -362,8 +373,8 @@ def loss_panel(view: View, xa: str, ya: str) -> PanelTraces:
 
     if np.all(shown_loss > 0):
         loss_span = log_span(loss)
-        y = _axis(type="log", range=loss_span, title="loss (log scale)", **style.decade_ticks(loss_span))
+        y = panel_axis(type="log", range=loss_span, title="loss (log scale)", **style.decade_ticks(loss_span))
     else:
-        y = _axis(range=span(loss), title="loss")
-    axes = dict(x=_axis(**view.time_axis()), y=y)
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes)
+        y = panel_axis(range=span(loss), title="loss")
+    axes = dict(x=panel_axis(**view.time_axis()), y=y)
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)
