@@ -270,8 +270,7 @@ def test_slow_runs_are_stopped():
     slow = Experiment(n=64, d=64, method="gd", lr=0.1, horizon=2e4)  # 200,000 descent steps
     with pytest.raises(RunTimeout):
         run_with_timeout(slow, timeout=0.3)
-    view = ex.explore(slow, timeout=0.3)
-    assert "took longer than 0.3 s" in view.error
+    # (The Explorer's own runs stop themselves before the limit: tests/test_transport_overtime.py.)
     assert run_with_timeout(Experiment(n=3, d=3), timeout=30).finished  # a fresh worker takes over
 
 

@@ -37,7 +37,7 @@ from polarize.web.page import (
     selected_values,
 )
 from polarize.web.pages import PAGES, by_name
-from ui import charts
+from ui import charts, starts, transport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
@@ -103,8 +103,8 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    notice = st.empty()
-    with st.spinner(spec.spinner, show_time=True), queue_notices(lambda place: _queued(notice, place)):
+    notice, running = st.empty(), spec.running(values)
+    with st.spinner(running, show_time=True), queue_notices(lambda place: _queued(notice, place)):
         view = _view(spec.name, job)
     notice.empty()
     if view.passing:
@@ -119,6 +119,7 @@ def render(spec: PageSpec) -> None:
     for block in view.blocks:
         _block(block, spec.name)
     _downloads(view, spec.name)
+    transport.controls(view)
 
 
 def _queued(notice: Any, place: int) -> None:
@@ -222,6 +223,7 @@ def _sidebar(spec: PageSpec) -> dict[str, Any]:
     """Draw the page's controls (derived values set, rules applied); their values."""
     values = _settle(spec, _values(spec))
     state, group, row = st.session_state, "", []
+    starts.buttons(spec, _load_preset, _key)
     with st.sidebar:
         for control in spec.controls:
             key = _key(spec, control.key)

@@ -29,7 +29,7 @@ from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls
+from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -132,7 +132,8 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
     layout = _layout(grid, parts, height=height, n=view.n)
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
-                             [format_time(float(view.t[k])) for k in view.shown]),
+                             [format_time(float(view.t[k])) for k in view.shown],
+                             plot_height=height - 50 - _LEGEND - CONTROLS_MARGIN),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
         template=style.plotly_template(),
@@ -174,7 +175,7 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
-        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=120)),
+        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=CONTROLS_MARGIN)),
         showlegend=True,
         # The token legend, in a row above the panels' titles.
         legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),

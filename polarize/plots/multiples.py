@@ -19,14 +19,14 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls
+from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
 from polarize.plots.lines import Line, Panel, line_trace
 from polarize.plots.numbers import log_span, rounded, span
 from polarize.science import format_time
 
 __all__ = ["animated_grid", "trace_uid"]
 
-_TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, 130, 40
+_TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, CONTROLS_MARGIN, 40
 
 
 def trace_uid(panel: int, line: int | str) -> str:
@@ -219,7 +219,7 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
                        data=[dict(type="scatter", **_at(float(tau), riders)) for _, riders in moving])
                   for j, tau in enumerate(times)] if animated else []
     bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
-    height = height or row_height * rows + (170 if animated else 90)
+    height = height or row_height * rows + (_TOP + _BOTTOM_ANIMATED if animated else 90)
     layout.update(
         style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=_TOP, b=bottom)),
         showlegend=legend,
@@ -227,12 +227,7 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
         meta=dict(panels=panels, frame_times=rounded(times) if animated else [], animated=animated),
     )
     if animated:
-        controls = animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times])
-        # Place the controls in pixels below the plot, whatever the figure's height.
-        plot = height - _TOP - bottom
-        for menu, offset in zip(controls["updatemenus"], (60, 105), strict=True):
-            menu["y"] = -offset / plot
-        controls["sliders"][0]["y"] = -50 / plot
-        layout.update(controls)
+        layout.update(animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times],
+                                         plot_height=height - _TOP - bottom))
     # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
     return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)

@@ -16,14 +16,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from polarize import animate
+from polarize.budget import OUT_OF_TIME, within
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
+from polarize.integrate import simulate_within
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.plots.dashboard import dashboard_spec
 from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
-from polarize.runner import run_with_timeout
+from polarize.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
-from polarize.web import export, text
+from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.page import (
     Caption,
@@ -203,23 +205,37 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
     The arrays are drawn once (``resolved``), probed, then run as drawn. ``repulsion`` is the
-    dashboard's repulsion panel mode (``plots.dashboard``).
+    dashboard's repulsion panel mode (``plots.dashboard``). The engine has a budget just under
+    the time limit (``budget.within``): a slow run stops by itself and is shown up to where it
+    got, with advice that fits its settings (``overtime``).
+
+    Parameters
+    ----------
+    timeout : float, optional
+        The hard time limit in seconds (``runner.timeout_seconds()`` when omitted).
 
     Returns
     -------
     View
-        ``error`` set when the run was refused, failed or timed out; a warning when it stopped early;
-        ``data`` is the ``Result``.
+        ``error`` set when the run was refused, failed or timed out with nothing to show; a
+        warning when it stopped early or ran out of time; ``data`` is the ``Result``.
     """
     start = time.perf_counter()
     try:
+        limit = timeout_seconds() if timeout is None else float(timeout)
         resolved = experiment.resolved()
         problem = undefined_start(resolved)
         if problem:
             return View(error=problem.message)
-        result = run_with_timeout(resolved, timeout)
+        result = call_with_timeout(simulate_within, resolved, within(limit), timeout=limit)
+    except RunTimeout as exc:
+        return View(error=f"This run took longer than {exc.seconds:g} s and was stopped. "
+                          + overtime.advice(experiment))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
+    if result.status == OUT_OF_TIME and len(result.t) < 2:
+        return View(error=f"This run did not get past its start in {limit:g} s. "
+                          + overtime.advice(experiment))
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
     # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
@@ -236,8 +252,15 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
                 widths=(0.34, 0.33, 0.33)),
     )
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
-                warnings=() if result.finished else (f"The run stopped early: {result.message}",),
+                warnings=_warnings(result, limit),
                 sidebar=text.init_note(experiment), data=result, seconds=time.perf_counter() - start)
+
+
+def _warnings(result: Any, limit: float) -> tuple[str, ...]:
+    """Why the run is not shown to its horizon (out of time under ``limit`` seconds: with advice)."""
+    if result.status == OUT_OF_TIME:
+        return (overtime.partial_warning(result, limit),)
+    return () if result.finished else (f"The run stopped early: {result.message}",)
 
 
 def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
@@ -273,8 +296,15 @@ def caption(values: Mapping[str, Any]) -> str:
             "this exact run.")
 
 
+def running(values: Mapping[str, Any]) -> str:
+    """The spinner's words while a run is made: which run, to what time."""
+    how = "gradient descent" if values["method"] == "gd" else "the exact flow"
+    return (f"Simulating {how} of {values['n']} tokens to t = {format_time(values['horizon'])} "
+            f"({text.LOSS_NAMES.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
+
+
 EXPLORER = PageSpec(
     name="explorer", nav_title="Explorer", title="Explorer: watch softmax polarize",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
-    view=lambda shown: explore(*shown), caption=caption, spinner="Simulating the flow...")
+    view=lambda shown: explore(*shown), caption=caption, spinner=running)

@@ -218,8 +218,8 @@ class PageSpec:
         those fields of a link until the values pass.
     caption : callable
         ``caption(values)``: markdown under the title.
-    spinner : str
-        Shown while ``view`` runs.
+    spinner : str or callable
+        Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
     """
 
     name: str
@@ -233,7 +233,7 @@ class PageSpec:
     job: Callable[[Values], Hashable | Problem] | None = None
     check: Callable[[Values], Problem | None] = _no_problem
     caption: Callable[[Values], str] = field(default=lambda values: "")
-    spinner: str = "Running..."
+    spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
 
     def control(self, key: str) -> Control:
@@ -246,6 +246,10 @@ class PageSpec:
     @property
     def keys(self) -> tuple[str, ...]:
         return tuple(c.key for c in self.controls)
+
+    def running(self, values: Values) -> str:
+        """What the spinner says while ``view`` runs for ``values``."""
+        return self.spinner(values) if callable(self.spinner) else self.spinner
 
     def make_job(self, values: Values) -> Hashable | Problem:
         """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes."""
