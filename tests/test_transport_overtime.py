@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from polarize import Experiment, simulate
@@ -40,7 +41,7 @@ def test_the_explorer_draws_the_partial_run_with_advice_that_fits_it():
     assert "did not finish in the 2 s" in warning and "use the flow method" in warning
     assert f"lower the horizon to {ex.format_time(overtime.reachable_horizon(reached))}" in warning
     # The dashboard is drawn up to where the run stopped: its last frame is the last saved time.
-    dashboard = view.plots()[0].figure
+    dashboard = go.Figure(view.plots()[0].figure)  # the app builds it as a plain dict
     assert dashboard.layout.meta["frame_times"][-1] == pytest.approx(reached, rel=1e-6)
     assert find_trace(dashboard, "simplex-path") is not None
 

@@ -29,7 +29,7 @@ _RUN = "_transport_run"
 
 def animated(view: View) -> bool:
     """Whether the view has a figure with frames."""
-    return any(plot.figure.frames for plot in view.plots())
+    return any(plot.figure["frames"] for plot in view.plots())
 
 
 def script_html(*, autoplay: bool, run: int = 0) -> str:

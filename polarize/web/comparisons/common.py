@@ -166,7 +166,7 @@ def study_view(page: str, values: Values, study: Study,
                    lambda figure=plot.figure: animate.clip_bytes(figure, ".gif", title=heading),
                    f"{stem}-{plot.key}.gif", "image/gif", ":material/slideshow:",
                    "The figure as an animated GIF for slides (takes a few seconds).")
-          for plot in drawn.plots if plot.figure.frames and animate.available(".gif")),
+          for plot in drawn.plots if plot.figure["frames"] and animate.available(".gif")),
     )
     return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
                 seconds=time.perf_counter() - begin)
