@@ -274,7 +274,7 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
       problems.push(`"${text}" is cut off (${el.scrollWidth} px in ${el.clientWidth})`);
     }
   }
-  const sidebar = document.querySelector('[data-testid="stSidebar"][aria-expanded="true"]');
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');  // collapsed: 0 px wide
   const content = document.querySelector('[data-testid="stMainBlockContainer"]');
   if (sidebar && content && cross(sidebar.getBoundingClientRect(), content.getBoundingClientRect())) {
     problems.push('the sidebar covers the page');

@@ -35,7 +35,9 @@ SIZES = {"projector": (1280, 720), "full-hd": (1920, 1080), "phone": (390, 844)}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with AppServer(env={"POLARIZE_DATA_DIR": str(tmp_path_factory.mktemp("data"))}) as running:
+    # Ten pages run at once on a small machine: a generous time limit, so that each draws its figures.
+    env = {"POLARIZE_DATA_DIR": str(tmp_path_factory.mktemp("data")), "POLARIZE_APP_TIMEOUT": "180"}
+    with AppServer(env=env) as running:
         yield running
 
 
@@ -66,6 +68,9 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
             ARTIFACTS.mkdir(exist_ok=True)
             tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}.png"))
             found[name] = layout_problems(tab)
+            if name != "deck" and not tab.locator("[data-testid='stPlotlyChart']").count():
+                shown = tab.locator("[data-testid='stAlert']").all_inner_texts()
+                found[name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
         report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
         assert not report, f"{len(report)} layout problems at {width} x {height}:\n" + "\n".join(report)
     finally:
