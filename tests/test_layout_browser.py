@@ -64,7 +64,7 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
         found = {}
         for name, tab in tabs.items():
             tab.bring_to_front()  # a tab behind others gets no animation frames
-            wait_until_settled(tab)
+            wait_until_settled(tab, timeout=300)
             ARTIFACTS.mkdir(exist_ok=True)
             tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}.png"))
             found[name] = layout_problems(tab)

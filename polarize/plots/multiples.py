@@ -38,11 +38,12 @@ def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
     """Characters per line of a panel's title (or note) that fit its width (plotly does not wrap).
 
     About 860 px of figure on a 1280 px projector (the sidebar open) and about 340 px on a
-    390 px phone; titles take about 8.5 px a character, notes (smaller) about 7.
+    390 px phone; titles take about 8.5 px a character, notes (smaller) about 7, but start a little
+    inside their panel.
     """
     if narrow:
         return 44 if note else 36
-    return max(16, (110 if note else 80) // cols)
+    return max(16, 80 // cols)
 
 
 def trace_uid(panel: int, line: int | str) -> str:
