@@ -174,6 +174,13 @@ def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
         with AppServer() as running:
             yield running
 
+    return server, browser_fixture(sync_api)
+
+
+def browser_fixture(sync_api: Any) -> Any:
+    """A module-scoped pytest fixture ``browser``: headless Chromium, shared by a module's tests."""
+    import pytest
+
     @pytest.fixture(scope="module")
     def browser() -> Any:
         with sync_api.sync_playwright() as playwright:
@@ -181,7 +188,7 @@ def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
             yield chromium
             chromium.close()
 
-    return server, browser
+    return browser
 
 
 # ---- layout: what overlaps, what is cut off ---------------------------------------------------------

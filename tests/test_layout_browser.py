@@ -16,7 +16,7 @@ from browser_support import (
     ARTIFACTS,
     CHROMIUM,
     AppServer,
-    launch_browser,
+    browser_fixture,
     layout_problems,
     wait_until_settled,
 )
@@ -41,12 +41,7 @@ def server(tmp_path_factory):
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
+browser = browser_fixture(sync_api)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -11,7 +11,7 @@ import os
 import re
 
 import pytest
-from browser_support import CHROMIUM, AppServer, launch_browser
+from browser_support import CHROMIUM, AppServer, browser_fixture
 
 from ui.viewport import HEIGHT_STEP
 
@@ -40,12 +40,7 @@ def server(tmp_path_factory):
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
+browser = browser_fixture(sync_api)
 
 
 def _open(browser, server, width: int, height: int, query: str = ""):
