@@ -8,6 +8,7 @@ test_layout_browser.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -71,3 +72,19 @@ def test_whatever_a_page_posts_reads_as_a_valid_size_class(posted):
     assert seen.narrow is False and seen.height is None
     at = _run(posted, measure=True)
     assert not at.exception and at.text[0].value == "narrow=False height=None"
+
+
+def _dashboard_columns(at: AppTest) -> int:
+    """How many columns the Explorer's dashboard lays its panels out in (distinct x domains)."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return len({tuple(v["domain"]) for k, v in spec["layout"].items() if k.startswith("xaxis")})
+
+
+def test_the_renderer_builds_a_phone_s_view_with_its_panels_stacked():
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    wide = AppTest.from_file(app, default_timeout=60).run()
+    assert not wide.exception and _dashboard_columns(wide) == 3
+    phone = AppTest.from_file(app, default_timeout=60)
+    phone.session_state[KEY] = {"narrow": True, "height": None}  # as the page posts it
+    phone.run()
+    assert not phone.exception and _dashboard_columns(phone) == 1
