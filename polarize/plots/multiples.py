@@ -116,7 +116,7 @@ def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[
     ys = [y for _, y in points if len(y)]
     x_range = (time_range if panel.log_x else span(np.concatenate(xs), pad=0.04)) if xs else None
     # Narrow panels get fewer decade labels, so that they stay upright.
-    x_ticks = style.decade_ticks(x_range, most=4 if cols <= 4 else 3) if panel.log_x else {}
+    x_ticks = style.decade_ticks(x_range, most=4 if cols <= 3 else 3) if panel.log_x else {}
     layout["xaxis" + suffix].update(common, type="log" if panel.log_x else "linear",
                                     title=dict(text=panel.x_title if x_title else "", font=style.font(-2)),
                                     **x_ticks, **({"range": x_range} if x_range else {}))
