@@ -30,6 +30,7 @@ from polarize.web.page import (
     PageSpec,
     Plot,
     Problem,
+    Screen,
     Table,
     Text,
     View,
@@ -38,6 +39,7 @@ from polarize.web.page import (
 )
 from polarize.web.pages import PAGES, by_name
 from ui import charts, starts, transport
+from ui.viewport import viewport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
@@ -52,7 +54,7 @@ PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "las
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
     st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
-                       initial_sidebar_state="expanded")
+                       initial_sidebar_state="auto")  # expanded, but on a phone (it would cover the page)
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
     st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
@@ -76,19 +78,20 @@ def through_app() -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={Experiment: Experiment.to_json})
-def _view(name: str, job: Any) -> View:
+def _view(name: str, job: Any, screen: Screen) -> View:
     """The page's view of a job, shared by every session (keyed by an experiment's exact JSON).
 
     A resource cache rather than ``st.cache_data``: a view is immutable and shared
     as is. ``cache_data`` would unpickle its figures on every rerun; ``ui.charts``
     hands them to Streamlit without building or validating them again.
     """
-    return by_name(name).view(job)
+    return by_name(name).show(job, screen)
 
 
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     through_app()
+    window = viewport()  # once a run, for every use of the window's size
     ignored = _init_state(spec)
     values = _sidebar(spec)
     _share(spec, values)
@@ -105,10 +108,10 @@ def render(spec: PageSpec) -> None:
         st.stop()
     notice, running = st.empty(), spec.running(values)
     with st.spinner(running, show_time=True), queue_notices(lambda place: _queued(notice, place)):
-        view = _view(spec.name, job)
+        view = _view(spec.name, job, screen := Screen(narrow=window.narrow))  # a phone: panels stacked
     notice.empty()
     if view.passing:
-        _view.clear(spec.name, job)  # a busy server or a crash: the next rerun (and session) tries again
+        _view.clear(spec.name, job, screen)  # a busy server or a crash: the next rerun tries again
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:

@@ -62,12 +62,16 @@ BUILDERS: dict[str, Callable[[View, str, str], PanelTraces]] = {
 
 _LEGEND = 34
 """Pixels above the panels for the token legend."""
+_NARROW_LEGEND = 96
+"""The same on a phone, where the legend takes three rows."""
+_NARROW_HEIGHT = 1800
+"""Pixels of the dashboard on a phone: five panels stacked, about 300 px each, and the controls."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
 
-def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
-              repulsion: str = "fitness") -> go.Figure:
+def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
+              narrow: bool | None = None) -> go.Figure:
     """The animated five-panel dashboard of one run.
 
     Parameters
@@ -81,6 +85,9 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
         Figure height in pixels (the width follows the page).
     repulsion : {"fitness", "replicator"}
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
+    narrow : bool, optional
+        For a phone: the panels in one column, in the order above, ``_NARROW_HEIGHT`` px in all
+        (``height`` is then not used). By default the screen the figure is built for (``style.narrow``).
 
     Returns
     -------
@@ -91,12 +98,12 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780,
         ``result.t``; play, pause and speed buttons and a time slider. Its
         ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
     """
-    spec = dashboard_spec(result, frames=frames, height=height, repulsion=repulsion)
+    spec = dashboard_spec(result, frames=frames, height=height, repulsion=repulsion, narrow=narrow)
     return go.Figure(spec, _validate=False)
 
 
-def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
-                   repulsion: str = "fitness") -> dict[str, Any]:
+def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
+                   narrow: bool | None = None) -> dict[str, Any]:
     """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
 
     Plotly's figure objects validate every frame's traces as they are built, even
@@ -111,6 +118,7 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
     frames : int
     height : int
     repulsion : {"fitness", "replicator"}
+    narrow : bool, optional
 
     Returns
     -------
@@ -120,7 +128,10 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
         figure: read it, never change it).
     """
     view = View.of(result, frames)
-    grid = _grid(repulsion)  # first: it checks ``repulsion``
+    narrow = style.narrow() if narrow is None else narrow
+    grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
+    height = _NARROW_HEIGHT if narrow else height
+    top, bottom = 50 + (_NARROW_LEGEND if narrow else _LEGEND), CONTROLS_MARGIN
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -129,11 +140,11 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
     frame_list = [dict(name=str(int(k)), traces=animated,
                        data=[state for part in parts.values() for state in part.frame(int(k))])
                   for k in view.shown]
-    layout = _layout(grid, parts, height=height, n=view.n)
+    layout = _layout(grid, parts, height=height, n=view.n, margin=dict(l=20, r=20, t=top, b=bottom))
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown],
-                             plot_height=height - 50 - _LEGEND - CONTROLS_MARGIN),
+                             plot_height=height - top - bottom),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
         template=style.plotly_template(),
@@ -142,19 +153,20 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780,
 
 
 @cache
-def _grid_layout(repulsion: str) -> dict[str, Any]:
-    """The subplots' axes and titles (``make_subplots`` builds them once per repulsion mode)."""
-    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
-                        subplot_titles=list(titles(repulsion).values()))
-    layout = fig.layout.to_plotly_json()
+def _grid_layout(repulsion: str, narrow: bool) -> dict[str, Any]:
+    """The subplots' axes and titles (``make_subplots`` builds them once per mode and screen)."""
+    # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
+    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.05) if narrow else
+            dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
+                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2))
+    layout = make_subplots(**grid, subplot_titles=list(titles(repulsion).values())).layout.to_plotly_json()
     layout.pop("template", None)
     return layout
 
 
-def _grid(repulsion: str) -> dict[str, Any]:
+def _grid(repulsion: str, narrow: bool) -> dict[str, Any]:
     """A fresh copy of the subplots' layout, for one figure to fill in."""
-    return copy.deepcopy(_grid_layout(repulsion))
+    return copy.deepcopy(_grid_layout(repulsion, narrow))
 
 
 def titles(repulsion: str = "fitness") -> dict[str, str]:
@@ -164,7 +176,8 @@ def titles(repulsion: str = "fitness") -> dict[str, str]:
     return PANELS | {"repulsion": REPULSION_TITLES[repulsion]}
 
 
-def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int) -> dict[str, Any]:
+def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,
+            margin: dict[str, int]) -> dict[str, Any]:
     """The subplots' layout with each panel's axes and notes, in the common style."""
     for ann in layout.get("annotations", []):
         ann["font"] = style.font(2, style.PALETTE.ink)
@@ -175,7 +188,7 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
-        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=CONTROLS_MARGIN)),
+        style.base_layout(height=height, margin=margin),
         showlegend=True,
         # The token legend, in a row above the panels' titles.
         legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),
