@@ -110,13 +110,17 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     names = list(names)
     px = 1.0 / plot_height  # plotly places them in fractions of the plot area
     palette = style.PALETTE
+    # On a phone the words would push the last buttons off the figure: the symbols alone fit.
+    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("",) * 5
     transport = [
-        dict(label="\u25b6 Play", name="play", method="animate", args=_play(SPEEDS["normal"])),
-        dict(label="\u275a\u275a Pause", name="pause", method="animate", args=_still([None])),
-        dict(label="|\u25c0 Reset", name="reset", method="animate", args=_still(names[:1])),
-        dict(label="\u25c0 Step", name=STEP_BACK, method="skip", args=[]),
-        dict(label="Step \u25b6", name=STEP_FORWARD, method="skip", args=[]),
+        dict(label=f"\u25b6 {words[0]}".strip(), name="play", method="animate", args=_play(SPEEDS["normal"])),
+        dict(label=f"\u275a\u275a {words[1]}".strip(), name="pause", method="animate", args=_still([None])),
+        dict(label=f"|\u25c0 {words[2]}".strip(), name="reset", method="animate", args=_still(names[:1])),
+        dict(label=f"\u25c0 {words[3]}".strip(), name=STEP_BACK, method="skip", args=[]),
+        dict(label=f"{words[4]} \u25b6".strip(), name=STEP_FORWARD, method="skip", args=[]),
     ]
+    # On a phone the speeds move up beside the symbols, clear of the large time counter.
+    speeds_top = TRANSPORT_TOP if style.narrow() else SLIDER_TOP
     band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
                 bordercolor=palette.axis_line)
     return dict(
@@ -124,10 +128,11 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
             band | dict(showactive=False, x=0.0, y=-TRANSPORT_TOP * px, xanchor="left", pad=dict(r=6, t=0),
                         font=style.font(3),
                         buttons=transport),
-            band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
-                        font=style.font(0),
-                        buttons=[dict(label=f"{name} \u25b6", name=f"speed-{name}", method="animate",
-                                      args=_play(ms)) for name, ms in SPEEDS.items()]),
+            band | dict(showactive=True, active=1, x=1.0, y=-speeds_top * px, xanchor="right", pad=dict(t=0),
+                        font=style.font(-2 if style.narrow() else 0),
+                        buttons=[dict(label=name if style.narrow() else f"{name} \u25b6",
+                                      name=f"speed-{name}", method="animate", args=_play(ms))
+                                 for name, ms in SPEEDS.items()]),
         ],
         sliders=[dict(
             active=0, x=0.0, len=1.0, y=-SLIDER_TOP * px, xanchor="left", yanchor="top", pad=dict(t=0, b=0),
