@@ -276,6 +276,9 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
   const cut = ['[data-testid="stMetricValue"] div', '[data-testid="stMetricLabel"] p',
                '[data-testid="stBaseButton-secondary"] p', 'button[kind] p', 'h1 span', 'h2 span'];
   for (const el of document.querySelectorAll(cut.join(', '))) {
+    // A collapsed sidebar (a phone's) lays its buttons out 0 px wide, off-screen: not cut off.
+    const bar = el.closest('[data-testid="stSidebar"]');
+    if (el.clientWidth === 0 || (bar && bar.getBoundingClientRect().right <= 1)) continue;
     if (el.checkVisibility() && el.scrollWidth > el.clientWidth + tol) {
       const text = el.textContent.trim().slice(0, 40);
       problems.push(`"${text}" is cut off (${el.scrollWidth} px in ${el.clientWidth})`);

@@ -39,9 +39,11 @@
   function show(g, i) { return animate(g, [frameNames(g)[i]], still); }
 
   function play(g) {
-    // At the speed chosen on the figure (its second menu); from the start if at the end.
+    // At the speed chosen on the figure (its second menu; a phone's figure has none: Play's own
+    // speed); from the start if at the end.
     const speeds = g._fullLayout.updatemenus[1];
-    const options = speeds.buttons[speeds.active || 0].args[1];
+    const options = speeds ? speeds.buttons[speeds.active || 0].args[1]
+                           : g._fullLayout.updatemenus[0].buttons[0].args[1];
     const start = current(g) >= frameNames(g).length - 1 ? show(g, 0) : Promise.resolve();
     return start.then(() => animate(g, null, options));
   }

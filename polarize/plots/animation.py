@@ -119,20 +119,20 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
         dict(label=f"\u25c0 {words[3]}".strip(), name=STEP_BACK, method="skip", args=[]),
         dict(label=f"{words[4]} \u25b6".strip(), name=STEP_FORWARD, method="skip", args=[]),
     ]
-    # On a phone the speeds move up beside the symbols, clear of the large time counter.
-    speeds_top = TRANSPORT_TOP if style.narrow() else SLIDER_TOP
     band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
                 bordercolor=palette.axis_line)
+    # On a phone there is no room for the speeds beside the large time counter: it plays at "normal".
+    speeds = [] if style.narrow() else [
+        band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
+                    font=style.font(0),
+                    buttons=[dict(label=f"{name} \u25b6", name=f"speed-{name}", method="animate",
+                                  args=_play(ms)) for name, ms in SPEEDS.items()])]
     return dict(
         updatemenus=[
             band | dict(showactive=False, x=0.0, y=-TRANSPORT_TOP * px, xanchor="left", pad=dict(r=6, t=0),
                         font=style.font(3),
                         buttons=transport),
-            band | dict(showactive=True, active=1, x=1.0, y=-speeds_top * px, xanchor="right", pad=dict(t=0),
-                        font=style.font(-2 if style.narrow() else 0),
-                        buttons=[dict(label=name if style.narrow() else f"{name} \u25b6",
-                                      name=f"speed-{name}", method="animate", args=_play(ms))
-                                 for name, ms in SPEEDS.items()]),
+            *speeds,
         ],
         sliders=[dict(
             active=0, x=0.0, len=1.0, y=-SLIDER_TOP * px, xanchor="left", yanchor="top", pad=dict(t=0, b=0),
