@@ -19,8 +19,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
+BROWSER = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
+]
+"""The marks of every browser test module: ``pytestmark = BROWSER``."""
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts"

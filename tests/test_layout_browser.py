@@ -9,12 +9,10 @@ with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
+    BROWSER,
     AppServer,
     browser_fixture,
     layout_problems,
@@ -23,11 +21,7 @@ from browser_support import (
 
 from polarize.web.pages import PAGES
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SIZES = {"projector": (1280, 720), "full-hd": (1920, 1080), "phone": (390, 844)}

@@ -7,19 +7,14 @@ when Debian's /usr/bin/chromium (or Playwright) is missing.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from browser_support import CHROMIUM, AppServer, browser_fixture
+from browser_support import BROWSER, AppServer, browser_fixture
 
 from ui.viewport import HEIGHT_STEP
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SCRIPT = '''

@@ -5,16 +5,10 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from browser_support import ARTIFACTS, CHROMIUM, AppServer, launch_browser, wait_for_figure
+from browser_support import ARTIFACTS, BROWSER, AppServer, launch_browser, wait_for_figure
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 ACTIVE = "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active"
