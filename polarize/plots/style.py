@@ -24,6 +24,7 @@ __all__ = [
     "TRANSPARENT",
     "LOSS_COLORS",
     "PALETTE",
+    "PRESENT_SCALE",
     "Palette",
     "axis_style",
     "base_layout",
@@ -31,6 +32,7 @@ __all__ = [
     "font",
     "loss_color",
     "loss_stroke",
+    "scale_fonts",
     "set_palette",
     "token_colors",
     "top_tokens",
@@ -38,6 +40,8 @@ __all__ = [
 
 FONT_SIZE = 17
 """Base font size: big enough to read from the back of a lecture hall."""
+PRESENT_SCALE = 1.5
+"""Type (and the margins around it) in presentation mode, times the usual: for a projector's back row."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
 TRANSPARENT = "rgba(0,0,0,0)"
 """For open markers and hidden slider ticks."""
@@ -210,3 +214,24 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
                 colorway=list(PALETTE.cycle),  # for curves that callers add without a colour
                 paper_bgcolor=PALETTE.background, plot_bgcolor=PALETTE.background, hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
+
+
+def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[str, Any]:
+    """Every font of a figure (as a dict: layout, traces, frames) ``scale`` times its size, in place.
+
+    Fonts without a size of their own follow ``layout.font``, which is scaled too. Returns ``figure``.
+    """
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                sized = isinstance(value, dict) and isinstance(value.get("size"), int | float)
+                if key.endswith("font") and sized:
+                    value["size"] = round(value["size"] * scale, 1)
+                walk(value)
+        elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
+            for item in node:
+                walk(item)
+
+    walk(figure)
+    return figure

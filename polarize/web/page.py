@@ -20,8 +20,8 @@ from polarize.normalizers import DegenerateStateError
 from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
 
-__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot",
-           "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice",
+__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "PageSpec",
+           "Plot", "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice",
            "selected_values"]
 
 Values = Mapping[str, Any]
@@ -140,6 +140,28 @@ class Action:
     upload: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Link:
+    """A button that opens a view of this app in presentation mode, or presents several in turn.
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        Our own words (a button label is markdown: never a user's string).
+    slides : tuple of (str, str)
+        ``(title, address)`` of each view, the address relative to the app (``links.link``); the
+        first is opened, and with more than one, Next and Previous step through them. An address
+        that names no page of the app is shown as text instead of a button.
+    help : str
+    """
+
+    key: str
+    label: str
+    slides: tuple[tuple[str, str], ...]
+    help: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class View:
     """Everything a page shows for one setting of its controls.
@@ -148,7 +170,7 @@ class View:
     ----------
     blocks : tuple
         ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
-        ``Columns``), ``Table``, ``Columns`` and ``Action``, in order.
+        ``Columns``), ``Table``, ``Columns``, ``Action`` and ``Link``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str
@@ -220,6 +242,8 @@ class PageSpec:
         ``caption(values)``: markdown under the title.
     spinner : str
         Shown while ``view`` runs.
+    slide : bool
+        Whether a view of this page can be added to a lecture deck (not the deck page itself).
     """
 
     name: str
@@ -235,6 +259,7 @@ class PageSpec:
     caption: Callable[[Values], str] = field(default=lambda values: "")
     spinner: str = "Running..."
     default: bool = False
+    slide: bool = True
 
     def control(self, key: str) -> Control:
         """The control keyed ``key``."""
