@@ -17,6 +17,7 @@ from polarize.env import hosted
 from polarize.web import links
 from polarize.web.echo import literal
 from polarize.web.page import PageSpec
+from ui import present
 
 __all__ = ["bind_store", "deck_box"]
 
@@ -39,7 +40,8 @@ def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
         return
     with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
         st.code(_absolute(links.link(spec, values, present=True)), language=None, wrap_lines=True)
-        st.caption("A link to this view in presentation mode: copy it with the button on its right.")
+        if not present.on():
+            st.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"
             name = st.text_input("Deck", value="Lecture", max_chars=100, key=f"{key}_name")

@@ -84,12 +84,13 @@ def follow(slides: tuple[tuple[str, str], ...], index: int) -> None:
 
 
 def draw_link(block: Link, page: str) -> None:
-    """A button opening ``block``'s slides; a slide whose address names no page is shown as text."""
-    address = block.slides[0][1]
-    if links.resolve(address, PAGES) is None:
-        st.text(f"Not a page of this app: {address}")
+    """A button opening ``block``'s slides, passing over those whose address names no page of the app
+    (shown as text when none is left)."""
+    slides = tuple(slide for slide in block.slides if links.resolve(slide[1], PAGES))
+    if not slides:
+        st.text("Not a page of this app: " + " ".join(address for _, address in block.slides))
     elif st.button(block.label, key=f"{page}_{block.key}", help=block.help or None):
-        follow(block.slides, 0)
+        follow(slides, 0)
 
 
 def show_bar() -> None:

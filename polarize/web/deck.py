@@ -61,6 +61,9 @@ def _slide_row(j: int, deck: Deck, k: int) -> Columns:
     return Columns(((title,), *((b,) for b in buttons)), widths=(7, 1.4, 1, 1, 1))
 
 
+_NONE = "No decks yet: add a view from any page (\"Present or add to a deck\" in its sidebar), or import one."
+
+
 def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:60] or "deck"
 
@@ -76,7 +79,7 @@ def deck_view(job: Any = None) -> View:
         return View(error=literal(str(exc)))
     where = Caption(_where(store))
     if not decks:
-        return View(blocks=(where, Text("No decks yet: import one."), importer))
+        return View(blocks=(where, Text(_NONE), importer))
     rows = tuple({"deck": deck.name, "slide": k + 1, "title": s.title, "link": s.link, "notes": s.notes}
                  for deck in decks for k, s in enumerate(deck.slides))
     blocks: list[Any] = [where, Table(rows), importer]
@@ -118,4 +121,5 @@ DECK = PageSpec(
     name="deck", nav_title="Lecture decks", title="Lecture decks", icon=":material/slideshow:",
     url_path="deck", view=deck_view, job=_job, slide=False,
     caption=lambda values: "Slides are views of this app (a link, a title, speaker notes), kept in order "
-                           "for a lecture. Reorder them here; export a deck to carry it to another machine.")
+                           "for a lecture. Add them from any page's sidebar, reorder and present them "
+                           "here; export a deck to carry it to another machine.")
