@@ -60,9 +60,14 @@ class AppServer:
         Extra environment variables for the server.
     timeout : float
         Seconds to wait for the server to answer its health check.
+    script : path, optional
+        Another script to serve instead of ``app.py`` (run from the repository's root, so it can
+        import ``ui``).
     """
 
-    def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0):
+    def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0,
+                 script: str | Path = "app.py"):
+        self.script = str(script)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
@@ -72,7 +77,7 @@ class AppServer:
 
     def __enter__(self) -> AppServer:
         ARTIFACTS.mkdir(exist_ok=True)
-        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        command = [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless", "true",
                    "--server.port", str(self.port), "--server.address", "127.0.0.1",
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
         with open(self.log, "wb") as log:
