@@ -18,6 +18,7 @@ from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
 from polarize.web.page import Caption, Columns, Metric, Plot, View
 from polarize.web.present import presented_view
+from ui import present
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -57,7 +58,8 @@ def test_fonts_scale_everywhere_and_the_original_is_left_alone(figure):
     assert data["layout"]["sliders"][0]["currentvalue"]["font"]["size"] == \
         2 * figure.layout.sliders[0].currentvalue.font.size
     big = presented(figure, height=560)
-    assert big.layout.font.size == FONT_SIZE * PRESENT_SCALE and figure.layout.font.size == FONT_SIZE
+    assert big.layout.font.size == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    assert figure.layout.font.size == FONT_SIZE
     assert figure.layout.height == 780 and big.layout.height == 560
     assert len(big.frames) == len(figure.frames)
 
@@ -75,6 +77,18 @@ def test_controls_keep_their_distance_below_the_plot_scaled_with_the_type(figure
                         [*big.layout.updatemenus, *big.layout.sliders], strict=True):
         assert _below(big, new.y) == pytest.approx(PRESENT_SCALE * _below(figure, old.y), rel=0.01)
         assert _below(big, new.y) < big.layout.margin.b  # still inside the figure
+
+
+def test_rows_of_panels_keep_their_gap_scaled_with_the_type(figure):
+    def gap(fig):  # pixels between the lower row's top and the upper row's bottom
+        plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        return (fig.layout.yaxis2.domain[0] - fig.layout.yaxis4.domain[1]) * plot
+
+    big = presented(figure, height=620)
+    assert gap(big) == pytest.approx(PRESENT_SCALE * gap(figure), rel=0.02)
+    assert tuple(big.layout.yaxis.domain) == (0, 1)  # the simplex spans both rows and keeps doing so
+    titles = {note.text: note.y for note in big.layout.annotations if note.yref in (None, "paper")}
+    assert titles["Loss"] == pytest.approx(big.layout.yaxis5.domain[1])  # a panel's title follows it
 
 
 def test_a_small_figure_grows_only_with_its_type(figure):
@@ -166,7 +180,8 @@ def test_presentation_mode_in_the_app(app, how):
     assert [c.value for c in app.caption] == []  # the page's, the figures' and the controls' captions
     assert all(not s.help for s in app.sidebar.slider) and all(not m.help for m in app.metric)
     layout = _dashboard(app)["layout"]
-    assert layout["font"]["size"] == FONT_SIZE * PRESENT_SCALE and layout["height"] < 720
+    assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    assert layout["height"] <= 720 - present.CHROME
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
     (code,) = app.code
     assert code.value.startswith("/explorer?") and "n=5" in code.value and code.value.endswith("present=true")

@@ -38,6 +38,7 @@ from polarize.web.page import (
 )
 from polarize.web.pages import PAGES, by_name
 from ui import deckbar, present
+from ui.viewport import viewport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
@@ -86,6 +87,7 @@ def _view(name: str, job: Any) -> View:
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     through_app()
+    window = viewport(measure_height=present.on())  # once a run, for every use of the window's size
     deckbar.bind_store()
     present.look()
     ignored = _init_state(spec)
@@ -110,7 +112,7 @@ def render(spec: PageSpec) -> None:
     notice.empty()
     if view.passing:
         _view.clear(spec.name, job)  # a busy server or a crash: the next rerun (and session) tries again
-    view = present.fitted(spec.name, job, view)
+    view = present.fitted(spec.name, job, view, window.height)
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:

@@ -13,7 +13,6 @@ from typing import Any
 import streamlit as st
 
 from polarize.config import Experiment
-from polarize.plots.style import PRESENT_SCALE
 from polarize.web import links
 from polarize.web.echo import literal
 from polarize.web.page import Link, View
@@ -22,9 +21,11 @@ from polarize.web.present import presented_view
 
 __all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
 
+TYPE_SCALE = 1.5
+"""The page's type in presentation mode, times the usual (figures: ``plots.style.PRESENT_SCALE``)."""
 WINDOW = 720
 """The window's height (px) the figures fit: a projector's 1280x720."""
-CHROME = 150
+CHROME = 100
 """Pixels above a page's first figure in presentation mode: Streamlit's header, the title, the gaps."""
 FOLLOW, SHOW = "_follow", "_show"
 """Session keys: the page a slide opens (to read its link afresh); the deck being shown and where."""
@@ -32,10 +33,12 @@ FOLLOW, SHOW = "_follow", "_show"
 # Our own CSS, no user text: larger type (Streamlit sizes everything in rem), less blank space,
 # no captions or help icons, the main column the whole width.
 _CSS = f"""<style>
-html {{font-size: {PRESENT_SCALE * 100:.0f}%;}}
-[data-testid='stMainBlockContainer'] {{padding: 0.6rem 1.2rem 0.6rem; max-width: none;}}
+html {{font-size: {TYPE_SCALE * 100:.0f}%;}}
+[data-testid='stHeader'] {{background: transparent; height: 2.2rem; min-height: 0;}}
+[data-testid='stMainBlockContainer'] {{padding: 0.4rem 1.2rem 0.4rem 2.4rem; max-width: none;}}
 [data-testid='stMainBlockContainer'] h1 {{font-size: 1.6rem; padding: 0 0 0.3rem;}}
 [data-testid='stCaptionContainer'], [data-testid='stTooltipIcon'] {{display: none;}}
+[data-testid='stElementContainer']:has(iframe[title*='viewport']) {{display: none;}}
 </style>"""
 
 
@@ -55,11 +58,17 @@ def look() -> None:
         st.html(_CSS)
 
 
-def fitted(name: str, job: Any, view: View) -> View:
-    """``view`` in presentation mode (the same view otherwise), its figures fitted to the window."""
+def fitted(name: str, job: Any, view: View, window: int | None) -> View:
+    """``view`` in presentation mode (the same view otherwise), its figures fitted to the window.
+
+    Parameters
+    ----------
+    window : int or None
+        The window's height in px (``ui.viewport``); None until the browser has said: ``WINDOW``.
+    """
     if not on():
         return view
-    return _presented(name, job, WINDOW - CHROME, view)
+    return _presented(name, job, max((window or WINDOW) - CHROME, 2 * CHROME), view)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, hash_funcs={Experiment: Experiment.to_json})

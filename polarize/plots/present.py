@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 
 from polarize.plots import style
@@ -21,7 +23,8 @@ def presented(figure: go.Figure, *, height: int, scale: float = style.PRESENT_SC
 
     Controls and legends placed outside the plot area (play buttons, the time slider, a legend
     above the panels) keep their distance from it in pixels, scaled with the type: Plotly places
-    them in fractions of the plot area, which changes with the height.
+    them in fractions of the plot area, which changes with the height. So do the gaps between rows
+    of panels (where a row's tick labels and the next row's titles go); the panels take the rest.
 
     Parameters
     ----------
@@ -48,6 +51,7 @@ def presented(figure: go.Figure, *, height: int, scale: float = style.PRESENT_SC
     ratio = old_plot * grow / new_plot
     for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
+    _open_rows(layout, ratio)
     layout.update(height=new_height, margin=margin)
     return go.Figure(data, _validate=False)
 
@@ -63,3 +67,35 @@ def _moved(y: Any, ratio: float) -> Any:
     if not isinstance(y, int | float) or 0 <= y <= 1:
         return y
     return 1 + (y - 1) * ratio if y > 1 else y * ratio
+
+
+def _open_rows(layout: dict[str, Any], ratio: float) -> None:
+    """Widen the gaps between rows of panels ``ratio`` times (in plot fractions), in place.
+
+    A gap is a stretch of the plot's height that fewer panels cover than the most (a panel
+    spanning every row, like the dashboard's simplex, does not close it). Panels' y domains and
+    whatever is placed in plot fractions inside the plot (panel titles) follow one piecewise
+    linear map of [0, 1]; nothing changes when the gaps would take most of the height.
+    """
+    axes = [value for key, value in layout.items() if key.startswith("yaxis") and "domain" in value]
+    edges = sorted({0.0, 1.0, *(float(end) for axis in axes for end in axis["domain"])})
+    spans = list(itertools.pairwise(edges))
+    cover = [sum(a["domain"][0] <= low and high <= a["domain"][1] for a in axes) for low, high in spans]
+    gaps = [c < max(cover, default=0) for c in cover]
+    gap = sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g)
+    if not any(gaps) or gap * ratio > 0.6:
+        return
+    panels = (1 - gap * ratio) / (1 - gap)
+    new = [0.0]
+    for (low, high), g in zip(spans, gaps, strict=True):
+        new.append(new[-1] + (high - low) * (ratio if g else panels))
+
+    def moved(y: float) -> float:
+        return float(np.interp(y, edges, new))
+
+    for axis in axes:
+        axis["domain"] = [moved(end) for end in axis["domain"]]
+    for note in layout.get("annotations", []):
+        y = note.get("y")
+        if note.get("yref", "paper") == "paper" and isinstance(y, int | float) and 0 <= y <= 1:
+            note["y"] = moved(y)
