@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -134,6 +135,12 @@ def test_the_hosted_flag_is_one_or_zero(monkeypatch, raw, ok):
         assert info.value.field == "POLARIZE_HOSTED" and "POLARIZE_HOSTED" in environment_problem()
     else:
         assert hosted() is ok and environment_problem() is None
+
+
+def test_the_container_is_hosted():
+    text = (Path(APP).parent / "Dockerfile").read_text()
+    env = re.search(r"^ENV ((?:.*\\\n)*.*)$", text, re.MULTILINE).group(1)
+    assert "POLARIZE_HOSTED=1" in env.split()
 
 
 # ---- in the app (AppTest) ----------------------------------------------------------------------
