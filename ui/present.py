@@ -27,6 +27,8 @@ WINDOW = 720
 """The window's height (px) the figures fit: a projector's 1280x720."""
 CHROME = 100
 """Pixels above a page's first figure in presentation mode: Streamlit's header, the title, the gaps."""
+BAR = 40
+"""Pixels of the bar above the view while a deck is presented (Previous, Next, End)."""
 FOLLOW, SHOW = "_follow", "_show"
 """Session keys: the page a slide opens (to read its link afresh); the deck being shown and where."""
 
@@ -39,6 +41,8 @@ html {{font-size: {TYPE_SCALE * 100:.0f}%;}}
 [data-testid='stMainBlockContainer'] h1 {{font-size: 1.6rem; padding: 0 0 0.3rem;}}
 [data-testid='stCaptionContainer'], [data-testid='stTooltipIcon'] {{display: none;}}
 [data-testid='stElementContainer']:has(iframe[title*='viewport']) {{display: none;}}
+.st-key-show_bar button {{min-height: 0; padding: 0.05rem 0.6rem;}}
+.st-key-show_bar p {{font-size: 0.75rem;}}
 </style>"""
 
 
@@ -68,7 +72,8 @@ def fitted(name: str, job: Any, view: View, window: int | None) -> View:
     """
     if not on():
         return view
-    return _presented(name, job, max((window or WINDOW) - CHROME, 2 * CHROME), view)
+    chrome = CHROME + (BAR if _showing() else 0)
+    return _presented(name, job, max((window or WINDOW) - chrome, 2 * chrome), view)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, hash_funcs={Experiment: Experiment.to_json})
@@ -104,16 +109,20 @@ def draw_link(block: Link, page: str) -> None:
 
 def show_bar() -> None:
     """Previous, Next and End above the view while a deck is presented (nothing otherwise)."""
-    show = st.session_state.get(SHOW)
-    if not show or not on():
+    if not _showing():
         return
-    slides, index = show
-    back, forward, where, end = st.columns((1.3, 1.1, 6, 1), vertical_alignment="center")
-    if back.button("\u25c0 Previous", key="_show_back", disabled=index == 0):
-        follow(slides, index - 1)
-    if forward.button("Next \u25b6", key="_show_next", disabled=index == len(slides) - 1):
-        follow(slides, index + 1)
-    where.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index][0])}")
-    if end.button("End", key="_show_end"):
-        st.session_state[SHOW] = None
-        st.switch_page("pages/deck.py")
+    slides, index = st.session_state[SHOW]
+    with st.container(key="show_bar", horizontal=True, vertical_alignment="center"):
+        if st.button("\u25c0 Previous", key="_show_back", disabled=index == 0):
+            follow(slides, index - 1)
+        if st.button("Next \u25b6", key="_show_next", disabled=index == len(slides) - 1):
+            follow(slides, index + 1)
+        if st.button("End", key="_show_end"):
+            st.session_state[SHOW] = None
+            st.switch_page("pages/deck.py")
+        st.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index][0])}", width="content")
+
+
+def _showing() -> bool:
+    """Whether a deck is being presented (its bar is above the view)."""
+    return bool(st.session_state.get(SHOW)) and on()
