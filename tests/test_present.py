@@ -227,6 +227,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     assert app.title[0].value.startswith("Explorer") and app.slider(key="explorer_n").value == 5
     assert app.markdown[0].value == r"Slide 1 of 2: Five \<b\>tokens\<\/b\>"
     assert app.button(key="_show_back").disabled and app.caption.len == 0
+    assert [t.value for t in app.sidebar.text] == ["say *this*"]  # the speaker notes, as text
     # AppTest stays on the page its own switch_page named; the app's switch_page lasts one run.
     app.switch_page("pages/explorer.py")
     app.button(key="_show_next").click().run()

@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from polarize.config import Experiment
+from polarize.deck import Slide
 from polarize.web import links
 from polarize.web.echo import literal
 from polarize.web.page import Link, View
@@ -82,13 +83,13 @@ def _presented(name: str, job: Any, height: int, _view: View) -> View:
     return presented_view(_view, height=height)
 
 
-def follow(slides: tuple[tuple[str, str], ...], index: int) -> None:
-    """Open slide ``index`` of ``slides`` (title, address) in presentation mode, remembering the deck.
+def follow(slides: tuple[Slide, ...], index: int) -> None:
+    """Open slide ``index`` of ``slides`` in presentation mode, remembering the deck.
 
     The page it opens reads the slide's address as a first visit would (``FOLLOW``), not the
     values it was last left with.
     """
-    target = links.resolve(slides[index][1], PAGES)
+    target = links.resolve(slides[index].link, PAGES)
     if target is None:
         return
     spec, query = target
@@ -100,15 +101,15 @@ def follow(slides: tuple[tuple[str, str], ...], index: int) -> None:
 def draw_link(block: Link, page: str) -> None:
     """A button opening ``block``'s slides, passing over those whose address names no page of the app
     (shown as text when none is left)."""
-    slides = tuple(slide for slide in block.slides if links.resolve(slide[1], PAGES))
+    slides = tuple(slide for slide in block.slides if links.resolve(slide.link, PAGES))
     if not slides:
-        st.text("Not a page of this app: " + " ".join(address for _, address in block.slides))
+        st.text("Not a page of this app: " + " ".join(slide.link for slide in block.slides))
     elif st.button(block.label, key=f"{page}_{block.key}", help=block.help or None):
         follow(slides, 0)
 
 
 def show_bar() -> None:
-    """Previous, Next and End above the view while a deck is presented (nothing otherwise)."""
+    """Previous, Next and End above the view while a deck is presented, the slide's notes in the sidebar."""
     if not _showing():
         return
     slides, index = st.session_state[SHOW]
@@ -120,7 +121,10 @@ def show_bar() -> None:
         if st.button("End", key="_show_end"):
             st.session_state[SHOW] = None
             st.switch_page("pages/deck.py")
-        st.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index][0])}", width="content")
+        st.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index].title)}", width="content")
+    if slides[index].notes:
+        st.sidebar.subheader("Speaker notes")
+        st.sidebar.text(slides[index].notes)
 
 
 def _showing() -> bool:

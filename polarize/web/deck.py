@@ -53,7 +53,7 @@ def _slide_row(j: int, deck: Deck, k: int) -> Columns:
     last, slide = len(deck.slides) - 1, deck.slides[k]
     title = Text(f"**{k + 1}.** {literal(slide.title)}")
     buttons = (
-        Link(f"open{j}_{k}", "Open", ((slide.title, slide.link),), "Open this view in presentation mode"),
+        Link(f"open{j}_{k}", "Open", (slide,), "Open this view in presentation mode"),
         Action(f"up{j}_{k}", "\u2191", lambda: _move(deck.name, k, max(k - 1, 0)), "Move this slide up"),
         Action(f"down{j}_{k}", "\u2193", lambda: _move(deck.name, k, min(k + 1, last)), "Move it down"),
         Action(f"remove{j}_{k}", "\u2715", lambda: _remove(deck.name, k), "Remove it from the deck"),
@@ -87,9 +87,9 @@ def deck_view(job: Any = None) -> View:
     for j, deck in enumerate(decks):
         blocks.append(Text(f"#### {literal(deck.name)} ({len(deck.slides)} slides)"))
         if deck.slides:
-            blocks.append(Link(f"present{j}", f"Present deck {j + 1}",
-                               tuple((s.title, s.link) for s in deck.slides),
-                               "Show its slides one after another in presentation mode (Next, Previous)."))
+            blocks.append(Link(f"present{j}", f"Present deck {j + 1}", deck.slides,
+                               "Show its slides one after another in presentation mode (Next, Previous; "
+                               "the speaker notes are in the sidebar)."))
         blocks += [_slide_row(j, deck, k) for k in range(len(deck.slides))]
         blocks.append(Action(f"delete{j}", f"Delete deck {j + 1}", lambda name=deck.name: _delete(name),
                              "Delete this deck and its slides (export it first to keep a copy)."))

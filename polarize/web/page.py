@@ -16,6 +16,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from polarize.config import ConfigError
+from polarize.deck import Slide
 from polarize.normalizers import DegenerateStateError
 from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
@@ -149,8 +150,8 @@ class Link:
     key : str
     label : str
         Our own words (a button label is markdown: never a user's string).
-    slides : tuple of (str, str)
-        ``(title, address)`` of each view, the address relative to the app (``links.link``); the
+    slides : tuple of Slide
+        The views (``polarize.deck.Slide``: an address relative to the app, a title, notes); the
         first is opened, and with more than one, Next and Previous step through them. An address
         that names no page of the app is shown as text instead of a button.
     help : str
@@ -158,7 +159,7 @@ class Link:
 
     key: str
     label: str
-    slides: tuple[tuple[str, str], ...]
+    slides: tuple[Slide, ...]
     help: str = ""
 
 
