@@ -180,7 +180,8 @@ def test_presentation_mode_in_the_app(app, how):
     if how == "present":
         app.query_params["present"] = "true"
     else:
-        app.context = {"is_embedded": True}  # Streamlit keeps embed=true out of st.query_params
+        # Streamlit keeps embed=true out of st.query_params; the browser tells the app its address.
+        app.context = {"is_embedded": True, "url": "https://example.org/course/explorer"}
     app.run()
     _no_exception(app)
     assert app.sidebar_asked[-1] == "collapsed"
@@ -190,8 +191,9 @@ def test_presentation_mode_in_the_app(app, how):
     assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
     assert layout["height"] <= 720 - present.CHROME
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
-    (code,) = app.code
-    assert code.value.startswith("/explorer?") and "n=5" in code.value and code.value.endswith("present=true")
+    (code,) = app.code  # the presentation link, with a copy button
+    start = "/explorer?" if how == "present" else "https://example.org/course/explorer?"
+    assert code.value.startswith(start) and "n=5" in code.value and code.value.endswith("present=true")
 
 
 def test_without_presentation_mode_nothing_changes(app):
