@@ -4,6 +4,8 @@
 a first visit, else as the user left them), draws them in the sidebar, writes
 them into the address, and shows the ``View`` the spec makes of them. Everything
 a page knows lives in ``polarize.web``; only this package imports Streamlit.
+Beside it: ``present`` (presentation mode, presenting a deck), ``deckbar`` (the
+sidebar's "Present or add to a deck"), ``viewport`` (the window's size).
 """
 
 from __future__ import annotations
