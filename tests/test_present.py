@@ -199,7 +199,7 @@ def test_presentation_mode_in_the_app(app, how):
 def test_without_presentation_mode_nothing_changes(app):
     app.run()
     _no_exception(app)
-    assert app.sidebar_asked[-1] == "expanded" and app.caption
+    assert app.sidebar_asked[-1] == "auto" and app.caption
     assert _dashboard(app)["layout"]["font"]["size"] == FONT_SIZE and "present" not in app.query_params
 
 

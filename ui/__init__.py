@@ -32,6 +32,7 @@ from polarize.web.page import (
     PageSpec,
     Plot,
     Problem,
+    Screen,
     Table,
     Text,
     View,
@@ -75,7 +76,7 @@ def through_app() -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={Experiment: Experiment.to_json})
-def _view(name: str, job: Any) -> View:
+def _view(name: str, job: Any, screen: Screen) -> View:
     """The page's view of a job, shared by every session (keyed by an experiment's exact JSON).
 
     A resource cache rather than ``st.cache_data``: a view is immutable and shared
@@ -83,7 +84,7 @@ def _view(name: str, job: Any) -> View:
     unpickle them on every rerun, and ``st.plotly_chart`` re-validates a figure given
     as a dict: together a quarter of a second per rerun.
     """
-    return by_name(name).view(job)
+    return by_name(name).show(job, screen)
 
 
 def render(spec: PageSpec) -> None:
@@ -110,11 +111,11 @@ def render(spec: PageSpec) -> None:
         st.stop()
     notice = st.empty()
     with st.spinner(spec.spinner, show_time=True), queue_notices(lambda place: _queued(notice, place)):
-        view = _view(spec.name, job)
+        view = _view(spec.name, job, screen := Screen(narrow=window.narrow))  # a phone: panels stacked
     notice.empty()
     if view.passing:
-        _view.clear(spec.name, job)  # a busy server or a crash: the next rerun (and session) tries again
-    view = present.fitted(spec.name, job, view, window.height)
+        _view.clear(spec.name, job, screen)  # a busy server or a crash: the next rerun tries again
+    view = present.fitted(spec.name, (job, screen), view, window.height)
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:

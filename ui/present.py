@@ -53,8 +53,9 @@ def on() -> bool:
 
 
 def sidebar_state() -> str:
-    """``st.set_page_config``'s ``initial_sidebar_state``: collapsed in presentation mode."""
-    return "collapsed" if on() else "expanded"
+    """``st.set_page_config``'s ``initial_sidebar_state``: collapsed in presentation mode, else
+    Streamlit's "auto" (expanded, but collapsed on a phone, where it would cover the page)."""
+    return "collapsed" if on() else "auto"
 
 
 def look() -> None:

@@ -58,11 +58,16 @@ BUILDERS: dict[str, Callable[[View, str, str], PanelTraces]] = {
 
 _LEGEND = 34
 """Pixels above the panels for the token legend."""
+_NARROW_LEGEND = 96
+"""The same on a phone, where the legend takes three rows."""
+_NARROW_HEIGHT = 1800
+"""Pixels of the dashboard on a phone: five panels stacked, about 300 px each, and the controls."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
 
-def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.Figure:
+def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, narrow: bool | None = None
+              ) -> go.Figure:
     """The animated five-panel dashboard of one run.
 
     Parameters
@@ -74,6 +79,9 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         Wanted number of animation frames, spaced evenly in log time.
     height : int
         Figure height in pixels (the width follows the page).
+    narrow : bool, optional
+        For a phone: the panels in one column, in the order above, ``_NARROW_HEIGHT`` px in all
+        (``height`` is then not used). By default the screen the figure is built for (``style.narrow``).
 
     Returns
     -------
@@ -85,9 +93,14 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
     """
     view = View.of(result, frames)
-    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
-                        subplot_titles=list(PANELS.values()))
+    narrow = style.narrow() if narrow is None else narrow
+    # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
+    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.05) if narrow else
+            dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
+                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2))
+    fig = make_subplots(**grid, subplot_titles=list(PANELS.values()))
+    height = _NARROW_HEIGHT if narrow else height
+    top, bottom = 50 + (_NARROW_LEGEND if narrow else _LEGEND), 120
     parts = {key: build(view, *_AXES[key]) for key, build in BUILDERS.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
     moving = [trace for part in parts.values() for trace in part.moving]
@@ -96,10 +109,12 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
                        data=[dict(type="scatter", **state) for part in parts.values()
                              for state in part.at(int(k))])
                   for k in view.shown]
-    layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
+    layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n,
+                     margin=dict(l=20, r=20, t=top, b=bottom))
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
-                             [format_time(float(view.t[k])) for k in view.shown]),
+                             [format_time(float(view.t[k])) for k in view.shown],
+                             plot_height=height - top - bottom),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
     )
@@ -108,7 +123,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
     return go.Figure(dict(data=static + moving, layout=layout, frames=frame_list), _validate=False)
 
 
-def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int) -> dict[str, Any]:
+def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,
+            margin: dict[str, int]) -> dict[str, Any]:
     """The subplots' layout with each panel's axes and notes, in the common style."""
     for ann in layout.get("annotations", []):
         ann["font"] = style.font(2, style.PALETTE.ink)
@@ -119,7 +135,7 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
-        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=120)),
+        style.base_layout(height=height, margin=margin),
         showlegend=True,
         # The token legend, in a row above the panels' titles.
         legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),

@@ -248,13 +248,16 @@ def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460
 
     figure = go.Figure(dict(data=[bars(int(shown[0]))], frames=[
         dict(name=str(int(k)), traces=[0], data=[bars(int(k))]) for k in shown]), _validate=False)
-    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=50, b=170)),
-                         title=dict(text=f"Replicator lens: {name}, scaled by the largest at each time "
-                                         "(above zero: the logit grows)", font=style.font(-1)),
+    title = f"Replicator lens: {name}, scaled by the largest at each time (above zero: the logit grows)"
+    narrow = style.narrow()  # a phone: the title on three lines, the tokens by their number alone
+    top = 100 if narrow else 50
+    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=top, b=170)),
+                         title=dict(text=style.wrap(title, 36, lines=3) if narrow else title,
+                                    font=style.font(-1)),
                          **animation_controls([str(int(k)) for k in shown],
                                               [format_time(float(result.t[k])) for k in shown],
-                                              plot_height=height - 50 - 170))
-    figure.update_xaxes(type="category", tickprefix="token ", **style.axis_style())
+                                              plot_height=height - top - 170))
+    figure.update_xaxes(type="category", tickprefix="" if narrow else "token ", **style.axis_style())
     figure.update_yaxes(**(style.axis_style() | dict(range=[-1.08, 1.08], zeroline=True,
                                                      zerolinecolor=style.PALETTE.ink, zerolinewidth=2)))
     return figure

@@ -12,7 +12,10 @@ references (``log n``, floors, theory) are thin grey dashed or dotted lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+import textwrap
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,10 +35,13 @@ __all__ = [
     "font",
     "loss_color",
     "loss_stroke",
+    "narrow",
+    "narrow_screen",
     "scale_fonts",
     "set_palette",
     "token_colors",
     "top_tokens",
+    "wrap",
 ]
 
 FONT_SIZE = 17
@@ -177,9 +183,14 @@ def font(delta: int = 0, color: str | None = None) -> dict[str, Any]:
 
 
 def axis_style(*, tick_delta: int = -3) -> dict[str, Any]:
-    """The look shared by every data axis: light grid, a thin axis line, power exponents."""
+    """The look shared by every data axis: light grid, a thin axis line, power exponents.
+
+    The margins grow to fit the tick labels and titles (``automargin``): with the margins fixed, a
+    long label is cut off by the figure's edge or pushed into its axis title.
+    """
     return dict(showgrid=True, gridcolor=PALETTE.grid, zeroline=False, showline=True,
-                linecolor=PALETTE.axis_line, tickfont=font(tick_delta), exponentformat="power")
+                linecolor=PALETTE.axis_line, tickfont=font(tick_delta), exponentformat="power",
+                automargin=True)
 
 
 def decade_ticks(span: Sequence[float] | None, most: int = 4) -> dict[str, Any]:
@@ -236,3 +247,32 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
 
     walk(figure)
     return figure
+
+
+def wrap(text: str, width: int, lines: int = 4) -> str:
+    """``text`` broken into at most ``lines`` lines of about ``width`` characters (plotly does not wrap)."""
+    return "<br>".join(textwrap.wrap(text, width, max_lines=lines, placeholder="..."))
+
+
+_NARROW = contextvars.ContextVar("narrow", default=False)
+
+
+def narrow() -> bool:
+    """Whether the figures built now are for a narrow screen (a phone): see ``narrow_screen``."""
+    return _NARROW.get()
+
+
+@contextlib.contextmanager
+def narrow_screen(on: bool = True) -> Iterator[None]:
+    """Build the figures inside for a narrow screen (``on``) or a wide one.
+
+    Multi-panel builders (``dashboard``, ``animated_grid``) then stack their panels in one
+    column; each also takes ``narrow=`` to say so directly. A context variable, so that a
+    page's view sets it once for every figure it makes, and one session's setting does not
+    leak into another's (each runs in its own thread).
+    """
+    token = _NARROW.set(on)
+    try:
+        yield
+    finally:
+        _NARROW.reset(token)

@@ -18,12 +18,13 @@ import plotly.graph_objects as go
 from polarize.config import ConfigError
 from polarize.deck import Slide
 from polarize.normalizers import DegenerateStateError
+from polarize.plots.style import narrow_screen
 from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
 
 __all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "PageSpec",
-           "Plot", "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice",
-           "selected_values"]
+           "Plot", "Problem", "Screen", "Table", "Text", "View", "describe_failure", "failure_view",
+           "queue_notice", "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -211,6 +212,23 @@ class View:
 # ---- the page ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class Screen:
+    """What a view is shown on: the renderer's one view option for every page (part of the cache key).
+
+    Attributes
+    ----------
+    narrow : bool
+        A phone's window: every figure the view builds stacks its panels (``plots.style.narrow``).
+    """
+
+    narrow: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.narrow, bool):
+            raise ConfigError("narrow", f"must be true or false, not {self.narrow!r}")
+
+
 def _no_problem(values: Values) -> Problem | None:
     return None
 
@@ -261,6 +279,11 @@ class PageSpec:
     spinner: str = "Running..."
     default: bool = False
     slide: bool = True
+
+    def show(self, job: Any, screen: Screen = Screen()) -> View:
+        """``view(job)`` with its figures built for ``screen`` (stacked on a narrow one)."""
+        with narrow_screen(screen.narrow):
+            return self.view(job)
 
     def control(self, key: str) -> Control:
         """The control keyed ``key``."""
