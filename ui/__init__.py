@@ -4,6 +4,8 @@
 a first visit, else as the user left them), draws them in the sidebar, writes
 them into the address, and shows the ``View`` the spec makes of them. Everything
 a page knows lives in ``polarize.web``; only this package imports Streamlit.
+Beside it: ``present`` (presentation mode, presenting a deck), ``deckbar`` (the
+sidebar's "Present or add to a deck"), ``viewport`` (the window's size).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from polarize.web.page import (
     Caption,
     Columns,
     Header,
+    Link,
     Maths,
     Metric,
     PageSpec,
@@ -38,7 +41,7 @@ from polarize.web.page import (
     selected_values,
 )
 from polarize.web.pages import PAGES, by_name
-from ui import charts, starts, transport
+from ui import charts, deckbar, present, starts, transport
 from ui.viewport import viewport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
@@ -54,7 +57,7 @@ PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "las
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
     st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
-                       initial_sidebar_state="auto")  # expanded, but on a phone (it would cover the page)
+                       initial_sidebar_state=present.sidebar_state())
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
     st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
@@ -91,13 +94,17 @@ def _view(name: str, job: Any, screen: Screen) -> View:
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     through_app()
-    window = viewport()  # once a run, for every use of the window's size
+    window = viewport(measure_height=present.on())  # once a run, for every use of the window's size
+    deckbar.bind_store()
+    present.look()
     ignored = _init_state(spec)
     values = _sidebar(spec)
     _share(spec, values)
+    deckbar.deck_box(spec, values)
     st.title(spec.title)
+    present.show_bar()
     caption = spec.caption(values)
-    if caption:
+    if caption and not present.on():
         st.caption(caption)
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
@@ -112,6 +119,7 @@ def render(spec: PageSpec) -> None:
     notice.empty()
     if view.passing:
         _view.clear(spec.name, job, screen)  # a busy server or a crash: the next rerun tries again
+    view = present.fitted(spec.name, (job, screen), view, window.height)
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:
@@ -159,9 +167,10 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
         controls still hold the link's values; empty otherwise.
     """
     state, saved_key, link_key = st.session_state, f"_{spec.name}_saved", f"_{spec.name}_link"
+    following = _following(spec)
     if not all(_key(spec, key) in state for key in spec.keys):
         saved = state.get(saved_key)
-        if saved is None and _arrived_from_another_page(spec):
+        if saved is None and not following and _arrived_from_another_page(spec):
             saved = spec.defaults(None)  # the address holds another page's settings, not a link here
         elif saved is None:
             query = st.query_params.to_dict()
@@ -179,6 +188,16 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
         state[link_key] = None  # the user has moved on from the link: stop reporting it
         return {}
     return ignored
+
+
+def _following(spec: PageSpec) -> bool:
+    """Whether a deck's slide opens this page now: then its values are forgotten, to read the link."""
+    if st.session_state.get(present.FOLLOW) != spec.name:
+        return False
+    del st.session_state[present.FOLLOW]
+    for key in (*(_key(spec, key) for key in spec.keys), f"_{spec.name}_saved", f"_{spec.name}_link"):
+        st.session_state.pop(key, None)
+    return True
 
 
 def _arrived_from_another_page(spec: PageSpec) -> bool:
@@ -208,7 +227,7 @@ def _settle(spec: PageSpec, values: dict[str, Any]) -> dict[str, Any]:
 def _share(spec: PageSpec, values: dict[str, Any]) -> None:
     """Remember the values for this session and write them into the URL (a shareable link)."""
     st.session_state[f"_{spec.name}_saved"] = values
-    query = links.to_query(spec, values)
+    query = links.to_query(spec, values, present=links.presenting(st.query_params.to_dict()) is True)
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 
@@ -249,7 +268,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
     key = _key(spec, control.key)
     enabled = control.enabled(values)
     help_text = control.help + ("" if enabled else control.off_help)
-    common = {"key": key, "disabled": not enabled, "help": help_text}
+    common = {"key": key, "disabled": not enabled, "help": None if present.on() else help_text}
     c = control
     if c.kind in ("slider", "number"):
         number = where.slider if c.kind == "slider" else where.number_input
@@ -268,7 +287,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
                                                      max_selections=c.most, **common),
         }
         draw[c.kind]()
-    if c.caption:
+    if c.caption and not present.on():
         where.caption(c.caption(st.session_state[key]))
 
 
@@ -331,6 +350,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Plot: _plot,
     Columns: _columns,
     Action: _action,
+    Link: present.draw_link,
 }
 
 

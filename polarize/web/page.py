@@ -16,14 +16,15 @@ from typing import Any
 import plotly.graph_objects as go
 
 from polarize.config import ConfigError
+from polarize.deck import Slide
 from polarize.normalizers import DegenerateStateError
 from polarize.plots.style import narrow_screen
 from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
 
-__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot",
-           "Problem", "Screen", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice",
-           "selected_values"]
+__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "PageSpec",
+           "Plot", "Problem", "Screen", "Table", "Text", "View", "describe_failure", "failure_view",
+           "queue_notice", "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -141,6 +142,28 @@ class Action:
     upload: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Link:
+    """A button that opens a view of this app in presentation mode, or presents several in turn.
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        Our own words (a button label is markdown: never a user's string).
+    slides : tuple of Slide
+        The views (``polarize.deck.Slide``: an address relative to the app, a title, notes); the
+        first is opened, and with more than one, Next and Previous step through them. An address
+        that names no page of the app is shown as text instead of a button.
+    help : str
+    """
+
+    key: str
+    label: str
+    slides: tuple[Slide, ...]
+    help: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class View:
     """Everything a page shows for one setting of its controls.
@@ -149,7 +172,7 @@ class View:
     ----------
     blocks : tuple
         ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
-        ``Columns``), ``Table``, ``Columns`` and ``Action``, in order.
+        ``Columns``), ``Table``, ``Columns``, ``Action`` and ``Link``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str
@@ -238,6 +261,8 @@ class PageSpec:
         ``caption(values)``: markdown under the title.
     spinner : str or callable
         Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
+    slide : bool
+        Whether a view of this page can be added to a lecture deck (not the deck page itself).
     """
 
     name: str
@@ -253,6 +278,7 @@ class PageSpec:
     caption: Callable[[Values], str] = field(default=lambda values: "")
     spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
+    slide: bool = True
 
     def show(self, job: Any, screen: Screen = Screen()) -> View:
         """``view(job)`` with its figures built for ``screen`` (stacked on a narrow one)."""
