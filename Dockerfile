@@ -10,7 +10,8 @@ ARG EXPORT=0
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    POLARIZE_HOSTED=1
 
 RUN if [ "$EXPORT" = "1" ]; then \
         apt-get update && apt-get install -y --no-install-recommends chromium \

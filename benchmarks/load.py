@@ -17,11 +17,13 @@ server. Reported:
   and the worker count before and after;
 - with ``--heavy K``: K of the issue's slow links (cross-entropy, n = d = 128, horizon 1e12)
   opened 2 s before the burst, how they ended (``--limit`` sets the server's time limit);
-- with ``--sequential K``: K more distinct runs one after another, and the RSS after them;
+- with ``--sequential K``: K more distinct runs one after another (nothing else running): the RSS
+  every K/10 runs, to show where it levels off, its peak, and the CPU per run without contention;
 - any process of the server's tree still alive after it stopped (orphans).
 
 Targets on the 2-core development machine: all 30 served, the last within 15 s, RSS under
-700 MB throughout and back near idle after.
+700 MB throughout and back near idle after, and 200 runs in a row keeping it bounded
+(``--sessions 30 --sequential 200``).
 """
 
 from __future__ import annotations
@@ -160,6 +162,24 @@ def report(loads: list[PageLoad], slow: list[PageLoad], wall: float, cpu: tuple[
         print(f"  heavy {load.link}: {what} after {load.finished or float('nan'):.1f} s")
 
 
+def in_a_row(url: str, pid: int, runs: int, timeout: float) -> set[int]:
+    """Open ``runs`` distinct links one after another: the RSS every tenth of the way (does it level
+    off?), its peak, and the CPU per run; returns every process seen."""
+    cpu_before, marks, failed = cpu_seconds(pid), [], 0
+    with PeakRss(pid) as again:
+        for i in range(runs):
+            load = asyncio.run(open_page(url, f"/?seed={5000 + i}", timeout))
+            failed += not served([load])
+            if (i + 1) % max(1, runs // 10) == 0:
+                marks.append(f"{rss_mb(pid):.0f}")
+    server, below = (after - before for after, before in zip(cpu_seconds(pid), cpu_before, strict=True))
+    print(f"{runs} runs in a row ({failed} not served): RSS every {max(1, runs // 10)} runs "
+          f"{' '.join(marks)} MB; peak {again.peak:.0f} MB, {workers(pid)} workers; "
+          f"{(server + below) / runs:.3f} CPU-s per run (server {server / runs:.3f} s, "
+          f"workers {below / runs:.3f} s)")
+    return again.seen
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=30)
@@ -188,12 +208,7 @@ def main() -> None:
         print(f"RSS: {before:.0f} MB before, {peak.peak:.0f} MB peak, {rss_mb(pid):.0f} MB 5 s after")
         print(f"workers: {workers_before} before, {workers(pid)} after")
         if args.sequential:
-            with PeakRss(pid) as again:
-                for i in range(args.sequential):
-                    asyncio.run(open_page(server.url, f"/?seed={5000 + i}", args.timeout))
-            print(f"{args.sequential} runs in a row: RSS peak {again.peak:.0f} MB, "
-                  f"{rss_mb(pid):.0f} MB after, {workers(pid)} workers")
-            peak.seen |= again.seen
+            peak.seen |= in_a_row(server.url, pid, args.sequential, args.timeout)
     time.sleep(1)
     left = sorted(p for p in peak.seen if Path(f"/proc/{p}").exists())
     print(f"processes left after the server stopped: {left or 'none'}")

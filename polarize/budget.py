@@ -6,16 +6,23 @@ adaptive steps: at most ``MAX_FLOW_STEPS`` in all, and at most ``STALL_STEPS``
 between two saved times. ``steps_message`` phrases each of these limits.
 ``result_bytes`` estimates the size of a result's JSON before the run, so the
 command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
+
+A run may also have a wall-clock budget (``WallClock``): the pages give the
+engine one just under the runner's hard time limit (``within``), so that a slow
+run stops by itself and returns what it saved, with status ``OUT_OF_TIME``,
+instead of having its worker killed with nothing to show.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "result_bytes", "steps_message"]
+__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "OUT_OF_TIME", "STALL_STEPS", "WallClock", "result_bytes",
+           "steps_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
 """Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred)."""
@@ -66,3 +73,32 @@ def result_bytes(experiment: Experiment) -> int:
     per_time = 6 * n + 10
     once = 2 * d * n + n + d + rows * (d + 1)
     return _NUMBER_BYTES * (experiment.samples * per_time + once) + 4096
+
+
+OUT_OF_TIME = "out of time"
+"""``Result.status`` of a run stopped by its wall-clock budget (what it saved until then is kept)."""
+
+
+def within(limit: float) -> float:
+    """The engine's wall-clock budget under a hard time limit of ``limit`` seconds.
+
+    A quarter less, and at most 2 s less: the margin covers the last step (a flow
+    step takes milliseconds) and sending the result back before the limit strikes.
+    """
+    return limit - min(2.0, 0.25 * limit)
+
+
+class WallClock:
+    """A budget of ``seconds`` of wall-clock time, counted from when it is made (inf: none)."""
+
+    def __init__(self, seconds: float = float("inf")):
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def expired(self) -> bool:
+        """Whether the budget is used up."""
+        return time.monotonic() > self.end
+
+    def message(self) -> str:
+        """Why a run stopped on this budget, in words."""
+        return f"out of time (the run's budget is {self.seconds:.3g} s)"

@@ -215,10 +215,18 @@ def _marker(draw: Any, at: tuple[float, float], size: float, fill: Any, edge: An
                      width=max(1, round(edge_width)) if edge else 0)
 
 
-def _draw_trace(draw: Any, trace: dict[str, Any], axes: _Axes, zoom: float) -> None:
-    """One moving scatter trace (lines and markers) at ``zoom`` pixels per layout pixel."""
+def _draw_trace(draw: Any, trace: dict[str, Any], axes: _Axes, zoom: float, font: Any) -> None:
+    """One moving trace at ``zoom`` pixels per layout pixel: bars, or a scatter's lines, markers and text.
+
+    ``font(size)`` is a Pillow font of ``size`` pixels, for text.
+    """
+    if trace.get("type") == "bar":
+        _draw_bars(draw, trace, axes, zoom)
+        return
     points = axes.to_pixels(trace.get("x") or [], trace.get("y") or [])
     mode = trace.get("mode", "markers")
+    if "text" in mode:
+        _draw_text(draw, trace, points, zoom, font)
     shown = [(x * zoom, y * zoom) for p in points if p is not None for x, y in [p]]
     opacity = float(trace.get("marker", {}).get("opacity", trace.get("opacity", 1.0)))
     if "lines" in mode and len(shown) > 1:
@@ -239,6 +247,39 @@ def _draw_trace(draw: Any, trace: dict[str, Any], axes: _Axes, zoom: float) -> N
         _marker(draw, (p[0] * zoom, p[1] * zoom), float(_each(marker.get("size"), k, 6)) * zoom, fill,
                 _rgba(edge_color, opacity) if edge_color else None, float(edge.get("width", 0)) * zoom,
                 marker.get("symbol", "circle"))
+
+
+def _draw_bars(draw: Any, trace: dict[str, Any], axes: _Axes, zoom: float) -> None:
+    """Vertical bars from 0, each 0.8 of the unit x spacing wide (plotly's default gap for one trace)."""
+    marker = trace.get("marker", {})
+    edge = marker.get("line", {})
+    for k, (x, y) in enumerate(zip(trace.get("x") or [], trace.get("y") or [], strict=True)):
+        corners = axes.to_pixels([x - 0.4, x + 0.4] if x is not None else [None] * 2, [0.0, y])
+        if None in corners:
+            continue
+        (x0, y0), (x1, y1) = corners
+        edge_color, edge_width = _each(edge.get("color"), k, None), float(edge.get("width", 0)) * zoom
+        draw.rectangle([min(x0, x1) * zoom, min(y0, y1) * zoom, max(x0, x1) * zoom, max(y0, y1) * zoom],
+                       fill=_rgba(_each(marker.get("color"), k, style.PALETTE.ink)),
+                       outline=_rgba(edge_color) if edge_color and edge_width else None,
+                       width=max(1, round(edge_width)))
+
+
+_TEXT_ANCHORS = {"left": "r", "right": "l", "center": "m"}
+"""Plotly's horizontal text position -> Pillow's anchor (text left of the point ends at it)."""
+
+
+def _draw_text(draw: Any, trace: dict[str, Any], points: list, zoom: float, font: Any) -> None:
+    """A scatter's text at its points, placed as its ``textposition`` says (vertically centred)."""
+    look = trace.get("textfont", {})
+    where = str(trace.get("textposition", "middle center")).split()[-1]
+    for k, p in enumerate(points):
+        words = _each(trace.get("text"), k, "")
+        if p is None or not words:
+            continue
+        draw.text((p[0] * zoom, p[1] * zoom), str(words), anchor=_TEXT_ANCHORS.get(where, "m") + "m",
+                  font=font(float(look.get("size", style.FONT_SIZE)) * zoom),
+                  fill=_rgba(look.get("color", style.PALETTE.ink)))
 
 
 def _merge(trace: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +332,7 @@ def clip_frames(figure: Any, *, title: Sequence[str] = (), width: int = LAYOUT_W
             trace = _merge(fig["data"][index], states.get(index, {}))
             axes = boxes.get(f"{trace.get('xaxis', 'x')}|{trace.get('yaxis', 'y')}")
             if axes is not None:
-                _draw_trace(draw, trace, axes, zoom)
+                _draw_trace(draw, trace, axes, zoom, lambda px: ImageFont.load_default(size=px))
         picture = canvas.copy()
         small = layer.reduce(_SUPERSAMPLE)
         picture.paste(small, (0, 0), small)

@@ -8,15 +8,21 @@ write at once without losing a slide. Decks travel as JSON (``to_json``,
 edited after export, or holds anything a deck may not (a link to another site, an
 over-long field) is refused with a ``DeckError`` naming what is wrong, and the
 store is left as it was.
+
+A hosted server (``POLARIZE_HOSTED=1``) shares no decks between visitors: each
+session keeps its own in memory (``DeckStore.in_memory``), made the current store
+of its runs (``use``, ``current``), and carries decks away and back as JSON.
 """
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
 import sqlite3
 import sys
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +32,8 @@ from urllib.parse import urlsplit
 
 from polarize.fields import ConfigError
 
-__all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "data_dir", "from_json", "to_json"]
+__all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "current", "data_dir", "from_json", "to_json",
+           "use"]
 
 FORMAT, VERSION = "polarize-deck", 1
 _MOST = {"name": 100, "title": 200, "link": 4000, "notes": 10000, "slides": 500}
@@ -175,19 +182,41 @@ class DeckStore:
     ----------
     path : path, optional
         The database file; created with its folder on first write.
+
+    Attributes
+    ----------
+    path : Path or None
+        None for a store in memory (``in_memory``).
+    key : str
+        Tells stores apart (for caches): the file's path, or the memory store's own name.
     """
 
     def __init__(self, path: Path | str | None = None):
-        self.path = Path(path) if path is not None else data_dir() / "decks.sqlite3"
+        self.path: Path | None = Path(path) if path is not None else data_dir() / "decks.sqlite3"
+        self.key = str(self.path)
+        self._keeper: sqlite3.Connection | None = None
+
+    @classmethod
+    def in_memory(cls) -> DeckStore:
+        """A store of its own in this process's memory, gone with the object (one visitor's decks)."""
+        store = cls()
+        store.path, store.key = None, f"file:polarize-decks-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        # A shared in-memory database lives while a connection to it is open.
+        store._keeper = sqlite3.connect(store.key, uri=True, check_same_thread=False)
+        return store
+
+    def _open(self, write: bool) -> sqlite3.Connection:
+        if self.path is None:
+            return sqlite3.connect(self.key, uri=True, timeout=30, isolation_level=None)
+        if not write and not self.path.exists():
+            return sqlite3.connect(":memory:", isolation_level=None)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return sqlite3.connect(self.path, timeout=30, isolation_level=None)
 
     @contextmanager
     def _connect(self, write: bool) -> Iterator[sqlite3.Connection]:
         """A connection in one transaction (``BEGIN IMMEDIATE`` for writes: one writer at a time)."""
-        if not write and not self.path.exists():
-            connection = sqlite3.connect(":memory:", isolation_level=None)
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        connection = self._open(write)
         try:
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -200,7 +229,8 @@ class DeckStore:
         except sqlite3.DatabaseError as exc:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-            raise DeckError("file", f"{self.path} is not a deck database that can be used ({exc})") from None
+            where = self.path or "the session's store"
+            raise DeckError("file", f"{where} is not a deck database that can be used ({exc})") from None
         except BaseException:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
@@ -293,3 +323,19 @@ class DeckStore:
         db.executemany("INSERT INTO slides (deck, position, title, link, notes) VALUES (?, ?, ?, ?, ?)",
                        [(deck_id, k, s.title, s.link, s.notes) for k, s in enumerate(slides)])
         return Deck(name=name, slides=tuple(slides))
+
+
+_CURRENT: contextvars.ContextVar[DeckStore | None] = contextvars.ContextVar("polarize_decks", default=None)
+
+
+def use(store: DeckStore | None) -> None:
+    """Make ``store`` the one ``current`` returns in this context (None: the file store again).
+
+    The app sets it at the start of every run of a page: a session's own store when hosted.
+    """
+    _CURRENT.set(store)
+
+
+def current() -> DeckStore:
+    """The store in use here (``use``): by default the SQLite file under ``data_dir()``."""
+    return _CURRENT.get() or DeckStore()

@@ -60,7 +60,8 @@ class Result:
     column_norms : ndarray, shape (K, n)
         Norm of each column of ``V``.
     V_final : ndarray, shape (d, n)
-    status : {"finished", "stopped"}
+    status : {"finished", "stopped", "out of time"}
+        ``"out of time"``: stopped by its wall-clock budget (``simulate(budget=...)``).
     message : str
         Empty when finished; otherwise why the run stopped (in words).
     n_evaluations : int

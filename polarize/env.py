@@ -9,6 +9,9 @@ The defaults are sized for the hosted app. The command line runs on one's own
 machine, inside ``local_caps()``, where an unset variable means ``LOCAL_CAPS``
 instead: enough for every preset in full (``paper-kl`` by descent is the
 notebook's 1e7 steps). A variable that is set is the cap everywhere.
+
+``POLARIZE_HOSTED`` (``1`` or ``0``, unset: ``0``) says the app serves the public
+(the Dockerfile sets it): then no visitor sees another's data or the server's paths.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ from collections.abc import Iterator
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "LOCAL_CAPS", "environment_problem", "limits", "local_caps", "positive_number"]
+__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "environment_problem", "hosted", "limits", "local_caps",
+           "positive_number"]
+
+HOSTED = "POLARIZE_HOSTED"
+"""The variable that marks a public server: ``1`` or ``0``."""
 
 CAPS = {
     "max_n": ("POLARIZE_MAX_N", 4096),
@@ -104,14 +111,29 @@ def limits() -> dict[str, float]:
             for key, (var, default) in CAPS.items()}
 
 
+def hosted() -> bool:
+    """Whether the app serves the public (``POLARIZE_HOSTED=1``): each visitor's decks stay theirs.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``POLARIZE_HOSTED``, when it is set to anything but ``1`` or ``0``.
+    """
+    raw = os.environ.get(HOSTED, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ConfigError(HOSTED, f"environment variable must be 1 or 0, got {shown(raw)}")
+    return raw == "1"
+
+
 def environment_problem() -> str | None:
-    """What is wrong with the caps or ``POLARIZE_APP_TIMEOUT``, in one line, or None.
+    """What is wrong with the caps, ``POLARIZE_APP_TIMEOUT`` or ``POLARIZE_HOSTED``, in one line, or None.
 
     For entry points to check before anything else runs (the app, the command line).
     """
     try:
         limits()
         positive_number("POLARIZE_APP_TIMEOUT", 1.0)
+        hosted()
     except ConfigError as exc:
         return str(exc)
     return None

@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, steps_message
+from polarize.budget import MAX_FLOW_STEPS, OUT_OF_TIME, STALL_STEPS, WallClock, steps_message
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Recorder, Result
 from polarize.normalizers import DegenerateStateError, make_normalizer
 from polarize.switching import AT_REST, SwitchLog, start_solver
 from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
 
-__all__ = ["simulate", "sample_steps", "RTOL", "ATOL"]
+__all__ = ["simulate", "simulate_within", "sample_steps", "RTOL", "ATOL"]
 
 RTOL = 1e-10
 """Relative tolerance of the flow's adaptive steps (per step, on every state variable)."""
@@ -42,6 +42,10 @@ _THREADPOOLS = ThreadpoolController()
 
 class _Stopped(Exception):
     """The run cannot go on; the message says why, in words."""
+
+
+class _OutOfTime(_Stopped):
+    """The run used up its wall-clock budget."""
 
 
 def sample_steps(horizon: float, lr: float, samples: int) -> np.ndarray:
@@ -68,8 +72,8 @@ def _sample_times(experiment: Experiment) -> np.ndarray:
     return t
 
 
-def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None = None
-           ) -> Iterator[np.ndarray]:
+def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None = None,
+           clock_budget: WallClock | None = None) -> Iterator[np.ndarray]:
     """Step a scipy ``OdeSolver`` and yield the states at the targets of ``plan``.
 
     Yields arrays of shape (state, k): the states at the targets that one step
@@ -83,8 +87,9 @@ def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None 
     A run that takes ``STALL_STEPS`` steps without reaching a target is held at
     rest if its velocity is rounding noise, and stopped otherwise (with
     ``plan.stall_note``). With ``plan.kinks`` the stepper restarts at each
-    switch, recorded in ``log``.
+    switch, recorded in ``log``. A step begun after ``clock_budget`` expired stops the run.
     """
+    budget = clock_budget or WallClock()
     targets, clock = plan.targets, plan.clock
     bound = targets[-1] if clock is None else np.inf
     options = {"jac": plan.jacobian} if plan.jacobian is not None else {}
@@ -94,6 +99,8 @@ def _march(fun: Callable, y0: np.ndarray, plan: Schedule, log: SwitchLog | None 
     k, since = 1, 0
     now = clock(y0) if clock else 0.0
     for _ in range(MAX_FLOW_STEPS):
+        if budget.expired():
+            raise _OutOfTime(budget.message())
         if since == STALL_STEPS:
             yield _held_at_rest(fun, solver, len(targets) - k, plan.stall_note)
             return
@@ -150,7 +157,8 @@ def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
     return x
 
 
-def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | None = None) -> Result:
+def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | None = None,
+             budget: float | None = None) -> Result:
     """Run an experiment and measure it at every saved time.
 
     Parameters
@@ -160,6 +168,9 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
         seed where not given; the result's ``experiment`` holds them all.
     progress : callable, optional
         Called as ``progress(saved, total)`` after each batch of saved times.
+    budget : float, optional
+        Seconds of wall-clock time the run may take; past them it stops with
+        ``status == budget.OUT_OF_TIME`` and keeps what it saved.
 
     Returns
     -------
@@ -180,10 +191,16 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
     # Overflow is detected where it matters (a state or a measurement not finite), not warned about.
     with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
                                                                       divide="ignore"):
-        return _simulate(experiment, progress)
+        return _simulate(experiment, progress, WallClock() if budget is None else WallClock(budget))
 
 
-def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | None) -> Result:
+def simulate_within(experiment: Experiment, seconds: float) -> Result:
+    """``simulate(experiment, budget=seconds)``, by position (for ``runner.call_with_timeout``)."""
+    return simulate(experiment, budget=seconds)
+
+
+def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | None,
+              clock: WallClock) -> Result:
     e = experiment.resolved()
     normalizer = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps)
     system = build_system(e, build_loss(e), normalizer)
@@ -205,7 +222,7 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
     last = system.y0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         try:
-            states = _states(e, system, t, calls, log)
+            states = _states(e, system, t, calls, log, clock)
             next(states)  # the start, measured above
             for Y in states:
                 system.record(Y, recorder)
@@ -213,7 +230,7 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
                 if progress is not None:
                     progress(len(recorder), len(t))
         except (DegenerateStateError, FloatingPointError, _Stopped) as exc:
-            status = "stopped"
+            status = OUT_OF_TIME if isinstance(exc, _OutOfTime) else "stopped"
             message = _stopped_message(e, t, len(recorder), str(exc))
         except np.linalg.LinAlgError:
             status = "stopped"
@@ -224,11 +241,11 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
 
 
 def _states(e: Experiment, system: System, t: np.ndarray, calls: list[int],
-            log: SwitchLog) -> Iterator[np.ndarray]:
+            log: SwitchLog, clock: WallClock) -> Iterator[np.ndarray]:
     """The states at the saved times ``t`` (columns of (state, k) arrays), by descent or by the flow."""
     if e.method == "gd":
-        return _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls)
-    return _march(_counted(system.field, calls), system.y0, system.schedule(t), log=log)
+        return _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls, clock)
+    return _march(_counted(system.field, calls), system.y0, system.schedule(t), log=log, clock_budget=clock)
 
 
 def _counted(fun, calls):
@@ -238,13 +255,20 @@ def _counted(fun, calls):
     return wrapped
 
 
-def _descend(system: DescentSystem, lr: float, save_at: np.ndarray, calls) -> Iterator[np.ndarray]:
-    """Gradient descent ``y <- y - lr * grad``, yielding the state at each step count in ``save_at``."""
+def _descend(system: DescentSystem, lr: float, save_at: np.ndarray, calls,
+             clock: WallClock) -> Iterator[np.ndarray]:
+    """Gradient descent ``y <- y - lr * grad``, yielding the state at each step count in ``save_at``.
+
+    The budget is looked at every 64 steps (a step takes microseconds).
+    """
     y = system.y0.copy()
     yield y[:, None]
     step = 0
     for target in save_at[1:]:
         while step < target:
+            if step % 64 == 0 and clock.expired():
+                calls[0] = step
+                raise _OutOfTime(clock.message())
             y = y - lr * system.gradient(y)
             step += 1
         calls[0] = step

@@ -19,8 +19,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
+BROWSER = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
+]
+"""The marks of every browser test module: ``pytestmark = BROWSER``."""
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -60,9 +68,14 @@ class AppServer:
         Extra environment variables for the server.
     timeout : float
         Seconds to wait for the server to answer its health check.
+    script : path, optional
+        Another script to serve instead of ``app.py`` (run from the repository's root, so it can
+        import ``ui``).
     """
 
-    def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0):
+    def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0,
+                 script: str | Path = "app.py"):
+        self.script = str(script)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
@@ -72,7 +85,7 @@ class AppServer:
 
     def __enter__(self) -> AppServer:
         ARTIFACTS.mkdir(exist_ok=True)
-        command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        command = [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless", "true",
                    "--server.port", str(self.port), "--server.address", "127.0.0.1",
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
         with open(self.log, "wb") as log:
@@ -169,6 +182,13 @@ def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
         with AppServer() as running:
             yield running
 
+    return server, browser_fixture(sync_api)
+
+
+def browser_fixture(sync_api: Any) -> Any:
+    """A module-scoped pytest fixture ``browser``: headless Chromium, shared by a module's tests."""
+    import pytest
+
     @pytest.fixture(scope="module")
     def browser() -> Any:
         with sync_api.sync_playwright() as playwright:
@@ -176,4 +196,128 @@ def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
             yield chromium
             chromium.close()
 
-    return server, browser
+    return browser
+
+
+# ---- layout: what overlaps, what is cut off ---------------------------------------------------------
+
+# JavaScript: true once the page has settled: the script is not running, the viewport component
+# has nothing more to post (its assumption holds), no spinner shows, and every Plotly figure on the
+# page is drawn.
+SETTLED_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const title = document.querySelector('h1');
+  if (!title || !title.checkVisibility()) return false;
+  if (document.querySelector('[data-testid="stSpinner"], [data-testid="stSkeleton"]')) return false;
+  const frame = document.querySelector("iframe[title*='viewport']");
+  if (frame) {
+    const body = frame.contentDocument && frame.contentDocument.body;
+    if (!body || body.dataset.measured === undefined || body.dataset.posted !== '') return false;
+  }
+  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  for (const chart of charts) {
+    const g = chart.querySelector('.js-plotly-plot');
+    if (!g || !g._fullLayout || !g.querySelector('.main-svg')) return false;
+  }
+  return true;
+}"""
+
+# JavaScript: every pair of visible text boxes (and buttons) of a Plotly figure that intersect by
+# more than TOL px both ways, every text box that sticks out of its figure, every figure wider than
+# its place, Streamlit text cut off by its box, a sidebar over the page, and a page wider than the window.
+LAYOUT_PROBLEMS_JS = """(tol) => {
+  const problems = [];
+  const TEXT = ['.gtitle', '.xtitle', '.ytitle', '.xtick text', '.ytick text', '.annotation-text',
+                '.legendtext', '.legendtitletext', '.slider-label', '.slider-container text',
+                '.updatemenu-button', '.cbtitle text', '.colorbar text'].join(', ');
+  const shown = (el) => {
+    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) return false;
+    for (let e = el; e && e.tagName !== 'svg'; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (parseFloat(s.opacity) === 0) return false;
+    }
+    const s = getComputedStyle(el);
+    if (el.tagName === 'text' || el.tagName === 'tspan') {
+      const fill = s.fill;
+      if (fill === 'none' || /rgba\\(.*,\\s*0\\)$/.test(fill) || parseFloat(s.fontSize) <= 2) return false;
+      if (!el.textContent.trim()) return false;
+    }
+    return true;
+  };
+  const name = (el) => {
+    const kind = el.classList.contains('updatemenu-button') ? 'button'
+      : (el.getAttribute('class') || el.parentElement.getAttribute('class') || el.tagName).split(' ')[0];
+    return `${kind} "${el.textContent.trim().slice(0, 40)}"`;
+  };
+  const cross = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > tol
+                        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > tol;
+  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+    const g = chart.querySelector('.js-plotly-plot');
+    const keyed = chart.closest('[class*="st-key-"]');
+    const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
+    const title = key ? key.slice(7) : `figure ${p + 1}`;
+    const svg = g.querySelector('.main-svg');
+    const outer = svg.getBoundingClientRect();
+    const place = chart.getBoundingClientRect();
+    if (outer.width > place.width + tol) {
+      const wide = `${Math.round(outer.width)} px wide in a ${Math.round(place.width)} px place`;
+      problems.push(`${title} is ${wide}`);
+    }
+    const items = [...g.querySelectorAll(TEXT)].filter(shown)
+      .map((el) => ({el, r: el.getBoundingClientRect()}))
+      .filter(({r}) => r.width >= 1 && r.height >= 1);
+    for (const {el, r} of items) {
+      if (r.left < outer.left - tol || r.right > outer.right + tol || r.top < outer.top - tol
+          || r.bottom > outer.bottom + tol) {
+        problems.push(`${title}: ${name(el)} is cut off by the figure's edge`);
+      }
+    }
+    for (let i = 0; i < items.length; i++) {
+      for (let j = i + 1; j < items.length; j++) {
+        const a = items[i], b = items[j];
+        if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+        if (cross(a.r, b.r)) problems.push(`${title}: ${name(a.el)} overlaps ${name(b.el)}`);
+      }
+    }
+  });
+  const cut = ['[data-testid="stMetricValue"] div', '[data-testid="stMetricLabel"] p',
+               '[data-testid="stBaseButton-secondary"] p', 'button[kind] p', 'h1 span', 'h2 span'];
+  for (const el of document.querySelectorAll(cut.join(', '))) {
+    // A collapsed sidebar (a phone's) lays its buttons out 0 px wide, off-screen: not cut off.
+    const bar = el.closest('[data-testid="stSidebar"]');
+    if (el.clientWidth === 0 || (bar && bar.getBoundingClientRect().right <= 1)) continue;
+    if (el.checkVisibility() && el.scrollWidth > el.clientWidth + tol) {
+      const text = el.textContent.trim().slice(0, 40);
+      problems.push(`"${text}" is cut off (${el.scrollWidth} px in ${el.clientWidth})`);
+    }
+  }
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');  // collapsed: 0 px wide
+  const content = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (sidebar && content && cross(sidebar.getBoundingClientRect(), content.getBoundingClientRect())) {
+    problems.push('the sidebar covers the page');
+  }
+  const main = document.querySelector('[data-testid="stMain"]') || document.documentElement;
+  if (main.scrollWidth > main.clientWidth + tol) {
+    problems.push(`the page scrolls sideways (${main.scrollWidth} px in ${main.clientWidth})`);
+  }
+  return [...new Set(problems)];
+}"""
+
+
+def wait_until_settled(page: Any, timeout: float = 120.0) -> None:
+    """Wait until the page has run, drawn every figure, and has no rerun to come (``SETTLED_JS``).
+
+    Settled in three polls in a row (100 ms apart): a chart drawn at its first width redraws at
+    the width Streamlit then gives it, and a script run may start just after another ends.
+    """
+    page.wait_for_function(
+        f"""() => {{
+          window.__settledPolls = ({SETTLED_JS})() ? (window.__settledPolls || 0) + 1 : 0;
+          return window.__settledPolls >= 3;
+        }}""", timeout=timeout * 1000, polling=100)
+
+
+def layout_problems(page: Any, tolerance: float = 2.0) -> list[str]:
+    """What overlaps or is cut off on the page now (``LAYOUT_PROBLEMS_JS``), one line each."""
+    return page.evaluate(LAYOUT_PROBLEMS_JS, tolerance)

@@ -88,6 +88,26 @@ def test_moving_markers_land_on_the_exporters_curves():
         assert np.min(np.abs(patch - ink).sum(axis=-1)) < 60  # the dark curve passes through the spot
 
 
+@needs_browser
+def test_the_replicator_bars_are_drawn_in_the_clip_in_their_token_colours():
+    result = small_run()
+    fig = dashboard(result, frames=4, repulsion="replicator").to_dict()
+    _, boxes, _ = clipframes._static_figure(fig, ())
+    pictures = list(clipframes.clip_frames(fig))
+    index = trace_index(fig, "replicator-bars")
+    bars = find_trace(fig, "replicator-bars")
+    axes = boxes[f"{bars['xaxis']}|{bars['yaxis']}"]
+    for frame, picture in zip(fig["frames"], pictures, strict=True):
+        state = frame["data"][frame["traces"].index(index)]
+        pixels = np.asarray(picture).astype(int)
+        for x, y, color in zip(bars["x"], state["y"], bars["marker"]["color"], strict=True):
+            if abs(y) < 0.2:
+                continue  # too short to hit its middle surely
+            ((px, py),) = axes.to_pixels([x], [y / 2])
+            want = np.array(PIL.new("RGB", (1, 1), color).getpixel((0, 0)))
+            assert np.abs(pixels[round(py), round(px)] - want).sum() < 30
+
+
 def test_cli_refuses_what_it_cannot_write(tmp_path, capsys):
     from polarize import cli as command
 

@@ -31,7 +31,7 @@ def no_exception(at: AppTest) -> None:
 
 def dashboard(at: AppTest) -> dict:
     charts = at.get("plotly_chart")
-    assert len(charts) == 2  # the dashboard, then the replicator lens
+    assert len(charts) == 1  # the dashboard (its repulsion panel also plays the replicator bars)
     return json.loads(charts[0].proto.spec)
 
 
@@ -102,6 +102,18 @@ def test_widgets_change_what_is_shown():
     at.select_slider(key="explorer_horizon").set_value(1e3).run()
     no_exception(at)
     assert not at.error and dashboard(at)["layout"]["meta"]["n"] == 3
+
+
+def test_the_repulsion_panel_plays_the_replicator_bars_when_chosen():
+    at = explorer({"n": "4", "horizon": "1000"})
+    at.radio(key="explorer_repulsion").set_value("replicator").run()
+    no_exception(at)
+    assert at.query_params["repulsion"] in (["replicator"], "replicator")
+    figure = dashboard(at)
+    (bars,) = [i for i, t in enumerate(figure["data"]) if t["type"] == "bar"]  # Streamlit drops uids
+    assert bars in figure["layout"]["meta"]["animated"]
+    assert all(f["data"][f["traces"].index(bars)]["type"] == "bar" for f in figure["frames"])
+    assert any(c.value.startswith("**Replicator: u_i") for c in at.caption)
 
 
 def test_a_preset_loads_its_settings():
@@ -241,3 +253,40 @@ def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch
     again = explorer({"seed": "918274"})  # the same link a moment later: run, not the cached refusal
     no_exception(again)
     assert not again.error and dashboard(again)
+
+
+def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(monkeypatch):
+    """``ui.charts``: a cached figure dict is sent as it is (no frame objects built), and stays intact."""
+    import plotly.graph_objects as go
+
+    from polarize.plots.dashboard import dashboard_spec
+    from ui import charts
+
+    spec = dashboard_spec(simulate(Experiment(n=3, d=3)), frames=4)
+    before = json.dumps(spec, sort_keys=True)
+
+    def no_frames(*args, **kwargs):
+        raise AssertionError("st.plotly_chart built plotly objects of the figure dict (validated it)")
+
+    monkeypatch.setattr(go.Frame, "__init__", no_frames)
+    charts.chart(spec, key="dict", theme=None)
+    assert json.dumps(spec, sort_keys=True) == before  # the traces keep their uid (Streamlit drops them)
+    with pytest.raises(AssertionError, match="validated"):  # the check can fail: a bare dict is validated
+        charts.st.plotly_chart(spec, key="bare", theme=None)
+
+
+def test_a_figure_is_turned_into_its_dict_once_however_often_it_is_drawn(monkeypatch):
+    import plotly.graph_objects as go
+
+    from ui import charts
+
+    made = []
+    to_dict = go.Figure.to_dict
+    monkeypatch.setattr(go.Figure, "to_dict", lambda self: made.append(1) or to_dict(self))
+    figure = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], uid="line"))
+    for _ in range(3):  # three reruns (or sessions) drawing one cached figure
+        charts.chart(figure, theme=None)
+    assert len(made) == 1 and figure.data[0].uid == "line"
+    other = go.Figure(go.Scatter(x=[1], y=[2]))
+    charts.chart(other, theme=None)
+    assert len(made) == 2  # another figure gets its own dict

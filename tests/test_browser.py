@@ -7,13 +7,12 @@ Screenshots go to test-artifacts/ (ignored by git).
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
+    BROWSER,
     AppServer,
     launch_browser,
     selectbox_value,
@@ -23,11 +22,7 @@ from browser_support import (
 
 from polarize import Experiment
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 

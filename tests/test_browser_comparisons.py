@@ -6,16 +6,10 @@ Screenshots (1920 x 1080, the projector) go to test-artifacts/.
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from browser_support import ARTIFACTS, CHROMIUM, module_fixtures
+from browser_support import ARTIFACTS, BROWSER, module_fixtures
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 PAGES = ("normalizers", "losses", "tied", "descent", "rates")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,14 +14,16 @@ from streamlit.testing.v1 import AppTest
 from polarize import animate
 from polarize.config import Experiment
 from polarize.integrate import simulate
+from polarize.normalizers import NORMALIZERS
 from polarize.plots import grid as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
 from polarize.web import export, pages
 from polarize.web.comparisons import PAGES as SPECS
+from polarize.web.comparisons import common, normalizers, precomputed
 from polarize.web.links import read_link, to_query
-from polarize.web.page import Problem, View
+from polarize.web.page import Caption, Problem, View
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -204,6 +207,48 @@ def test_every_page_reads_back_its_own_link(spec):
 def test_old_links_still_open_the_same_view():
     values, ignored = read_link(pages.RATES, {"n": "5", "seed": "1"})
     assert ignored == {} and values == pages.RATES.defaults(None)
+
+
+# ---- the paper's descent comparison, computed ahead --------------------------------------------
+
+PAPER_GD = {**normalizers.defaults("paper-compare-logistic"), "method": "gd"}
+
+
+def test_the_papers_descent_comparison_is_shown_from_its_stored_runs(monkeypatch):
+    rows = precomputed.stored_rows(normalizers.experiment(PAPER_GD))
+    assert [r.normalizer for r in rows] == list(NORMALIZERS)
+    assert all(r.result.finished and r.result.n_evaluations == 100_000 for r in rows)  # 1e5 steps of 0.5
+    for other in ({"seed": 43}, {"method": "flow"}, {"lr": 0.2}):  # any other value runs live
+        assert precomputed.stored_rows(normalizers.experiment({**PAPER_GD, **other})) is None, other
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the stored comparison was run again")
+
+    monkeypatch.setattr(common, "call_with_timeout", no_run)
+    view = compare("normalizers", PAPER_GD)
+    assert view.error is None and view.blocks[0] == Caption(precomputed.NOTE)  # it says so
+    assert [row["normalizer"] for row in view.data.table] == list(NORMALIZERS)
+
+
+def test_the_stored_runs_are_what_the_code_computes():
+    """Each stored run's state after about 1,000 steps is that of a fresh descent, to rounding."""
+    for row in precomputed.stored_rows(normalizers.experiment(PAPER_GD)):
+        r = row.result
+        k = int(np.searchsorted(r.t, 500.0))
+        fresh = simulate(dataclasses.replace(r.experiment, horizon=float(r.t[k])))
+        assert fresh.n_evaluations == round(r.t[k] / r.experiment.lr), row.normalizer
+        for name in ("a", "s", "u", "column_norms"):
+            assert np.allclose(getattr(fresh, name)[-1], getattr(r, name)[k], rtol=1e-9, atol=1e-12), name
+
+
+@pytest.mark.slow
+def test_the_stored_softmax_run_is_the_whole_descent():
+    (stored,) = [r.result for r in precomputed.stored_rows(normalizers.experiment(PAPER_GD))
+                 if r.normalizer == "softmax"]
+    fresh = simulate(stored.experiment)
+    assert np.array_equal(fresh.t, stored.t)
+    assert np.allclose(fresh.s, stored.s, rtol=1e-9, atol=1e-12)
+    assert np.allclose(fresh.loss, stored.loss, rtol=1e-9, atol=1e-15)
 
 
 # ---- headless pages (AppTest) ------------------------------------------------------------------

@@ -170,7 +170,8 @@ def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
     assert any(r"Lecture \*3\* \<b\>" in t for t in texts) and not any("<b>" in t for t in texts)
     assert DeckStore().import_json(view.downloads[0].data(), replace=True).slides == SLIDES
     rows = [b for b in view.blocks if isinstance(b, Columns)]
-    down = next(a for a in rows[0].columns[2] if isinstance(a, Action))
+    buttons = [a for column in rows[0].columns for a in column if isinstance(a, Action)]
+    down = next(a for a in buttons if a.label == "\u2193")
     assert down.run()[0] is True
     assert DeckStore().get("Lecture *3* <b>").slides == (SLIDES[1], SLIDES[0], SLIDES[2])
     assert spec.make_job({}) != job  # the cached view is made again after a write

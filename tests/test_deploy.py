@@ -165,8 +165,8 @@ def test_the_dockerfile_environment_serves_the_app(tmp_path):
     try:
         assert _healthy(image.health.replace(str(image.expose), str(port)), server) == "ok"
         load = asyncio.run(open_page(f"http://127.0.0.1:{port}", "/?seed=3", timeout=90))
-        # The Explorer sends two figures: the dashboard and the replicator lens.
-        assert load.errors == [] and load.figures == 2 and load.finished is not None
+        # The Explorer sends one figure: the dashboard.
+        assert load.errors == [] and load.figures == 1 and load.finished is not None
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=15)

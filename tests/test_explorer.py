@@ -138,7 +138,7 @@ def test_every_preset_is_offered_and_loads():
         values = ex.preset_values(name)
         assert values["horizon"] in ex.HORIZONS
         assert n.low <= values["n"] <= n.high
-        assert isinstance(ex.job(values), Experiment)
+        assert isinstance(ex.job(values).experiment, Experiment)
 
 
 # ---- controls' rules --------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def test_the_caption_says_what_changed():
 def test_the_explorer_refuses_what_a_page_should_not_run():
     problem = ex.job({**DEFAULTS, "method": "gd", "horizon": 1e5, "lr": 0.1})
     assert isinstance(problem, Problem) and problem.fields[0] == "horizon" and "steps" in problem.message
-    assert isinstance(ex.job({**DEFAULTS, "method": "gd", "horizon": 1e3}), Experiment)
+    assert isinstance(ex.job({**DEFAULTS, "method": "gd", "horizon": 1e3}).experiment, Experiment)
     problem = ex.check({**DEFAULTS, "normalizer": "l2"})
     assert problem.fields[0] == "normalizer" and "undefined" in problem.message
     clash = ex.job({**DEFAULTS, "normalizer": "relu", "temperature": 2.0})
@@ -218,9 +218,10 @@ def test_the_view_shows_the_run():
     view = ex.explore(Experiment(n=5, d=5))
     assert view.error is None and view.warnings == ()
     assert view.data.s.shape[1] == 5
-    plot, lens = view.plots()
-    assert plot.figure.layout.meta["n"] == 5 and plot.figure.frames
-    assert lens.key == "replicator" and len(lens.figure.frames) == len(plot.figure.frames)
+    (plot,) = view.plots()
+    # Built as a plain dict for the browser; a valid plotly figure (go.Figure of a dict validates it all).
+    dashboard = go.Figure(plot.figure)
+    assert dashboard.layout.meta["n"] == 5 and dashboard.frames
     numbers = view.blocks[0].columns[1]
     assert numbers[0] == Metric("Polarized?", "Yes", numbers[0].help)
     assert [m.label for m in numbers[2:]] == ["Final entropy", "Winning token", "1 \u2212 max s",
@@ -239,6 +240,26 @@ def test_captions_follow_the_loss():
     assert "p_i" not in text.panel_captions(Experiment(loss="square"))[2]
 
 
+def test_the_repulsion_panel_mode_is_a_control_that_changes_the_view_not_the_run():
+    bars = {**DEFAULTS, "n": 4, "horizon": 1e3, "repulsion": "replicator"}
+    points = {**bars, "repulsion": "fitness"}
+    shown, plain = ex.job(bars), ex.job(points)
+    assert shown.experiment == plain.experiment and shown.repulsion == "replicator" and shown != plain
+    assert ex.caption(bars) == ex.caption(points)  # a way of showing, not a change from the preset
+    assert link(to_query(PAGE, bars)) == (bars, {})
+    assert link({"repulsion": "bars"})[1].keys() == {"repulsion"}
+    view = PAGE.view(shown)
+    assert view.error is None and view.data.s.shape[1] == 4
+    (plot,) = view.plots()
+    uids = {t["uid"] for t in plot.figure["data"]}
+    assert "replicator-bars" in uids and not any(uid.startswith("repulsion-") for uid in uids)
+    repulsion = view.blocks[1].columns[1][1].text
+    assert repulsion.startswith("**Replicator: u_i \u2212 s\u00b7u.**") and "gain logit" in repulsion
+    assert "replicator-bars" not in {t["uid"] for t in PAGE.view(plain).plots()[0].figure["data"]}
+    sigmoid = text.panel_captions(Experiment(normalizer="sigmoid"), "replicator")[2]
+    assert "need not be the direction" in sigmoid
+
+
 def test_the_view_reports_errors_in_words():
     view = ex.explore(Experiment(normalizer="l2"))
     assert view.data is None and "undefined" in view.error and not view.blocks
@@ -249,8 +270,7 @@ def test_slow_runs_are_stopped():
     slow = Experiment(n=64, d=64, method="gd", lr=0.1, horizon=2e4)  # 200,000 descent steps
     with pytest.raises(RunTimeout):
         run_with_timeout(slow, timeout=0.3)
-    view = ex.explore(slow, timeout=0.3)
-    assert "took longer than 0.3 s" in view.error
+    # (The Explorer's own runs stop themselves before the limit: tests/test_transport_overtime.py.)
     assert run_with_timeout(Experiment(n=3, d=3), timeout=30).finished  # a fresh worker takes over
 
 

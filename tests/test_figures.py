@@ -17,6 +17,7 @@ import pytest
 
 from polarize import Experiment, simulate
 from polarize.losses import KL, entropy
+from polarize.normalizers import make_normalizer
 from polarize.plots import (
     Palette,
     comparison_figure,
@@ -264,6 +265,64 @@ def test_a_short_run_still_animates():
     fig = dashboard(result)
     assert [f.name for f in fig.frames] == [str(k) for k in frame_indices(result.t)]
     go.Figure(fig.to_dict())
+
+
+# ---- the repulsion panel's replicator mode ---------------------------------------------------
+
+
+@cache
+def replicator(**fields) -> tuple[object, go.Figure]:
+    result = simulate(Experiment(**({"n": 4, "d": 4, "seed": 6, "horizon": 1e3, "a_init": "gaussian",
+                                     "a_scale": 1.0} | fields)))
+    return result, dashboard(result, repulsion="replicator")
+
+
+@pytest.mark.parametrize("fields", [{}, {"loss": "square"}, {"temperature": 2.0}])
+def test_the_replicator_bars_are_fitness_minus_mean_fitness_and_say_which_logits_grow(fields):
+    """Under softmax da_i/dt = s_i (u_i - s.u) / T: a bar above zero is a logit that grows."""
+    result, fig = replicator(**fields)
+    e = result.experiment
+    normalizer = make_normalizer(e.normalizer, temperature=e.temperature)
+    mixed = 0
+    for frame in fig.frames:
+        k = int(frame.name)
+        u, s, a = result.u[k], result.s[k], result.a[k]
+        gap = u - s @ u  # from the saved fitness and scores, not from the panel
+        bars = moving_state(fig, frame, "replicator-bars")
+        assert bars.type == "bar"  # a frame's trace without a type would be read as a scatter
+        largest = np.max(np.abs(gap))
+        np.testing.assert_allclose(bars.customdata, gap, rtol=1e-4, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(bars.y) * largest, gap, rtol=1e-4, atol=1e-4 * largest)
+        assert f"{largest:.2g}" in moving_state(fig, frame, "replicator-scale").text[0]
+        # The engine's own da/dt (the normalizer's vector-Jacobian product with the fitness).
+        da = normalizer.vjp(a, u)
+        clear = np.abs(gap) > 1e-3 * largest
+        np.testing.assert_array_equal(np.sign(np.asarray(bars.y)[clear]), np.sign(da[clear]))
+        mixed += bool(np.any(clear & (da > 0)) and np.any(clear & (da < 0)))
+    assert mixed > 0  # some frames have logits growing and falling at once
+
+
+def test_the_replicator_mode_keeps_the_token_colours_the_zero_line_and_fixed_axes():
+    result, fig = replicator()
+    go.Figure(fig.to_dict())  # full validation: bar frames carry bar properties
+    bars = trace(fig, "replicator-bars")
+    colors = token_colors(4, style.top_tokens(result.s[-1]))
+    assert list(bars.marker.color) == list(trace(fig, "scores-now").marker.color) == colors
+    assert list(bars.x) == [0, 1, 2, 3]
+    assert fig.layout.yaxis4.zeroline and fig.layout.yaxis4.zerolinecolor == style.PALETTE.ink
+    assert all(frame.layout.to_plotly_json() == {} for frame in fig.frames)
+    low, high = fig.layout.yaxis4.range
+    assert all(low < min(moving_state(fig, f, "replicator-bars").y) and
+               max(moving_state(fig, f, "replicator-bars").y) < high for f in fig.frames)
+    texts = [a.text for a in fig.layout.annotations]
+    assert "Replicator: u<sub>i</sub> \u2212 s\u00b7u" in texts and "Repulsion: fitness vs score" not in texts
+    assert {"\u25b2 logit grows", "\u25bc logit falls"} <= set(texts)
+    assert not any(t.uid.startswith("repulsion-") for t in fig.data)
+    # Only softmax has the replicator form: other normalizers get the bars but not the reading.
+    sigmoid = dashboard(run(normalizer="sigmoid", horizon=1e3), repulsion="replicator")
+    assert "\u25b2 logit grows" not in [a.text for a in sigmoid.layout.annotations]
+    with pytest.raises(ValueError, match="repulsion"):
+        dashboard(result, repulsion="bars")
 
 
 # ---- one renderer for the pages and the paper ----------------------------------------------

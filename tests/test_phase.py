@@ -12,7 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
-from polarize.plots.phase import replicator_figure
 from polarize.science import phase
 from polarize.web import pages
 from polarize.web.page import selected_values
@@ -70,17 +69,85 @@ def test_a_vertex_is_stable_exactly_when_every_other_token_dies_out_near_it(loss
     eps = 1e-5
     for point in (p for p in phase.rest_points(e, V) if len(p.support) == 1):
         (k,) = point.support
-        measured = []
+        measured, _, u = [], *phase.field_at(e, V, np.log(point.s + 1e-300)[None])
         for j in (j for j in range(3) if j != k):
             s = np.zeros(3)
             s[k], s[j] = 1 - eps, eps
             with np.errstate(divide="ignore"):
                 ds, _ = phase.field_at(e, V, np.log(s)[None])
-            measured.append(ds[0, j] / (2 * eps**2))
+            measured.append(ds[0, j] / eps**2)
         np.testing.assert_allclose(measured, point.invasion, rtol=1e-3, atol=1e-8)
+        np.testing.assert_allclose(point.invasion, [2 * (u[0, j] - u[0, k]) for j in range(3) if j != k],
+                                   rtol=1e-3, atol=1e-8)
         measured = np.array(measured)
         expected = "stable" if np.all(measured < 0) else "unstable" if np.all(measured > 0) else "saddle"
         assert point.stability == expected
+
+
+@pytest.mark.parametrize("loss, seed, at", [("kl", 2, 50.0), ("kl", 3, 50.0), ("square", 0, 5.0),
+                                            ("square", 1, 5.0)])
+def test_an_edge_rest_point_is_invaded_as_the_field_says(loss, seed, at):
+    """At an edge point the third token grows like its share squared, with a coefficient that also feels
+    the edge's fitness shifting (u_j - s.u alone gets kl, seed 2, t = 50 wrong)."""
+    e = Experiment(n=3, d=3, loss=loss, seed=seed, horizon=100.0).resolved()
+    V = phase.values_at(e, at)
+    edges = [p for p in phase.rest_points(e, V) if len(p.support) == 2]
+    assert edges
+    eps = 1e-5
+    for point in edges:
+        (j,) = [i for i in range(3) if i not in point.support]
+        s = (1 - eps) * point.s + eps * np.eye(3)[j]
+        ds, _ = phase.field_at(e, V, np.log(s)[None])
+        measured = ds[0, j] / eps**2
+        np.testing.assert_allclose(point.invasion, [measured], rtol=1e-3)
+        eigenvalue = np.real(point.eigenvalues[0])
+        signs = np.sign([measured, eigenvalue])
+        assert point.stability == ("stable" if all(signs < 0) else "unstable" if all(signs > 0) else "saddle")
+
+
+SLICE = (0, 2, 3)
+
+
+def _slice_velocity(e, V, r, h=1e-20):
+    """dr/dt on the slice, straight from the full field: the shares among SLICE moved along ds/dt
+    (a complex step, exact to rounding)."""
+    with np.errstate(divide="ignore"):
+        a = phase.slice_logits(np.asarray(r, dtype=float)[None], SLICE, np.asarray(e.a0))
+    s = np.exp(a - a.max())
+    s /= s.sum()
+    ds, _ = phase.field_at(e, V, a)
+    return np.imag(phase.slice_shares(s + 1j * h * ds, SLICE))[0] / h
+
+
+@pytest.mark.parametrize("loss, seed, at", [("square", 2, 10.0), ("logistic", 3, 0.0), ("kl", 2, 5.0)])
+def test_rest_points_on_a_slice_rest_and_their_stability_matches_the_field(loss, seed, at):
+    """For n > 3 the triangle is a slice (token 1 keeps its logit): its own rest points, checked
+    against the field of all four tokens by finite differences."""
+    e = Experiment(n=4, d=4, loss=loss, seed=seed, horizon=100.0).resolved()
+    V = phase.values_at(e, at)
+    points = phase.rest_points(e, V, SLICE)
+    assert sorted(p.support for p in points if len(p.support) == 1) == [(0,), (2,), (3,)]
+    assert len(points) > 3  # this slice has rest points off its vertices too
+    h, eps = 1e-4, 1e-6
+    for point in points:
+        r = point.shares
+        np.testing.assert_allclose(phase.slice_shares(point.s, SLICE), r, atol=1e-12)
+        assert np.max(np.abs(_slice_velocity(e, V, r))) < 1e-9
+        face = [SLICE.index(t) for t in point.support]
+        # Along the face, in its last shares (the module uses the first ones).
+        steps = [np.eye(3)[i] - np.eye(3)[face[0]] for i in face[1:]]
+        columns = [(_slice_velocity(e, V, r + h * d) - _slice_velocity(e, V, r - h * d))[face[1:]] / (2 * h)
+                   for d in steps]
+        expected = np.sort_complex(np.linalg.eigvals(np.array(columns).T)) if steps else np.array([])
+        np.testing.assert_allclose(np.sort_complex(np.array(point.eigenvalues)), expected, rtol=1e-4,
+                                   atol=1e-9)
+        # Off the face: how the share of each other token grows from eps.
+        off = [i for i in range(3) if i not in face]
+        measured = np.array([_slice_velocity(e, V, (1 - eps) * r + eps * np.eye(3)[j])[j] / eps for j in off])
+        np.testing.assert_allclose(measured, point.invasion, rtol=1e-3, atol=1e-9)
+        signs = np.concatenate([measured, expected.real])
+        assert point.stability == ("stable" if np.all(signs < 0) else "unstable" if np.all(signs > 0)
+                                   else "saddle")
 
 
 def test_logistic_rest_points_are_the_vertices_and_the_largest_p_is_the_stable_one():
@@ -182,26 +249,16 @@ def test_the_page_under_apptest_runs_and_follows_its_controls():
     np.testing.assert_allclose([picked["x"][0], picked["y"][0]], where, atol=1e-4)
 
 
-def test_the_replicator_lens_bars_have_the_sign_of_fitness_minus_mean_fitness():
-    """Under softmax da_i/dt = s_i (u_i - s.u): a bar above zero is a logit that grows."""
-    result = simulate(Experiment(n=4, d=4, seed=6, horizon=1e3, a_init="gaussian", a_scale=1.0))
-    figure = replicator_figure(result)
-    u, s = np.asarray(result.u), np.asarray(result.s)
-    for frame in figure.frames:
-        k = int(frame.name)
-        gap = u[k] - s[k] @ u[k]
-        bars = np.asarray(frame.data[0].y)
-        clear = np.abs(gap) > 1e-6 * np.max(np.abs(gap))
-        np.testing.assert_array_equal(np.sign(bars[clear]), np.sign(gap[clear]))
-        assert np.max(np.abs(bars)) == pytest.approx(1.0, abs=1e-4)
-
-
 def test_the_page_shows_a_slice_for_more_than_three_tokens():
     spec = pages.PHASE
     view = spec.view(spec.make_job({**spec.defaults(None), "n": 4, "tokens": (0, 2, 3), "resolution": 30}))
-    assert view.error is None and view.data.table == []
+    assert view.error is None
+    # The slice's own rest points: its three vertices at least, in the table and on the figure.
+    assert {row["support"] for row in view.data.table} >= {"(0,)", "(2,)", "(3,)"}
     field = view.plots()[0]
-    assert "slice" in field.caption
+    assert "slice" in field.caption and "rest points are those of the field on the slice" in field.caption
+    marked = sum(len(t.x) for t in field.figure.data if t.uid.startswith("phase-rest-"))
+    assert marked == len(view.data.table)
     labels = next(t for t in field.figure.data if t.uid == "phase-labels")
     assert list(labels.text) == ["token 0", "token 2", "token 3"]
     basins = view.plots()[1].figure

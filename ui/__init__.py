@@ -4,11 +4,14 @@
 a first visit, else as the user left them), draws them in the sidebar, writes
 them into the address, and shows the ``View`` the spec makes of them. Everything
 a page knows lives in ``polarize.web``; only this package imports Streamlit.
+Beside it: ``present`` (presentation mode, presenting a deck), ``deckbar`` (the
+sidebar's "Present or add to a deck"), ``viewport`` (the window's size).
 """
 
 from __future__ import annotations
 
 import contextvars
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -24,11 +27,13 @@ from polarize.web.page import (
     Caption,
     Columns,
     Header,
+    Link,
     Maths,
     Metric,
     PageSpec,
     Plot,
     Problem,
+    Screen,
     Table,
     Text,
     View,
@@ -37,9 +42,15 @@ from polarize.web.page import (
 )
 from polarize.web.pages import PAGES, by_name
 from polarize.web.progress import progress_notices
+from ui import charts, deckbar, present, starts, transport
+from ui.viewport import viewport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
 prestart()
+# What is imported by now lives as long as the server: out of the garbage collector's sight, the
+# full collection Streamlit makes after every rerun (runner.postScriptGC) scans only what the
+# sessions made since (it took about 0.1 CPU-s of each Explorer load).
+gc.freeze()
 
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
@@ -47,7 +58,7 @@ PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "las
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
     st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
-                       initial_sidebar_state="expanded")
+                       initial_sidebar_state=present.sidebar_state())
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
     st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
@@ -71,26 +82,30 @@ def through_app() -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=32, hash_funcs={Experiment: Experiment.to_json})
-def _view(name: str, job: Any) -> View:
+def _view(name: str, job: Any, screen: Screen) -> View:
     """The page's view of a job, shared by every session (keyed by an experiment's exact JSON).
 
     A resource cache rather than ``st.cache_data``: a view is immutable and shared
-    as is, and its figures stay built ``go.Figure`` objects. ``cache_data`` would
-    unpickle them on every rerun, and ``st.plotly_chart`` re-validates a figure given
-    as a dict: together a quarter of a second per rerun.
+    as is. ``cache_data`` would unpickle its figures on every rerun; ``ui.charts``
+    hands them to Streamlit without building or validating them again.
     """
-    return by_name(name).view(job)
+    return by_name(name).show(job, screen)
 
 
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     through_app()
+    window = viewport(measure_height=present.on())  # once a run, for every use of the window's size
+    deckbar.bind_store()
+    present.look()
     ignored = _init_state(spec)
     values = _sidebar(spec)
     _share(spec, values)
+    deckbar.deck_box(spec, values)
     st.title(spec.title)
+    present.show_bar()
     caption = spec.caption(values)
-    if caption:
+    if caption and not present.on():
         st.caption(caption)
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
@@ -99,15 +114,16 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    notice = st.empty()
-    with (st.spinner(spec.spinner, show_time=True),
+    notice, running = st.empty(), spec.running(values)
+    with (st.spinner(running, show_time=True),
           queue_notices(lambda place: _notify(lambda: notice.info(queue_notice(place),
                                                                   icon=":material/hourglass_top:"))),
           progress_notices(lambda fraction, text: _notify(lambda: notice.progress(fraction, text=text)))):
-        view = _view(spec.name, job)
+        view = _view(spec.name, job, screen := Screen(narrow=window.narrow))  # a phone: panels stacked
     notice.empty()
     if view.passing:
-        _view.clear(spec.name, job)  # a busy server or a crash: the next rerun (and session) tries again
+        _view.clear(spec.name, job, screen)  # a busy server or a crash: the next rerun tries again
+    view = present.fitted(spec.name, (job, screen), view, window.height)
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:
@@ -118,6 +134,7 @@ def render(spec: PageSpec) -> None:
     for block in view.blocks:
         _block(block, spec.name)
     _downloads(view, spec.name)
+    transport.controls(view)
 
 
 def _notify(draw: Callable[[], Any]) -> None:
@@ -154,9 +171,10 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
         controls still hold the link's values; empty otherwise.
     """
     state, saved_key, link_key = st.session_state, f"_{spec.name}_saved", f"_{spec.name}_link"
+    following = _following(spec)
     if not all(_key(spec, key) in state for key in spec.keys):
         saved = state.get(saved_key)
-        if saved is None and _arrived_from_another_page(spec):
+        if saved is None and not following and _arrived_from_another_page(spec):
             saved = spec.defaults(None)  # the address holds another page's settings, not a link here
         elif saved is None:
             query = st.query_params.to_dict()
@@ -174,6 +192,16 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
         state[link_key] = None  # the user has moved on from the link: stop reporting it
         return {}
     return ignored
+
+
+def _following(spec: PageSpec) -> bool:
+    """Whether a deck's slide opens this page now: then its values are forgotten, to read the link."""
+    if st.session_state.get(present.FOLLOW) != spec.name:
+        return False
+    del st.session_state[present.FOLLOW]
+    for key in (*(_key(spec, key) for key in spec.keys), f"_{spec.name}_saved", f"_{spec.name}_link"):
+        st.session_state.pop(key, None)
+    return True
 
 
 def _arrived_from_another_page(spec: PageSpec) -> bool:
@@ -203,7 +231,7 @@ def _settle(spec: PageSpec, values: dict[str, Any]) -> dict[str, Any]:
 def _share(spec: PageSpec, values: dict[str, Any]) -> None:
     """Remember the values for this session and write them into the URL (a shareable link)."""
     st.session_state[f"_{spec.name}_saved"] = values
-    query = links.to_query(spec, values)
+    query = links.to_query(spec, values, present=links.presenting(st.query_params.to_dict()) is True)
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 
@@ -221,6 +249,7 @@ def _sidebar(spec: PageSpec) -> dict[str, Any]:
     """Draw the page's controls (derived values set, rules applied); their values."""
     values = _settle(spec, _values(spec))
     state, group, row = st.session_state, "", []
+    starts.buttons(spec, _load_preset, _key)
     with st.sidebar:
         for control in spec.controls:
             key = _key(spec, control.key)
@@ -243,7 +272,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
     key = _key(spec, control.key)
     enabled = control.enabled(values)
     help_text = control.help + ("" if enabled else control.off_help)
-    common = {"key": key, "disabled": not enabled, "help": help_text}
+    common = {"key": key, "disabled": not enabled, "help": None if present.on() else help_text}
     c = control
     if c.kind in ("slider", "number"):
         number = where.slider if c.kind == "slider" else where.number_input
@@ -262,7 +291,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
                                                      max_selections=c.most, **common),
         }
         draw[c.kind]()
-    if c.caption:
+    if c.caption and not present.on():
         where.caption(c.caption(st.session_state[key]))
 
 
@@ -280,8 +309,8 @@ def _columns(block: Columns, page: str) -> None:
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    st.plotly_chart(block.figure, key=key, theme=None,
-                    config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
+    charts.chart(block.figure, key=key, theme=None,
+                 config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
     if block.caption:
         st.caption(block.caption)
 
@@ -325,6 +354,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Plot: _plot,
     Columns: _columns,
     Action: _action,
+    Link: present.draw_link,
 }
 
 

@@ -4,7 +4,8 @@
 - ``lines``: ``Line``, ``Panel``, the per-token lines, traces found by ``uid``;
 - ``multiples``: the one small-multiples renderer, animated or static;
 - ``animation``: frame times and the play/pause/speed/slider controls;
-- ``panels`` and ``dashboard``: the Explorer's five-panel figure, one builder per panel;
+- ``panels``, ``replicator`` and ``dashboard``: the Explorer's five-panel figure, one builder per panel
+  (the repulsion panel has two: points, or the replicator lens's bars);
 - ``grid``: the comparison pages' figures (also the paper's, static);
 - ``maths``: the small static figures of the maths page;
 - ``paper``: the paper's static figures (``polarize reproduce``).

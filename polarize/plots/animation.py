@@ -1,4 +1,20 @@
-"""What makes a figure play: frame times, and the play, pause, speed and slider controls."""
+"""What makes a figure play: frame times, and the transport controls (play, pause, reset, step, speed).
+
+The controls are plotly layout entries, drawn below the plot in two bands, in
+pixels from its bottom edge whatever the figure's height:
+
+- from ``TRANSPORT_TOP``: the transport buttons (play, pause, reset to the
+  first frame, step back, step forward), alone in their band;
+- from ``SLIDER_TOP``: the time counter in large type on the left and the
+  speeds on the right, then the slider's rail, the width of the figure. The
+  counter shares its band only with the speeds, at the other end, so it cannot
+  run into a button or an axis title on any figure wider than the two (~420 px).
+
+Play, pause, reset and the speeds are plain plotly ``animate`` buttons. Plotly
+cannot step relative to the current frame, so the two step buttons have
+method ``"skip"`` and a ``name`` (``STEP_BACK``, ``STEP_FORWARD``): the app's
+transport script (``ui/transport.js``) hears their clicks and steps.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +25,23 @@ import numpy as np
 
 from polarize.plots import style
 
-__all__ = ["FRAMES", "PLOT_HEIGHT", "SPEEDS", "animation_controls", "frame_indices"]
+__all__ = ["CONTROLS_MARGIN", "FRAMES", "PLOT_HEIGHT", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
+           "animation_controls", "frame_indices", "without_steps"]
 
 FRAMES = 80
 """Default number of animation frames (fewer when the run saved fewer times)."""
 SPEEDS: dict[str, int] = {"slow": 180, "normal": 80, "fast": 25}
 """Milliseconds per frame for the three speed buttons."""
-PLOT_HEIGHT = 610
-"""Pixels of plot area the controls' offsets below it are set for (the dashboard's, 780 - 50 - 120)."""
+PLOT_HEIGHT = 516
+"""Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 180)."""
+TRANSPORT_TOP = 68
+"""Pixels below the plot where the buttons start (the bottom panels' tick labels and axis titles above)."""
+SLIDER_TOP = 114
+"""Pixels below the plot where the slider (counter, then rail) starts."""
+CONTROLS_MARGIN = 180
+"""The bottom margin, in pixels, that the controls need."""
+STEP_BACK, STEP_FORWARD = "step-back", "step-forward"
+"""Names of the two step buttons (``layout.updatemenus[0].buttons[i].name``), for the transport script."""
 
 
 def frame_indices(t: np.ndarray, count: int = FRAMES) -> np.ndarray:
@@ -52,16 +77,26 @@ def frame_indices(t: np.ndarray, count: int = FRAMES) -> np.ndarray:
     return picked
 
 
+def _still(names: list[str] | None) -> list[Any]:
+    """``animate`` arguments that show frame ``names`` at once (None with ``[None]``: stop where it is)."""
+    return [names, dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))]
+
+
+def _play(ms: int) -> list[Any]:
+    return [None, dict(frame=dict(duration=ms, redraw=False), fromcurrent=True, mode="immediate",
+                       transition=dict(duration=0))]
+
+
 def animation_controls(names: Sequence[str], labels: Sequence[str], *,
                        plot_height: float = PLOT_HEIGHT) -> dict[str, Any]:
-    """Play, pause and speed buttons and a time slider for an animated figure (layout entries).
+    """The transport controls and the time slider of an animated figure (layout entries).
 
     Parameters
     ----------
     names : sequence of str, length F
         The frames' names, in order.
     labels : sequence of str, length F
-        The time shown by the slider at each frame.
+        The time shown by the counter at each frame.
     plot_height : float
         Pixels of the figure's plot area: Plotly places the controls in fractions of it, so
         they are scaled to sit the same distance in pixels below any plot.
@@ -69,41 +104,64 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     Returns
     -------
     dict
-        ``updatemenus`` (play/pause, then the speeds) and ``sliders`` (one), to
-        pass to ``layout.update``; they sit below the plot (leave a bottom margin
-        of about 120 px).
+        ``updatemenus`` (the transport buttons, then the speeds) and ``sliders`` (one), to
+        pass to ``layout.update``; they need a bottom margin of ``CONTROLS_MARGIN`` pixels.
     """
-
-    def play(ms: int) -> list[Any]:
-        return [None, dict(frame=dict(duration=ms, redraw=False), fromcurrent=True, mode="immediate",
-                           transition=dict(duration=0))]
-
-    below = PLOT_HEIGHT / plot_height  # fractions of the plot area, scaled to fixed pixel offsets
-    pause = [[None], dict(frame=dict(duration=0, redraw=False), mode="immediate",
-                          transition=dict(duration=0))]
+    names = list(names)
+    px = 1.0 / plot_height  # plotly places them in fractions of the plot area
     palette = style.PALETTE
+    # On a phone the words would push the last buttons off the figure: the symbols alone fit.
+    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("",) * 5
+    transport = [
+        dict(label=f"\u25b6 {words[0]}".strip(), name="play", method="animate", args=_play(SPEEDS["normal"])),
+        dict(label=f"\u275a\u275a {words[1]}".strip(), name="pause", method="animate", args=_still([None])),
+        dict(label=f"|\u25c0 {words[2]}".strip(), name="reset", method="animate", args=_still(names[:1])),
+        dict(label=f"\u25c0 {words[3]}".strip(), name=STEP_BACK, method="skip", args=[]),
+        dict(label=f"{words[4]} \u25b6".strip(), name=STEP_FORWARD, method="skip", args=[]),
+    ]
+    band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
+                bordercolor=palette.axis_line)
+    # On a phone there is no room for the speeds beside the large time counter: it plays at "normal".
+    speeds = [] if style.narrow() else [
+        band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
+                    font=style.font(0),
+                    buttons=[dict(label=f"{name} \u25b6", name=f"speed-{name}", method="animate",
+                                  args=_play(ms)) for name, ms in SPEEDS.items()])]
     return dict(
         updatemenus=[
-            dict(type="buttons", direction="right", showactive=False, x=0.0, y=-0.06 * below, xanchor="left",
-                 yanchor="top", pad=dict(r=10, t=10), font=style.font(-1), bgcolor=palette.button,
-                 buttons=[dict(label="▶ Play", method="animate", args=play(SPEEDS["normal"])),
-                          dict(label="❚❚ Pause", method="animate", args=pause)]),
-            dict(type="buttons", direction="right", showactive=True, active=1, x=0.0, y=-0.135 * below,
-                 xanchor="left", yanchor="top", pad=dict(r=10, t=4), font=style.font(-3),
-                 bgcolor=palette.button,
-                 buttons=[dict(label=f"{name} \u25b6", method="animate", args=play(ms))
-                          for name, ms in SPEEDS.items()]),
+            band | dict(showactive=False, x=0.0, y=-TRANSPORT_TOP * px, xanchor="left", pad=dict(r=6, t=0),
+                        font=style.font(3),
+                        buttons=transport),
+            *speeds,
         ],
         sliders=[dict(
-            active=0, x=0.24, len=0.76, y=-0.05 * below, xanchor="left", yanchor="top", pad=dict(t=10, b=0),
-            currentvalue=dict(prefix="t = ", font=style.font(1, palette.ink), xanchor="left"),
-            # The steps' labels would crowd the slider: the current value says the time instead.
+            active=0, x=0.0, len=1.0, y=-SLIDER_TOP * px, xanchor="left", yanchor="top", pad=dict(t=0, b=0),
+            currentvalue=dict(prefix="t = ", font=style.font(9, palette.ink), xanchor="left", offset=8),
+            # The steps' labels would crowd the slider: the counter says the time instead.
             font=dict(size=1, color=style.TRANSPARENT), ticklen=0, minorticklen=0,
             tickcolor=style.TRANSPARENT,
             transition=dict(duration=0), bgcolor=palette.slider, activebgcolor=palette.slider_active,
-            steps=[dict(method="animate", label=label,
-                        args=[[name], dict(mode="immediate", frame=dict(duration=0, redraw=False),
-                                           transition=dict(duration=0))])
+            steps=[dict(method="animate", label=label, args=_still([name]))
                    for name, label in zip(names, labels, strict=True)],
         )],
     )
+
+
+def without_steps(figure: Any) -> dict[str, Any]:
+    """A figure (dict or ``go.Figure``) without its step buttons, for a page without the app's script.
+
+    Returns
+    -------
+    dict
+        A copy: ``layout.updatemenus`` keep every button but those of method ``"skip"``.
+    """
+    if hasattr(figure, "to_dict"):
+        out = figure.to_dict()
+    else:
+        out = {**figure, "layout": dict(figure.get("layout", {}))}
+    menus = out["layout"].get("updatemenus")
+    if menus:
+        out["layout"]["updatemenus"] = [
+            {**menu, "buttons": [b for b in menu.get("buttons", ()) if b.get("method") != "skip"]}
+            for menu in menus]
+    return out

@@ -8,7 +8,8 @@ that the animation plays in the browser without a round trip to Python:
 2. each score ``s_i(t)`` against log time;
 3. the entropy ``H(s(t))`` with the uniform value ``log n`` marked;
 4. the repulsion panel: each token as a point (fitness ``u_i``, score ``s_i``),
-   and for the logistic loss also its value projection ``p_i``;
+   and for the logistic loss also its value projection ``p_i``; or, in its
+   replicator mode (``replicator.py``), a signed bar ``u_i - s.u`` per token;
 5. the loss on log-log axes.
 
 Frames are spaced evenly in log time and carry only the traces that move;
@@ -18,7 +19,9 @@ axis ranges are fixed for the whole animation. Every trace has a ``uid``
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import plotly.graph_objects as go
@@ -26,7 +29,7 @@ from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls
+from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -37,15 +40,16 @@ from polarize.plots.panels import (
     scores_panel,
     simplex_panel,
 )
+from polarize.plots.replicator import REPULSION_TITLES, replicator_panel
 from polarize.science import format_time
 
-__all__ = ["BUILDERS", "PANELS", "dashboard"]
+__all__ = ["BUILDERS", "PANELS", "dashboard", "dashboard_spec", "titles"]
 
 PANELS: dict[str, str] = {
     "simplex": "Scores on the simplex",
     "scores": "Scores s<sub>i</sub>(t)",
     "entropy": "Entropy H(s(t))",
-    "repulsion": "Repulsion: fitness vs score",
+    "repulsion": REPULSION_TITLES["fitness"],
     "loss": "Loss",
 }
 """Panel key -> title, in the order the panels are laid out."""
@@ -58,11 +62,16 @@ BUILDERS: dict[str, Callable[[View, str, str], PanelTraces]] = {
 
 _LEGEND = 34
 """Pixels above the panels for the token legend."""
+_NARROW_LEGEND = 96
+"""The same on a phone, where the legend takes three rows."""
+_NARROW_HEIGHT = 1800
+"""Pixels of the dashboard on a phone: five panels stacked, about 300 px each, and the controls."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
 
-def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.Figure:
+def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
+              narrow: bool | None = None) -> go.Figure:
     """The animated five-panel dashboard of one run.
 
     Parameters
@@ -74,6 +83,11 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         Wanted number of animation frames, spaced evenly in log time.
     height : int
         Figure height in pixels (the width follows the page).
+    repulsion : {"fitness", "replicator"}
+        The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
+    narrow : bool, optional
+        For a phone: the panels in one column, in the order above, ``_NARROW_HEIGHT`` px in all
+        (``height`` is then not used). By default the screen the figure is built for (``style.narrow``).
 
     Returns
     -------
@@ -84,31 +98,86 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780) -> go.
         ``result.t``; play, pause and speed buttons and a time slider. Its
         ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
     """
+    spec = dashboard_spec(result, frames=frames, height=height, repulsion=repulsion, narrow=narrow)
+    return go.Figure(spec, _validate=False)
+
+
+def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
+                   narrow: bool | None = None) -> dict[str, Any]:
+    """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
+
+    Plotly's figure objects validate every frame's traces as they are built, even
+    unvalidated, which costs several times the run itself; a page that only sends
+    the figure to the browser skips them. Validation is done by the tests
+    (``go.Figure(spec)`` with validation), not on every run.
+
+    Parameters
+    ----------
+    result : Result
+        ``K`` saved times, ``n`` tokens (as for ``dashboard``).
+    frames : int
+    height : int
+    repulsion : {"fitness", "replicator"}
+    narrow : bool, optional
+
+    Returns
+    -------
+    dict
+        ``data``, ``layout`` and ``frames``, the contents of ``dashboard``'s figure; the layout
+        holds plotly's default template, as a ``go.Figure`` adds it (one dict shared by every
+        figure: read it, never change it).
+    """
     view = View.of(result, frames)
-    fig = make_subplots(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                        column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2,
-                        subplot_titles=list(PANELS.values()))
-    parts = {key: build(view, *_AXES[key]) for key, build in BUILDERS.items()}
+    narrow = style.narrow() if narrow is None else narrow
+    grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
+    height = _NARROW_HEIGHT if narrow else height
+    top, bottom = 50 + (_NARROW_LEGEND if narrow else _LEGEND), CONTROLS_MARGIN
+    builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
+    parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
     moving = [trace for part in parts.values() for trace in part.moving]
     animated = list(range(len(static), len(static) + len(moving)))
     frame_list = [dict(name=str(int(k)), traces=animated,
-                       data=[dict(type="scatter", **state) for part in parts.values()
-                             for state in part.at(int(k))])
+                       data=[state for part in parts.values() for state in part.frame(int(k))])
                   for k in view.shown]
-    layout = _layout(fig.layout.to_plotly_json(), parts, height=height, n=view.n)
+    layout = _layout(grid, parts, height=height, n=view.n, margin=dict(l=20, r=20, t=top, b=bottom))
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
-                             [format_time(float(view.t[k])) for k in view.shown]),
+                             [format_time(float(view.t[k])) for k in view.shown],
+                             plot_height=height - top - bottom),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()}),
+        template=style.plotly_template(),
     )
-    # Validation is done once by the tests (``go.Figure(fig.to_dict())``), not on every run:
-    # a few hundred frame traces would otherwise cost more than the simulation itself.
-    return go.Figure(dict(data=static + moving, layout=layout, frames=frame_list), _validate=False)
+    return dict(data=static + moving, layout=layout, frames=frame_list)
 
 
-def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int) -> dict[str, Any]:
+@cache
+def _grid_layout(repulsion: str, narrow: bool) -> dict[str, Any]:
+    """The subplots' axes and titles (``make_subplots`` builds them once per mode and screen)."""
+    # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
+    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.05) if narrow else
+            dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
+                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2))
+    layout = make_subplots(**grid, subplot_titles=list(titles(repulsion).values())).layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def _grid(repulsion: str, narrow: bool) -> dict[str, Any]:
+    """A fresh copy of the subplots' layout, for one figure to fill in."""
+    return copy.deepcopy(_grid_layout(repulsion, narrow))
+
+
+def titles(repulsion: str = "fitness") -> dict[str, str]:
+    """Panel key -> title, in layout order, with the repulsion panel in the mode ``repulsion``."""
+    if repulsion not in REPULSION_TITLES:
+        raise ValueError(f"repulsion must be one of {', '.join(REPULSION_TITLES)}, got {repulsion!r}")
+    return PANELS | {"repulsion": REPULSION_TITLES[repulsion]}
+
+
+def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,
+            margin: dict[str, int]) -> dict[str, Any]:
     """The subplots' layout with each panel's axes and notes, in the common style."""
     for ann in layout.get("annotations", []):
         ann["font"] = style.font(2, style.PALETTE.ink)
@@ -119,7 +188,7 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
-        style.base_layout(height=height, margin=dict(l=20, r=20, t=50 + _LEGEND, b=120)),
+        style.base_layout(height=height, margin=margin),
         showlegend=True,
         # The token legend, in a row above the panels' titles.
         legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),

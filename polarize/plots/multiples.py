@@ -10,7 +10,6 @@ without frames or controls: the paper's exported figures are these.
 from __future__ import annotations
 
 import dataclasses
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,14 +18,32 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls
+from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
 from polarize.plots.lines import Line, Panel, line_trace
 from polarize.plots.numbers import log_span, rounded, span
 from polarize.science import format_time
 
 __all__ = ["animated_grid", "trace_uid"]
 
-_TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, 130, 40
+_TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, CONTROLS_MARGIN, 40
+_TITLE_LINE = 22
+"""Pixels of one line of a panel's title."""
+_ROW_GAP = 72
+"""Pixels between two rows of panels, besides the lower row's title: the upper row's ticks and x title."""
+_NARROW_ROW = 300
+"""Least pixels per row on a narrow screen, where each panel has a row of its own."""
+
+
+def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
+    """Characters per line of a panel's title (or note) that fit its width (plotly does not wrap).
+
+    About 860 px of figure on a 1280 px projector (the sidebar open) and about 340 px on a
+    390 px phone; titles take about 8.5 px a character, notes (smaller) about 7, but start a little
+    inside their panel.
+    """
+    if narrow:
+        return 44 if note else 36
+    return max(16, 80 // cols)
 
 
 def trace_uid(panel: int, line: int | str) -> str:
@@ -64,11 +81,6 @@ def _cells(panels: Sequence[Panel], cols: int) -> tuple[list[list[dict | None]],
     return specs or [[None] * cols], where
 
 
-def _note(text: str, width: int) -> str:
-    """A note broken into at most four lines of about ``width`` characters (plotly does not wrap)."""
-    return "<br>".join(textwrap.wrap(text, width, max_lines=4, placeholder="..."))
-
-
 def _frame_times(panels: Sequence[Panel], cleaned: list, frames: int) -> np.ndarray:
     """Times of the frames: evenly spaced in log time over the moving curves on time axes."""
     riding = [x for p, c in zip(panels, cleaned, strict=True) if p.log_x
@@ -96,31 +108,35 @@ def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[s
 
 
 def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[float] | None,
-          x_title: bool, cols: int) -> None:
+          x_title: bool, cols: int, narrow: bool) -> None:
     """Fixed ranges, types, titles and ticks of panel ``i``'s axes (no range for an empty panel)."""
     suffix = "" if i == 0 else str(i + 1)
-    common = style.axis_style() | dict(automargin=True)
+    common = style.axis_style()
     xs = [x for x, _ in points if len(x)]
     ys = [y for _, y in points if len(y)]
     x_range = (time_range if panel.log_x else span(np.concatenate(xs), pad=0.04)) if xs else None
     # Narrow panels get fewer decade labels, so that they stay upright.
-    x_ticks = style.decade_ticks(x_range, most=4 if cols <= 4 else 3) if panel.log_x else {}
+    x_ticks = style.decade_ticks(x_range, most=4 if cols <= 3 else 3) if panel.log_x else {}
     layout["xaxis" + suffix].update(common, type="log" if panel.log_x else "linear",
                                     title=dict(text=panel.x_title if x_title else "", font=style.font(-2)),
                                     **x_ticks, **({"range": x_range} if x_range else {}))
     y_range = list(panel.y_range or ()) or (
         (log_span(np.concatenate(ys)) if panel.log_y else span(np.concatenate(ys), floor=panel.y_floor))
         if ys else None)
-    # Log axes: whole decades, or (over less than 3 decades) 1, 2 and 5 times them, never every digit.
-    y_ticks = (style.decade_ticks(y_range) or {"dtick": "D2"}) if panel.log_y else {}
+    # Log axes: whole decades; over less than a decade and a half 1, 2 and 5 times them (else the
+    # labels of 2 and 5 run into the decades' in a short panel); never every digit.
+    few = y_range is not None and y_range[1] - y_range[0] < 1.5
+    y_ticks = (style.decade_ticks(y_range) or ({"dtick": "D2"} if few else {"tick0": 0, "dtick": 1})
+               if panel.log_y else {})
     layout["yaxis" + suffix].update(common, type="log" if panel.log_y else "linear",
                                     title=dict(text=panel.y_title, font=style.font(-2)),
                                     **y_ticks, **({"range": y_range} if y_range else {}))
     if panel.note:
         layout["annotations"].append(dict(
-            text=_note(panel.note, max(30, 170 // cols)), xref=f"x{suffix} domain", yref=f"y{suffix} domain",
-            x=0.02, y=0.97, xanchor="left", yanchor="top", showarrow=False, align="left",
-            bgcolor=style.PALETTE.veil, font=style.font(-5, style.PALETTE.alert)))
+            text=style.wrap(panel.note, _line_chars(cols, narrow=narrow, note=True)),
+            xref=f"x{suffix} domain", yref=f"y{suffix} domain", x=0.02, y=0.97, xanchor="left", yanchor="top",
+            showarrow=False, align="left", bgcolor=style.PALETTE.veil,
+            font=style.font(-3, style.PALETTE.alert)))
 
 
 def _riders(panel: Panel, points: list) -> list[tuple[Line, tuple[np.ndarray, np.ndarray]]]:
@@ -148,7 +164,8 @@ def _x_titled(panels: Sequence[Panel], where: list[tuple[int, int]]) -> list[boo
 
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
-                  legend: bool = False, animated: bool = True, height: int | None = None) -> go.Figure:
+                  legend: bool = False, animated: bool = True, height: int | None = None,
+                  narrow: bool | None = None) -> go.Figure:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -167,6 +184,9 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         False for a static figure of the same panels (no markers, frames or controls).
     height : int, optional
         The figure's height in pixels, instead of one from ``row_height``.
+    narrow : bool, optional
+        For a phone: one panel a row, each at least ``_NARROW_ROW`` px tall. By default the
+        screen the figure is built for (``style.narrow``).
 
     Returns
     -------
@@ -178,11 +198,20 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         (F) and ``animated`` (indices of the marker traces). Without moving
         curves, or with ``animated=False``, a static figure.
     """
+    narrow = style.narrow() if narrow is None else narrow
+    if narrow:
+        cols, row_height, height = 1, max(row_height, _NARROW_ROW), None
     specs, where = _cells(panels, cols)
     rows = len(specs)
-    titles = [p.title for p in panels]
+    titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow), lines=2) for p in panels]
+    title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
+    bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
+    top = _TOP + _TITLE_LINE * (title_lines - 1)
+    height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
+    gap = (_ROW_GAP + _TITLE_LINE * title_lines) / (height - top - bottom)
     fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
-                        horizontal_spacing=min(0.09, 0.5 / cols), vertical_spacing=min(0.16, 0.6 / rows))
+                        horizontal_spacing=min(0.09, 0.5 / cols),
+                        vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
     layout = fig.layout.to_plotly_json()
     layout.setdefault("annotations", [])
     for ann in layout["annotations"]:
@@ -206,33 +235,29 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                              marker=dict(color=[line.color or style.PALETTE.ink for line, _ in riders],
                                          size=9, line=dict(color=style.PALETTE.background, width=1)),
                              **_at(float(times[0]), riders)))
-        _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols)
-    return _finish(data, layout, moving, times, rows=rows, row_height=row_height, legend=legend,
-                   height=height, panels=len(panels))
+        _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow)
+    return _finish(data, layout, moving, times, legend=legend, height=height, top=top,
+                   title_px=_TITLE_LINE * title_lines, panels=len(panels))
 
 
-def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, rows: int, row_height: int,
-            legend: bool, height: int | None, panels: int) -> go.Figure:
-    """Frames, controls and the figure's layout."""
+def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, height: int,
+            top: int, title_px: int, panels: int) -> go.Figure:
+    """Frames, controls and the figure's layout (the legend above the first row's titles)."""
     animated = [index for index, _ in moving]
     frame_list = [dict(name=str(j), traces=animated,
                        data=[dict(type="scatter", **_at(float(tau), riders)) for _, riders in moving])
                   for j, tau in enumerate(times)] if animated else []
     bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
-    height = height or row_height * rows + (170 if animated else 90)
+    plot = height - top - bottom
     layout.update(
-        style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=_TOP, b=bottom)),
+        style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=top, b=bottom)),
         showlegend=legend,
-        legend=dict(orientation="h", x=0.0, y=1.0 + 40 / height, yanchor="bottom", font=style.font(-3)),
+        legend=dict(orientation="h", x=0.0, y=1.0 + (title_px + 14) / plot, yanchor="bottom",
+                    font=style.font(-3)),
         meta=dict(panels=panels, frame_times=rounded(times) if animated else [], animated=animated),
     )
     if animated:
-        controls = animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times])
-        # Place the controls in pixels below the plot, whatever the figure's height.
-        plot = height - _TOP - bottom
-        for menu, offset in zip(controls["updatemenus"], (60, 105), strict=True):
-            menu["y"] = -offset / plot
-        controls["sliders"][0]["y"] = -50 / plot
-        layout.update(controls)
+        layout.update(animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times],
+                                         plot_height=plot))
     # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
     return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)

@@ -31,6 +31,8 @@ __all__ = [
     "View",
     "entropy_panel",
     "loss_panel",
+    "moving_traces",
+    "panel_axis",
     "project_to_polygon",
     "repulsion_panel",
     "scores_panel",
@@ -105,6 +107,10 @@ class View:
     logistic, on_simplex : bool
     s_range : [float, float]
         The score axis, shared by the scores and repulsion panels.
+    s_rounded : ndarray, shape (K, n)
+        ``s`` rounded for the browser once, so that frames only slice it.
+    times : ndarray, shape (K,)
+        Each saved time as a log axis shows it (``time``), rounded.
     """
 
     result: Result
@@ -119,6 +125,8 @@ class View:
     logistic: bool
     on_simplex: bool
     s_range: list[float]
+    s_rounded: np.ndarray
+    times: np.ndarray
 
     @classmethod
     def of(cls, result: Result, frames: int) -> View:
@@ -126,12 +134,13 @@ class View:
         s = np.asarray(result.s, dtype=float)
         positive = t > 0
         top = style.top_tokens(s[-1])
+        tx = t[positive] if np.any(positive) else np.array([1.0])
         return cls(result=result, t=t, s=s, n=s.shape[1], colors=style.token_colors(s.shape[1], top), top=top,
-                   shown=frame_indices(t, frames), positive=positive,
-                   tx=t[positive] if np.any(positive) else np.array([1.0]),
+                   shown=frame_indices(t, frames), positive=positive, tx=tx,
                    logistic=result.p is not None,
                    on_simplex=NORMALIZERS[result.experiment.normalizer].on_simplex,
-                   s_range=span(s, floor=(0.0, 1.0), pad=0.04))
+                   s_range=span(s, floor=(0.0, 1.0), pad=0.04), s_rounded=round_significant(s),
+                   times=round_significant(np.where(positive, t, tx[0])))
 
     def over_time(self, values: Any) -> np.ndarray:
         """``values`` (first axis K) at the times that log axes show."""
@@ -140,7 +149,7 @@ class View:
 
     def time(self, k: int) -> float:
         """The saved time ``k`` as a log axis shows it, rounded as the curves' times are."""
-        return float(round_significant(self.t[k] if self.t[k] > 0 else self.tx[0]))
+        return float(self.times[k])
 
     def time_axis(self) -> dict[str, Any]:
         """A log time axis over the run, whole decades."""
@@ -172,8 +181,16 @@ class PanelTraces:
     axes: dict[str, dict[str, Any]]
     annotations: list[dict[str, Any]] = field(default_factory=list)
 
+    def frame(self, k: int) -> list[dict[str, Any]]:
+        """The moving traces' states at saved index ``k``, each with its trace's ``type``.
 
-def _moving(styles: list[dict[str, Any]], start: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        A frame's trace without a type is read as a scatter: a bar (or any other trace) must say what it is.
+        """
+        states = zip(self.moving, self.at(k), strict=True)
+        return [{"type": trace["type"], **state} for trace, state in states]
+
+
+def moving_traces(styles: list[dict[str, Any]], start: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Moving traces: each style with its starting state (markers merged, not replaced)."""
     out = []
     for s, state in zip(styles, start, strict=True):
@@ -184,7 +201,7 @@ def _moving(styles: list[dict[str, Any]], start: list[dict[str, Any]]) -> list[d
     return out
 
 
-def _axis(**entries: Any) -> dict[str, Any]:
+def panel_axis(**entries: Any) -> dict[str, Any]:
     """A data axis of the dashboard in the common style."""
     title = entries.pop("title", None)
     out = style.axis_style(tick_delta=-2) | dict(mirror=False)
@@ -231,14 +248,16 @@ def simplex_panel(view: View, xa: str, ya: str) -> PanelTraces:
              **on),
     ]
 
+    xy_rounded = round_significant(xy)  # once for all frames, which slice it
+    sizes = [np.linspace(4, 11, length).round(1).tolist() for length in range(TAIL + 2)]
+
     def at(k: int) -> list[dict[str, Any]]:
         j = int(np.searchsorted(view.shown, k))
         tail = view.shown[max(0, j - TAIL):j + 1]
         lead = int(np.argmax(np.abs(view.s[k])))
-        return [dict(x=rounded(xy[tail, 0]), y=rounded(xy[tail, 1]),
-                     marker=dict(size=np.linspace(4, 11, len(tail)).round(1).tolist(), color=ink,
-                                 opacity=0.55)),
-                dict(x=rounded(xy[k:k + 1, 0]), y=rounded(xy[k:k + 1, 1]),
+        return [dict(x=xy_rounded[tail, 0].tolist(), y=xy_rounded[tail, 1].tolist(),
+                     marker=dict(size=sizes[len(tail)], color=ink, opacity=0.55)),
+                dict(x=xy_rounded[k:k + 1, 0].tolist(), y=xy_rounded[k:k + 1, 1].tolist(),
                      marker=dict(color=colors[lead], size=22, line=dict(color=ink, width=2.5)))]
 
     flat = 0.45 if n == 2 else 1.0  # a segment needs little height
@@ -248,7 +267,7 @@ def simplex_panel(view: View, xa: str, ya: str) -> PanelTraces:
     notes = [] if view.on_simplex else [dict(
         text="(shares |s<sub>i</sub>| / Σ|s<sub>j</sub>|)", x=0.0, y=-_REACH * 0.98, xref=xa, yref=ya,
         showarrow=False, font=style.font(-3, style.PALETTE.muted))]
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes,
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes,
                        annotations=notes)
 
 
@@ -269,10 +288,11 @@ def scores_panel(view: View, xa: str, ya: str) -> PanelTraces:
                    hovertemplate="token %{customdata}: s = %{y:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]
 
     def at(k: int) -> list[dict[str, Any]]:
-        return [dict(x=[view.time(k)] * n, y=rounded(view.s[k]))]
+        return [dict(x=[view.time(k)] * n, y=view.s_rounded[k].tolist())]
 
-    axes = dict(x=_axis(**view.time_axis()), y=_axis(range=view.s_range, title="score s<sub>i</sub>"))
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes)
+    axes = dict(x=panel_axis(**view.time_axis()),
+                y=panel_axis(range=view.s_range, title="score s<sub>i</sub>"))
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)
 
 
 def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
@@ -291,16 +311,18 @@ def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
     styles = [dict(uid="entropy-now", name="H now", mode="markers", marker=dict(color=ink, size=14),
                    hovertemplate="H = %{y:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]
 
+    h_rounded = round_significant(h)
+
     def at(k: int) -> list[dict[str, Any]]:
-        return [dict(x=[view.time(k)], y=rounded(h[k:k + 1]))]
+        return [dict(x=[view.time(k)], y=h_rounded[k:k + 1].tolist())]
 
     t_axis = view.time_axis()
-    axes = dict(x=_axis(**t_axis),
-                y=_axis(range=span(h, floor=(0.0, log_n * 1.08), pad=0.05), title="entropy (nats)"))
+    axes = dict(x=panel_axis(**t_axis),
+                y=panel_axis(range=span(h, floor=(0.0, log_n * 1.08), pad=0.05), title="entropy (nats)"))
     note = dict(text=f"log n = {log_n:.3g} (uniform)", x=t_axis["range"][1], y=log_n, xref=xa, yref=ya,
                 xanchor="right", yanchor="bottom", showarrow=False, font=style.font(-3, style.PALETTE.muted),
                 bgcolor=style.PALETTE.veil, xshift=-4, yshift=1)
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes,
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes,
                        annotations=[note])
 
 
@@ -332,18 +354,21 @@ def repulsion_panel(view: View, xa: str, ya: str) -> PanelTraces:
     styles.append(dict(uid="repulsion-mean", mode="lines", line=dict(color=ink, width=2, dash="dash"),
                        name="mean s·p" if logistic else "mean s·u", hoverinfo="skip", **on))
 
+    # Rounded once for all frames, which slice them.
+    means = round_significant(np.sum((view.s if view.on_simplex else simplex_shares(view.s)) * main, axis=1))
+    main_rounded, fitness_rounded = round_significant(main), round_significant(fitness)
+
     def at(k: int) -> list[dict[str, Any]]:
-        s = view.s[k]
-        mean = float(round_significant(np.dot(s if view.on_simplex else simplex_shares(s), main[k])))
-        fit = [dict(x=rounded(fitness[k]), y=rounded(s))] if logistic else []
-        return [dict(x=rounded(main[k]), y=rounded(s)), *fit, dict(x=[mean, mean], y=view.s_range)]
+        s, mean = view.s_rounded[k].tolist(), float(means[k])
+        fit = [dict(x=fitness_rounded[k].tolist(), y=s)] if logistic else []
+        return [dict(x=main_rounded[k].tolist(), y=s), *fit, dict(x=[mean, mean], y=view.s_range)]
 
     shown = view.shown
     values = np.concatenate([main[shown].ravel(), fitness[shown].ravel() if logistic else []])
     title = "value projection p<sub>i</sub> / fitness u<sub>i</sub>" if logistic else "fitness u<sub>i</sub>"
-    axes = dict(x=_axis(range=span(values, pad=0.08), title=title),
-                y=_axis(range=view.s_range, title="score s<sub>i</sub>"))
-    return PanelTraces(static=[], moving=_moving(styles, at(int(shown[0]))), at=at, axes=axes)
+    axes = dict(x=panel_axis(range=span(values, pad=0.08), title=title),
+                y=panel_axis(range=view.s_range, title="score s<sub>i</sub>"))
+    return PanelTraces(static=[], moving=moving_traces(styles, at(int(shown[0]))), at=at, axes=axes)
 
 
 def loss_panel(view: View, xa: str, ya: str) -> PanelTraces:
@@ -357,13 +382,15 @@ def loss_panel(view: View, xa: str, ya: str) -> PanelTraces:
     styles = [dict(uid="loss-now", name="loss now", mode="markers", marker=dict(color=ink, size=14),
                    hovertemplate="loss = %{y:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]
 
+    loss_rounded = round_significant(loss)
+
     def at(k: int) -> list[dict[str, Any]]:
-        return [dict(x=[view.time(k)], y=rounded(loss[k:k + 1]))]
+        return [dict(x=[view.time(k)], y=loss_rounded[k:k + 1].tolist())]
 
     if np.all(shown_loss > 0):
         loss_span = log_span(loss)
-        y = _axis(type="log", range=loss_span, title="loss (log scale)", **style.decade_ticks(loss_span))
+        y = panel_axis(type="log", range=loss_span, title="loss (log scale)", **style.decade_ticks(loss_span))
     else:
-        y = _axis(range=span(loss), title="loss")
-    axes = dict(x=_axis(**view.time_axis()), y=y)
-    return PanelTraces(static=static, moving=_moving(styles, at(int(view.shown[0]))), at=at, axes=axes)
+        y = panel_axis(range=span(loss), title="loss")
+    axes = dict(x=panel_axis(**view.time_axis()), y=y)
+    return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)

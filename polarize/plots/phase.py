@@ -1,5 +1,4 @@
-"""The replicator lens's figures: the field on the triangle, the basin map, the naive prediction's odds,
-and the Explorer's bars of fitness minus mean fitness.
+"""The replicator lens's figures: the field on the triangle, the basin map and the naive prediction's odds.
 
 Points of the triangle are drawn as the Explorer draws the simplex
 (``project_to_polygon``: token 0 at the top, then anticlockwise), in the
@@ -15,16 +14,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import FRAMES, animation_controls, frame_indices
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
-from polarize.science import format_time, simplex_shares
 from polarize.science.phase import Basins, NaiveOdds, RestPoint
 
-__all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure",
-           "replicator_figure"]
+__all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure"]
 
 ARROW = 0.07
 """Length of a field arrow, in units of the triangle's circumradius (arrows show direction; colour, speed)."""
@@ -101,14 +96,14 @@ def _arrows(shares: np.ndarray, velocity: np.ndarray) -> list[go.Scatter]:
     return traces
 
 
-def _rest(points: Sequence[RestPoint], tokens: Sequence[int]) -> list[go.Scatter]:
+def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
     traces = []
     for stability, look in STABILITY_MARKERS.items():
         chosen = [p for p in points if p.stability == stability]
         if not chosen:
             continue
-        xy = project_to_polygon(np.array([p.s[list(tokens)] for p in chosen]))
-        text = [f"rest point {np.round(p.s[list(tokens)], 3).tolist()}: {stability}" for p in chosen]
+        xy = project_to_polygon(np.array([p.shares for p in chosen]))
+        text = [f"rest point, shares {np.round(p.shares, 3).tolist()}: {stability}" for p in chosen]
         traces.append(go.Scatter(
             x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name=f"rest point: {stability}",
             text=text, hovertemplate="%{text}<extra></extra>", uid=f"phase-rest-{stability}",
@@ -159,7 +154,7 @@ def portrait_figure(shares: np.ndarray, velocity: np.ndarray, *, rest: Sequence[
         Number of tokens (for their colours).
     """
     figure = go.Figure(_triangle(tokens, n) + _arrows(shares, velocity)
-                       + _paths(paths, picked) + _rest(rest, tokens))
+                       + _paths(paths, picked) + _rest(rest))
     return _layout(figure, height, title)
 
 
@@ -210,51 +205,4 @@ def odds_figure(odds: NaiveOdds, *, height: int = 360) -> go.Figure:
                                                font=style.font(-2)), **style.axis_style())
     figure.update_yaxes(range=[0, 1.02], title=dict(text="P(naive prediction wins)", font=style.font(-2)),
                         **style.axis_style())
-    return figure
-
-
-def replicator_figure(result: Result, *, frames: int = FRAMES, height: int = 460) -> go.Figure:
-    """The replicator lens of one run: each token's fitness minus the mean fitness, as signed bars.
-
-    Under softmax ``da_i/dt = s_i (u_i - s.u)``: a token above zero gains logit, one below loses it.
-    For the logistic loss the bars show ``p_i - s.p`` (that is ``(u_i - s.u) / c``, same signs), whose
-    scale does not fade as the loss ``c`` goes to zero. One frame per shown time, with its own controls.
-
-    Parameters
-    ----------
-    result : Result
-        ``K`` saved times, ``n`` tokens.
-    frames : int
-        Wanted number of frames, evenly spaced in log time.
-    """
-    s = np.asarray(result.s, dtype=float)
-    logistic = result.p is not None
-    fitness = np.asarray(result.p if logistic else result.u, dtype=float)
-    gap = fitness - np.sum(simplex_shares(s) * fitness, axis=1, keepdims=True)
-    # The gaps span decades over a run: each time is scaled by its largest bar, so signs and
-    # proportions stay readable from the first frame to the last (the hover gives the value).
-    largest = np.max(np.abs(gap), axis=1, keepdims=True)
-    scaled = gap / np.where(largest > 0, largest, 1.0)
-    shown = frame_indices(np.asarray(result.t), frames)
-    n = s.shape[1]
-    colors = style.token_colors(n)
-    tokens = [str(i) for i in range(n)]
-    name = "p\u1d62 \u2212 s\u00b7p" if logistic else "u\u1d62 \u2212 s\u00b7u"
-
-    def bars(k: int) -> dict[str, Any]:
-        return dict(type="bar", x=tokens, y=rounded(scaled[k]), marker=dict(color=colors), name=name,
-                    customdata=rounded(gap[k]), uid="replicator-bars",
-                    hovertemplate="token %{x}: %{customdata:.3g}<extra></extra>")
-
-    figure = go.Figure(dict(data=[bars(int(shown[0]))], frames=[
-        dict(name=str(int(k)), traces=[0], data=[bars(int(k))]) for k in shown]), _validate=False)
-    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=50, b=170)),
-                         title=dict(text=f"Replicator lens: {name}, scaled by the largest at each time "
-                                         "(above zero: the logit grows)", font=style.font(-1)),
-                         **animation_controls([str(int(k)) for k in shown],
-                                              [format_time(float(result.t[k])) for k in shown],
-                                              plot_height=height - 50 - 170))
-    figure.update_xaxes(type="category", tickprefix="token ", **style.axis_style())
-    figure.update_yaxes(**(style.axis_style() | dict(range=[-1.08, 1.08], zeroline=True,
-                                                     zerolinecolor=style.PALETTE.ink, zerolinewidth=2)))
     return figure

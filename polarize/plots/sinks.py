@@ -41,7 +41,8 @@ def _titles(record: Mapping[str, Any], step: int) -> list[str]:
     entry = next(h for h in record["history"] if h["step"] == step)
     scores = np.asarray(entry["sink_scores"])
     sinks = sink_heads(scores, entry["accuracy"])
-    return [f"layer {layer}, head {head}: sink {scores[layer, head]:.2f}"
+    # Two lines a title, so that neighbours' titles stay apart.
+    return [f"layer {layer}, head {head}<br>sink {scores[layer, head]:.2f}"
             + (" \u2605 SINK" if sinks[layer, head] else "")
             for layer in range(scores.shape[0]) for head in range(scores.shape[1])]
 
@@ -82,20 +83,27 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     snapshots = record["maps"]
     stack = np.asarray([np.asarray(s["weights"])[sequence] for s in snapshots])  # (C, L, H, T, T)
     layers, heads = stack.shape[1:3]
-    figure = make_subplots(rows=layers, cols=heads, subplot_titles=_titles(record, snapshots[0]["step"]),
-                           horizontal_spacing=0.04, vertical_spacing=0.12)
+    narrow = style.narrow()  # a phone: two heads a row
+    cols = min(2, heads) if narrow else heads
+    rows = -(-layers * heads // cols)
+    plot = (260 if narrow else _PANEL) * rows
+    head_room = 130 if narrow else 100  # the title, then the first row's two title lines
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[0]["step"]),
+                           horizontal_spacing=0.04,
+                           vertical_spacing=95 / plot)  # rotated ticks, then two title lines
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
     low, top = min(0.0, float(stack.min())), float(max(stack.max(), 1e-9))
     for layer in range(layers):
         for head in range(heads):
+            row, col = divmod(layer * heads + head, cols)
             figure.add_trace(go.Heatmap(
                 z=stack[0, layer, head], x=labels, y=labels, zmin=low, zmax=top, colorscale="Blues",
                 showscale=layer == 0 and head == heads - 1,
                 hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"),
-                row=layer + 1, col=head + 1)
-            figure.update_yaxes(autorange="reversed", row=layer + 1, col=head + 1, showticklabels=head == 0)
-    figure.update_xaxes(tickangle=-90, tickfont=style.font(-6))
-    figure.update_yaxes(tickfont=style.font(-6))
+                row=row + 1, col=col + 1)
+            figure.update_yaxes(autorange="reversed", row=row + 1, col=col + 1, showticklabels=col == 0)
+    figure.update_xaxes(tickangle=-90, tickfont=style.font(-6), automargin=True)
+    figure.update_yaxes(tickfont=style.font(-6), automargin=True)
     figure.update_annotations(font=style.font(-4))
     panels = [a.to_plotly_json() for a in figure.layout.annotations]
     names = [str(s["step"]) for s in snapshots]
@@ -108,12 +116,12 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
             layout=dict(annotations=[{**panel, "text": text}
                                      for panel, text in zip(panels, titles, strict=True)])))
     figure.frames = frames
-    height = _PANEL * layers
-    figure.update_layout(**style.base_layout(height=height + 60 + 130, delta=-2,
-                                             margin=dict(l=20, r=20, t=60, b=130)),
-                         title=dict(text="Attention (rows: queries, columns: keys) during training",
+    title = "Attention (rows: queries, columns: keys) during training"
+    figure.update_layout(**style.base_layout(height=plot + head_room + 130, delta=-2,
+                                             margin=dict(l=20, r=20, t=head_room, b=130)),
+                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
                                     font=style.font(-1)),
-                         **_playing(animation_controls(names, names, plot_height=height)))
+                         **_playing(animation_controls(names, names, plot_height=plot)))
     return figure
 
 
@@ -135,8 +143,13 @@ def training_figure(record: Mapping[str, Any]) -> go.Figure:
     figure.update_xaxes(title_text="training step", **style.axis_style())
     figure.update_yaxes(title_text="sink score, accuracy", **style.axis_style())
     figure.update_yaxes(range=[0, 1.02])
-    figure.update_layout(**style.base_layout(height=420, delta=-2),
-                         title=dict(text="Sink score per head, induction accuracy", font=style.font(-1)))
+    narrow = style.narrow()  # a phone: the legend below the panel
+    title = "Sink score per head, induction accuracy"
+    figure.update_layout(**style.base_layout(height=640 if narrow else 420, delta=-2,
+                                             margin=dict(l=20, r=20, t=80, b=40)),
+                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                                    font=style.font(-1)),
+                         legend=dict(orientation="h", x=0, y=-0.15, yanchor="top") if narrow else {})
     return figure
 
 

@@ -12,8 +12,12 @@ references (``log n``, floors, theory) are thin grey dashed or dotted lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import contextvars
+import textwrap
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -24,6 +28,7 @@ __all__ = [
     "TRANSPARENT",
     "LOSS_COLORS",
     "PALETTE",
+    "PRESENT_SCALE",
     "Palette",
     "axis_style",
     "base_layout",
@@ -31,13 +36,21 @@ __all__ = [
     "font",
     "loss_color",
     "loss_stroke",
+    "plotly_template",
+    "narrow",
+    "narrow_screen",
+    "scale_fonts",
     "set_palette",
     "token_colors",
     "top_tokens",
+    "wrap",
 ]
 
 FONT_SIZE = 17
 """Base font size: big enough to read from the back of a lecture hall."""
+PRESENT_SCALE = 1.25
+"""Figures' type (and the margins and gaps around it) in presentation mode, times the usual. Less than
+the page's 1.5 (``ui.present``): five panels, their controls and the title fit 720 lines at 1.25."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
 TRANSPARENT = "rgba(0,0,0,0)"
 """For open markers and hidden slider ticks."""
@@ -172,9 +185,14 @@ def font(delta: int = 0, color: str | None = None) -> dict[str, Any]:
 
 
 def axis_style(*, tick_delta: int = -3) -> dict[str, Any]:
-    """The look shared by every data axis: light grid, a thin axis line, power exponents."""
+    """The look shared by every data axis: light grid, a thin axis line, power exponents.
+
+    The margins grow to fit the tick labels and titles (``automargin``): with the margins fixed, a
+    long label is cut off by the figure's edge or pushed into its axis title.
+    """
     return dict(showgrid=True, gridcolor=PALETTE.grid, zeroline=False, showline=True,
-                linecolor=PALETTE.axis_line, tickfont=font(tick_delta), exponentformat="power")
+                linecolor=PALETTE.axis_line, tickfont=font(tick_delta), exponentformat="power",
+                automargin=True)
 
 
 def decade_ticks(span: Sequence[float] | None, most: int = 4) -> dict[str, Any]:
@@ -210,3 +228,64 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
                 colorway=list(PALETTE.cycle),  # for curves that callers add without a colour
                 paper_bgcolor=PALETTE.background, plot_bgcolor=PALETTE.background, hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
+
+
+@cache
+def plotly_template() -> dict[str, Any]:
+    """Plotly's default template as a dict: what ``go.Figure`` puts in a layout, for figures built as dicts.
+
+    The same for every figure and shared between them: read it, never change it.
+    """
+    import plotly.io as pio
+
+    return pio.templates[pio.templates.default].to_plotly_json()
+
+
+def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[str, Any]:
+    """Every font of a figure (as a dict: layout, traces, frames) ``scale`` times its size, in place.
+
+    Fonts without a size of their own follow ``layout.font``, which is scaled too. Returns ``figure``.
+    """
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                sized = isinstance(value, dict) and isinstance(value.get("size"), int | float)
+                if key.endswith("font") and sized:
+                    value["size"] = round(value["size"] * scale, 1)
+                walk(value)
+        elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
+            for item in node:
+                walk(item)
+
+    walk(figure)
+    return figure
+
+
+def wrap(text: str, width: int, lines: int = 4) -> str:
+    """``text`` broken into at most ``lines`` lines of about ``width`` characters (plotly does not wrap)."""
+    return "<br>".join(textwrap.wrap(text, width, max_lines=lines, placeholder="..."))
+
+
+_NARROW = contextvars.ContextVar("narrow", default=False)
+
+
+def narrow() -> bool:
+    """Whether the figures built now are for a narrow screen (a phone): see ``narrow_screen``."""
+    return _NARROW.get()
+
+
+@contextlib.contextmanager
+def narrow_screen(on: bool = True) -> Iterator[None]:
+    """Build the figures inside for a narrow screen (``on``) or a wide one.
+
+    Multi-panel builders (``dashboard``, ``animated_grid``) then stack their panels in one
+    column; each also takes ``narrow=`` to say so directly. A context variable, so that a
+    page's view sets it once for every figure it makes, and one session's setting does not
+    leak into another's (each runs in its own thread).
+    """
+    token = _NARROW.set(on)
+    try:
+        yield
+    finally:
+        _NARROW.reset(token)

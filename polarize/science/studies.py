@@ -27,6 +27,7 @@ __all__ = [
     "Rate",
     "compare_normalizers",
     "flow_vs_descent",
+    "normalizer_row",
     "polarization_rate",
     "sweep",
 ]
@@ -55,12 +56,16 @@ def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = 
     rows = []
     for name in names or tuple(NORMALIZERS):
         temperature = base.temperature if name == "softmax" else 1.0
-        r = simulate(dataclasses.replace(base, normalizer=name, temperature=temperature))
-        on_simplex = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
-        rows.append(NormalizerRow(normalizer=name, result=r, entropy=float(r.entropy[-1]),
-                                  max_s=float(r.s[-1].max()), loss=float(r.loss[-1]),
-                                  on_simplex=on_simplex))
+        rows.append(normalizer_row(simulate(dataclasses.replace(base, normalizer=name,
+                                                                temperature=temperature))))
     return rows
+
+
+def normalizer_row(r: Result) -> NormalizerRow:
+    """The comparison's row of one run: its normalizer, final numbers and whether it stayed on the simplex."""
+    on_simplex = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
+    return NormalizerRow(normalizer=r.experiment.normalizer, result=r, entropy=float(r.entropy[-1]),
+                         max_s=float(r.s[-1].max()), loss=float(r.loss[-1]), on_simplex=on_simplex)
 
 
 def sweep(experiment: Experiment, field: str, values) -> dict[object, Result]:

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from polarize import animate
+from polarize.budget import OUT_OF_TIME, within
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
+from polarize.integrate import simulate_within
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
-from polarize.plots import dashboard
-from polarize.plots.phase import replicator_figure
+from polarize.plots.dashboard import dashboard_spec
+from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
-from polarize.runner import run_with_timeout
+from polarize.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
-from polarize.web import export, text
+from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.page import (
     Caption,
@@ -39,8 +41,8 @@ from polarize.web.page import (
     failure_view,
 )
 
-__all__ = ["CONTROLS", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "build_experiment", "check",
-           "explore", "job", "preset_values"]
+__all__ = ["CONTROLS", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
+           "build_experiment", "check", "explore", "job", "preset_values"]
 
 DEFAULT_PRESET = "default"
 MAX_TOKENS = 128
@@ -109,10 +111,17 @@ CONTROLS: tuple[Control, ...] = (
             help="Starting value matrix V (d \u00d7 n)."),
     Control("V_scale", "V(0) scale", "number", 0.0, 10.0, step=0.05, half=True, help="Scale of V(0).",
             applies=lambda v: v["V_init"] != "zeros"),
+    Control("repulsion", "Repulsion panel", "radio", options=tuple(REPULSION_TITLES), group="Dashboard",
+            names={"fitness": "fitness vs score", "replicator": "replicator bars u\u1d62 \u2212 s\u00b7u"},
+            help="The dashboard's fourth panel: each token at (fitness, score), or each token's fitness "
+                 "minus the mean fitness as a bar, playing with the rest (above zero: under softmax its "
+                 "logit grows)."),
 )
 """Every control of the Explorer, in sidebar order."""
 
-FIELD_KEYS: tuple[str, ...] = tuple(c.key for c in CONTROLS if c.key != "preset")
+DISPLAY_KEYS: tuple[str, ...] = ("repulsion",)
+"""The controls that choose how the run is shown, not what is run."""
+FIELD_KEYS: tuple[str, ...] = tuple(c.key for c in CONTROLS if c.key not in ("preset", *DISPLAY_KEYS))
 """The controls that are ``Experiment`` fields."""
 _INTEGER = {c.key for c in CONTROLS if c.integer}
 
@@ -125,7 +134,7 @@ def preset_values(name: str | None = None) -> dict[str, Any]:
     for key in FIELD_KEYS:
         value = getattr(e, key)
         values[key] = int(value) if key in _INTEGER else float(value) if isinstance(value, float) else value
-    return values
+    return values | {"repulsion": "fitness"}
 
 
 def build_experiment(values: Mapping[str, Any]) -> Experiment:
@@ -147,8 +156,15 @@ def build_experiment(values: Mapping[str, Any]) -> Experiment:
     return preset.with_changes(**{k: v for k, v in merged.items() if v != getattr(base, k)})
 
 
-def job(values: Mapping[str, Any]) -> Experiment | Problem:
-    """The experiment to run, or why a page will not run it (naming the fields): once per rerun."""
+class Exploration(NamedTuple):
+    """What the Explorer shows: the experiment to run and the repulsion panel's mode (the cache key)."""
+
+    experiment: Experiment
+    repulsion: str = "fitness"
+
+
+def job(values: Mapping[str, Any]) -> Exploration | Problem:
+    """What to run and show, or why a page will not run it (naming the fields): once per rerun."""
     if values["method"] == "gd":
         steps = round(values["horizon"] / values["lr"])
         if steps > MAX_GD_STEPS:
@@ -157,7 +173,7 @@ def job(values: Mapping[str, Any]) -> Experiment | Problem:
                 f"{values['lr']:g} takes {steps:,} steps; the Explorer runs at most {MAX_GD_STEPS:,}. "
                 "Lower the horizon, raise the learning rate, or use the exact flow."))
     try:
-        return build_experiment(values)
+        return Exploration(build_experiment(values), values.get("repulsion", "fitness"))
     except ConfigError as exc:
         label = next((c.label for c in CONTROLS if c.key == exc.field), exc.field)
         return Problem((exc.field,), f"{label}: {config_reason(exc)}")
@@ -178,57 +194,73 @@ def undefined_start(resolved: Experiment) -> Problem | None:
 
 def check(values: Mapping[str, Any]) -> Problem | None:
     """Why the Explorer will not run these values (the step cap, a clash, an undefined start), or None."""
-    experiment = job(values)
-    if isinstance(experiment, Problem):
-        return experiment
-    return undefined_start(experiment.resolved())
+    exploration = job(values)
+    if isinstance(exploration, Problem):
+        return exploration
+    return undefined_start(exploration.experiment.resolved())
 
 
-REPLICATOR_CAPTION = (
-    "**The replicator lens.** Each bar is a token's fitness minus the mean fitness (for the logistic loss "
-    "p_i - s.p, the same signs as u_i - s.u). Under softmax da_i/dt = s_i (u_i - s.u): tokens above zero "
-    "gain logit, those below lose it, and the leader's lead feeds itself. It has its own play button.")
-
-
-def explore(experiment: Experiment, *, timeout: float | None = None, frames: int | None = None) -> View:
+def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: float | None = None,
+            frames: int | None = None) -> View:
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
-    The arrays are drawn once (``resolved``), probed, then run as drawn.
+    The arrays are drawn once (``resolved``), probed, then run as drawn. ``repulsion`` is the
+    dashboard's repulsion panel mode (``plots.dashboard``). The engine has a budget just under
+    the time limit (``budget.within``): a slow run stops by itself and is shown up to where it
+    got, with advice that fits its settings (``overtime``).
+
+    Parameters
+    ----------
+    timeout : float, optional
+        The hard time limit in seconds (``runner.timeout_seconds()`` when omitted).
 
     Returns
     -------
     View
-        ``error`` set when the run was refused, failed or timed out; a warning when it stopped early;
-        ``data`` is the ``Result``.
+        ``error`` set when the run was refused, failed or timed out with nothing to show; a
+        warning when it stopped early or ran out of time; ``data`` is the ``Result``.
     """
     start = time.perf_counter()
     try:
+        limit = timeout_seconds() if timeout is None else float(timeout)
         resolved = experiment.resolved()
         problem = undefined_start(resolved)
         if problem:
             return View(error=problem.message)
-        result = run_with_timeout(resolved, timeout)
+        result = call_with_timeout(simulate_within, resolved, within(limit), timeout=limit)
+    except RunTimeout as exc:
+        return View(error=f"This run took longer than {exc.seconds:g} s and was stopped. "
+                          + overtime.advice(experiment))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
+    if result.status == OUT_OF_TIME and len(result.t) < 2:
+        return View(error=f"This run did not get past its start in {limit:g} s. "
+                          + overtime.advice(experiment))
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
-    figure = dashboard(result, **({} if frames is None else {"frames": frames}))
+    # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
+    figure = dashboard_spec(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
                       THRESHOLDS),
                Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
-    captions = text.panel_captions(experiment)
+    captions = text.panel_captions(experiment, repulsion=repulsion)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
         Columns(((Caption(captions[0]),), tuple(map(Caption, captions[1:3])),
                  tuple(map(Caption, captions[3:]))),
                 widths=(0.34, 0.33, 0.33)),
-        Plot("replicator", replicator_figure(result, **({} if frames is None else {"frames": frames})),
-             REPLICATOR_CAPTION),
     )
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
-                warnings=() if result.finished else (f"The run stopped early: {result.message}",),
+                warnings=_warnings(result, limit),
                 sidebar=text.init_note(experiment), data=result, seconds=time.perf_counter() - start)
+
+
+def _warnings(result: Any, limit: float) -> tuple[str, ...]:
+    """Why the run is not shown to its horizon (out of time under ``limit`` seconds: with advice)."""
+    if result.status == OUT_OF_TIME:
+        return (overtime.partial_warning(result, limit),)
+    return () if result.finished else (f"The run stopped early: {result.message}",)
 
 
 def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
@@ -256,15 +288,23 @@ def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
 def caption(values: Mapping[str, Any]) -> str:
     """The line under the title: the preset, what differs from it, and that the link holds it all."""
     base = preset_values(values["preset"])
-    changed = [c.label.lower() for c in CONTROLS[1:] if values.get(c.key, base[c.key]) != base[c.key]]
+    changed = [c.label.lower() for c in CONTROLS
+               if c.key in FIELD_KEYS and values.get(c.key, base[c.key]) != base[c.key]]
     changes = f" (changed from the preset: {', '.join(changed)})" if changed else ""
     return (f"Preset **{values['preset']}**{changes}. Every setting is in the page's address: "
             "copy it to share "
             "this exact run.")
 
 
+def running(values: Mapping[str, Any]) -> str:
+    """The spinner's words while a run is made: which run, to what time."""
+    how = "gradient descent" if values["method"] == "gd" else "the exact flow"
+    return (f"Simulating {how} of {values['n']} tokens to t = {format_time(values['horizon'])} "
+            f"({text.LOSS_NAMES.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
+
+
 EXPLORER = PageSpec(
     name="explorer", nav_title="Explorer", title="Explorer: watch softmax polarize",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
-    view=explore, caption=caption, spinner="Simulating the flow...")
+    view=lambda shown: explore(*shown), caption=caption, spinner=running)

@@ -7,16 +7,25 @@ takes the widget key as the URL key (the pages' widgets need distinct keys, thei
 links the short ones), and forbids writing the address directly. The page must
 report exactly which fields of a link it ignored and why, so it keeps this
 reader of its own: ``read_link`` on the first visit, ``to_query`` on every rerun.
+
+Besides the controls, every page knows one key of its own: ``present`` (``true`` or
+``false``), presentation mode (``presenting``). ``link`` is the address of a view,
+relative to the app, as a deck stores it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from polarize.web.page import PageSpec, Problem
 
-__all__ = ["read_link", "to_query"]
+__all__ = ["PRESENT", "link", "presenting", "read_link", "resolve", "to_query"]
+
+PRESENT = "present"
+"""The query key of presentation mode, known to every page."""
+_TRUTH = {"true": True, "1": True, "false": False, "0": False}
 
 Values = Mapping[str, Any]
 
@@ -25,7 +34,8 @@ def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any],
     """A page's values from a URL query; never raises.
 
     Keys that no control of the page owns (``utm_source``, ``fbclid``, another
-    page's settings) are ignored silently. Each owned key is parsed alone; then
+    page's settings) are ignored silently; ``present`` is read by ``presenting``, and
+    reported here only when its value is neither true nor false. Each owned key is parsed alone; then
     the page's ``check`` judges the values together, and the link field it names
     is dropped (the one whose removal clears the problem, if any), until they pass.
 
@@ -50,6 +60,8 @@ def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any],
             preset = owned["preset"].parse(query["preset"])
         except ValueError as exc:
             ignored["preset"] = str(exc)
+    if PRESENT in query and PRESENT not in owned and presenting(query) is None:
+        ignored[PRESENT] = "presentation mode is true or false"
     base = spec.defaults(preset)
     candidate: dict[str, Any] = {}
     for key, control in owned.items():
@@ -83,6 +95,46 @@ def _culprit(spec: PageSpec, base: Values, candidate: dict[str, Any], problem: P
     return named[0] if named else next(reversed(candidate))
 
 
-def to_query(spec: PageSpec, values: Values) -> dict[str, str]:
-    """The query string of a link to these values: every control, as text, in sidebar order."""
-    return {c.key: c.to_text(values[c.key]) for c in spec.controls if c.key in values}
+def to_query(spec: PageSpec, values: Values, *, present: bool = False) -> dict[str, str]:
+    """The query string of a link to these values: every control, as text, in sidebar order
+    (then ``present=true`` in presentation mode)."""
+    query = {c.key: c.to_text(values[c.key]) for c in spec.controls if c.key in values}
+    return query | ({PRESENT: "true"} if present else {})
+
+
+def presenting(query: Mapping[str, Any]) -> bool | None:
+    """Whether a URL query asks for presentation mode: ``present=true`` (or ``1``).
+
+    Returns
+    -------
+    bool or None
+        False when the key is absent; None when its value is none of true, false, 1 and 0.
+    """
+    value = query.get(PRESENT, "false")
+    value = value[-1] if isinstance(value, list) and value else value
+    return _TRUTH.get(str(value).strip().lower())
+
+
+def link(spec: PageSpec, values: Values, *, present: bool = False) -> str:
+    """The address of a page with these values, relative to the app (``/explorer?n=8&...``)."""
+    query = to_query(spec, values, present=present)
+    return f"/{spec.url_path}" + (f"?{urlencode(query)}" if query else "")
+
+
+def resolve(address: str, pages: Sequence[PageSpec]) -> tuple[PageSpec, dict[str, str]] | None:
+    """The page and query a relative address (``link``'s, e.g. a deck's slide) leads to.
+
+    Returns
+    -------
+    (PageSpec, dict) or None
+        None when the address leaves the app or names no page of ``pages``; the query's
+        last value of each key.
+    """
+    parts = urlsplit(address)
+    if parts.scheme or parts.netloc or not address.startswith("/") or address.startswith("//"):
+        return None
+    path = parts.path.strip("/")
+    for spec in pages:
+        if spec.url_path == path:
+            return spec, {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    return None

@@ -16,13 +16,15 @@ from typing import Any
 import plotly.graph_objects as go
 
 from polarize.config import ConfigError
+from polarize.deck import Slide
 from polarize.normalizers import DegenerateStateError
+from polarize.plots.style import narrow_screen
 from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
 
-__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Maths", "Metric", "PageSpec", "Plot",
-           "Problem", "Table", "Text", "View", "describe_failure", "failure_view", "queue_notice",
-           "selected_values"]
+__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "PageSpec",
+           "Plot", "Problem", "Screen", "Table", "Text", "View", "describe_failure", "failure_view",
+           "queue_notice", "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -140,6 +142,28 @@ class Action:
     upload: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Link:
+    """A button that opens a view of this app in presentation mode, or presents several in turn.
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        Our own words (a button label is markdown: never a user's string).
+    slides : tuple of Slide
+        The views (``polarize.deck.Slide``: an address relative to the app, a title, notes); the
+        first is opened, and with more than one, Next and Previous step through them. An address
+        that names no page of the app is shown as text instead of a button.
+    help : str
+    """
+
+    key: str
+    label: str
+    slides: tuple[Slide, ...]
+    help: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class View:
     """Everything a page shows for one setting of its controls.
@@ -148,7 +172,7 @@ class View:
     ----------
     blocks : tuple
         ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
-        ``Columns``), ``Table``, ``Columns`` and ``Action``, in order.
+        ``Columns``), ``Table``, ``Columns``, ``Action`` and ``Link``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str
@@ -188,6 +212,23 @@ class View:
 # ---- the page ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class Screen:
+    """What a view is shown on: the renderer's one view option for every page (part of the cache key).
+
+    Attributes
+    ----------
+    narrow : bool
+        A phone's window: every figure the view builds stacks its panels (``plots.style.narrow``).
+    """
+
+    narrow: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.narrow, bool):
+            raise ConfigError("narrow", f"must be true or false, not {self.narrow!r}")
+
+
 def _no_problem(values: Values) -> Problem | None:
     return None
 
@@ -218,8 +259,10 @@ class PageSpec:
         those fields of a link until the values pass.
     caption : callable
         ``caption(values)``: markdown under the title.
-    spinner : str
-        Shown while ``view`` runs.
+    spinner : str or callable
+        Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
+    slide : bool
+        Whether a view of this page can be added to a lecture deck (not the deck page itself).
     """
 
     name: str
@@ -233,8 +276,14 @@ class PageSpec:
     job: Callable[[Values], Hashable | Problem] | None = None
     check: Callable[[Values], Problem | None] = _no_problem
     caption: Callable[[Values], str] = field(default=lambda values: "")
-    spinner: str = "Running..."
+    spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
+    slide: bool = True
+
+    def show(self, job: Any, screen: Screen = Screen()) -> View:
+        """``view(job)`` with its figures built for ``screen`` (stacked on a narrow one)."""
+        with narrow_screen(screen.narrow):
+            return self.view(job)
 
     def control(self, key: str) -> Control:
         """The control keyed ``key``."""
@@ -246,6 +295,10 @@ class PageSpec:
     @property
     def keys(self) -> tuple[str, ...]:
         return tuple(c.key for c in self.controls)
+
+    def running(self, values: Values) -> str:
+        """What the spinner says while ``view`` runs for ``values``."""
+        return self.spinner(values) if callable(self.spinner) else self.spinner
 
     def make_job(self, values: Values) -> Hashable | Problem:
         """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes."""

@@ -88,7 +88,7 @@ def study(values: dict[str, Any]) -> dict[str, Any]:
     basins = phase.basins(e, values["resolution"], tokens, trajectories=True)
     pick = np.array([[values["pick_a"], values["pick_b"], 1 - values["pick_a"] - values["pick_b"]]])
     picked = simulate_many(e, phase.slice_logits(pick, tokens, np.asarray(e.a0)), trajectories=True)
-    return {"experiment": e, "tokens": tokens, "rest": phase.rest_points(e, V) if e.n == 3 else [],
+    return {"experiment": e, "tokens": tokens, "rest": phase.rest_points(e, V, tokens),
             "shares": shares, "velocity": velocity, "basins": basins, "picked": picked,
             "odds": phase.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"]),
             "reference": simulate(e)}
@@ -109,7 +109,10 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
         "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
         "moving the time shows the ranking of p change as V learns."
         + ("" if values["n"] == 3 else " For n > 3 this is a slice: the other tokens keep logits 0, the "
-           "triangle shows the three tokens' shares among themselves; rest points are for n = 3 only.")))
+           "triangle shows the three tokens' shares among themselves, and the rest points are those of the "
+           "field on the slice (where those shares stand still). The other tokens still pull on the mean "
+           "fitness, so there a vertex attracts or repels along both edges at once, and rest points can "
+           "sit on edges even under logistic loss.")))
     naive = basins.naive
     largest = ("largest p\u1d62(0) = v\u1d62\u00b7\u03b2*" if values["loss"] == "logistic"
                else "largest fitness u\u1d62 at a(0) = 0")
@@ -131,7 +134,7 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
                       help="Share of the basin grid's starts won by the token with the largest pᵢ(0)."),
                Metric("your start's winner", f"token {int(picked.winner[0])}"),
                Metric("starts run", f"{len(basins.shares) + len(odds.scales) * odds.starts + 1:,}"))
-    table = [{"rest point": str(np.round(r.s, 3).tolist()), "support": str(r.support),
+    table = [{f"shares of tokens {tokens}": str(np.round(r.shares, 3).tolist()), "support": str(r.support),
               "stability": r.stability} for r in out["rest"]]
     return Drawn(plots=(field, basin, odds_plot), table=table, runs={"from a(0) = 0": out["reference"]},
                  metrics=metrics)

@@ -9,7 +9,7 @@ import numpy as np
 
 from polarize.config import Experiment
 from polarize.normalizers import NORMALIZERS
-from polarize.plots import PANELS
+from polarize.plots.dashboard import titles
 from polarize.science import distance_to_simplex, format_time
 
 __all__ = ["A_INIT_NAMES", "LOSS_NAMES", "NORMALIZER_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
@@ -69,25 +69,25 @@ def init_note(experiment: Experiment) -> str:
             "fresh ones.")
 
 
-def panel_captions(experiment: Experiment) -> list[str]:
+def panel_captions(experiment: Experiment, repulsion: str = "fitness") -> list[str]:
     """What to notice in each panel of the dashboard, each as ``**Panel.** sentence`` (markdown).
 
-    In the order simplex, scores, repulsion, entropy, loss.
+    In the order simplex, scores, repulsion (in the mode ``repulsion``), entropy, loss.
     """
     logistic = experiment.loss == "logistic"
     simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
                "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
     if not NORMALIZERS[experiment.normalizer].on_simplex:
         simplex += f" ({experiment.normalizer} scores need not sum to 1: the point shows their shares.)"
-    repulsion = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
-                 r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: the logits of tokens right of the dashed mean "
-                 "rise, the others fall, and the gaps widen (rich get richer). A share need not follow its "
-                 r"own logit at once: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the fittest token's "
-                 "logit rises, yet its share falls (the leader's rises faster).")
+    points = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
+              r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: the logits of tokens right of the dashed mean "
+              "rise, the others fall, and the gaps widen (rich get richer). A share need not follow its "
+              r"own logit at once: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the fittest token's "
+              "logit rises, yet its share falls (the leader's rises faster).")
     if logistic:
-        repulsion += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
-                      r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
-                      "growing.")
+        points += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
+                   r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
+                   "growing.")
     on_simplex = NORMALIZERS[experiment.normalizer].on_simplex
     if logistic:
         loss = ("Log-log axes. The logistic loss never reaches 0, so the flow never stops pushing; "
@@ -101,9 +101,26 @@ def panel_captions(experiment: Experiment) -> list[str]:
         "simplex": simplex,
         "scores": ("One line per token, on log time. The leader's share grows and the others fade; under "
                    r"the logistic loss they shrink slowly, like $1/\log^2 t$."),
-        "repulsion": repulsion,
+        "repulsion": points if repulsion == "fitness" else _replicator_caption(experiment),
         "entropy": (r"Starts at $\log n$ (uniform, dashed) and falls toward 0 when $s$ polarizes; "
                     r"it stays near $\log n$ when it does not."),
         "loss": loss,
     }
-    return [f"**{PANELS[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]
+    heads = titles(repulsion)
+    return [f"**{heads[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]
+
+
+def _replicator_caption(experiment: Experiment) -> str:
+    """What to notice in the repulsion panel's replicator mode (markdown)."""
+    words = (r"Each bar is a token's fitness minus the mean fitness, $u_i - s\cdot u$, divided by the "
+             "largest at that time (the label above gives it; hover for each value), so the bars stay "
+             "readable as the fitness fades. ")
+    if experiment.normalizer != "softmax":
+        return words + (f"Only softmax has the replicator form: under {experiment.normalizer} a bar's sign "
+                        "need not be the direction its logit moves.")
+    words += (r"Softmax moves the logits as $\dot a_i = s_i\,(u_i - s\cdot u)/T$: tokens above zero gain "
+              "logit, those below lose it. As one token takes over, the mean fitness becomes its own "
+              "fitness, so its bar shrinks toward zero beside the others'.")
+    if experiment.loss == "logistic":
+        words += r" Under the logistic loss $u = c\,p$ with $c > 0$: the same bars are $p_i - s\cdot p$."
+    return words

@@ -24,9 +24,11 @@ from polarize.config import ConfigError
 from polarize.runner import call_with_timeout
 from polarize.science import format_time
 from polarize.web import export
+from polarize.web.comparisons import precomputed
 from polarize.web.controls import Control, format_value
 from polarize.web.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
 from polarize.web.page import (
+    Caption,
     Columns,
     Download,
     Metric,
@@ -123,17 +125,22 @@ Study = Callable[[Values], tuple[Callable[..., Any], tuple[Any, ...]]]
 
 
 def study_view(page: str, values: Values, study: Study,
-               draw: Callable[[Values, Any], Drawn], *, timeout: float | None = None) -> View:
+               draw: Callable[[Values, Any], Drawn], *, timeout: float | None = None,
+               stored: Callable[[Values], Any] | None = None) -> View:
     """Run a page's study in a worker (with a time limit) and show it; never raises.
 
     ``study(values)`` gives a module-level function and its arguments; ``draw(values, outcome)``
-    the ``Drawn``.
+    the ``Drawn``. ``stored(values)``, when given, is the outcome computed ahead for these values
+    (``precomputed``) or None; a stored outcome is shown with a note that says so.
     """
     begin = time.perf_counter()
     values = dict(values)
     try:
-        function, args = study(values)
-        outcome = call_with_timeout(function, *args, timeout=timeout)
+        outcome = stored(values) if stored else None
+        ahead = outcome is not None
+        if not ahead:
+            function, args = study(values)
+            outcome = call_with_timeout(function, *args, timeout=timeout)
     except Exception as exc:  # an engine failure must not become a traceback on the page
         return failure_view(exc)
     drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
@@ -142,7 +149,7 @@ def study_view(page: str, values: Values, study: Study,
     heading = (f"polarize: {page}", " \u00b7 ".join(
         f"{key} = {','.join(map(format_value, v)) if isinstance(v, (tuple, list)) else format_value(v)}"
         for key, v in values.items()))
-    blocks: tuple[Any, ...] = ()
+    blocks: tuple[Any, ...] = (Caption(precomputed.NOTE),) if ahead else ()
     if drawn.metrics:
         blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
     blocks += (*drawn.plots, Table(tuple(drawn.table)))
@@ -159,7 +166,7 @@ def study_view(page: str, values: Values, study: Study,
                    lambda figure=plot.figure: animate.clip_bytes(figure, ".gif", title=heading),
                    f"{stem}-{plot.key}.gif", "image/gif", ":material/slideshow:",
                    "The figure as an animated GIF for slides (takes a few seconds).")
-          for plot in drawn.plots if plot.figure.frames and animate.available(".gif")),
+          for plot in drawn.plots if plot.figure["frames"] and animate.available(".gif")),
     )
     return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
                 seconds=time.perf_counter() - begin)

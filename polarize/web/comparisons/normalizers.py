@@ -8,6 +8,7 @@ from typing import Any
 from polarize.config import ConfigError, Experiment
 from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
+from polarize.web.comparisons import precomputed
 from polarize.web.comparisons.common import (
     Drawn,
     explorer_control,
@@ -66,7 +67,8 @@ def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("normalizers", dict(job), lambda v: (compare_normalizers, (experiment(v),)), draw)
+    return study_view("normalizers", dict(job), lambda v: (compare_normalizers, (experiment(v),)), draw,
+                      stored=lambda v: precomputed.stored_rows(experiment(v)))
 
 
 PAGE = PageSpec(

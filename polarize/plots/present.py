@@ -1,0 +1,106 @@
+"""A figure for presentation mode: larger type (``style.PRESENT_SCALE``), fitted to the window's height."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from polarize.plots import style
+
+__all__ = ["presented"]
+
+_DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
+"""Plotly's own, for a figure that does not set them."""
+_LEAST_PLOT = 160
+"""Fewest pixels left for the plot area: below it the margins shrink instead."""
+
+
+def presented(figure: go.Figure | dict[str, Any], *, height: int,
+              scale: float = style.PRESENT_SCALE) -> go.Figure | dict[str, Any]:
+    """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
+
+    Controls and legends placed outside the plot area (play buttons, the time slider, a legend
+    above the panels) keep their distance from it in pixels, scaled with the type: Plotly places
+    them in fractions of the plot area, which changes with the height. So do the gaps between rows
+    of panels (where a row's tick labels and the next row's titles go); the panels take the rest.
+
+    Parameters
+    ----------
+    figure : go.Figure or dict
+        A figure or a finished figure dict (``plots.dashboard_spec``); not modified (figures
+        are shared through the renderer's cache).
+    height : int
+        The most pixels the figure may take (the window's height less the page's title); a small
+        figure grows only to ``scale`` times its height.
+    scale : float
+
+    Returns
+    -------
+    go.Figure or dict
+        Of the same kind as ``figure``.
+    """
+    as_dict = isinstance(figure, dict)
+    data = style.scale_fonts(copy.deepcopy(figure) if as_dict else figure.to_dict(), scale)
+    layout = data["layout"]
+    old_height = layout.get("height") or _DEFAULT_HEIGHT
+    margin = {side: layout.get("margin", {}).get(side, _DEFAULT_MARGIN[side]) for side in _DEFAULT_MARGIN}
+    old_plot = max(old_height - margin["t"] - margin["b"], 1)
+    new_height = int(min(height, old_height * scale))
+    grow = min(scale, max(new_height - _LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
+    margin = {side: round(value * grow) for side, value in margin.items()}
+    new_plot = max(new_height - margin["t"] - margin["b"], 1)
+    ratio = old_plot * grow / new_plot
+    for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
+        item["y"] = _moved(item.get("y"), ratio)
+    _open_rows(layout, ratio)
+    layout.update(height=new_height, margin=margin)
+    return data if as_dict else go.Figure(data, _validate=False)
+
+
+def _legends(layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """The legends placed in fractions of the plot area (not of the whole figure)."""
+    return [value for key, value in layout.items()
+            if key.startswith("legend") and isinstance(value, dict) and value.get("yref", "paper") == "paper"]
+
+
+def _moved(y: Any, ratio: float) -> Any:
+    """A paper ``y`` outside the plot area, its distance from the area's edge times ``ratio``."""
+    if not isinstance(y, int | float) or 0 <= y <= 1:
+        return y
+    return 1 + (y - 1) * ratio if y > 1 else y * ratio
+
+
+def _open_rows(layout: dict[str, Any], ratio: float) -> None:
+    """Widen the gaps between rows of panels ``ratio`` times (in plot fractions), in place.
+
+    A gap is a stretch of the plot's height that fewer panels cover than the most (a panel
+    spanning every row, like the dashboard's simplex, does not close it). Panels' y domains and
+    whatever is placed in plot fractions inside the plot (panel titles) follow one piecewise
+    linear map of [0, 1]; nothing changes when the gaps would take most of the height.
+    """
+    axes = [value for key, value in layout.items() if key.startswith("yaxis") and "domain" in value]
+    edges = sorted({0.0, 1.0, *(float(end) for axis in axes for end in axis["domain"])})
+    spans = list(itertools.pairwise(edges))
+    cover = [sum(a["domain"][0] <= low and high <= a["domain"][1] for a in axes) for low, high in spans]
+    gaps = [c < max(cover, default=0) for c in cover]
+    gap = sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g)
+    if not any(gaps) or gap * ratio > 0.6:
+        return
+    panels = (1 - gap * ratio) / (1 - gap)
+    new = [0.0]
+    for (low, high), g in zip(spans, gaps, strict=True):
+        new.append(new[-1] + (high - low) * (ratio if g else panels))
+
+    def moved(y: float) -> float:
+        return float(np.interp(y, edges, new))
+
+    for axis in axes:
+        axis["domain"] = [moved(end) for end in axis["domain"]]
+    for note in layout.get("annotations", []):
+        y = note.get("y")
+        if note.get("yref", "paper") == "paper" and isinstance(y, int | float) and 0 <= y <= 1:
+            note["y"] = moved(y)

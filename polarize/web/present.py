@@ -1,0 +1,45 @@
+"""Presentation mode of a view: no small print, larger type, figures that fit the window.
+
+A lecturer opens a page with ``?present=true`` (or embeds it, ``?embed=true``): the
+view shows what the hall reads from the back row. Captions and help texts go (the
+lecturer says them), and every figure takes ``plots.style.PRESENT_SCALE`` times its
+type and at most the window's height (``plots.present.presented``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from polarize.plots.present import presented
+from polarize.web.page import Caption, Columns, Metric, Plot, View
+
+__all__ = ["presented_view"]
+
+
+def presented_view(view: View, *, height: int) -> View:
+    """``view`` for presentation mode, each figure at most ``height`` px tall (a new view).
+
+    Parameters
+    ----------
+    view : View
+        Not modified (views are shared through the renderer's cache).
+    height : int
+        Pixels a figure may take: the window's height less the page's title.
+    """
+    return replace(view, blocks=_blocks(view.blocks, height), sidebar="")
+
+
+def _blocks(blocks: tuple[Any, ...], height: int) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for block in blocks:
+        if isinstance(block, Caption):
+            continue
+        if isinstance(block, Plot):
+            block = replace(block, figure=presented(block.figure, height=height), caption="")
+        elif isinstance(block, Metric):
+            block = replace(block, help="")
+        elif isinstance(block, Columns):
+            block = replace(block, columns=tuple(_blocks(column, height) for column in block.columns))
+        out.append(block)
+    return tuple(out)

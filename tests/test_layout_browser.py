@@ -1,0 +1,66 @@
+"""No overlaps at any size: every page at a projector's 1280 x 720, at 1920 x 1080 and on a 390 x 844 phone.
+
+Every page of the app is opened in its own tab, all at once (the server computes them side by
+side), and once settled its figures' text boxes (titles, tick labels, notes, legend entries, the
+slider's label, the buttons) are checked pairwise by their bounding boxes in Chromium, along with
+text cut off by a figure's edge or a Streamlit box, and a page wider than the window. Skipped,
+with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import (
+    ARTIFACTS,
+    BROWSER,
+    AppServer,
+    browser_fixture,
+    layout_problems,
+    wait_until_settled,
+)
+
+from polarize.web.pages import PAGES
+
+pytestmark = BROWSER
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+SIZES = {"projector": (1280, 720), "full-hd": (1920, 1080), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # Ten pages run at once on a small machine: a generous time limit, so that each draws its figures.
+    env = {"POLARIZE_DATA_DIR": str(tmp_path_factory.mktemp("data")), "POLARIZE_APP_TIMEOUT": "180"}
+    with AppServer(env=env) as running:
+        yield running
+
+
+browser = browser_fixture(sync_api)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_no_text_overlaps_on_any_page(server, browser, size):
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        tabs = {}
+        for spec in PAGES:
+            tabs[spec.name] = context.new_page()
+            tabs[spec.name].goto(f"{server.url}/{spec.url_path}", wait_until="commit")
+            if len(tabs) == 1:
+                # A fresh server serves pages/ alone until app.py has run once (ui.through_app).
+                wait_until_settled(tabs[spec.name])
+        found = {}
+        for name, tab in tabs.items():
+            tab.bring_to_front()  # a tab behind others gets no animation frames
+            wait_until_settled(tab, timeout=300)
+            ARTIFACTS.mkdir(exist_ok=True)
+            tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}.png"))
+            found[name] = layout_problems(tab)
+            if name != "deck" and not tab.locator("[data-testid='stPlotlyChart']").count():
+                shown = tab.locator("[data-testid='stAlert']").all_inner_texts()
+                found[name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
+        report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
+        assert not report, f"{len(report)} layout problems at {width} x {height}:\n" + "\n".join(report)
+    finally:
+        context.close()

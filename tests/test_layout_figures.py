@@ -1,0 +1,137 @@
+"""Figure layouts for the window's size class: stacked panels on a phone, titles and notes that fit.
+
+The browser half (no text box overlaps another at three window sizes) is test_layout_browser.py;
+here the layouts themselves: panels one column wide on a narrow screen, never two panels in one
+place, the screen passed from the renderer to every figure a page builds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from polarize import Experiment
+from polarize.config import ConfigError
+from polarize.plots import style
+from polarize.plots.dashboard import PANELS, dashboard
+from polarize.plots.lines import Line, Panel
+from polarize.plots.multiples import _line_chars, animated_grid
+from polarize.web.page import PageSpec, Screen, View
+
+
+def _cells(figure) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Each panel's (x domain, y domain), in axis order."""
+    layout = figure.layout
+    out = []
+    for k in range(1, 100):
+        suffix = "" if k == 1 else str(k)
+        x, y = layout[f"xaxis{suffix}"] if f"xaxis{suffix}" in layout else None, None
+        if x is None:
+            break
+        y = layout[f"yaxis{suffix}"]
+        out.append((tuple(x.domain), tuple(y.domain)))
+    return out
+
+
+def _apart(cells) -> bool:
+    """No two panels share any area."""
+    for i, (xa, ya) in enumerate(cells):
+        for xb, yb in cells[i + 1:]:
+            if min(xa[1], xb[1]) - max(xa[0], xb[0]) > 1e-9 and min(ya[1], yb[1]) - max(ya[0], yb[0]) > 1e-9:
+                return False
+    return True
+
+
+def _panels(count: int, title: str = "panel", note: str = "") -> list[Panel]:
+    t = np.geomspace(0.1, 1e4, 40)
+    return [Panel(title=f"{title} {k}", note=note,
+                  lines=(Line(x=t, y=1 / (1 + t / (k + 1)), name=f"curve {k}", legend=True),))
+            for k in range(count)]
+
+
+@pytest.fixture(scope="module")
+def result(run):
+    return run(Experiment())
+
+
+def test_the_dashboard_stacks_its_five_panels_on_a_phone(result):
+    wide, narrow = _cells(dashboard(result, narrow=False)), _cells(dashboard(result, narrow=True))
+    assert len(wide) == len(narrow) == len(PANELS)
+    assert len({x for x, _ in wide}) == 3  # three columns on a wide screen
+    assert all(x == (0.0, 1.0) for x, _ in narrow)  # one column, full width
+    tops = [y[1] for _, y in narrow]
+    assert tops == sorted(tops, reverse=True)  # in the order of PANELS, top to bottom
+    assert _apart(wide) and _apart(narrow)
+    assert dashboard(result, narrow=True).layout.height >= 5 * 300
+
+
+def test_the_screen_builds_every_figure_inside_it_for_its_size(result):
+    assert not style.narrow()
+    with style.narrow_screen():
+        assert style.narrow()
+        assert all(x == (0.0, 1.0) for x, _ in _cells(dashboard(result)))
+        with style.narrow_screen(False):
+            assert len({x for x, _ in _cells(dashboard(result))}) == 3
+        assert style.narrow()
+    with pytest.raises(RuntimeError), style.narrow_screen():
+        raise RuntimeError
+    assert not style.narrow()
+
+
+@pytest.mark.parametrize("cols", [2, 3, 4, 5])
+def test_grids_take_one_column_on_a_phone(cols):
+    panels = _panels(8)
+    wide = _cells(animated_grid(panels, cols=cols, legend=True))
+    narrow_figure = animated_grid(panels, cols=cols, legend=True, narrow=True)
+    narrow = _cells(narrow_figure)
+    assert len({x for x, _ in wide}) == cols
+    assert all(x == (0.0, 1.0) for x, _ in narrow) and len(narrow) == 8
+    assert _apart(wide) and _apart(narrow)
+    # Each panel keeps a height a phone can read.
+    plot = narrow_figure.layout.height - narrow_figure.layout.margin.t - narrow_figure.layout.margin.b
+    assert min(y[1] - y[0] for _, y in narrow) * plot >= 200
+
+
+def test_long_titles_and_notes_wrap_to_their_panel_width():
+    title = "lr = 0.1: solid flow, dashed descent, and a good deal more besides"
+    note = "descent diverges: its loss grew from 0.5 to 1e9 after 40 steps, so it is drawn up to there"
+    for cols, narrow in ((4, False), (3, False), (1, True)):
+        figure = animated_grid(_panels(cols, title=title, note=note), cols=cols, narrow=narrow)
+        texts = [a.text for a in figure.layout.annotations]
+        titles = [t for t in texts if t.startswith("lr =")]
+        notes = [t for t in texts if t.startswith("descent")]
+        assert len(titles) == len(notes) == cols
+        for text, chars in [(t, _line_chars(cols, narrow=narrow)) for t in titles] + [
+                (t, _line_chars(cols, narrow=narrow, note=True)) for t in notes]:
+            lines = text.split("<br>")
+            assert len(lines) >= 2 and all(len(line) <= chars for line in lines), (cols, text)
+    # Two-line titles get the room of two lines: the first row starts lower than with one.
+    short = animated_grid(_panels(3), cols=3)
+    long = animated_grid(_panels(3, title=title), cols=3)
+    assert long.layout.margin.t > short.layout.margin.t
+
+
+def test_a_log_axis_over_two_decades_labels_whole_decades_only():
+    t = np.geomspace(1, 1e3, 30)
+    panel = Panel(title="p", log_y=True, lines=(Line(x=t, y=np.geomspace(1e-3, 0.5, 30), name="gap"),))
+    axis = animated_grid([panel], cols=1, animated=False).layout.yaxis
+    assert axis.dtick == 1  # not "D2": its 2s and 5s ran into the decades' labels in a short panel
+    short = Panel(title="p", log_y=True, lines=(Line(x=t, y=np.geomspace(0.1, 0.5, 30), name="gap"),))
+    assert animated_grid([short], cols=1, animated=False).layout.yaxis.dtick == "D2"
+
+
+def test_a_page_shows_its_view_for_the_screen_it_is_given():
+    seen = []
+    spec = PageSpec(name="probe", nav_title="Probe", title="Probe", icon=":material/check:", url_path="probe",
+                    view=lambda job: seen.append(style.narrow()) or View())
+    spec.show((), Screen(narrow=True))
+    spec.show((), Screen())
+    spec.show(())
+    assert seen == [True, False, False]
+    assert not style.narrow()
+
+
+def test_a_screen_is_validated_once():
+    with pytest.raises(ConfigError) as caught:
+        Screen(narrow="yes")
+    assert caught.value.field == "narrow"

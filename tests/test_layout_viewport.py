@@ -1,0 +1,90 @@
+"""The viewport component's value plumbing (ui/viewport.py), headless under AppTest.
+
+AppTest runs no JavaScript: the page's post is played by setting the component's widget
+value, as the browser would. The browser half (a 390 px window is narrow) is in
+test_layout_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.viewport import HEIGHT_STEP, KEY, NARROW_BELOW, Viewport
+
+
+def _script() -> None:
+    import streamlit as st
+
+    from ui.viewport import viewport
+
+    seen = viewport(measure_height=st.session_state.get("measure", False))
+    st.text(f"narrow={seen.narrow} height={seen.height}")
+
+
+def _run(posted=None, measure: bool = False) -> AppTest:
+    at = AppTest.from_function(_script, default_timeout=30)
+    at.session_state["measure"] = measure
+    if posted is not None:
+        at.session_state[KEY] = posted
+    return at.run()
+
+
+def _args(at: AppTest) -> dict:
+    (component,) = at.get("component_instance")
+    return json.loads(component.proto.json_args)
+
+
+def test_a_desktop_visitor_is_assumed_wide_and_no_height_is_asked():
+    at = _run()
+    assert not at.exception
+    assert at.text[0].value == "narrow=False height=None"
+    args = _args(at)
+    assert args["assumed"] == {"narrow": False, "height": None}
+    assert args["measure_height"] is False
+    assert args["narrow_below"] == NARROW_BELOW and args["step"] == HEIGHT_STEP
+
+
+def test_a_posted_narrow_window_becomes_python_s_assumption():
+    at = _run({"narrow": True, "height": None})
+    assert at.text[0].value == "narrow=True height=None"
+    # The page is told what Python now assumes, so it posts nothing more until the truth changes.
+    assert _args(at)["assumed"] == {"narrow": True, "height": None}
+
+
+def test_height_is_reported_only_when_measured():
+    posted = {"narrow": False, "height": 680}
+    measured = _run(posted, measure=True)
+    assert measured.text[0].value == "narrow=False height=680"
+    assert _args(measured)["assumed"]["height"] == 680 and _args(measured)["measure_height"] is True
+    unmeasured = _run(posted, measure=False)
+    assert unmeasured.text[0].value == "narrow=False height=None"
+    assert _args(unmeasured)["assumed"] == {"narrow": False, "height": None}
+
+
+@pytest.mark.parametrize("posted", ["narrow", 3, ["x"], {"narrow": "yes", "height": "680"},
+                                    {"narrow": 1, "height": -40}, {"height": True}, {"height": 10**9}])
+def test_whatever_a_page_posts_reads_as_a_valid_size_class(posted):
+    seen = Viewport.from_browser(posted)
+    assert seen.narrow is False and seen.height is None
+    at = _run(posted, measure=True)
+    assert not at.exception and at.text[0].value == "narrow=False height=None"
+
+
+def _dashboard_columns(at: AppTest) -> int:
+    """How many columns the Explorer's dashboard lays its panels out in (distinct x domains)."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return len({tuple(v["domain"]) for k, v in spec["layout"].items() if k.startswith("xaxis")})
+
+
+def test_the_renderer_builds_a_phone_s_view_with_its_panels_stacked():
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    wide = AppTest.from_file(app, default_timeout=60).run()
+    assert not wide.exception and _dashboard_columns(wide) == 3
+    phone = AppTest.from_file(app, default_timeout=60)
+    phone.session_state[KEY] = {"narrow": True, "height": None}  # as the page posts it
+    phone.run()
+    assert not phone.exception and _dashboard_columns(phone) == 1

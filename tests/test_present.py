@@ -1,0 +1,284 @@
+"""Presentation mode and decks in the app: the link key, figures scaled and fitted, adding, presenting."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import streamlit
+from streamlit.testing.v1 import AppTest
+
+from polarize import Experiment, simulate
+from polarize.deck import Deck, DeckStore, Slide
+from polarize.plots import dashboard
+from polarize.plots.present import presented
+from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
+from polarize.web import links, pages
+from polarize.web.page import Caption, Columns, Metric, Plot, View
+from polarize.web.present import presented_view
+from ui import present
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+# ---- without Streamlit -------------------------------------------------------------------------
+
+
+def test_present_is_a_key_every_page_knows():
+    spec = pages.EXPLORER
+    values, ignored = links.read_link(spec, {"n": "5", "present": "true", "utm_source": "x"})
+    assert values["n"] == 5 and ignored == {}
+    assert links.presenting({"present": "true"}) and links.presenting({"present": ["0", "1"]})
+    assert links.presenting({}) is False and links.presenting({"present": "false"}) is False
+    _, ignored = links.read_link(spec, {"present": "maybe"})
+    assert set(ignored) == {"present"} and links.presenting({"present": "maybe"}) is None
+    address = links.link(spec, values, present=True)
+    assert address.startswith("/explorer?") and address.endswith("&present=true")
+    page, query = links.resolve(address, pages.PAGES)
+    assert page is spec and links.read_link(spec, query) == (values, {})
+
+
+@pytest.mark.parametrize("address", ["https://evil.example/explorer", "//evil.example/x",
+                                     "javascript:alert(1)", "/nowhere?n=3", "explorer?n=3"])
+def test_an_address_that_leaves_the_app_or_names_no_page_resolves_to_nothing(address):
+    assert links.resolve(address, pages.PAGES) is None
+
+
+@pytest.fixture(scope="module")
+def figure():
+    return dashboard(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)))
+
+
+def test_fonts_scale_everywhere_and_the_original_is_left_alone(figure):
+    data = scale_fonts(figure.to_dict(), 2.0)
+    assert data["layout"]["font"]["size"] == 2 * figure.layout.font.size
+    assert data["layout"]["legend"]["font"]["size"] == 2 * figure.layout.legend.font.size
+    assert data["layout"]["sliders"][0]["currentvalue"]["font"]["size"] == \
+        2 * figure.layout.sliders[0].currentvalue.font.size
+    big = presented(figure, height=560)
+    assert big.layout.font.size == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    assert figure.layout.font.size == FONT_SIZE
+    assert figure.layout.height == 780 and big.layout.height == 560
+    assert len(big.frames) == len(figure.frames)
+
+
+def test_a_figure_dict_is_presented_as_a_dict_like_its_figure(figure):
+    spec = figure.to_dict()
+    big = presented(spec, height=560)
+    assert isinstance(big, dict) and spec["layout"]["height"] == 780  # a copy; the original stays
+    assert big["layout"]["height"] == 560
+    assert big["layout"]["font"]["size"] == presented(figure, height=560).layout.font.size
+    assert big["layout"]["margin"] == presented(figure, height=560).layout.margin.to_plotly_json()
+
+
+def _below(fig, y):
+    """Pixels from the plot area's bottom edge down to a paper ``y`` below it."""
+    margin = fig.layout.margin
+    return -y * (fig.layout.height - margin.t - margin.b)
+
+
+def test_controls_keep_their_distance_below_the_plot_scaled_with_the_type(figure):
+    big = presented(figure, height=560)
+    assert big.layout.margin.b == pytest.approx(PRESENT_SCALE * figure.layout.margin.b, abs=1)
+    for old, new in zip([*figure.layout.updatemenus, *figure.layout.sliders],
+                        [*big.layout.updatemenus, *big.layout.sliders], strict=True):
+        assert _below(big, new.y) == pytest.approx(PRESENT_SCALE * _below(figure, old.y), rel=0.01)
+        assert _below(big, new.y) < big.layout.margin.b  # still inside the figure
+
+
+def test_rows_of_panels_keep_their_gap_scaled_with_the_type(figure):
+    def gap(fig):  # pixels between the lower row's top and the upper row's bottom
+        plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        return (fig.layout.yaxis2.domain[0] - fig.layout.yaxis4.domain[1]) * plot
+
+    big = presented(figure, height=620)
+    assert gap(big) == pytest.approx(PRESENT_SCALE * gap(figure), rel=0.02)
+    assert tuple(big.layout.yaxis.domain) == (0, 1)  # the simplex spans both rows and keeps doing so
+    titles = {note.text: note.y for note in big.layout.annotations if note.yref in (None, "paper")}
+    assert titles["Loss"] == pytest.approx(big.layout.yaxis5.domain[1])  # a panel's title follows it
+
+
+def test_a_small_figure_grows_only_with_its_type(figure):
+    small = presented(_with_height(figure, 300), height=560)
+    assert small.layout.height == 300 * PRESENT_SCALE
+
+
+def _with_height(figure, height):
+    from plotly import graph_objects as go
+
+    out = go.Figure(figure.to_dict(), _validate=False)
+    out.layout.height = height
+    return out
+
+
+def test_a_presented_view_drops_the_small_print(figure):
+    view = View(blocks=(Caption("small"), Plot("p", figure, caption="under"),
+                        Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
+    shown = presented_view(view, height=500)
+    (plot, columns) = shown.blocks
+    assert plot.caption == "" and plot.figure.layout.height == 500 and plot.figure is not figure
+    assert columns.columns == ((Metric("m", "1"),), ()) and shown.sidebar == ""
+    assert view.blocks[1].figure is figure and view.sidebar == "note"  # the cached view is untouched
+
+
+def test_a_memory_store_is_its_own(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    one, two = DeckStore.in_memory(), DeckStore.in_memory()
+    one.add_slide("mine", Slide(link="/rates", title="t"))
+    assert one.names() == ["mine"] and two.names() == [] and one.key != two.key
+    assert one.path is None and DeckStore().names() == [] and not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("raw", "ok"), [("", False), ("0", False), ("1", True), ("yes", None), ("2", None)])
+def test_the_hosted_flag_is_one_or_zero(monkeypatch, raw, ok):
+    from polarize.config import ConfigError
+    from polarize.env import environment_problem, hosted
+
+    monkeypatch.setenv("POLARIZE_HOSTED", raw)
+    if ok is None:
+        with pytest.raises(ConfigError) as info:
+            hosted()
+        assert info.value.field == "POLARIZE_HOSTED" and "POLARIZE_HOSTED" in environment_problem()
+    else:
+        assert hosted() is ok and environment_problem() is None
+
+
+def test_the_container_is_hosted():
+    text = (Path(APP).parent / "Dockerfile").read_text()
+    env = re.search(r"^ENV ((?:.*\\\n)*.*)$", text, re.MULTILINE).group(1)
+    assert "POLARIZE_HOSTED=1" in env.split()
+
+
+# ---- in the app (AppTest) ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """A fresh app with its decks under ``tmp_path``; the sidebar state it asks for, in ``app.sidebar``."""
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    import ui
+
+    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
+    # server's first request) would happen on every run and swallow the clicks; a browser sees it once.
+    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
+    asked: list[str] = []
+    real = streamlit.set_page_config
+    monkeypatch.setattr(streamlit, "set_page_config",
+                        lambda **kw: (asked.append(kw["initial_sidebar_state"]), real(**kw))[1])
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.sidebar_asked = asked
+    assert ui
+    return at
+
+
+def _no_exception(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _dashboard(at):
+    return json.loads(at.get("plotly_chart")[0].proto.spec)
+
+
+@pytest.mark.parametrize("how", ["present", "embed"])
+def test_presentation_mode_in_the_app(app, how):
+    app.query_params["n"] = "5"
+    if how == "present":
+        app.query_params["present"] = "true"
+    else:
+        # Streamlit keeps embed=true out of st.query_params; the browser tells the app its address.
+        app.context = {"is_embedded": True, "url": "https://example.org/course/explorer"}
+    app.run()
+    _no_exception(app)
+    assert app.sidebar_asked[-1] == "collapsed"
+    assert [c.value for c in app.caption] == []  # the page's, the figures' and the controls' captions
+    assert all(not s.help for s in app.sidebar.slider) and all(not m.help for m in app.metric)
+    layout = _dashboard(app)["layout"]
+    assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    assert layout["height"] <= 720 - present.CHROME
+    assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
+    (code,) = app.code  # the presentation link, with a copy button
+    start = "/explorer?" if how == "present" else "https://example.org/course/explorer?"
+    assert code.value.startswith(start) and "n=5" in code.value and code.value.endswith("present=true")
+
+
+def test_without_presentation_mode_nothing_changes(app):
+    app.run()
+    _no_exception(app)
+    assert app.sidebar_asked[-1] == "auto" and app.caption
+    assert _dashboard(app)["layout"]["font"]["size"] == FONT_SIZE and "present" not in app.query_params
+
+
+def _add(at, title, notes=""):
+    at.text_input(key="explorer_deckbar_title").input(title)
+    at.text_area(key="explorer_deckbar_notes").input(notes)
+    (submit,) = [b for b in at.button if b.label == "Add to deck"]
+    submit.click().run()
+    _no_exception(at)
+
+
+def test_add_to_deck_then_present_with_next_and_previous(app):
+    app.query_params["n"] = "5"
+    app.run()
+    _add(app, "Five <b>tokens</b>", "say *this*")
+    assert [s.value for s in app.success] == [r"Added slide 1 to the deck Lecture."]
+    app.slider(key="explorer_n").set_value(3).run()
+    _add(app, "Three")
+    (deck,) = [DeckStore().get(name) for name in DeckStore().names()]
+    assert [s.title for s in deck.slides] == ["Five <b>tokens</b>", "Three"]
+    assert deck.slides[0].notes == "say *this*"
+    assert links.read_link(pages.EXPLORER, links.resolve(deck.slides[1].link, pages.PAGES)[1])[0]["n"] == 3
+
+    app.switch_page("pages/deck.py").run()
+    app.button(key="deck_present0").click().run()
+    _no_exception(app)
+    assert app.title[0].value.startswith("Explorer") and app.slider(key="explorer_n").value == 5
+    assert app.markdown[0].value == r"Slide 1 of 2: Five \<b\>tokens\<\/b\>"
+    assert app.button(key="_show_back").disabled and app.caption.len == 0
+    assert [t.value for t in app.sidebar.text] == ["say *this*"]  # the speaker notes, as text
+    # AppTest stays on the page its own switch_page named; the app's switch_page lasts one run.
+    app.switch_page("pages/explorer.py")
+    app.button(key="_show_next").click().run()
+    _no_exception(app)
+    assert app.slider(key="explorer_n").value == 3 and app.query_params["n"] in ("3", ["3"])
+    assert app.markdown[0].value == "Slide 2 of 2: Three" and app.button(key="_show_next").disabled
+    app.button(key="_show_back").click().run()
+    assert app.slider(key="explorer_n").value == 5
+    app.button(key="_show_end").click().run()
+    assert app.title[0].value == "Lecture decks" and app.session_state["_show"] is None
+
+
+def test_a_tampered_deck_shows_its_links_as_text(app):
+    bad = "/nowhere?x=[open](javascript:alert(1))"
+    DeckStore().save(Deck(name="d", slides=(Slide(link=bad, title="[click](javascript:alert(1))"),
+                                            Slide(link="/explorer?n=[x](javascript:alert(1))", title="t"))))
+    app.run()
+    app.switch_page("pages/deck.py").run()
+    _no_exception(app)
+    assert [t.value for t in app.text] == [f"Not a page of this app: {bad}"]
+    assert not any("](javascript:" in m.value for m in app.markdown)
+    assert app.button(key="deck_open0_1").label == "Open"
+    app.button(key="deck_open0_1").click().run()  # the page reads the odd value and says so, as text
+    app.switch_page("pages/explorer.py").run()
+    _no_exception(app)
+    assert app.slider(key="explorer_n").value == 8
+    assert any("`n=[x](javascript:alert(1))`" in w.value for w in app.warning)
+
+
+def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARIZE_HOSTED", "1")
+    other = AppTest.from_file(APP, default_timeout=120)
+    app.run()
+    _add(app, "mine")
+    other.switch_page("pages/deck.py").run()
+    _no_exception(other)
+    assert [m.value for m in other.markdown if "mine" in m.value] == []
+    assert any(m.value.startswith("No decks yet") for m in other.markdown)
+    assert not any(str(tmp_path) in c.value for c in other.caption)
+    assert any("for this visit only" in c.value for c in other.caption)
+    app.switch_page("pages/deck.py").run()
+    assert [r["title"] for r in app.dataframe[0].value.to_dict("records")] == ["mine"]
+    assert not (tmp_path / "decks.sqlite3").exists()

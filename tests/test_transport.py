@@ -1,0 +1,155 @@
+"""Transport controls: the buttons every animated figure carries, the script's key map, and the sidebar's
+"Reset to preset", "New random start" and "Keep playing after a change" (headless, through AppTest).
+
+The keys and the step buttons working in a browser: tests/test_transport_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from polarize import Experiment, simulate
+from polarize.plots import Panel, dashboard, token_lines
+from polarize.plots.animation import (
+    CONTROLS_MARGIN,
+    SLIDER_TOP,
+    SPEEDS,
+    STEP_BACK,
+    STEP_FORWARD,
+    TRANSPORT_TOP,
+    animation_controls,
+)
+from polarize.plots.multiples import animated_grid
+from polarize.web.explorer import preset_values
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = (ROOT / "ui" / "transport.js").read_text()
+
+
+@pytest.fixture(scope="module")
+def figures():
+    result = simulate(Experiment(n=4, d=4, horizon=1e3))
+    panels = [Panel(title="scores", lines=token_lines(result.t, result.s))]
+    return {"dashboard": dashboard(result, frames=20), "grid": animated_grid(panels, cols=1, frames=20)}
+
+
+@pytest.mark.parametrize("name", ["dashboard", "grid"])
+def test_every_animated_figure_has_the_transport_buttons(figures, name):
+    fig = figures[name]
+    transport, speeds = fig.layout.updatemenus
+    buttons = {b.name: b for b in transport.buttons}
+    assert list(buttons) == ["play", "pause", "reset", STEP_BACK, STEP_FORWARD]
+    first = fig.frames[0].name
+    assert buttons["reset"].method == "animate" and list(buttons["reset"].args[0]) == [first]
+    assert list(buttons["pause"].args[0]) == [None] and buttons["play"].args[0] is None
+    assert buttons["play"].args[1]["fromcurrent"] is True
+    # Plotly cannot step from the current frame: the step buttons do nothing by themselves
+    # and are handled by the script, by these names.
+    assert buttons[STEP_BACK].method == buttons[STEP_FORWARD].method == "skip"
+    assert [b.args[1]["frame"]["duration"] for b in speeds.buttons] == list(SPEEDS.values())
+    assert speeds.showactive and speeds.active == 1
+    (slider,) = fig.layout.sliders
+    assert [s.args[0][0] for s in slider.steps] == [f.name for f in fig.frames]
+    assert slider.currentvalue.font.size > fig.layout.font.size  # the counter is the largest type
+    assert transport.font.size > fig.layout.font.size
+    assert fig.layout.margin.b >= CONTROLS_MARGIN
+
+
+@pytest.mark.parametrize("plot_height", [300, 516, 900])
+def test_the_controls_keep_their_pixel_bands_below_any_plot(plot_height):
+    controls = animation_controls(["0", "1"], ["1", "2"], plot_height=plot_height)
+    transport, speeds = controls["updatemenus"]
+    (slider,) = controls["sliders"]
+    px = [-round(item["y"] * plot_height) for item in (transport, speeds, slider)]
+    assert px == [TRANSPORT_TOP, SLIDER_TOP, SLIDER_TOP]
+    # Counter on the left, speeds on the right of the same band; the buttons alone above them.
+    assert slider["currentvalue"]["xanchor"] == "left" and speeds["xanchor"] == "right"
+    assert TRANSPORT_TOP + 40 <= SLIDER_TOP < CONTROLS_MARGIN - 50
+
+
+def test_the_script_maps_the_keys_and_the_step_buttons():
+    keys = json.loads(re.search(r"const KEYS = (\{.*\});", SCRIPT).group(1))
+    assert keys == {"Space": "toggle", "ArrowLeft": "back", "ArrowRight": "forward", "Home": "reset"}
+    buttons = json.loads(re.search(r"const BUTTONS = (\{.*\});", SCRIPT).group(1))
+    assert buttons == {STEP_BACK: "back", STEP_FORWARD: "forward"}
+    actions = re.search(r"const ACTIONS = \{(.*?)\n  \};", SCRIPT, re.S).group(1)
+    assert set(re.findall(r"^\s+(\w+):", actions, re.M)) == set(keys.values())
+
+
+# ---- the sidebar, through the app -------------------------------------------------------------------
+
+
+@pytest.fixture
+def app(monkeypatch):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    assert not at.exception, [e.value for e in at.exception]
+    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
+    # server's first request) would happen on every run and swallow the clicks; a browser sees it once.
+    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
+    return at
+
+
+def _script_settings(at: AppTest) -> dict:
+    (frame,) = [e for e in at.sidebar.get("iframe")]
+    html = frame.proto.srcdoc
+    assert SCRIPT in html
+    return json.loads(re.search(r'type="application/json">(.*?)</script>', html).group(1))
+
+
+def test_reset_to_preset_and_a_new_random_start(app):
+    at = app
+    default = preset_values()
+    at.slider(key="explorer_n").set_value(5).run()
+    at.number_input(key="explorer_seed").set_value(7).run()
+    assert at.slider(key="explorer_n").value == 5 and at.number_input(key="explorer_seed").value == 7
+    at.button(key="explorer__reset").click().run()
+    assert not at.exception
+    assert at.slider(key="explorer_n").value == default["n"]
+    assert at.number_input(key="explorer_seed").value == default["seed"]
+    before = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    at.button(key="explorer__reseed").click().run()
+    seed = at.number_input(key="explorer_seed").value
+    assert seed != default["seed"] and 0 <= seed < 100_000
+    assert at.slider(key="explorer_n").value == default["n"]  # the rest kept
+    assert at.query_params["seed"] == str(seed)  # and in the link
+    after = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert len(after) == len(before) and after != before  # new draws, a new run
+
+
+def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
+    at = app
+    assert _script_settings(at)["autoplay"] is False
+    at.toggle(key="transport_keep_playing").set_value(True).run()
+    first = _script_settings(at)
+    at.slider(key="explorer_n").set_value(5).run()
+    second = _script_settings(at)
+    assert first["autoplay"] and second["autoplay"]
+    assert second["run"] != first["run"]  # a new document: the iframe loads again and plays the new figure
+    # One setting for every animated page: the Rates page (no toggle drawn by itself yet) keeps it.
+    at.switch_page("pages/rates.py").run()
+    assert not at.exception and at.toggle(key="transport_keep_playing").value is True
+
+
+def test_the_offline_page_has_no_step_buttons(figures):
+    from polarize.web.export import dashboard_html
+
+    page = dashboard_html(figures["dashboard"])
+    assert "speed-normal" in page and STEP_BACK not in page and STEP_FORWARD not in page
+    kept = figures["dashboard"].layout.updatemenus[0].buttons  # the app's figure is left as it was
+    assert [b.name for b in kept][-2:] == [STEP_BACK, STEP_FORWARD]
+
+
+def test_the_spinner_says_which_run_is_made():
+    from polarize.web.explorer import EXPLORER
+    from polarize.web.pages import by_name
+
+    values = preset_values() | {"method": "gd", "n": 5, "horizon": 1e6, "loss": "kl"}
+    assert EXPLORER.running(values) == ("Simulating gradient descent of 5 tokens to t = 1e6 "
+                                        "(cross-entropy (KL) loss, softmax)...")
+    assert by_name("rates").running({}) == by_name("rates").spinner  # a page's plain words stay as they are

@@ -1,0 +1,69 @@
+"""The transport controls in headless Chromium: keys, the step buttons, and "Keep playing after a change".
+
+Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import ARTIFACTS, BROWSER, AppServer, launch_browser, wait_for_figure
+
+pytestmark = BROWSER
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+ACTIVE = "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active"
+PLAYING = "() => Boolean(document.querySelector('.js-plotly-plot')._transitionData._animationRaf)"
+# The script has started (it keeps its listeners on the page under this name) and the page's plotly is there.
+READY = "() => window.__polarizeTransport && window.__polarizeTransport.listeners.keys && window.Plotly"
+
+
+def _frame(page, wanted: int) -> None:
+    page.wait_for_function(f"() => ({ACTIVE})() === {wanted}", timeout=10_000)
+
+
+def test_keys_step_buttons_and_keep_playing():
+    with AppServer() as server, sync_api.sync_playwright() as playwright:
+        browser = launch_browser(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/")
+        before = wait_for_figure(page, timeout=120)
+        page.wait_for_function(READY, timeout=30_000)
+        _frame(page, 0)
+        page.mouse.move(500, 400)  # over the dashboard: the keys act on the figure pointed at
+        page.keyboard.press("ArrowRight")
+        _frame(page, 1)
+        page.keyboard.press("ArrowRight")
+        _frame(page, 2)
+        page.keyboard.press("ArrowLeft")
+        _frame(page, 1)
+        page.keyboard.press("Space")  # plays from the current frame...
+        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+        page.keyboard.press("Space")  # ...and pauses
+        page.wait_for_function(f"() => !({PLAYING})()", timeout=5_000)
+        paused = page.evaluate(ACTIVE)
+        page.wait_for_timeout(400)
+        assert page.evaluate(ACTIVE) == paused
+        page.keyboard.press("Home")
+        _frame(page, 0)
+        # The figure's own step buttons (plotly's method "skip", stepped by the script).
+        buttons = page.locator(".js-plotly-plot").first.locator(".updatemenu-button")
+        buttons.filter(has_text="Step \u25b6").click()
+        _frame(page, 1)
+        buttons.filter(has_text="\u25c0 Step").click()
+        _frame(page, 0)
+        # A key typed into a control belongs to it, not to the figure.
+        page.get_by_label("Seed", exact=True).press("ArrowRight")
+        page.wait_for_timeout(300)
+        assert page.evaluate(ACTIVE) == 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "transport-1280.png"))
+        # Keep playing: after a control changes, the new figure plays by itself.
+        page.get_by_text("Keep playing after a change").click()
+        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=20_000)
+        page.evaluate("() => document.activeElement.blur()")  # the keys are the figure's again
+        page.keyboard.press("Home")  # stopped at the start: only playing by itself moves it on
+        _frame(page, 0)
+        page.get_by_role("button", name="New random start").click()
+        wait_for_figure(page, different_from=before, timeout=120)
+        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=20_000)
+        browser.close()

@@ -1,0 +1,75 @@
+"""The sidebar's "Present or add to a deck" box, drawn once by the renderer on every page.
+
+It shows a presentation link to the view on screen (``st.code`` has a copy button) and
+saves the view (its link, a title, speaker notes) as a slide of a named deck. Which
+store holds the decks is set here at the start of every run (``bind_store``): on a
+hosted server (``POLARIZE_HOSTED=1``) each session's own, in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from polarize import deck
+from polarize.env import hosted
+from polarize.web import links
+from polarize.web.echo import literal
+from polarize.web.page import PageSpec
+from ui import present
+
+__all__ = ["bind_store", "deck_box"]
+
+_STORE, _SAID = "_deck_store", "_deckbar_said"
+
+
+def bind_store() -> None:
+    """Make this session's deck store the current one (``polarize.deck.current``) for this run."""
+    if not hosted():
+        deck.use(None)
+        return
+    if _STORE not in st.session_state:
+        st.session_state[_STORE] = deck.DeckStore.in_memory()
+    deck.use(st.session_state[_STORE])
+
+
+def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
+    """The sidebar box: a presentation link to this view, and a form adding it to a deck."""
+    if not spec.slide:
+        return
+    with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
+        st.code(_absolute(links.link(spec, values, present=True)), language=None, wrap_lines=True)
+        if not present.on():
+            st.caption("A link to this view in presentation mode: copy it with the button on its right.")
+        with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
+            key = f"{spec.name}_deckbar"
+            name = st.text_input("Deck", value="Lecture", max_chars=100, key=f"{key}_name")
+            title = st.text_input("Slide title", value=spec.title, max_chars=200, key=f"{key}_title")
+            notes = st.text_area("Speaker notes", max_chars=10000, key=f"{key}_notes")
+            if st.form_submit_button("Add to deck", icon=":material/add:"):
+                st.session_state[_SAID] = _add(name, links.link(spec, values), title, notes)
+        if _SAID in st.session_state:
+            ok, message = st.session_state.pop(_SAID)
+            (st.success if ok else st.error)(message)
+
+
+def _add(name: str, link: str, title: str, notes: str) -> tuple[bool, str]:
+    """Append a slide to the deck ``name``: ``(ok, message)``, user strings escaped."""
+    try:
+        slide = deck.Slide(link=link, title=title.strip(), notes=notes)
+        saved = deck.current().add_slide(name.strip(), slide)
+    except deck.DeckError as exc:
+        return False, literal(str(exc))
+    return True, f"Added slide {len(saved.slides)} to the deck {literal(saved.name)}."
+
+
+def _absolute(link: str) -> str:
+    """``link`` (``/explorer?...``) with the app's own address before it, when the browser told it."""
+    url = st.context.url
+    if not url:
+        return link
+    page = link.split("?", 1)[0].strip("/")
+    base = url.rstrip("/")
+    base = base[: -len(page)].rstrip("/") if page and base.endswith("/" + page) else base
+    return base + link

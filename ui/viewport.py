@@ -1,0 +1,81 @@
+"""The browser window's size class, reported by a tiny component (``viewport_frontend/index.html``).
+
+``viewport()`` tells the renderer whether the window is narrow (a phone) and, when
+asked, how tall it is (presentation mode sizes the figure to fit it). Python sends
+what it assumes, and the page posts a value back only when the truth differs: an
+ordinary desktop visitor costs no rerun, a phone one rerun on its first page, and a
+resize one rerun when the class changes (debounced in the page). The component
+draws nothing (its frame is 0 px tall).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+import streamlit.components.v1 as components
+
+__all__ = ["HEIGHT_STEP", "KEY", "NARROW_BELOW", "Viewport", "viewport"]
+
+NARROW_BELOW = 640
+"""Windows narrower than this many CSS pixels are narrow (phones; a 1280 px projector is not)."""
+
+HEIGHT_STEP = 40
+"""The window's height is reported rounded down to a multiple of this (px): fewer reruns on resize."""
+
+KEY = "_viewport"
+"""The component's widget key (its value: the last size class the page posted)."""
+
+_TALLEST = 20_000
+_DEBOUNCE_MS = 250
+
+_component = components.declare_component("viewport", path=str(Path(__file__).parent / "viewport_frontend"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Viewport:
+    """The browser window's size class.
+
+    Attributes
+    ----------
+    narrow : bool
+        Narrower than ``NARROW_BELOW`` px: panels stack, grids take one or two columns.
+    height : int or None
+        The window's inner height in px, rounded down to ``HEIGHT_STEP``; None when not measured.
+    """
+
+    narrow: bool = False
+    height: int | None = None
+
+    @classmethod
+    def from_browser(cls, value: Any) -> Viewport:
+        """The size class a page posted, read with care (it comes from the browser); default if unreadable."""
+        if not isinstance(value, dict):
+            return cls()
+        narrow, height = value.get("narrow"), value.get("height")
+        height_ok = isinstance(height, int) and not isinstance(height, bool) and 0 < height <= _TALLEST
+        return cls(narrow=narrow if isinstance(narrow, bool) else False, height=height if height_ok else None)
+
+
+def viewport(*, measure_height: bool = False) -> Viewport:
+    """The browser window's size class, as last reported (the default until a page reports another).
+
+    Parameters
+    ----------
+    measure_height : bool
+        Also report the window's height (presentation mode); otherwise ``height`` is None and
+        height changes cost no rerun.
+    """
+    assumed = _known(st.session_state.get(KEY), measure_height)
+    value = _component(assumed={"narrow": assumed.narrow, "height": assumed.height},
+                       measure_height=measure_height, narrow_below=NARROW_BELOW, step=HEIGHT_STEP,
+                       debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)
+    return _known(value, measure_height)
+
+
+def _known(value: Any, measure_height: bool) -> Viewport:
+    """The size class the page last posted (None: nothing yet), the height dropped when not measured."""
+    known = Viewport.from_browser(value)
+    return known if measure_height or known.height is None else Viewport(narrow=known.narrow)
