@@ -11,7 +11,7 @@ import pytest
 
 from polarize.cli import main
 from polarize.fields import ConfigError
-from polarize.sinks.config import SinksConfig, make_config
+from polarize.sinks.config import VARIANTS, SinksConfig, make_config, variant_config
 from polarize.sinks.metrics import induction_accuracy, sink_heads, sink_scores
 from polarize.sinks.runs import read_run, run_info, write_run
 from polarize.sinks.task import BOS, make_sequences, split_inputs
@@ -116,6 +116,15 @@ def test_paper_size_follows_section_7():
     assert SinksConfig.from_dict(c.to_dict()) == c
     with pytest.raises(ConfigError, match="size"):
         make_config("huge", "softmax")
+
+
+def test_every_variant_is_named_as_its_config_names_it():
+    assert len(VARIANTS) == 7
+    for variant in VARIANTS:
+        assert variant_config("classroom", variant, seed=2).variant == variant
+    with pytest.raises(ConfigError) as info:
+        variant_config("classroom", "softmax-unnormalized")
+    assert info.value.field == "variant"
 
 
 def _record(accuracy: float, top: float) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from polarize.plots.sinks import attention_figure, token_labels, training_figure
+from polarize.integrate import simulate
+from polarize.plots.sinks import attention_figure, massive_figure, token_labels, training_figure
+from polarize.presets import paper_tied
 from polarize.sinks.runs import read_run, shipped_runs
 from polarize.web import pages
+from polarize.web import sinks as sinks_page
+from polarize.web.progress import progress_notices
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
@@ -31,14 +36,40 @@ def test_shipped_runs_read_and_show_the_papers_claim():
             assert scores[1].max() > 0.9, name  # a layer-1 sink head
 
 
-def test_attention_figure_has_a_panel_per_head_and_marks_sinks():
+def _softmax_run() -> dict:
     name = next(n for n in shipped_runs() if "softmax" in n)
-    record = read_run(shipped_runs()[name])
-    figure = attention_figure(record, len(record["maps"]) - 1)
+    return read_run(shipped_runs()[name])
+
+
+def test_attention_figure_plays_the_checkpoints_and_marks_sinks_as_they_appear():
+    record = _softmax_run()
+    figure = attention_figure(record)
     assert len(figure.data) == 8
-    titles = [a.text for a in figure.layout.annotations]
-    assert any("SINK" in t for t in titles) == bool(record["accuracy"] > 0.95)
-    assert len(training_figure(record).data) == 8 + 2 + 1
+    assert [frame.name for frame in figure.frames] == [str(m["step"]) for m in record["maps"]]
+    for frame, snapshot, entry in zip(figure.frames, record["maps"], record["history"], strict=True):
+        assert len(frame.data) == 8
+        np.testing.assert_allclose(frame.data[4].z, np.asarray(snapshot["weights"])[0][1, 0])
+        marked = any("SINK" in a.text for a in frame.layout.annotations)
+        assert marked == bool(entry["accuracy"] > 0.95 and np.max(entry["sink_scores"]) > 0.9)
+    assert not any("SINK" in a.text for a in figure.layout.annotations)  # step 0 is drawn first
+    # Heatmaps change only when redrawn: every play button and slider step must redraw.
+    steps = figure.layout.sliders[0].steps
+    assert [s.label for s in steps] == [frame.name for frame in figure.frames]
+    assert all(s.args[1]["frame"]["redraw"] for s in steps)
+    assert all(b.args[1]["frame"]["redraw"] for menu in figure.layout.updatemenus for b in menu.buttons
+               if b.method == "animate")
+
+
+def test_training_and_massive_figures():
+    record = _softmax_run()
+    assert len(training_figure(record).data) == 8 + 1
+    tied = simulate(paper_tied(10))
+    figure = massive_figure(record, tied)
+    bos = [trace for trace in figure.data if trace.name and trace.name.startswith("BOS")]
+    assert len(bos) == 2
+    np.testing.assert_allclose(bos[1].y, [h["bos_norms"][1] for h in record["history"]], rtol=1e-4)
+    toy = [trace for trace in figure.data if trace.name == "column at argmax \u03b1"]
+    assert len(toy) == 1 and toy[0].y[-1] > 2 * toy[0].y[0]  # the toy's column grows
 
 
 def test_token_labels_mark_bos_and_the_query():
@@ -48,18 +79,34 @@ def test_token_labels_mark_bos_and_the_query():
 def test_the_view_at_its_defaults():
     spec = pages.by_name("sinks")
     view = spec.view(spec.make_job(spec.defaults(None)))
-    assert view.error is None and len(view.plots()) == 2
+    assert view.error is None and len(view.plots()) == 3
     assert all(plot.caption for plot in view.plots())
 
 
-def test_the_page_runs_headless_and_the_checkpoint_changes_the_maps():
+def test_a_seed_not_shipped_says_which_are():
+    spec = pages.by_name("sinks")
+    view = spec.view(spec.make_job({**spec.defaults(None), "seed": 57}))
+    assert "seed 57" in view.error and "shipped seeds: 0" in view.error and "live" in view.error
+
+
+def test_the_page_runs_headless_and_the_sequence_changes_the_maps():
     at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Attention sinks"
+    assert len(at.get("plotly_chart")) == 3
     before = at.get("plotly_chart")[0].proto.spec
-    at.slider(key="sinks_checkpoint").set_value(0).run()
+    at.radio(key="sinks_sequence").set_value(1).run()
     assert not at.exception
     assert at.get("plotly_chart")[0].proto.spec != before
+
+
+def test_live_training_without_the_extra_names_it(monkeypatch):
+    monkeypatch.setattr(sinks_page, "available", lambda: False)
+    at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
+    at.radio(key="sinks_source").set_value("live").run()
+    assert not at.exception
+    (error,) = at.error
+    assert "polarize[sinks]" in error.value and not at.get("plotly_chart")
 
 
 def test_the_page_needs_no_jax():
@@ -67,7 +114,53 @@ def test_the_page_needs_no_jax():
             "from polarize.web import pages\n"
             "spec = pages.by_name('sinks')\n"
             "view = spec.view(spec.make_job(spec.defaults(None)))\n"
-            "assert view.error is None and len(view.plots()) == 2, view.error\n"
+            "assert view.error is None and len(view.plots()) == 3, view.error\n"
             "print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def _fake_trainer(monkeypatch) -> list:
+    """Stand in for the trainer (which test_sinks_training runs for real, in a child): a shipped record."""
+    raw = json.loads(shipped_runs()["classroom-softmax-seed0"].read_text())
+    calls = []
+
+    def trainer(config, progress):
+        calls.append(config)
+        progress(config.steps // 2, config.steps)
+        progress(config.steps, config.steps)
+        return {key: value for key, value in raw.items() if key != "size"}
+
+    monkeypatch.setattr(sinks_page, "available", lambda: True)
+    monkeypatch.setattr(sinks_page, "train_live", trainer)
+    sinks_page._live.cache_clear()
+    return calls
+
+
+def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeypatch):
+    calls = _fake_trainer(monkeypatch)
+    heard = []
+    spec = pages.by_name("sinks")
+    job = spec.make_job({**spec.defaults(None), "source": "live", "seed": 7})
+    try:
+        with progress_notices(lambda fraction, text: heard.append(fraction)):
+            view = spec.view(job)
+            again = spec.view(job)  # trained once per variant and seed
+    finally:
+        sinks_page._live.cache_clear()
+    assert view.error is None and again.error is None and len(view.plots()) == 3
+    assert len(calls) == 1 and calls[0].seed == 7 and calls[0].attention == "softmax"
+    assert heard == [0.0, 0.5, 1.0]
+
+
+def test_the_page_draws_a_live_runs_progress(monkeypatch):
+    calls = _fake_trainer(monkeypatch)
+    try:
+        at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
+        at.radio(key="sinks_source").set_value("live")
+        at.number_input(key="sinks_seed").set_value(8).run()
+    finally:
+        sinks_page._live.cache_clear()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(calls) == 1 and calls[0].seed == 8
+    assert len(at.get("plotly_chart")) == 3 and not at.error

@@ -140,3 +140,31 @@ def test_a_shipped_run_is_reproduced_by_retraining_its_start():
     np.testing.assert_allclose(again["sink_scores"], first["sink_scores"], atol=2e-3)
     np.testing.assert_allclose(again["bos_norms"], first["bos_norms"], rtol=1e-3)
     assert abs(again["accuracy"] - first["accuracy"]) <= 2 / config.eval_size
+
+
+def test_a_live_run_trains_in_a_child_and_reports_its_progress():
+    from polarize.sinks.live import train_live
+
+    config = _tiny("softmax", True, batch=16, steps=20, train_size=400, eval_size=32, checkpoints=1)
+    seen = []
+    record = train_live(config, progress=lambda done, total: seen.append((done, total)), timeout=300)
+    assert seen[-1] == (20, 20) and len(seen) == 2  # one line per chunk of CHUNK = 10 steps
+    here = train(config)
+    assert record["config"] == config.to_dict()
+    assert record["history"][-1]["loss"] == pytest.approx(here["history"][-1]["loss"], rel=1e-4)
+
+
+def test_a_live_run_over_its_time_limit_is_stopped():
+    from polarize.sinks.live import TrainingFailed, train_live
+
+    with pytest.raises(TrainingFailed, match=r"longer than 0\.01 s"):
+        train_live(_tiny("softmax", True, steps=1000), timeout=0.01)
+
+
+def test_live_runs_wait_in_a_queue_that_refuses_when_full(monkeypatch):
+    from polarize.admission import ServerBusy
+    from polarize.sinks.live import TRAININGS, train_live
+
+    monkeypatch.setattr(TRAININGS, "most_waiting", 0)
+    with pytest.raises(ServerBusy):
+        train_live(_tiny("softmax", True))

@@ -41,6 +41,7 @@ from polarize.web.page import (
     selected_values,
 )
 from polarize.web.pages import PAGES, by_name
+from polarize.web.progress import progress_notices
 from ui import charts, deckbar, present, starts, transport
 from ui.viewport import viewport
 
@@ -114,7 +115,10 @@ def render(spec: PageSpec) -> None:
         st.error(job.message, icon=":material/error:")
         st.stop()
     notice, running = st.empty(), spec.running(values)
-    with st.spinner(running, show_time=True), queue_notices(lambda place: _queued(notice, place)):
+    with (st.spinner(running, show_time=True),
+          queue_notices(lambda place: _notify(lambda: notice.info(queue_notice(place),
+                                                                  icon=":material/hourglass_top:"))),
+          progress_notices(lambda fraction, text: _notify(lambda: notice.progress(fraction, text=text)))):
         view = _view(spec.name, job, screen := Screen(narrow=window.narrow))  # a phone: panels stacked
     notice.empty()
     if view.passing:
@@ -133,8 +137,8 @@ def render(spec: PageSpec) -> None:
     transport.controls(view)
 
 
-def _queued(notice: Any, place: int) -> None:
-    """Show this session its place in the run queue (called from inside ``_view``'s run).
+def _notify(draw: Callable[[], Any]) -> None:
+    """Draw a notice from inside ``_view``'s run: the place in the run queue, or a progress bar.
 
     Streamlit records what a cached function draws and replays it on every cache hit; this
     notice belongs to this rerun only (replayed, it would show other sessions a queue they
@@ -145,7 +149,7 @@ def _queued(notice: Any, place: int) -> None:
 
     def show() -> None:
         in_cached_function.set(False)
-        notice.info(queue_notice(place), icon=":material/hourglass_top:")
+        draw()
 
     contextvars.copy_context().run(show)
 

@@ -15,7 +15,13 @@
   const host = window.parent;
   const page = host.document;
   const mine = host.__polarizeTransport || (host.__polarizeTransport = {listeners: {}, last: null});
-  const still = {mode: "immediate", frame: {duration: 0, redraw: false}, transition: {duration: 0}};
+
+  // Showing one frame: redrawn when the figure's own slider redraws (heatmaps change only then).
+  function still(g) {
+    const args = (g._fullLayout.sliders[0].steps[0] || {}).args || [];
+    const redraw = Boolean(args[1] && args[1].frame && args[1].frame.redraw);
+    return {mode: "immediate", frame: {duration: 0, redraw}, transition: {duration: 0}};
+  }
 
   function animated() {
     return [...page.querySelectorAll(".js-plotly-plot")].filter((g) =>
@@ -36,7 +42,7 @@
   function frameNames(g) { return g._fullLayout.sliders[0].steps.map((s) => s.args[0][0]); }
   function current(g) { return g._fullLayout.sliders[0].active || 0; }
   function playing(g) { return Boolean(g._transitionData._animationRaf); }
-  function show(g, i) { return animate(g, [frameNames(g)[i]], still); }
+  function show(g, i) { return animate(g, [frameNames(g)[i]], still(g)); }
 
   function play(g) {
     // At the speed chosen on the figure (its second menu; a phone's figure has none: Play's own
@@ -49,7 +55,7 @@
   }
 
   const ACTIONS = {
-    toggle: (g) => (playing(g) ? animate(g, [null], still) : play(g)),
+    toggle: (g) => (playing(g) ? animate(g, [null], still(g)) : play(g)),
     back: (g) => show(g, Math.max(0, current(g) - 1)),
     forward: (g) => show(g, Math.min(frameNames(g).length - 1, current(g) + 1)),
     reset: (g) => show(g, 0),

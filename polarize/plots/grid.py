@@ -40,6 +40,7 @@ __all__ = [
     "regression_figure",
     "stopped_note",
     "tied_figure",
+    "tied_panels",
 ]
 
 _LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
@@ -195,7 +196,7 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
     return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=True)
 
 
-def _tied_panels(D: int, r: Result) -> list[Panel]:
+def tied_panels(D: int, r: Result) -> list[Panel]:
     """The loss, ``alpha(t)`` and the column norms of one tied run."""
     norms = np.asarray(r.column_norms, dtype=float)
     lead = np.argmax(r.s, axis=1)
@@ -232,7 +233,7 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         One row per ``D``: the loss (log-log), ``alpha_i(t)``, and the norm of
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
-    panels = [panel for D, r in results.items() for panel in _tied_panels(D, r)]
+    panels = [panel for D, r in results.items() for panel in tied_panels(D, r)]
     return animated_grid(panels, cols=3, frames=frames, row_height=260, legend=True, animated=animated)
 
 

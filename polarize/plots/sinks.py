@@ -1,13 +1,15 @@
-"""Figures of an attention-sink run (a record read by ``polarize.sinks.runs.read_run``).
+"""Figures of an attention-sink run (a record checked by ``polarize.sinks.runs.check_run``).
 
 ``attention_figure``: attention maps, one panel per layer and head (query x key),
-at one training checkpoint, sink heads marked in their titles.
-``training_figure``: sink score of every head, induction accuracy and the BOS
-residual norm per layer against the training step.
+animated over the training checkpoints, sink heads marked in their titles.
+``training_figure``: sink score of every head and induction accuracy against the step.
+``massive_figure``: the residual norm at BOS per layer beside the tied toy model's
+growing column of ``U`` (the same massive activation, in the transformer and the toy).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,9 +18,16 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
+from polarize.plots.animation import animation_controls
+from polarize.plots.grid import tied_panels
+from polarize.plots.lines import Line, Panel
+from polarize.plots.multiples import animated_grid
 from polarize.sinks.metrics import SINK_THRESHOLD, sink_heads
 
-__all__ = ["attention_figure", "token_labels", "training_figure"]
+__all__ = ["attention_figure", "massive_figure", "token_labels", "training_figure"]
+
+_PANEL = 300  # pixels of plot per layer of heads
+_DASHES = ("solid", "dot", "dash", "dashdot")
 
 
 def token_labels(tokens: list[int], vocab: int) -> list[str]:
@@ -27,40 +36,69 @@ def token_labels(tokens: list[int], vocab: int) -> list[str]:
             for i, t in enumerate(tokens)]
 
 
-def attention_figure(record: Mapping[str, Any], checkpoint: int, sequence: int = 0) -> go.Figure:
-    """Attention weights at one checkpoint, layers as rows and heads as columns.
+def _titles(record: Mapping[str, Any], step: int) -> list[str]:
+    """Panel titles at a checkpoint: each head's sink score, a star on the sink heads."""
+    entry = next(h for h in record["history"] if h["step"] == step)
+    scores = np.asarray(entry["sink_scores"])
+    sinks = sink_heads(scores, entry["accuracy"])
+    # Two lines a title, so that neighbours' titles stay apart.
+    return [f"layer {layer}, head {head}<br>sink {scores[layer, head]:.2f}"
+            + (" \u2605 SINK" if sinks[layer, head] else "")
+            for layer in range(scores.shape[0]) for head in range(scores.shape[1])]
+
+
+def _playing(controls: dict[str, Any]) -> dict[str, Any]:
+    """The shared animation controls made to redraw every frame and to label it by training step.
+
+    Plotly moves only scatter traces between frames without a redraw; heatmaps and
+    the panel titles change only when the frame is redrawn.
+    """
+    for menu in controls["updatemenus"]:
+        for button in menu["buttons"]:
+            if button["method"] == "animate":  # not the step buttons (ui/transport.js steps them)
+                button["args"][1]["frame"]["redraw"] = True
+    slider = controls["sliders"][0]
+    for step in slider["steps"]:
+        step["args"][1]["frame"]["redraw"] = True
+    slider["currentvalue"]["prefix"] = "training step "
+    return controls
+
+
+def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
+    """Attention weights at every checkpoint as an animation, layers as rows and heads as columns.
 
     Parameters
     ----------
     record : mapping
-        A run record (``maps`` of shape (sequences, layers, heads, length, length) per checkpoint).
-    checkpoint : int
-        Index into ``record["maps"]``.
+        A run record: ``maps``, per checkpoint, weights of shape (sequences, layers, heads,
+        length, length); ``history`` with each checkpoint's sink scores and accuracy.
     sequence : int
         Which stored evaluation sequence.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``layers x heads`` heatmaps showing step 0, one frame per checkpoint (named by its
+        step), play buttons and a step slider below. One colour scale for every frame.
     """
-    snapshot = record["maps"][checkpoint]
-    weights = np.asarray(snapshot["weights"])[sequence]
-    layers, heads = weights.shape[:2]
-    entry = next(h for h in record["history"] if h["step"] == snapshot["step"])
-    sinks = sink_heads(entry["sink_scores"], entry["accuracy"])
-    scores = np.asarray(entry["sink_scores"])
-    # Two lines a title, so that neighbours' titles stay apart; on a phone two heads a row.
-    titles = [f"layer {layer}, head {head}<br>sink {scores[layer, head]:.2f}"
-              + (" \u2605 SINK" if sinks[layer, head] else "")
-              for layer in range(layers) for head in range(heads)]
-    cols = min(2, heads) if style.narrow() else heads
+    snapshots = record["maps"]
+    stack = np.asarray([np.asarray(s["weights"])[sequence] for s in snapshots])  # (C, L, H, T, T)
+    layers, heads = stack.shape[1:3]
+    narrow = style.narrow()  # a phone: two heads a row
+    cols = min(2, heads) if narrow else heads
     rows = -(-layers * heads // cols)
-    height = (260 if style.narrow() else 330) * rows + 100
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04,
-                           vertical_spacing=95 / (height - 140))  # rotated ticks, then two title lines
+    plot = (260 if narrow else _PANEL) * rows
+    head_room = 130 if narrow else 100  # the title, then the first row's two title lines
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[0]["step"]),
+                           horizontal_spacing=0.04,
+                           vertical_spacing=95 / plot)  # rotated ticks, then two title lines
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
-    top = float(max(weights.max(), 1e-9))
+    low, top = min(0.0, float(stack.min())), float(max(stack.max(), 1e-9))
     for layer in range(layers):
         for head in range(heads):
             row, col = divmod(layer * heads + head, cols)
             figure.add_trace(go.Heatmap(
-                z=weights[layer, head], x=labels, y=labels, zmin=0.0, zmax=top, colorscale="Blues",
+                z=stack[0, layer, head], x=labels, y=labels, zmin=low, zmax=top, colorscale="Blues",
                 showscale=layer == 0 and head == heads - 1,
                 hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"),
                 row=row + 1, col=col + 1)
@@ -68,43 +106,78 @@ def attention_figure(record: Mapping[str, Any], checkpoint: int, sequence: int =
     figure.update_xaxes(tickangle=-90, tickfont=style.font(-6), automargin=True)
     figure.update_yaxes(tickfont=style.font(-6), automargin=True)
     figure.update_annotations(font=style.font(-4))
-    title = f"Attention (rows: queries, columns: keys) at step {snapshot['step']}"
-    figure.update_layout(**style.base_layout(height=height, delta=-2,
-                                             margin=dict(l=20, r=20, t=130 if style.narrow() else 100, b=40)),
-                         title=dict(text=style.wrap(title, 36, lines=2) if style.narrow() else title,
-                                    font=style.font(-1)))
+    panels = [a.to_plotly_json() for a in figure.layout.annotations]
+    names = [str(s["step"]) for s in snapshots]
+    frames = []
+    for c, snapshot in enumerate(snapshots):
+        titles = _titles(record, snapshot["step"])
+        frames.append(go.Frame(
+            name=names[c], data=[go.Heatmap(z=stack[c, layer, head]) for layer in range(layers)
+                                 for head in range(heads)],
+            layout=dict(annotations=[{**panel, "text": text}
+                                     for panel, text in zip(panels, titles, strict=True)])))
+    figure.frames = frames
+    title = "Attention (rows: queries, columns: keys) during training"
+    figure.update_layout(**style.base_layout(height=plot + head_room + 130, delta=-2,
+                                             margin=dict(l=20, r=20, t=head_room, b=130)),
+                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                                    font=style.font(-1)),
+                         **_playing(animation_controls(names, names, plot_height=plot)))
     return figure
 
 
 def training_figure(record: Mapping[str, Any]) -> go.Figure:
-    """Sink score per head and accuracy (left), BOS residual norm per layer (right), against step."""
+    """Sink score of every head (colour: head, dash: layer) and induction accuracy against the step."""
     history = record["history"]
     steps = [h["step"] for h in history]
     scores = np.asarray([h["sink_scores"] for h in history])  # (checkpoints, layers, heads)
-    norms = np.asarray([h["bos_norms"] for h in history])  # (checkpoints, layers)
-    narrow = style.narrow()  # a phone: the two panels stacked, the legend below them
-    figure = make_subplots(rows=2 if narrow else 1, cols=1 if narrow else 2, vertical_spacing=0.24,
-                           subplot_titles=("Sink score per head,<br>induction accuracy",
-                                           "Residual norm at BOS<br>per layer"))
+    figure = go.Figure()
     colors = style.token_colors(scores.shape[2])
-    dashes = ("solid", "dot", "dash", "dashdot")
     for layer in range(scores.shape[1]):
         for head in range(scores.shape[2]):
             figure.add_trace(go.Scatter(x=steps, y=scores[:, layer, head], mode="lines",
                                         name=f"layer {layer} head {head}",
-                                        line=dict(color=colors[head], dash=dashes[layer % 4])), row=1, col=1)
-        figure.add_trace(go.Scatter(x=steps, y=norms[:, layer], mode="lines+markers",
-                                    name=f"BOS norm, layer {layer}",
-                                    line=dict(color=style.PALETTE.ink, dash=dashes[layer % 4])),
-                         row=2 if narrow else 1, col=1 if narrow else 2)
+                                        line=dict(color=colors[head], dash=_DASHES[layer % 4])))
     figure.add_trace(go.Scatter(x=steps, y=[h["accuracy"] for h in history], mode="lines+markers",
-                                name="induction accuracy", line=dict(color=style.PALETTE.ink, width=3)),
-                     row=1, col=1)
-    figure.add_hline(y=SINK_THRESHOLD, line=dict(color=style.PALETTE.axis_line, dash="dash"), row=1, col=1)
+                                name="induction accuracy", line=dict(color=style.PALETTE.ink, width=3)))
+    figure.add_hline(y=SINK_THRESHOLD, line=dict(color=style.PALETTE.axis_line, dash="dash"))
     figure.update_xaxes(title_text="training step", **style.axis_style())
-    figure.update_yaxes(**style.axis_style())
-    figure.update_yaxes(range=[0, 1.02], row=1, col=1)
-    figure.update_layout(**style.base_layout(height=900 if narrow else 440, delta=-2,
+    figure.update_yaxes(title_text="sink score, accuracy", **style.axis_style())
+    figure.update_yaxes(range=[0, 1.02])
+    narrow = style.narrow()  # a phone: the legend below the panel
+    title = "Sink score per head, induction accuracy"
+    figure.update_layout(**style.base_layout(height=640 if narrow else 420, delta=-2,
                                              margin=dict(l=20, r=20, t=80, b=40)),
-                         legend=dict(orientation="h", x=0, y=-0.1, yanchor="top") if narrow else {})
+                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                                    font=style.font(-1)),
+                         legend=dict(orientation="h", x=0, y=-0.15, yanchor="top") if narrow else {})
     return figure
+
+
+def massive_figure(record: Mapping[str, Any], tied: Any) -> go.Figure:
+    """The residual norm at BOS per layer (left) beside the tied model's column norms of ``U`` (right).
+
+    Parameters
+    ----------
+    record : mapping
+        A run record (``history`` with ``bos_norms``, one per layer, at each checkpoint).
+    tied : polarize.diagnostics.Result
+        A run of the tied model (``model="tied"``); its panel is the Massive activations page's.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two static panels: norms against the training step, and against the toy's time.
+    """
+    history = record["history"]
+    steps = np.asarray([h["step"] for h in history], dtype=float)
+    norms = np.asarray([h["bos_norms"] for h in history])  # (checkpoints, layers)
+    bos = Panel(title="Transformer: residual norm at BOS", x_title="training step", log_x=False,
+                y_floor=(0.0, 1.0), markers=True, lines=tuple(
+                    Line(x=steps, y=norms[:, layer], name=f"BOS, after layer {layer}",
+                         color=style.PALETTE.alert, width=3.5 - layer, dash=_DASHES[layer % 4],
+                         moving=False, legend=True)
+                    for layer in range(norms.shape[1])))
+    toy = tied_panels(int(np.shape(tied.s)[1]), tied)[-1]
+    toy = dataclasses.replace(toy, title=f"Tied toy model, {toy.title}")
+    return animated_grid([bos, toy], cols=2, row_height=340, legend=True, animated=False)

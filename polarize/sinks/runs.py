@@ -18,7 +18,7 @@ from polarize.fields import ConfigError
 from polarize.sinks.config import SinksConfig
 from polarize.sinks.metrics import sink_heads
 
-__all__ = ["RunInfo", "read_run", "run_info", "shipped_runs", "write_run"]
+__all__ = ["RunInfo", "check_run", "read_run", "run_info", "shipped_runs", "write_run"]
 
 REQUIRED = ("config", "accuracy", "sink_scores", "bos_norms", "history", "maps", "map_tokens")
 
@@ -47,13 +47,17 @@ def read_run(path: Path) -> dict[str, Any]:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ConfigError("run", f"cannot read {path}: {exc}") from None
+    return check_run(data, str(path))
+
+
+def check_run(data: Any, where: str = "the run") -> dict[str, Any]:
+    """A record (as JSON gives it) checked, its ``config`` made a ``SinksConfig`` (``ConfigError`` if bad)."""
     if not isinstance(data, dict):
-        raise ConfigError("run", f"{path} is not a JSON object")
+        raise ConfigError("run", f"{where} is not a JSON object")
     for key in REQUIRED:
         if key not in data:
-            raise ConfigError(key, f"missing from the run file {path}")
-    data["config"] = SinksConfig.from_dict(data["config"])
-    return data
+            raise ConfigError(key, f"missing from {where}")
+    return {**data, "config": SinksConfig.from_dict(data["config"])}
 
 
 def run_info(name: str, record: dict[str, Any]) -> RunInfo:

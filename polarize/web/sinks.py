@@ -1,4 +1,10 @@
-"""The "Attention sinks" page: shipped induction runs of the paper's section 7, read without JAX."""
+"""The "Attention sinks" page: induction runs of the paper's section 7, shipped or trained live.
+
+A shipped run is read without JAX. A live run (the classroom size, any seed)
+trains in a child process through ``polarize.sinks.live``: one at a time on the
+host, the others queued with their place shown, a progress bar while it trains;
+without the ``sinks`` extra the page says which extra to install.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +14,23 @@ from typing import Any
 
 import numpy as np
 
-from polarize.plots.sinks import attention_figure, training_figure
-from polarize.sinks.runs import read_run, run_info, shipped_runs
+from polarize.admission import ServerBusy
+from polarize.fields import ConfigError
+from polarize.integrate import simulate
+from polarize.plots.sinks import attention_figure, massive_figure, training_figure
+from polarize.presets import paper_tied
+from polarize.sinks.backend import MISSING_MESSAGE, available
+from polarize.sinks.config import VARIANTS, variant_config
+from polarize.sinks.live import TrainingFailed, train_live
+from polarize.sinks.runs import check_run, read_run, run_info, shipped_runs
 from polarize.web.controls import Control
 from polarize.web.page import Columns, Metric, PageSpec, Plot, Table, Text, View
+from polarize.web.progress import report
 
 __all__ = ["PAGE"]
 
-CHECKPOINTS = 16  # the classroom size's checkpoints (step 0 and 15 more)
+SIZE = "classroom"
+TIED_SIZE = 10  # the tied model drawn beside the BOS norm: the paper's smallest D
 
 TIE_BACK = (
     "**Why a sink?** In the value-softmax model, gradient flow moves each score by its fitness minus "
@@ -23,72 +38,124 @@ TIE_BACK = (
     "Inside a softmax head the BOS key is such a token: it is in every row, so when attending to it "
     "costs the least, its score is pushed up in every row at once and the head polarizes onto it, a "
     "sink that does nothing but park attention. Sigmoid and linear attention have no mean-fitness "
-    "term and no shared budget; the paper reports no sinks for them. In the shipped classroom runs "
-    "most of them do not learn the task in the short budget (see the table), and one row-normalized "
-    "sigmoid run that did learn it grew a near-sink: dividing rows by their sum brings back a shared "
-    "budget and a mean-centred term. The BOS residual "
-    "norm growing in the right panel is the toy's massive activation, like the tied model's "
-    "growing column.")
+    "term and no shared budget; the paper reports no sinks for them. Row-normalized sigmoid and "
+    "linear attention divide each row by its sum, which brings back a shared budget and a "
+    "mean-centred term: compare them with the unnormalized ones in the table. Raw attention weights "
+    "are signed, so their sink score (BOS's share of the row sum) can leave [0, 1] and says nothing "
+    "about sinks. The BOS residual norm "
+    "grows as the tied toy model's winning column does (bottom): the same massive activation.")
 
 
-@functools.lru_cache(maxsize=8)
-def _run(name: str) -> dict[str, Any]:
+def _shipped_name(variant: str, seed: int) -> str:
+    return f"{SIZE}-{variant}-seed{seed}"
+
+
+def _shipped_seeds(variant: str) -> list[int]:
+    prefix = _shipped_name(variant, 0)[:-1]
+    return sorted(int(name[len(prefix):]) for name in shipped_runs() if name.startswith(prefix))
+
+
+CONTROLS = (
+    Control("variant", "Attention", "select", options=VARIANTS,
+            help="softmax; sigmoid(qk/\u221ad); linear (elu + 1 kernel); raw qk/\u221ad. Normalized: each "
+                 "row divided by its sum."),
+    Control("seed", "Seed", "number", low=0, high=99, step=1, integer=True,
+            help="Seeds the data, the initial weights and the batch order. Shipped: seeds 0 and 1 of every "
+                 "variant, and 2 of softmax and unnormalized sigmoid and linear."),
+    Control("source", "Run", "radio", options=("shipped", "live"),
+            names={"shipped": "shipped", "live": "train live"},
+            help="Read the run shipped with polarize, or train it here (about a minute; needs "
+                 "pip install 'polarize[sinks]'). The same variant and seed give the same run."),
+    Control("sequence", "Sequence", "radio", options=(0, 1),
+            help="One of the two stored evaluation sequences whose attention is drawn."),
+)
+
+
+@functools.lru_cache(maxsize=16)
+def _shipped(name: str) -> dict[str, Any]:
     return read_run(shipped_runs()[name])
 
 
-def _controls() -> tuple[Control, ...]:
-    names = tuple(shipped_runs()) or ("none",)
-    return (Control("run", "Run", "select", options=names,
-                    help="A shipped classroom run: attention variant and seed."),
-            Control("checkpoint", "Checkpoint", "slider", low=0, high=CHECKPOINTS - 1, step=1, integer=True,
-                    help="Which training checkpoint the attention maps show (0: before training)."),
-            Control("sequence", "Sequence", "radio", options=(0, 1),
-                    help="One of the two stored evaluation sequences."))
+@functools.lru_cache(maxsize=8)
+def _live(variant: str, seed: int) -> dict[str, Any]:
+    """Train a classroom run live (failures are raised, so not cached), reporting its progress."""
+    config = variant_config(SIZE, variant, seed=seed)
+    report(0.0, f"Training {variant}, seed {seed}: starting (compiling takes a few seconds)...")
+    record = train_live(config, progress=lambda done, total: report(
+        done / total, f"Training {variant}, seed {seed}: step {done:,} of {total:,}"))
+    return check_run({"size": SIZE, **record}, "the live run")
 
 
-def _defaults(preset: str | None) -> dict[str, Any]:
-    names = tuple(shipped_runs())
-    first = next((n for n in names if "softmax" in n), names[0] if names else "none")
-    return {"run": first, "checkpoint": CHECKPOINTS - 1, "sequence": 0}
+@functools.lru_cache(maxsize=1)
+def _tied() -> Any:
+    """The tied toy model of the Massive activations page, at D = ``TIED_SIZE`` (a fraction of a second)."""
+    return simulate(paper_tied(TIED_SIZE))
+
+
+def _record(values: Mapping[str, Any]) -> dict[str, Any] | str:
+    """The run the controls name, or why there is none (in words)."""
+    variant, seed = values["variant"], int(values["seed"])
+    if values["source"] == "shipped":
+        name = _shipped_name(variant, seed)
+        if name in shipped_runs():
+            return _shipped(name)
+        seeds = ", ".join(map(str, _shipped_seeds(variant))) or "none"
+        return (f"No shipped run of {variant} with seed {seed} (shipped seeds: {seeds}). Choose one of "
+                "those, or train this one live.")
+    if not available():
+        return f"Live training is not installed here: {MISSING_MESSAGE}. The shipped runs need no extra."
+    try:
+        return _live(variant, seed)
+    except ServerBusy:
+        return "Live runs are queued one at a time and the queue is full. Try again in a minute."
+    except (TrainingFailed, ImportError, ConfigError) as exc:
+        return f"The live run failed: {exc}"
 
 
 def _table() -> Table:
     rows = []
     for name in shipped_runs():
-        info, record = run_info(name, _run(name)), _run(name)
-        last = np.asarray(record["sink_scores"])[-1]
-        rows.append({"run": name, "variant": info.variant, "seed": info.seed,
-                     "accuracy": round(info.accuracy, 3), "top sink, layer 1": round(float(last.max()), 3),
+        record = _shipped(name)
+        info = run_info(name, record)
+        rows.append({"variant": info.variant, "seed": info.seed, "size": info.size,
+                     "accuracy": round(info.accuracy, 3),
+                     "top sink, layer 1": round(float(np.max(record["sink_scores"][-1])), 3),
                      "sink heads": info.sinks})
     return Table(tuple(rows))
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
     values: Mapping[str, Any] = dict(job)
-    if values["run"] not in shipped_runs():
-        return View(error="No shipped runs are installed with this copy of polarize.")
-    record = _run(values["run"])
-    checkpoint = min(int(values["checkpoint"]), len(record["maps"]) - 1)
-    info = run_info(values["run"], record)
+    record = _record(values)
+    if isinstance(record, str):
+        return View(error=record, passing=values["source"] == "live")
+    info, config = run_info(values["variant"], record), record["config"]
     last = np.asarray(record["sink_scores"])[-1]
     metrics = (Metric("Induction accuracy", f"{info.accuracy:.3f}", "final, on held-out sequences"),
                Metric("Top sink score, layer 1", f"{float(last.max()):.3f}", "over 0.9 is a sink"),
-               Metric("Sink heads", str(info.sinks), "counted only above 0.95 accuracy"))
+               Metric("Sink heads", str(info.sinks), "counted only above 0.95 accuracy"),
+               Metric("Training", f"{config.steps:,} steps",
+                      f"AdamW lr {config.lr:g}, batch {config.batch}, width {config.width}"))
     blocks = (Columns(tuple((metric,) for metric in metrics)),
-              Plot("sinks-attention", attention_figure(record, checkpoint, int(values["sequence"])),
+              Plot("sinks-attention", attention_figure(record, int(values["sequence"])),
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
-                   "A sink head puts its rows' weight in the first column, on BOS."),
+                   "Press play to watch training: a sink head moves its rows' weight into the first "
+                   "column, onto BOS (\u2605 from the checkpoint where it counts)."),
               Plot("sinks-training", training_figure(record),
-                   "Left: sink score of every head (colour: head, dash: layer) and induction accuracy "
-                   "(thick). Right: the residual-stream norm at BOS after each layer."),
+                   "Sink score of every head (colour: head, dash: layer) and induction accuracy (thick)."),
+              Plot("sinks-massive", massive_figure(record, _tied()),
+                   "Left: the residual-stream norm at BOS after each layer, over training. Right: the "
+                   "tied toy model (the Massive activations page): the column of U at the winning token "
+                   "grows while the others stay near 1."),
               Text(TIE_BACK), _table())
     return View(blocks=blocks, data=record)
 
 
 PAGE = PageSpec(
     name="sinks", nav_title="Attention sinks", title="Attention sinks", icon=":material/anchor:",
-    url_path="sinks", controls=_controls(), defaults=_defaults, view=view, spinner="Reading the run...",
+    url_path="sinks", controls=CONTROLS, view=view, spinner="Preparing the run...",
+    defaults=lambda preset: {"variant": "softmax", "seed": 0, "source": "shipped", "sequence": 0},
     caption=lambda values: (
         "Small transformers trained on the paper's induction task (section 7): with softmax attention a "
         "head of the second layer (layer 1) parks over 90% of its attention on the first token. Pick a "
-        "variant and seed; train your own with `polarize sinks train`."))
+        "variant and seed, or train one live; from a terminal: `polarize sinks train`."))
