@@ -71,9 +71,10 @@ def test_every_page_runs_at_its_defaults(views):
         plot = view.plots()[0]
         html = downloads[plot.key].data()
         assert "<h1" in html and f"polarize: {name}" in html  # the offline HTML says what it shows
-        clips = {d.key for d in view.downloads if d.filename.endswith(".gif")}
-        if animate.available(".gif"):  # one clip per animated figure, made on click
-            assert clips == {f"{p.key}-gif" for p in view.plots() if p.figure.frames}, name
+        for suffix in (".gif", ".mp4"):
+            clips = {d.key for d in view.downloads if d.filename.endswith(suffix)}
+            if animate.available(suffix):  # one clip of each kind per animated figure, made on click
+                assert clips == {f"{p.key}-{suffix[1:]}" for p in view.plots() if p.figure.frames}, name
 
 
 def test_normalizers_play_together_in_eight_panels(views):

@@ -230,7 +230,8 @@ def test_the_view_shows_the_run():
     assert [c.split(".**")[0] for c in captions] == ["**Scores on the simplex", "**Scores s_i(t)",
                                                      "**Repulsion: fitness vs score", "**Entropy H(s(t))",
                                                      "**Loss"]
-    clip = ["Clip (GIF)"] if animate.available(".gif") else []  # a browser and Pillow make the clip
+    clip = [f"Clip ({kind})" for suffix, (kind, _) in export.CLIPS.items()  # a browser and the extra
+            if animate.available(suffix)]
     assert [d.label for d in view.downloads] == ["Trajectory (CSV)", "Trajectory (JSON)",
                                                  "Configuration (JSON)", "Dashboard (HTML)", *clip]
 
@@ -330,6 +331,15 @@ def test_dashboard_html_plays_offline():
     assert "* plotly.js v" in html and "<script src=" not in html  # plotly.js embedded: plays offline
     assert html.count("Plotly.addFrames") == 1 and "Plotly.animate" not in html  # frames, not auto-playing
     assert export.file_stem(Experiment()) == "polarize-n8-logistic-softmax-flow-seed0"
+
+
+@pytest.mark.skipif(not animate.available(".mp4"), reason="needs the animate extra and a browser")
+def test_the_explorer_offers_its_dashboard_as_an_mp4_clip_for_slides():
+    view = ex.explore(Experiment(n=3, d=3, horizon=1e2))
+    clip = {d.key: d for d in view.downloads}["mp4"]
+    assert clip.filename == "polarize-n3-logistic-softmax-flow-seed0.mp4" and clip.mime == "video/mp4"
+    data = clip.data()  # made on click
+    assert data[4:8] == b"ftyp" and len(data) > 10_000  # an MP4 container with frames in it
 
 
 # ---- layers ------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from polarize import animate
 from polarize.budget import OUT_OF_TIME, within
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.integrate import simulate_within
@@ -264,11 +263,10 @@ def _warnings(result: Any, limit: float) -> tuple[str, ...]:
 
 
 def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
-    clip = (Download("gif", "Clip (GIF)",
-                     lambda: animate.clip_bytes(figure, ".gif", title=title_lines(result)), f"{stem}.gif",
-                     "image/gif", ":material/slideshow:",
-                     "The dashboard as an animated GIF for slides, titled with the settings and the verdict "
-                     "(takes a few seconds)."),) if animate.available(".gif") else ()
+    clips = export.clip_downloads(
+        figure, key="", name="Clip", title=title_lines(result), stem=stem,
+        help_text="The dashboard as an animated clip for slides, titled with the settings and the verdict "
+                  "(takes a few seconds).")
     return (
         Download("csv", "Trajectory (CSV)", lambda: export.trajectory_csv(result), f"{stem}.csv", "text/csv",
                  ":material/table:"),
@@ -281,7 +279,7 @@ def _downloads(result: Any, figure: Any, stem: str) -> tuple[Download, ...]:
                  lambda: export.dashboard_html(figure, title=stem, heading=title_lines(result)),
                  f"{stem}.html",
                  "text/html", ":material/movie:", "The animated dashboard as one file that plays offline."),
-        *clip,
+        *clips,
     )
 
 

@@ -1,4 +1,4 @@
-"""Downloads of a run: the trajectory as CSV or JSON, the configuration, the dashboard as HTML.
+"""Downloads of a run: the trajectory as CSV or JSON, the configuration, the dashboard as HTML, clips.
 
 Each function returns text, built only when called (the page hands them to
 download buttons as callables, so nothing is serialized until someone clicks).
@@ -15,13 +15,15 @@ from typing import Any
 import numpy as np
 import plotly.io as pio
 
+from polarize import animate
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.plots.animation import without_steps
 from polarize.plots.style import FONT_FAMILY
+from polarize.web.page import Download
 
-__all__ = ["config_json", "dashboard_html", "file_stem", "trajectory_columns", "trajectory_csv",
-           "trajectory_json"]
+__all__ = ["CLIPS", "clip_downloads", "config_json", "dashboard_html", "file_stem", "trajectory_columns",
+           "trajectory_csv", "trajectory_json"]
 
 
 def trajectory_columns(result: Result) -> tuple[list[str], np.ndarray]:
@@ -131,3 +133,35 @@ def file_stem(experiment: Experiment) -> str:
     """A file name stem describing a run, e.g. ``polarize-n8-logistic-softmax-flow-seed0``."""
     return (f"polarize-n{experiment.n}-{experiment.loss}-{experiment.normalizer}-{experiment.method}"
             f"-seed{experiment.seed}")
+
+
+CLIPS = {".gif": ("GIF", "image/gif"), ".mp4": ("MP4", "video/mp4")}
+"""A clip's file suffix -> its name on the button and its MIME type."""
+
+
+def clip_downloads(figure: Mapping[str, Any] | Any, *, key: str, name: str, title: Sequence[str],
+                   stem: str, help_text: str) -> tuple[Download, ...]:
+    """Buttons downloading an animated figure as a GIF and as an MP4 for slides.
+
+    Only the kinds this machine can write (``animate.available``: the extra and a browser);
+    each clip is made when its button is clicked.
+
+    Parameters
+    ----------
+    figure : go.Figure or its dict
+        An animated figure of ``polarize.plots`` (``animate.write_clip``).
+    key : str
+        Prefix of the buttons' keys (``key + "gif"``, ``key + "mp4"``).
+    name : str
+        The buttons' label before the kind, e.g. ``"Clip"`` gives "Clip (GIF)".
+    title : sequence of str
+        Lines drawn above the clip (the settings and the verdict).
+    stem : str
+        File name without the suffix.
+    help_text : str
+    """
+    return tuple(
+        Download(f"{key}{kind.lower()}", f"{name} ({kind})",
+                 lambda suffix=suffix: animate.clip_bytes(figure, suffix, title=title),
+                 f"{stem}{suffix}", mime, ":material/slideshow:", help_text)
+        for suffix, (kind, mime) in CLIPS.items() if animate.available(suffix))

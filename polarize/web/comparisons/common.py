@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from polarize import animate
 from polarize.config import ConfigError
 from polarize.runner import call_with_timeout
 from polarize.science import format_time
@@ -162,11 +161,10 @@ def study_view(page: str, values: Values, study: Study,
                    f"{stem}-{plot.key}.html", "text/html", ":material/movie:",
                    "The figure as one file that plays offline (plotly.js embedded).")
           for plot in drawn.plots),
-        *(Download(f"{plot.key}-gif", "Clip (GIF)" if len(drawn.plots) == 1 else f"Clip: {plot.key} (GIF)",
-                   lambda figure=plot.figure: animate.clip_bytes(figure, ".gif", title=heading),
-                   f"{stem}-{plot.key}.gif", "image/gif", ":material/slideshow:",
-                   "The figure as an animated GIF for slides (takes a few seconds).")
-          for plot in drawn.plots if plot.figure["frames"] and animate.available(".gif")),
+        *(clip for plot in drawn.plots if plot.figure["frames"] for clip in export.clip_downloads(
+            plot.figure, key=f"{plot.key}-", name="Clip" if len(drawn.plots) == 1 else f"Clip: {plot.key}",
+            title=heading, stem=f"{stem}-{plot.key}",
+            help_text="The figure as an animated clip for slides (takes a few seconds).")),
     )
     return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
                 seconds=time.perf_counter() - begin)
