@@ -1,12 +1,14 @@
 # polarize as a container: Hugging Face Spaces (sdk: docker, app_port 7860) or any Docker host.
 #   docker build -t polarize .                          # the app alone
 #   docker build -t polarize --build-arg EXPORT=1 .     # plus kaleido and Chromium for PNG/SVG export
+#   docker build -t polarize --build-arg SINKS=1 .      # plus JAX: live training on the Attention sinks page
 #   docker run --rm -p 7860:7860 polarize
 # tests/test_deploy.py builds the same environment without Docker (a fresh venv, the same
 # requirements, files and CMD) and checks that it serves; keep the two in step.
 FROM python:3.11-slim
 
 ARG EXPORT=0
+ARG SINKS=0
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -23,7 +25,8 @@ RUN if [ "$EXPORT" = "1" ]; then \
 # package, never a source folder beside it.
 COPY requirements.txt /tmp/src/
 RUN pip install -r /tmp/src/requirements.txt \
-    && if [ "$EXPORT" = "1" ]; then pip install "kaleido==1.5.1"; fi
+    && if [ "$EXPORT" = "1" ]; then pip install "kaleido==1.5.1"; fi \
+    && if [ "$SINKS" = "1" ]; then pip install "jax==0.10.2" "jaxlib==0.10.2" "optax==0.2.8"; fi
 COPY pyproject.toml README.md /tmp/src/
 COPY polarize /tmp/src/polarize
 RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \

@@ -98,6 +98,21 @@ def test_requirements_pin_the_versions_the_tests_run_with():
     assert {name: metadata.version(name) for name, _ in pins} == dict(pins)
 
 
+def test_the_optional_build_args_install_what_the_extras_ask_for():
+    from packaging.requirements import Requirement
+
+    text = (ROOT / "Dockerfile").read_text()
+    pins = dict(re.findall(r'"([a-z]+)==([0-9.]+)"', text))
+    extras = {"EXPORT": "export", "SINKS": "sinks"}
+    assert all(f'ARG {arg}=0' in text for arg in extras)  # off by default: a small image
+    for requirement in map(Requirement, metadata.requires("polarize") or []):
+        extra = next((name for name in extras.values() if requirement.marker
+                      and requirement.marker.evaluate({"extra": name})), None)
+        if extra is not None:
+            assert requirement.name in pins, f"the Dockerfile does not install {requirement.name} ({extra})"
+            assert requirement.specifier.contains(pins[requirement.name]), requirement
+
+
 def _stage(image: Image, root: Path) -> None:
     """Copy what the Dockerfile copies, to the same places under ``root``."""
     for sources, dest, workdir in image.copies:
