@@ -87,6 +87,34 @@ def test_a_seed_not_shipped_says_which_are():
     spec = pages.by_name("sinks")
     view = spec.view(spec.make_job({**spec.defaults(None), "seed": 57}))
     assert "seed 57" in view.error and "shipped seeds: 0" in view.error and "live" in view.error
+    view = spec.view(spec.make_job({**spec.defaults(None), "size": "paper", "seed": 57}))
+    assert "paper size" in view.error and "classroom size" in view.error
+
+
+def test_live_training_is_classroom_size_only():
+    spec = pages.by_name("sinks")
+    view = spec.view(spec.make_job({**spec.defaults(None), "size": "paper", "source": "live"}))
+    assert "classroom size only" in view.error and "polarize sinks train --size paper" in view.error
+
+
+@pytest.mark.skipif(not any(name.startswith("paper-") for name in shipped_runs()), reason="no paper runs")
+def test_the_shipped_paper_runs_have_the_papers_settings_and_show_its_claim():
+    from polarize.sinks.config import variant_config
+
+    spec = pages.by_name("sinks")
+    for name in (n for n in shipped_runs() if n.startswith("paper-")):
+        record = read_run(shipped_runs()[name])
+        config = record["config"]
+        assert record["size"] == "paper"
+        assert config == variant_config("paper", config.variant, seed=config.seed)
+        scores = np.asarray(record["sink_scores"])
+        learned = record["accuracy"] > 0.95
+        if config.variant == "softmax":
+            assert learned and scores[1].max() > 0.9, name  # a layer-1 sink head at the paper's size
+        elif config.variant == "sigmoid-unnormalized" and learned:
+            assert scores.max() < 0.9, name  # learned without a sink
+        values = {**spec.defaults(None), "size": "paper", "variant": config.variant, "seed": config.seed}
+        assert spec.view(spec.make_job(values)).error is None
 
 
 def test_the_page_runs_headless_and_the_sequence_changes_the_maps():

@@ -1,6 +1,6 @@
 """The "Attention sinks" page: induction runs of the paper's section 7, shipped or trained live.
 
-A shipped run is read without JAX. A live run (the classroom size, any seed)
+A shipped run (classroom or paper size) is read without JAX. A live run (the classroom size, any seed)
 trains in a child process through ``polarize.sinks.live``: one at a time on the
 host, the others queued with their place shown, a progress bar while it trains;
 without the ``sinks`` extra the page says which extra to install.
@@ -20,7 +20,7 @@ from polarize.integrate import simulate
 from polarize.plots.sinks import attention_figure, massive_figure, training_figure
 from polarize.presets import paper_tied
 from polarize.sinks.backend import MISSING_MESSAGE, available
-from polarize.sinks.config import VARIANTS, variant_config
+from polarize.sinks.config import SIZES, VARIANTS, variant_config
 from polarize.sinks.live import TrainingFailed, train_live
 from polarize.sinks.runs import check_run, read_run, run_info, shipped_runs
 from polarize.web.controls import Control
@@ -29,7 +29,7 @@ from polarize.web.progress import report
 
 __all__ = ["PAGE"]
 
-SIZE = "classroom"
+SIZE = "classroom"  # the size trained live (the paper size takes 20 CPU-minutes a run)
 TIED_SIZE = 10  # the tied model drawn beside the BOS norm: the paper's smallest D
 
 TIE_BACK = (
@@ -46,12 +46,12 @@ TIE_BACK = (
     "grows as the tied toy model's winning column does (bottom): the same massive activation.")
 
 
-def _shipped_name(variant: str, seed: int) -> str:
-    return f"{SIZE}-{variant}-seed{seed}"
+def _shipped_name(size: str, variant: str, seed: int) -> str:
+    return f"{size}-{variant}-seed{seed}"
 
 
-def _shipped_seeds(variant: str) -> list[int]:
-    prefix = _shipped_name(variant, 0)[:-1]
+def _shipped_seeds(size: str, variant: str) -> list[int]:
+    prefix = _shipped_name(size, variant, 0)[:-1]
     return sorted(int(name[len(prefix):]) for name in shipped_runs() if name.startswith(prefix))
 
 
@@ -66,6 +66,10 @@ CONTROLS = (
             names={"shipped": "shipped", "live": "train live"},
             help="Read the run shipped with polarize, or train it here (about a minute; needs "
                  "pip install 'polarize[sinks]'). The same variant and seed give the same run."),
+    Control("size", "Size", "radio", options=tuple(SIZES),
+            help="Shipped runs only. Classroom: width 64, batch 64, 2,000 steps (about a minute to train). "
+                 "Paper: section 7's settings, width 128, batch 256, 3,900 steps (20 CPU-minutes a run; "
+                 "shipped for softmax and unnormalized sigmoid, seed 0)."),
     Control("sequence", "Sequence", "radio", options=(0, 1),
             help="One of the two stored evaluation sequences whose attention is drawn."),
 )
@@ -94,14 +98,18 @@ def _tied() -> Any:
 
 def _record(values: Mapping[str, Any]) -> dict[str, Any] | str:
     """The run the controls name, or why there is none (in words)."""
-    variant, seed = values["variant"], int(values["seed"])
+    variant, seed, size = values["variant"], int(values["seed"]), values["size"]
     if values["source"] == "shipped":
-        name = _shipped_name(variant, seed)
+        name = _shipped_name(size, variant, seed)
         if name in shipped_runs():
             return _shipped(name)
-        seeds = ", ".join(map(str, _shipped_seeds(variant))) or "none"
-        return (f"No shipped run of {variant} with seed {seed} (shipped seeds: {seeds}). Choose one of "
-                "those, or train this one live.")
+        seeds = ", ".join(map(str, _shipped_seeds(size, variant))) or "none"
+        live = ", or train this one live" if size == SIZE else ", or the classroom size"
+        return (f"No shipped run of {variant} at the {size} size with seed {seed} (shipped seeds: {seeds}). "
+                f"Choose one of those{live}.")
+    if size != SIZE:
+        return (f"Live training is for the {SIZE} size only: a {size}-size run takes about 20 CPU-minutes. "
+                f"Train one from a terminal: polarize sinks train --size {size}.")
     if not available():
         return f"Live training is not installed here: {MISSING_MESSAGE}. The shipped runs need no extra."
     try:
@@ -154,7 +162,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 PAGE = PageSpec(
     name="sinks", nav_title="Attention sinks", title="Attention sinks", icon=":material/anchor:",
     url_path="sinks", controls=CONTROLS, view=view, spinner="Preparing the run...",
-    defaults=lambda preset: {"variant": "softmax", "seed": 0, "source": "shipped", "sequence": 0},
+    defaults=lambda preset: {"variant": "softmax", "seed": 0, "source": "shipped", "size": SIZE,
+                             "sequence": 0},
     caption=lambda values: (
         "Small transformers trained on the paper's induction task (section 7): with softmax attention a "
         "head of the second layer (layer 1) parks over 90% of its attention on the first token. Pick a "
