@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, animate, simulate
 from polarize.plots.animation import frame_indices
+from polarize.web import export
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -56,7 +57,8 @@ def test_explorer_is_the_default_page(default_app):
     assert metric(at, "Polarized?") == "Yes"
     assert metric(at, "Winning token").isdigit()
     assert not at.warning and not at.error
-    clip = ["Clip (GIF)"] if animate.available(".gif") else []  # needs a browser for the static export
+    clip = [f"Clip ({kind})" for suffix, (kind, _) in export.CLIPS.items()  # needs a browser, the extra
+            if animate.available(suffix)]
     assert [b.label for b in at.get("download_button")] == ["Trajectory (CSV)", "Trajectory (JSON)",
                                                            "Configuration (JSON)", "Dashboard (HTML)", *clip]
     captions = [c.value for c in at.caption]
