@@ -32,6 +32,7 @@ from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
 from polarize.model import value_gradients
 from polarize.normalizers import make_normalizer
+from polarize.science.deadline import Deadline
 from polarize.systems import build_loss
 
 __all__ = ["Basins", "NaiveOdds", "RestPoint", "basins", "field_at", "naive_odds", "naive_winner",
@@ -379,14 +380,23 @@ class NaiveOdds:
     starts: int
 
 
-def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0) -> NaiveOdds:
-    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale."""
+def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
+               deadline: Deadline | None = None) -> NaiveOdds:
+    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale.
+
+    The scales run one after another, each as one ensemble; those a ``deadline`` leaves out are
+    missing from the result (the starts drawn are the same either way).
+    """
     e = experiment.resolved()
+    deadline = deadline or Deadline()
     scales = np.asarray(scales, dtype=float)
     noise = np.random.default_rng(seed).standard_normal((len(scales), starts, e.n))
-    a0 = (scales[:, None, None] * noise).reshape(-1, e.n)
-    wins = simulate_many(e, a0).winner.reshape(len(scales), starts) == naive_winner(e)
-    odds = wins.mean(axis=1)
+    naive, done, odds = naive_winner(e), [], []
+    for k, scale in enumerate(scales):
+        if deadline.allows(f"the odds at scale {scale:.3g}"):
+            done.append(k)
+            odds.append(np.mean(simulate_many(e, scale * noise[k]).winner == naive))
+    scales, odds = scales[done], np.array(odds)
     z = 1.959964  # two-sided 95%
     centre = (odds + z**2 / (2 * starts)) / (1 + z**2 / starts)
     half = z * np.sqrt(odds * (1 - odds) / starts + z**2 / (4 * starts**2)) / (1 + z**2 / starts)

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from polarize.config import ConfigError, Experiment
-from polarize.integrate import simulate
 from polarize.plots import rate_figure
 from polarize.science import format_time, polarization_rate
+from polarize.science.deadline import Deadline, Partial
+from polarize.web import overtime
 from polarize.web.comparisons.common import (
     Drawn,
     explorer_control,
@@ -28,10 +29,10 @@ CONTROLS = (*start(64), explorer_control("a_init", options=("zeros", "gaussian")
 LABELS = {c.key: c.label for c in CONTROLS}
 
 
-def study(experiment: Experiment) -> tuple[Any, Any]:
-    """A logistic flow and its ``polarization_rate``."""
-    result = simulate(experiment)
-    return result, polarization_rate(result)
+def study(experiment: Experiment, *, deadline: Deadline | None = None) -> tuple[Any, Any] | None:
+    """A logistic flow and its ``polarization_rate`` (None when the ``deadline`` left the run out)."""
+    result = (deadline or Deadline()).simulate("the logistic flow", experiment)
+    return None if result is None else (result, polarization_rate(result))
 
 
 def experiment(values: Mapping[str, Any]) -> Experiment:
@@ -84,8 +85,15 @@ def draw(values: Mapping[str, Any], outcome: tuple[Any, Any]) -> Drawn:
                f"n = {n}.")))
 
 
+def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
+    """Lower the horizon (to where the flow got), or fewer tokens."""
+    reached = partial.earliest() if partial else None
+    return overtime.to_see([overtime.lower_horizon(values["horizon"], reached),
+                            overtime.fewer_tokens(values["n"])])
+
+
 def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("rates", dict(job), lambda v: (study, (experiment(v),)), draw)
+    return study_view("rates", dict(job), lambda v: (study, (experiment(v),)), draw, advise=advice)
 
 
 PAGE = PageSpec(
