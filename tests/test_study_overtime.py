@@ -1,0 +1,120 @@
+"""A study out of time: runs cut or left out at the budget; every page draws what finished, with advice.
+
+The budget is made tiny (``common.within``) while the hard limit stays as it is, and each page is
+given settings whose first run takes far longer than that budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from polarize import Experiment
+from polarize.budget import OUT_OF_TIME
+from polarize.runner import RunTimeout
+from polarize.science import compare_normalizers
+from polarize.science.deadline import Deadline, within_budget
+from polarize.web import pages
+from polarize.web.comparisons import common
+from polarize.web.page import Problem, View
+
+TINY = 0.2
+"""The study's budget in these tests (seconds)."""
+SLOW = Experiment(n=32, d=32, method="gd", lr=0.1, horizon=2e4)
+"""200,000 descent steps on 32 tokens: far longer than ``TINY``."""
+
+# page -> (settings whose first run is far longer than TINY, the run cut there, advice that fits them)
+CASES = {
+    "normalizers": ({"method": "gd", "lr": 0.1, "horizon": 2e4}, "softmax",
+                    ("use the flow method", "raise the learning rate (now 0.1)")),
+    "losses": ({"n": 32, "horizon": 1e8, "kappas": (1, 2)}, None,
+               ("choose fewer condition numbers \u03ba (now 1, 2)", "use fewer tokens (n = 32)")),
+    "tied": ({"sizes": (150, 100), "horizon": 5e4}, "D=150",
+             ("choose fewer sizes D, leaving out the largest (now 150, 100)",)),
+    "descent": ({"n": 8, "lrs": (0.01, 0.05), "horizon": 1e3}, "gd lr=0.01",
+                ("leave out the smallest learning rate (lr = 0.01 takes 100,000 steps)",)),
+    "rates": ({"n": 64, "horizon": 1e300}, "logistic flow", ("lower the horizon",)),
+    "phase": ({"loss": "kl", "n": 6, "horizon": 1e6, "tokens": (0, 1, 2)}, "from a(0) = 0",
+              ("use a smaller basin grid (now 50 x 50)", "use the logistic loss", "use n = 3")),
+}
+
+
+def view_of(name: str, values: dict) -> View:
+    spec = pages.by_name(name)
+    job = spec.make_job({**spec.defaults(None), **values})
+    assert not isinstance(job, Problem), job
+    return spec.view(job)
+
+
+def test_a_deadline_cuts_the_run_it_is_in_and_leaves_out_the_rest():
+    deadline = Deadline(TINY)
+    first = deadline.simulate("first", SLOW)
+    assert first.status == OUT_OF_TIME and 1 <= len(first.t) and first.t[-1] < SLOW.horizon
+    assert deadline.simulate("second", SLOW) is None and not deadline.allows("third")
+    partial = deadline.partial("outcome")
+    assert partial.cut == ("first",) and partial.left_out == ("second", "third") and not partial.complete
+    assert partial.earliest() == partial.earliest("first") == float(first.t[-1])
+    assert partial.earliest("second") is None
+    deadline.unused("first")  # drawn no more: it counts as left out
+    assert deadline.partial(None).cut == () and "first" in deadline.partial(None).left_out
+
+
+def test_without_a_budget_a_study_is_complete_and_unchanged():
+    e = Experiment(n=3, d=3, horizon=100.0, a_init="gaussian")
+    partial = within_budget(compare_normalizers, None, e, ("softmax", "l2"))
+    plain = compare_normalizers(e, ("softmax", "l2"))
+    assert partial.complete and partial.seconds == np.inf
+    for mine, theirs in zip(partial.outcome, plain, strict=True):
+        assert mine.result.finished and mine.normalizer == theirs.normalizer
+        np.testing.assert_allclose(mine.result.s, theirs.result.s, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monkeypatch, name):
+    values, cut, advice = CASES[name]
+    monkeypatch.setattr(common, "within", lambda limit: TINY)
+    view = view_of(name, values)
+    assert view.error is None, view.error
+    assert view.plots() and view.passing  # drawn, but not kept for others: it may finish next time
+    warning = view.warnings[0]
+    assert "did not finish in the 20 s a page allows" in warning, warning
+    assert "Not run:" in warning or "drawn up to where they got" in warning
+    for phrase in advice:
+        assert phrase in warning, (phrase, warning)
+    runs = view.data.runs
+    stopped = [label for label, r in runs.items() if r.status == OUT_OF_TIME]
+    if cut is not None:
+        assert cut in stopped, (cut, list(runs))
+    for label in stopped:  # each cut run is drawn up to where it got, short of its horizon
+        r = runs[label]
+        assert r.t[-1] < r.experiment.horizon and np.all(np.isfinite(r.s))
+    assert len(view.data.table) >= 1
+
+
+def test_the_phase_portrait_keeps_the_field_when_its_ensembles_are_left_out(monkeypatch):
+    values, _, _ = CASES["phase"]
+    monkeypatch.setattr(common, "within", lambda limit: TINY)
+    view = view_of("phase", values)
+    assert [p.key for p in view.plots()] == ["field"]
+    assert "Not run:" in view.warnings[0] and "the basin map" in view.warnings[0]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, name):
+    values, _, advice = CASES[name]
+
+    def overran(*args, **kwargs):
+        raise RunTimeout(2.0)
+
+    monkeypatch.setattr(common, "call_with_timeout", overran)
+    view = view_of(name, values)
+    assert view.error.startswith("This comparison took longer than 2 s and was stopped. To see ")
+    assert advice[0] in view.error, view.error
+    assert not view.plots()
+
+
+def test_a_study_with_nothing_to_draw_says_what_to_change(monkeypatch):
+    monkeypatch.setattr(common, "within", lambda limit: 0.0)  # no time at all: every run is left out
+    view = view_of("tied", {"sizes": (150,), "horizon": 5e4})
+    assert view.passing and view.error.startswith("This comparison did not get far enough to draw")
+    assert "lower the horizon" in view.error
