@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from polarize.config import ConfigError, Experiment
+from polarize.diagnostics import Result
 from polarize.plots import rate_figure
 from polarize.science import format_time, polarization_rate
 from polarize.science.deadline import Deadline, Partial
@@ -29,10 +30,10 @@ CONTROLS = (*start(64), explorer_control("a_init", options=("zeros", "gaussian")
 LABELS = {c.key: c.label for c in CONTROLS}
 
 
-def study(experiment: Experiment, *, deadline: Deadline | None = None) -> tuple[Any, Any] | None:
-    """A logistic flow and its ``polarization_rate`` (None when the ``deadline`` left the run out)."""
-    result = (deadline or Deadline()).simulate("the logistic flow", experiment)
-    return None if result is None else (result, polarization_rate(result))
+def study(experiment: Experiment, *, deadline: Deadline | None = None) -> Result | None:
+    """A logistic flow (None when the ``deadline`` left it out; its rate is worked out in ``draw``,
+    where a run cut too early to have one is shown as nothing drawn)."""
+    return (deadline or Deadline()).simulate("the logistic flow", experiment)
 
 
 def experiment(values: Mapping[str, Any]) -> Experiment:
@@ -48,8 +49,8 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def draw(values: Mapping[str, Any], outcome: tuple[Any, Any]) -> Drawn:
-    result, rate = outcome
+def draw(values: Mapping[str, Any], result: Result) -> Drawn:
+    rate = polarization_rate(result)
     n = result.s.shape[1]
     end = format_time(float(rate.t[-1]))
     late = rate.t >= 1e6
