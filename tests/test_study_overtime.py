@@ -14,7 +14,7 @@ from polarize.budget import OUT_OF_TIME
 from polarize.runner import RunTimeout
 from polarize.science import compare_normalizers
 from polarize.science.deadline import Deadline, within_budget
-from polarize.web import pages
+from polarize.web import overtime, pages
 from polarize.web.comparisons import common
 from polarize.web.page import Problem, View
 
@@ -82,7 +82,7 @@ def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monke
     assert view.plots() and view.passing  # drawn, but not kept for others: it may finish next time
     warning = view.warnings[0]
     assert "did not finish in the 20 s a page allows" in warning, warning
-    assert "Not run:" in warning or "drawn up to where they got" in warning
+    assert "Not run:" in warning or "drawn up to where it got" in warning
     for phrase in advice:
         assert phrase in warning, (phrase, warning)
     runs = view.data.runs
@@ -122,3 +122,13 @@ def test_a_study_with_nothing_to_draw_says_what_to_change(monkeypatch):
     view = view_of("tied", {"sizes": (150,), "horizon": 5e4})
     assert view.passing and view.error.startswith("This comparison did not get far enough to draw")
     assert "lower the horizon" in view.error
+
+
+def test_the_horizon_advised_is_one_the_page_offers():
+    assert overtime.lower_horizon(1e4, 3.7e3) == "lower the horizon to 2000"
+    assert overtime.lower_horizon(1e4, 3.7e3, (10.0, 1000.0, 3000.0, 1e4)) == "lower the horizon to 3000"
+    assert overtime.lower_horizon(1e4, 7.0, (10.0, 1e4)) == "lower the horizon"  # none it reached
+    assert overtime.lower_horizon(1e4, None) == "lower the horizon"
+    assert overtime.fewer("sizes", (1,)) is None
+    assert overtime.fewer("sizes", (1, 2)) == "choose fewer sizes (now 1, 2)"
+    assert overtime.to_see(["a", None, "b"], "all of it") == "To see all of it, a, or b."

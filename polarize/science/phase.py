@@ -393,9 +393,11 @@ def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
     noise = np.random.default_rng(seed).standard_normal((len(scales), starts, e.n))
     naive, done, odds = naive_winner(e), [], []
     for k, scale in enumerate(scales):
-        if deadline.allows(f"the odds at scale {scale:.3g}"):
-            done.append(k)
-            odds.append(np.mean(simulate_many(e, scale * noise[k]).winner == naive))
+        rest = f"scale {scale:.3g}" if k == len(scales) - 1 else f"scales {scale:.3g} to {scales[-1]:.3g}"
+        if not deadline.allows(f"the odds at {rest}"):  # and at every scale after it
+            break
+        done.append(k)
+        odds.append(np.mean(simulate_many(e, scale * noise[k]).winner == naive))
     scales, odds = scales[done], np.array(odds)
     z = 1.959964  # two-sided 95%
     centre = (odds + z**2 / (2 * starts)) / (1 + z**2 / starts)

@@ -41,9 +41,14 @@ def reachable_horizon(reached: float) -> float | None:
     return max(c * power for c in (1, 2, 5) if c * power <= reached * (1 + 1e-12))
 
 
-def lower_horizon(horizon: float, reached: float | None) -> str:
-    """Lower the horizon: to a round time the run did reach, when one is known and below ``horizon``."""
+def lower_horizon(horizon: float, reached: float | None, options: Sequence[float] = ()) -> str:
+    """Lower the horizon: to a round time the run did reach, when one is known and below ``horizon``.
+
+    With ``options`` (the horizons the page offers), to the largest of them the run did reach.
+    """
     target = reachable_horizon(reached or 0.0)
+    if target and options:
+        target = max((h for h in options if h <= (reached or 0.0) * (1 + 1e-12)), default=None)
     if target and target < horizon:
         return f"lower the horizon to {format_time(target)}"
     return "lower the horizon"
@@ -69,7 +74,7 @@ def to_see(options: Sequence[str | None], whole: str = "it to the end") -> str:
     return f"To see {whole}, " + _either(kept) + "."
 
 
-def advice(experiment: Experiment, reached: float | None = None) -> str:
+def advice(experiment: Experiment, reached: float | None = None, horizons: Sequence[float] = ()) -> str:
     """What to change so that the run finishes in time (a sentence, markdown-free).
 
     Parameters
@@ -78,9 +83,11 @@ def advice(experiment: Experiment, reached: float | None = None) -> str:
         The run's settings.
     reached : float, optional
         The last time the run saved before it stopped; None when nothing is known.
+    horizons : sequence of float, optional
+        The horizons the page offers (``lower_horizon``).
     """
     e = experiment
-    lower = lower_horizon(e.horizon, reached)
+    lower = lower_horizon(e.horizon, reached, horizons)
     if e.method == "gd":
         steps = f"{round(e.horizon / e.lr):,} gradient-descent steps"
         options = [f"use the flow method (exact, with adaptive steps: {steps} are not needed)", lower,
@@ -116,7 +123,8 @@ def study_warning(partial: Partial, seconds: float, advised: str) -> str:
     """
     parts = [f"This comparison did not finish in the {seconds:g} s a page allows, so it is shown in part."]
     if partial.cut:
-        parts.append(f"Stopped at the time limit and drawn up to where they got: {', '.join(partial.cut)}.")
+        they = "it" if len(partial.cut) == 1 else "they"
+        parts.append(f"Stopped at the time limit and drawn up to where {they} got: {', '.join(partial.cut)}.")
     if partial.left_out:
         parts.append(f"Not run: {', '.join(partial.left_out)}.")
     return " ".join([*parts, advised])

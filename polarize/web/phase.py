@@ -13,7 +13,15 @@ from polarize.plots.phase import basin_figure, odds_figure, portrait_figure
 from polarize.science import format_time, phase
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime, text
-from polarize.web.comparisons.common import Drawn, explorer_control, field_problem, horizon, intro, study_view
+from polarize.web.comparisons.common import (
+    Drawn,
+    explorer_control,
+    field_problem,
+    horizon,
+    horizons,
+    intro,
+    study_view,
+)
 from polarize.web.controls import Control
 from polarize.web.page import Metric, PageSpec, Plot, Problem, View
 
@@ -174,7 +182,7 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     loss = (f"the logistic loss (its runs are a closed system, far cheaper than the {name} loss's)"
             if values["loss"] != "logistic" else None)
     reached = partial.earliest() if partial else None
-    horizon = overtime.lower_horizon(values["horizon"], reached)
+    horizon = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
     return overtime.to_see([grid and f"use {grid}", loss and f"use {loss}", horizon,
                             "use n = 3" if values["n"] > 3 else None], "every part of it")
 

@@ -44,8 +44,8 @@ from polarize.web.page import (
     failure_view,
 )
 
-__all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "intro", "start",
-           "stopped_notes", "study_view"]
+__all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "horizons",
+           "intro", "start", "stopped_notes", "study_view"]
 
 Values = Mapping[str, Any]
 
@@ -71,6 +71,11 @@ def horizon(low: float, high: float, extra: tuple[float, ...] = ()) -> Control:
     """The Explorer's horizon control, offering only the horizons in ``[low, high]`` (and ``extra``)."""
     options = (*(h for h in HORIZONS if low <= h <= high), *extra)
     return explorer_control("horizon", options=options)
+
+
+def horizons(controls: tuple[Control, ...]) -> tuple[float, ...]:
+    """The horizons a page offers (its ``horizon`` control's options), for advice that names one."""
+    return next(c.options for c in controls if c.key == "horizon")
 
 
 def gd_problem(values: Values, lrs: tuple[float, ...], key: str, label: str) -> Problem | None:

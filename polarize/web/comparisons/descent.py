@@ -17,6 +17,7 @@ from polarize.web.comparisons.common import (
     field_problem,
     gd_problem,
     horizon,
+    horizons,
     intro,
     start,
     study_view,
@@ -72,7 +73,7 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     smallest = (f"leave out the smallest learning rate (lr = {lrs[0]:g} takes {round(horizon / lrs[0]):,} "
                 "steps)") if len(lrs) > 1 else f"raise the learning rate (now {lrs[0]:g})"
     reached = partial.earliest() if partial else None
-    return overtime.to_see([smallest, overtime.lower_horizon(horizon, reached),
+    return overtime.to_see([smallest, overtime.lower_horizon(horizon, reached, horizons(CONTROLS)),
                             overtime.fewer_tokens(values["n"])], "every learning rate to the end")
 
 

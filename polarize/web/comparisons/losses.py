@@ -15,6 +15,7 @@ from polarize.web.comparisons.common import (
     Drawn,
     field_problem,
     horizon,
+    horizons,
     intro,
     start,
     stopped_notes,
@@ -94,7 +95,7 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     kappas = overtime.fewer("condition numbers \u03ba", values["kappas"], lambda k: f"{k:g}")
     losses = [f"loss = {loss}" for loss in LOSS_ORDER]
     reached = partial.earliest(*losses) if partial else None
-    horizon = overtime.lower_horizon(values["horizon"], reached)
+    horizon = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
     slow_losses = partial is None or any(label in losses for label in (*partial.cut, *partial.left_out))
     options = [horizon, kappas] if slow_losses and reached is not None else [kappas, horizon]
     return overtime.to_see([*options, overtime.fewer_tokens(values["n"])], "all of it")

@@ -16,6 +16,7 @@ from polarize.web.comparisons.common import (
     explorer_control,
     field_problem,
     gd_problem,
+    horizons,
     intro,
     stopped_notes,
     study_view,
@@ -70,7 +71,7 @@ def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     """The run's own advice (``overtime.advice``): the eight normalizers share the settings."""
-    return overtime.advice(experiment(values), partial.earliest() if partial else None)
+    return overtime.advice(experiment(values), partial.earliest() if partial else None, horizons(CONTROLS))
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:

@@ -18,6 +18,7 @@ from polarize.web.comparisons.common import (
     explorer_control,
     field_problem,
     horizon,
+    horizons,
     intro,
     start,
     stopped_notes,
@@ -89,7 +90,7 @@ def draw(values: Mapping[str, Any], result: Result) -> Drawn:
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     """Lower the horizon (to where the flow got), or fewer tokens."""
     reached = partial.earliest() if partial else None
-    return overtime.to_see([overtime.lower_horizon(values["horizon"], reached),
+    return overtime.to_see([overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS)),
                             overtime.fewer_tokens(values["n"])])
 
 

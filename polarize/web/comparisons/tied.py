@@ -12,7 +12,7 @@ from polarize.plots import tied_figure
 from polarize.presets import PAPER_TIED_SIZES, get_preset, paper_tied
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
-from polarize.web.comparisons.common import Drawn, horizon, intro, stopped_notes, study_view
+from polarize.web.comparisons.common import Drawn, horizon, horizons, intro, stopped_notes, study_view
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec, Plot, Problem, View
 
@@ -57,8 +57,9 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     """Fewer sizes (the largest cost the most), or a lower horizon (to where a cut size got)."""
     sizes = sorted(values["sizes"], reverse=True)
     reached = partial.earliest() if partial else None
-    return overtime.to_see([overtime.fewer("sizes D, leaving out the largest", sizes),
-                            overtime.lower_horizon(values["horizon"], reached)], "every size to the end")
+    lower = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
+    return overtime.to_see([overtime.fewer("sizes D, leaving out the largest", sizes), lower],
+                           "every size to the end")
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
