@@ -6,6 +6,8 @@ given settings whose first run takes far longer than that budget.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -63,6 +65,21 @@ def test_a_deadline_cuts_the_run_it_is_in_and_leaves_out_the_rest():
     assert deadline.partial(None).cut == () and "first" in deadline.partial(None).left_out
 
 
+def test_a_part_that_cannot_be_cut_is_left_out_when_the_time_left_would_not_cover_it():
+    deadline, made = Deadline(5.0), []
+
+    def part(name):
+        made.append(name)
+        time.sleep(0.2)  # a pace of 0.2 s per unit of size
+        return name
+
+    assert deadline.part("first", 1, lambda: part("first")) == "first"
+    assert deadline.part("large", 100, lambda: part("large")) is None  # about 20 s: more than is left
+    assert deadline.part("small", 1, lambda: part("small")) == "small"
+    assert made == ["first", "small"] and deadline.partial(None).left_out == ("large",)
+    assert Deadline().part("any", 10**9, lambda: "made") == "made"  # no budget: never left out
+
+
 def test_without_a_budget_a_study_is_complete_and_unchanged():
     e = Experiment(n=3, d=3, horizon=100.0, a_init="gaussian")
     partial = within_budget(compare_normalizers, None, e, ("softmax", "l2"))
@@ -81,7 +98,7 @@ def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monke
     assert view.error is None, view.error
     assert view.plots() and view.passing  # drawn, but not kept for others: it may finish next time
     warning = view.warnings[0]
-    assert "did not finish in the 20 s a page allows" in warning, warning
+    assert "did not all finish in the 20 s a page allows" in warning, warning
     assert "Not run:" in warning or "drawn up to where it got" in warning
     for phrase in advice:
         assert phrase in warning, (phrase, warning)
@@ -112,7 +129,7 @@ def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, na
 
     monkeypatch.setattr(common, "call_with_timeout", overran)
     view = view_of(name, values)
-    assert view.error.startswith("This comparison took longer than 2 s and was stopped. To see ")
+    assert view.error.startswith("These runs took longer than 2 s and were stopped. To see ")
     assert advice[0] in view.error, view.error
     assert not view.plots()
 
@@ -120,7 +137,7 @@ def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, na
 def test_a_study_with_nothing_to_draw_says_what_to_change(monkeypatch):
     monkeypatch.setattr(common, "within", lambda limit: 0.0)  # no time at all: every run is left out
     view = view_of("tied", {"sizes": (150,), "horizon": 5e4})
-    assert view.passing and view.error.startswith("This comparison did not get far enough to draw")
+    assert view.passing and view.error.startswith("These runs did not get far enough to draw")
     assert "lower the horizon" in view.error
 
 

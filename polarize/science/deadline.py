@@ -5,18 +5,20 @@ budget just under the runner's hard time limit (``budget.within``), so that a
 slow study returns what it has instead of having its worker killed with nothing
 to show. The study makes every run through its ``Deadline``: a run started in
 time gets the time left and, past it, stops with status ``budget.OUT_OF_TIME``
-keeping what it saved (it is *cut*); a run or a part (e.g. an ensemble of
-starts, which cannot be cut) not started before the budget ran out is *left
-out*. ``within_budget`` runs a study so and returns its outcome as a
-``Partial`` that says which.
+keeping what it saved (it is *cut*); a run not started before the budget ran
+out is *left out*, and so is a part that cannot be cut (an ensemble of starts)
+when the time left would not cover it at the pace of the parts before it.
+``within_budget`` runs a study so and returns its outcome as a ``Partial``
+that says which.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from polarize.budget import OUT_OF_TIME, WallClock
 from polarize.config import Experiment
@@ -24,6 +26,8 @@ from polarize.diagnostics import Result
 from polarize.integrate import simulate
 
 __all__ = ["Deadline", "Partial", "within_budget"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -71,13 +75,29 @@ class Deadline:
         self.cut: list[str] = []
         self.left_out: list[str] = []
         self.reached: list[tuple[str, float]] = []
+        self.spent, self.units = 0.0, 0  # seconds and units of size taken by the parts made so far
 
-    def allows(self, label: str) -> bool:
-        """Whether the part ``label`` may start: False (and it is noted as left out) once time is up."""
-        if self.clock.expired():
+    def allows(self, label: str, needs: float = 0.0) -> bool:
+        """Whether the part ``label`` may start: not (and it is noted as left out) once the time left is
+        ``needs`` seconds or less (0: once time is up)."""
+        if self.clock.remaining() <= needs:
             self.left_out.append(label)
             return False
         return True
+
+    def part(self, label: str, size: int, make: Callable[[], T]) -> T | None:
+        """``make()``, a part that cannot be cut (e.g. an ensemble of ``size`` starts), or None.
+
+        It is left out when the time left would not cover it at the pace of the parts made so far
+        (seconds per unit of ``size``): the worker would be stopped part-way, losing everything.
+        """
+        if not self.allows(label, self.spent * size / self.units if self.units else 0.0):
+            return None
+        begin = time.monotonic()
+        made = make()
+        self.spent += time.monotonic() - begin
+        self.units += size
+        return made
 
     def simulate(self, label: str, experiment: Experiment) -> Result | None:
         """``simulate(experiment)`` in the time left, noted as cut if it runs out; None if it is left out."""

@@ -394,10 +394,12 @@ def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
     naive, done, odds = naive_winner(e), [], []
     for k, scale in enumerate(scales):
         rest = f"scale {scale:.3g}" if k == len(scales) - 1 else f"scales {scale:.3g} to {scales[-1]:.3g}"
-        if not deadline.allows(f"the odds at {rest}"):  # and at every scale after it
+        ensemble = deadline.part(f"the odds at {rest}", starts,
+                                 lambda k=k: simulate_many(e, scales[k] * noise[k]))
+        if ensemble is None:  # and every scale after it
             break
         done.append(k)
-        odds.append(np.mean(simulate_many(e, scale * noise[k]).winner == naive))
+        odds.append(np.mean(ensemble.winner == naive))
     scales, odds = scales[done], np.array(odds)
     z = 1.959964  # two-sided 95%
     centre = (odds + z**2 / (2 * starts)) / (1 + z**2 / starts)

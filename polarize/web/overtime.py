@@ -121,7 +121,7 @@ def study_warning(partial: Partial, seconds: float, advised: str) -> str:
     advised : str
         The page's advice for its settings.
     """
-    parts = [f"This comparison did not finish in the {seconds:g} s a page allows, so it is shown in part."]
+    parts = [f"These runs did not all finish in the {seconds:g} s a page allows, so they are shown in part."]
     if partial.cut:
         they = "it" if len(partial.cut) == 1 else "they"
         parts.append(f"Stopped at the time limit and drawn up to where {they} got: {', '.join(partial.cut)}.")
@@ -130,11 +130,12 @@ def study_warning(partial: Partial, seconds: float, advised: str) -> str:
     return " ".join([*parts, advised])
 
 
-def timed_out(seconds: float, advised: str, what: str = "run") -> str:
-    """The error of a run (or study) whose worker was stopped at the hard limit of ``seconds``."""
-    return f"This {what} took longer than {seconds:g} s and was stopped. {advised}"
+def timed_out(seconds: float, advised: str, what: str = "This run") -> str:
+    """The error of a run (or runs: ``what``) whose worker was stopped at the hard limit of ``seconds``."""
+    were = "were" if what.startswith("These") else "was"
+    return f"{what} took longer than {seconds:g} s and {were} stopped. {advised}"
 
 
 def nothing_drawn(seconds: float, advised: str) -> str:
     """The error of a study that did not get far enough in ``seconds`` to draw anything."""
-    return f"This comparison did not get far enough to draw in the {seconds:g} s a page allows. {advised}"
+    return f"These runs did not get far enough to draw in the {seconds:g} s a page allows. {advised}"

@@ -123,9 +123,9 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
         e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0))[0]))
     odds = phase.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
     out["odds"] = odds if len(odds.scales) else None
-    # The costliest part last: an ensemble is not cut part-way, only left out when time is up.
-    grid = deadline.allows("the basin map")
-    out["basins"] = phase.basins(e, values["resolution"], tokens, trajectories=True) if grid else None
+    # The costliest part last: an ensemble is not cut part-way, only left out when time is short.
+    out["basins"] = deadline.part("the basin map", len(phase.triangle_grid(values["resolution"])),
+                                  lambda: phase.basins(e, values["resolution"], tokens, trajectories=True))
     return out
 
 

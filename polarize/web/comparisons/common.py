@@ -162,7 +162,7 @@ def study_view(page: str, values: Values, study: Study,
             partial = call_with_timeout(within_budget, function, within(limit), *args, timeout=limit)
             outcome = partial.outcome
     except RunTimeout as exc:  # the worker was stopped: nothing it finished came back
-        return View(error=overtime.timed_out(exc.seconds, advise(values, None), "comparison"))
+        return View(error=overtime.timed_out(exc.seconds, advise(values, None), "These runs"))
     except Exception as exc:  # an engine failure must not become a traceback on the page
         return failure_view(exc)
     cut_short = partial is not None and not partial.complete
