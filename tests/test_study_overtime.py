@@ -149,3 +149,13 @@ def test_the_horizon_advised_is_one_the_page_offers():
     assert overtime.fewer("sizes", (1,)) is None
     assert overtime.fewer("sizes", (1, 2)) == "choose fewer sizes (now 1, 2)"
     assert overtime.to_see(["a", None, "b"], "all of it") == "To see all of it, a, or b."
+
+
+def test_through_a_worker_under_the_time_limit_of_the_environment(monkeypatch):
+    # No patching of the budget: POLARIZE_APP_TIMEOUT = 2 gives the study 1.5 s in a worker process.
+    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", "2")
+    monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
+    view = view_of("normalizers", CASES["normalizers"][0])
+    assert view.error is None and view.passing
+    assert "did not all finish in the 2 s a page allows" in view.warnings[0]
+    assert view.data.runs["softmax"].status == OUT_OF_TIME and len(view.data.runs) < 8
