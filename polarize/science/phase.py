@@ -382,25 +382,18 @@ class NaiveOdds:
 
 def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
                deadline: Deadline | None = None) -> NaiveOdds:
-    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale.
-
-    The scales run one after another, each as one ensemble; those a ``deadline`` leaves out are
-    missing from the result (the starts drawn are the same either way).
-    """
-    e = experiment.resolved()
-    deadline = deadline or Deadline()
-    scales = np.asarray(scales, dtype=float)
+    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale (one
+    ensemble each, in turn: the ones a ``deadline`` leaves out are missing; the starts are the same)."""
+    e, deadline = experiment.resolved(), deadline or Deadline()
+    scales, naive, odds = np.asarray(scales, dtype=float), naive_winner(e), []
     noise = np.random.default_rng(seed).standard_normal((len(scales), starts, e.n))
-    naive, done, odds = naive_winner(e), [], []
     for k, scale in enumerate(scales):
-        rest = f"scale {scale:.3g}" if k == len(scales) - 1 else f"scales {scale:.3g} to {scales[-1]:.3g}"
-        ensemble = deadline.part(f"the odds at {rest}", starts,
+        ensemble = deadline.part(f"the odds at scales from {scale:.3g}", starts,
                                  lambda k=k: simulate_many(e, scales[k] * noise[k]))
-        if ensemble is None:  # and every scale after it
+        if ensemble is None:  # and at every scale after it
             break
-        done.append(k)
         odds.append(np.mean(ensemble.winner == naive))
-    scales, odds = scales[done], np.array(odds)
+    scales, odds = scales[: len(odds)], np.array(odds)
     z = 1.959964  # two-sided 95%
     centre = (odds + z**2 / (2 * starts)) / (1 + z**2 / starts)
     half = z * np.sqrt(odds * (1 - odds) / starts + z**2 / (4 * starts**2)) / (1 + z**2 / starts)
