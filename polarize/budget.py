@@ -99,6 +99,10 @@ class WallClock:
         """Whether the budget is used up."""
         return time.monotonic() > self.end
 
+    def remaining(self) -> float:
+        """Seconds left (0 once used up; inf for no budget)."""
+        return max(0.0, self.end - time.monotonic())
+
     def message(self) -> str:
         """Why a run stopped on this budget, in words."""
         return f"out of time (the run's budget is {self.seconds:.3g} s)"

@@ -75,7 +75,9 @@ def fitted(name: str, job: Any, view: View, window: int | None) -> View:
     if not on():
         return view
     chrome = CHROME + (BAR if _showing() else 0)
-    return _presented(name, job, max((window or WINDOW) - chrome, 2 * chrome), view)
+    height = max((window or WINDOW) - chrome, 2 * chrome)
+    # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
+    return presented_view(view, height=height) if view.passing else _presented(name, job, height, view)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, hash_funcs={Experiment: Experiment.to_json})

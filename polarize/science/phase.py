@@ -32,6 +32,7 @@ from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
 from polarize.model import value_gradients
 from polarize.normalizers import make_normalizer
+from polarize.science.deadline import Deadline
 from polarize.systems import build_loss
 
 __all__ = ["Basins", "NaiveOdds", "RestPoint", "basins", "field_at", "naive_odds", "naive_winner",
@@ -379,14 +380,20 @@ class NaiveOdds:
     starts: int
 
 
-def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0) -> NaiveOdds:
-    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale."""
-    e = experiment.resolved()
-    scales = np.asarray(scales, dtype=float)
+def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
+               deadline: Deadline | None = None) -> NaiveOdds:
+    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale (one
+    ensemble each, in turn: the ones a ``deadline`` leaves out are missing; the starts are the same)."""
+    e, deadline = experiment.resolved(), deadline or Deadline()
+    scales, naive, odds = np.asarray(scales, dtype=float), naive_winner(e), []
     noise = np.random.default_rng(seed).standard_normal((len(scales), starts, e.n))
-    a0 = (scales[:, None, None] * noise).reshape(-1, e.n)
-    wins = simulate_many(e, a0).winner.reshape(len(scales), starts) == naive_winner(e)
-    odds = wins.mean(axis=1)
+    for k, scale in enumerate(scales):
+        ensemble = deadline.part(f"the odds at scales from {scale:.3g}", starts,
+                                 lambda k=k: simulate_many(e, scales[k] * noise[k]))
+        if ensemble is None:  # and at every scale after it
+            break
+        odds.append(np.mean(ensemble.winner == naive))
+    scales, odds = scales[: len(odds)], np.array(odds)
     z = 1.959964  # two-sided 95%
     centre = (odds + z**2 / (2 * starts)) / (1 + z**2 / starts)
     half = z * np.sqrt(odds * (1 - odds) / starts + z**2 / (4 * starts**2)) / (1 + z**2 / starts)

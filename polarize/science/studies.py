@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polarize.budget import OUT_OF_TIME
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
 from polarize.normalizers import NORMALIZERS
+from polarize.science.deadline import Deadline
 
 __all__ = [
     "DescentComparison",
@@ -46,18 +48,22 @@ class NormalizerRow:
     """Whether ``s`` stayed non-negative with unit sum (to 1e-9) at every saved time."""
 
 
-def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = None) -> list[NormalizerRow]:
+def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = None, *,
+                        deadline: Deadline | None = None) -> list[NormalizerRow]:
     """Run ``experiment`` under each normalizer (all of them by default), same start.
 
     The starting arrays are drawn once, so every row starts from the same ``a0``,
-    ``V0`` and target. The softmax temperature is kept for softmax only.
+    ``V0`` and target. The softmax temperature is kept for softmax only. Under a
+    ``deadline`` the normalizers it leaves out have no row.
     """
     base = experiment.resolved()
+    deadline = deadline or Deadline()
     rows = []
     for name in names or tuple(NORMALIZERS):
         temperature = base.temperature if name == "softmax" else 1.0
-        rows.append(normalizer_row(simulate(dataclasses.replace(base, normalizer=name,
-                                                                temperature=temperature))))
+        result = deadline.simulate(name, dataclasses.replace(base, normalizer=name, temperature=temperature))
+        if result is not None:
+            rows.append(normalizer_row(result))
     return rows
 
 
@@ -104,7 +110,8 @@ class DescentComparison:
     message: str
 
 
-def flow_vs_descent(experiment: Experiment, lrs) -> list[DescentComparison]:
+def flow_vs_descent(experiment: Experiment, lrs, *,
+                    deadline: Deadline | None = None) -> list[DescentComparison]:
     """The exact flow against gradient descent with each step size in ``lrs``.
 
     Parameters
@@ -113,36 +120,54 @@ def flow_vs_descent(experiment: Experiment, lrs) -> list[DescentComparison]:
         The starting point and horizon (its ``method`` and ``lr`` are replaced).
     lrs : iterable of float
         Step sizes; each needs ``horizon / lr`` within the step cap.
+    deadline : Deadline, optional
+        The study's budget: a step size whose flow or descent it leaves out has no comparison.
 
     Returns
     -------
     list of DescentComparison, one per step size, in the order given.
     """
     base = experiment.resolved()
+    deadline = deadline or Deadline()
     out = []
     for lr in lrs:
-        flow = simulate(dataclasses.replace(base, method="flow", lr=lr))
-        descent = simulate(dataclasses.replace(base, method="gd", lr=lr))
-        k = len(descent.t)
-        distance = np.linalg.norm(descent.s - flow.s[:k], axis=1)
-        # A loss that ends above where it started is divergence too, even before it overflows.
-        grew = bool(descent.loss[-1] > descent.loss[0])
-        diverged = not descent.finished or grew
-        same = (not diverged) and descent.winner == flow.winner
-        if not descent.finished:
-            message = f"lr = {lr:g}: descent diverges ({descent.message})"
-        elif grew:
-            message = (f"lr = {lr:g}: descent diverges: its loss grew from {descent.loss[0]:.3g} "
-                       f"to {descent.loss[-1]:.3g}")
-        elif not same:
-            message = (f"lr = {lr:g}: descent ends on token {descent.winner}, the flow on token "
-                       f"{flow.winner}: the step is too large to follow the flow")
-        else:
-            message = (f"lr = {lr:g}: same winner (token {flow.winner}); largest gap in s "
-                       f"{distance.max():.2g}")
-        out.append(DescentComparison(lr=lr, flow=flow, descent=descent, distance=distance,
-                                     same_winner=same, diverged=diverged, message=message))
+        label = f"lr = {lr:g}"
+        flow = deadline.simulate(label, dataclasses.replace(base, method="flow", lr=lr))
+        descent = None if flow is None else deadline.simulate(label, dataclasses.replace(base, method="gd",
+                                                                                         lr=lr))
+        if flow is not None and descent is None:
+            deadline.unused(label)  # a flow with no descent to compare with is not drawn
+        if descent is not None:
+            out.append(_compared(lr, flow, descent))
     return out
+
+
+def _compared(lr: float, flow: Result, descent: Result) -> DescentComparison:
+    """The comparison of one step size's descent with the flow on the same times (either may be cut)."""
+    k = min(len(descent.t), len(flow.t))
+    distance = np.linalg.norm(descent.s[:k] - flow.s[:k], axis=1)
+    if OUT_OF_TIME in (flow.status, descent.status):
+        late = "descent" if descent.status == OUT_OF_TIME else "flow"
+        return DescentComparison(lr=lr, flow=flow, descent=descent, distance=distance, same_winner=False,
+                                 diverged=False, message=f"lr = {lr:g}: the {late} ran out of time at "
+                                 f"t = {min(flow.t[-1], descent.t[-1]):.3g}; compared up to there")
+    # A loss that ends above where it started is divergence too, even before it overflows.
+    grew = bool(descent.loss[-1] > descent.loss[0])
+    diverged = not descent.finished or grew
+    same = (not diverged) and descent.winner == flow.winner
+    if not descent.finished:
+        message = f"lr = {lr:g}: descent diverges ({descent.message})"
+    elif grew:
+        message = (f"lr = {lr:g}: descent diverges: its loss grew from {descent.loss[0]:.3g} "
+                   f"to {descent.loss[-1]:.3g}")
+    elif not same:
+        message = (f"lr = {lr:g}: descent ends on token {descent.winner}, the flow on token "
+                   f"{flow.winner}: the step is too large to follow the flow")
+    else:
+        message = (f"lr = {lr:g}: same winner (token {flow.winner}); largest gap in s "
+                   f"{distance.max():.2g}")
+    return DescentComparison(lr=lr, flow=flow, descent=descent, distance=distance, same_winner=same,
+                             diverged=diverged, message=message)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from polarize.config import ConfigError, Experiment
-from polarize.ensemble import simulate_many
-from polarize.integrate import simulate
 from polarize.plots.phase import basin_figure, odds_figure, portrait_figure
 from polarize.science import format_time, phase
-from polarize.web.comparisons.common import Drawn, explorer_control, field_problem, horizon, intro, study_view
+from polarize.science.deadline import Deadline, Partial
+from polarize.web import overtime, text
+from polarize.web.comparisons.common import (
+    Drawn,
+    explorer_control,
+    field_problem,
+    horizon,
+    horizons,
+    intro,
+    study_view,
+)
 from polarize.web.controls import Control
 from polarize.web.page import Metric, PageSpec, Plot, Problem, View
 
@@ -22,6 +31,8 @@ ODDS_SCALES = tuple(float(x) for x in np.geomspace(0.03, 10.0, 8))
 ODDS_STARTS = 120
 COSTLY_GRID = 50
 """Largest basin grid for the square and cross-entropy losses, whose runs are not the closed system."""
+RESOLUTIONS = (30, 50, 70, 100)
+"""The basin grids offered (``resolution x resolution`` starts)."""
 PATHS = 24
 """Runs drawn over the field, spread over the basin grid."""
 
@@ -33,7 +44,7 @@ CONTROLS = (
     Control("at", "Field at time t", "select_slider", options=TIMES, names_of=format_time,
             help="The value matrix V at this time of the run from a(0) = 0 sets the field: as V learns, "
                  "the field and its rest points move."),
-    Control("resolution", "Basin grid", "select", options=(30, 50, 70, 100),
+    Control("resolution", "Basin grid", "select", options=RESOLUTIONS,
             names_of=lambda r: f"{r} x {r} starts", help="Starts on the triangle, each run to the horizon."),
     Control("pick_a", "Start: share of the 1st token", "number", 0.001, 0.98, step=0.001, half=True,
             group="One run from a start you choose", help="Or click a start on the basin map."),
@@ -79,44 +90,81 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def study(values: dict[str, Any]) -> dict[str, Any]:
-    """Everything the page draws (runs in a worker)."""
+FIELD_CAPTION = (
+    "Arrows: the direction the scores move with V frozen at the chosen time (colour: speed). Grey: runs "
+    "from starts across the triangle, V learning along the way; red: the run from the start you chose. "
+    "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle. Under logistic loss "
+    "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
+    "moving the time shows the ranking of p change as V learns.")
+SLICE_CAPTION = (
+    " For n > 3 this is a slice: the other tokens keep logits 0, the "
+    "triangle shows the three tokens' shares among themselves, and the rest points are those of the "
+    "field on the slice (where those shares stand still). The other tokens still pull on the mean "
+    "fitness, so there a vertex attracts or repels along both edges at once, and rest points can "
+    "sit on edges even under logistic loss.")
+
+
+def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[str, Any]:
+    """Everything the page draws (runs in a worker): the single runs first, the ensembles last.
+
+    The parts a ``deadline`` leaves out are None (the odds keep the scales done in time).
+    """
+    deadline = deadline or Deadline()
     e = experiment(values).resolved()
     tokens = _tokens(values)
+    reference = deadline.simulate("the run from a(0) = 0", e)  # first: what the page's data holds
     V = phase.values_at(e, values["at"])
     shares, velocity = phase.portrait_field(e, V, 13, tokens)
-    basins = phase.basins(e, values["resolution"], tokens, trajectories=True)
     pick = np.array([[values["pick_a"], values["pick_b"], 1 - values["pick_a"] - values["pick_b"]]])
-    picked = simulate_many(e, phase.slice_logits(pick, tokens, np.asarray(e.a0)), trajectories=True)
-    return {"experiment": e, "tokens": tokens, "rest": phase.rest_points(e, V, tokens),
-            "shares": shares, "velocity": velocity, "basins": basins, "picked": picked,
-            "odds": phase.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"]),
-            "reference": simulate(e)}
+    out: dict[str, Any] = {"experiment": e, "tokens": tokens, "rest": phase.rest_points(e, V, tokens),
+                           "shares": shares, "velocity": velocity, "reference": reference}
+    # One start: a plain run (as ``simulate_many`` would make it), so the deadline can cut it.
+    out["picked"] = deadline.simulate("your start", dataclasses.replace(
+        e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0))[0]))
+    odds = phase.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
+    out["odds"] = odds if len(odds.scales) else None
+    # The costliest part last: an ensemble is not cut part-way, only left out when time is short.
+    out["basins"] = deadline.part("the basin map", len(phase.triangle_grid(values["resolution"])),
+                                  lambda: phase.basins(e, values["resolution"], tokens, trajectories=True))
+    return out
 
 
 def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
-    basins, tokens, picked = out["basins"], out["tokens"], out["picked"]
-    paths_idx = np.linspace(0, len(basins.shares) - 1, PATHS).astype(int)
-    paths = [phase.slice_shares(basins.ensemble.s_path[k], tokens) for k in paths_idx]
-    mine = phase.slice_shares(picked.s_path[0], tokens)
+    basins, tokens, picked, odds = out["basins"], out["tokens"], out["picked"], out["odds"]
+    paths = [] if basins is None else [phase.slice_shares(basins.ensemble.s_path[k], tokens)
+                                       for k in np.linspace(0, len(basins.shares) - 1, PATHS).astype(int)]
+    mine = None if picked is None else phase.slice_shares(picked.s, tokens)
     when = format_time(values["at"])
-    field = Plot("field", portrait_figure(
+    plots = (Plot("field", portrait_figure(
         out["shares"], out["velocity"], rest=out["rest"], paths=paths, picked=mine, tokens=tokens,
-        n=values["n"], title=f"The field ds/dt with V held at its value at t = {when}"), (
-        "Arrows: the direction the scores move with V frozen at the chosen time (colour: speed). Grey: runs "
-        "from starts across the triangle, V learning along the way; red: the run from the start you chose. "
-        "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle. Under logistic loss "
-        "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
-        "moving the time shows the ranking of p change as V learns."
-        + ("" if values["n"] == 3 else " For n > 3 this is a slice: the other tokens keep logits 0, the "
-           "triangle shows the three tokens' shares among themselves, and the rest points are those of the "
-           "field on the slice (where those shares stand still). The other tokens still pull on the mean "
-           "fitness, so there a vertex attracts or repels along both edges at once, and rest points can "
-           "sit on edges even under logistic loss.")))
+        n=values["n"], title=f"The field ds/dt with V held at its value at t = {when}"), FIELD_CAPTION
+        + ("" if values["n"] == 3 else SLICE_CAPTION)),)
+    metrics: tuple[Metric, ...] = ()
+    if basins is not None:
+        plots += (_basin_plot(values, basins, mine),)
+        metrics += (Metric("naive prediction holds on", f"{float(np.mean(basins.naive_holds)):.0%}",
+                           help="Share of the basin grid's starts won by the token with the largest pᵢ(0)."),)
+    if odds is not None:
+        plots += (Plot("odds", odds_figure(odds), (
+            f"From a(0) = scale x randn ({odds.starts} starts per scale), how often the token with the "
+            "largest p\u1d62(0) still wins, with a 95% Wilson interval: near 1 for small scales, falling "
+            f"towards chance (1/{values['n']}) as the random logits swamp the value projections.")),)
+    if picked is not None:
+        metrics += (Metric("your start's winner", f"token {int(picked.winner)}"),)
+    started = sum((len(basins.shares) if basins else 0, len(odds.scales) * odds.starts if odds else 0,
+                   1 if picked else 0))
+    metrics += (Metric("starts run", f"{started:,}"),)
+    table = [{f"shares of tokens {tokens}": str(np.round(r.shares, 3).tolist()), "support": str(r.support),
+              "stability": r.stability} for r in out["rest"]]
+    runs = {} if out["reference"] is None else {"from a(0) = 0": out["reference"]}
+    return Drawn(plots=plots, table=table, runs=runs, metrics=metrics)
+
+
+def _basin_plot(values: Mapping[str, Any], basins: Any, mine: np.ndarray | None) -> Plot:
     naive = basins.naive
     largest = ("largest p\u1d62(0) = v\u1d62\u00b7\u03b2*" if values["loss"] == "logistic"
                else "largest fitness u\u1d62 at a(0) = 0")
-    basin = Plot("basins", basin_figure(basins, picked=mine, title="Which token wins from each start"), (
+    return Plot("basins", basin_figure(basins, picked=mine, title="Which token wins from each start"), (
         "Click a start to run from it. "
         f"Each start of a {basins.resolution} x {basins.resolution} grid, coloured by the token that wins "
         f"at t = {format_time(values['horizon'])}. The naive prediction says token {naive} ({largest}) "
@@ -124,24 +172,23 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
         "The dotted line is where it stops holding: a start that favours another token gives it a larger "
         "share s\u1d62, and since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and "
         "overtakes (the rich get richer)."), selects=CLICK)
-    odds = out["odds"]
-    odds_plot = Plot("odds", odds_figure(odds), (
-        f"From a(0) = scale x randn ({odds.starts} starts per scale), how often the token with the largest "
-        "p\u1d62(0) still wins, with a 95% Wilson interval: near 1 for small scales, falling towards "
-        f"chance (1/{values['n']}) as the random logits swamp the value projections."))
-    share = float(np.mean(basins.naive_holds))
-    metrics = (Metric("naive prediction holds on", f"{share:.0%}",
-                      help="Share of the basin grid's starts won by the token with the largest pᵢ(0)."),
-               Metric("your start's winner", f"token {int(picked.winner[0])}"),
-               Metric("starts run", f"{len(basins.shares) + len(odds.scales) * odds.starts + 1:,}"))
-    table = [{f"shares of tokens {tokens}": str(np.round(r.shares, 3).tolist()), "support": str(r.support),
-              "stability": r.stability} for r in out["rest"]]
-    return Drawn(plots=(field, basin, odds_plot), table=table, runs={"from a(0) = 0": out["reference"]},
-                 metrics=metrics)
+
+
+def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
+    """What makes this page's runs cheaper: a smaller basin grid, the logistic loss, a lower horizon."""
+    smaller = [r for r in RESOLUTIONS if r < values["resolution"]]
+    grid = f"a smaller basin grid (now {values['resolution']} x {values['resolution']})" if smaller else None
+    name = text.LOSS_NAMES.get(values["loss"], values["loss"])
+    loss = (f"the logistic loss (its runs are a closed system, far cheaper than the {name} loss's)"
+            if values["loss"] != "logistic" else None)
+    reached = partial.earliest() if partial else None
+    horizon = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
+    return overtime.to_see([grid and f"use {grid}", loss and f"use {loss}", horizon,
+                            "use n = 3" if values["n"] > 3 else None], "every part of it")
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("phase", dict(job), lambda v: (study, (v,)), draw)
+    return study_view("phase", dict(job), lambda v: (study, (v,)), draw, advise=advice)
 
 
 PAGE = PageSpec(

@@ -1,9 +1,11 @@
 """What the comparison pages share: controls cut from the Explorer's, the step cap, and a study as a View.
 
 A comparison page runs one study (several runs) in a worker process under the
-runner's time limit, draws it (``Drawn``: figures, a table, the runs, notes,
-numbers), and shows it with the same downloads on every page: the table as
-CSV, every run as JSON, each figure as HTML that plays offline.
+runner's time limit, with a budget just under it (``science.deadline``: a study
+out of time is drawn as far as it got, with advice from ``overtime``), draws it
+(``Drawn``: figures, a table, the runs, notes, numbers), and shows it with the
+same downloads on every page: the table as CSV, every run as JSON, each figure
+as HTML that plays offline.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from polarize.budget import OUT_OF_TIME, within
 from polarize.config import ConfigError
-from polarize.runner import call_with_timeout
+from polarize.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.science import format_time
-from polarize.web import export
+from polarize.science.deadline import Partial, within_budget
+from polarize.web import export, overtime
 from polarize.web.comparisons import precomputed
 from polarize.web.controls import Control, format_value
 from polarize.web.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
@@ -39,8 +43,8 @@ from polarize.web.page import (
     failure_view,
 )
 
-__all__ = ["Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "intro", "start",
-           "stopped_notes", "study_view"]
+__all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "horizons",
+           "intro", "start", "stopped_notes", "study_view"]
 
 Values = Mapping[str, Any]
 
@@ -68,6 +72,11 @@ def horizon(low: float, high: float, extra: tuple[float, ...] = ()) -> Control:
     return explorer_control("horizon", options=options)
 
 
+def horizons(controls: tuple[Control, ...]) -> tuple[float, ...]:
+    """The horizons a page offers (its ``horizon`` control's options), for advice that names one."""
+    return next(c.options for c in controls if c.key == "horizon")
+
+
 def gd_problem(values: Values, lrs: tuple[float, ...], key: str, label: str) -> Problem | None:
     """Whether gradient descent at these step sizes would take too many steps (naming ``key``), or None."""
     for lr in lrs:
@@ -87,9 +96,10 @@ def field_problem(exc: ConfigError, labels: Mapping[str, str]) -> Problem:
 
 
 def stopped_notes(runs: Mapping[str, Any]) -> tuple[str, ...]:
-    """A sentence for each run that stopped early."""
+    """A sentence for each run that stopped early (those out of time are in the study's own warning)."""
     return tuple(f"{label}: the run stopped early at t = {format_time(float(r.t[-1]))} ({r.message}); "
-                 "it is drawn up to there." for label, r in runs.items() if not r.finished)
+                 "it is drawn up to there." for label, r in runs.items()
+                 if not r.finished and r.status != OUT_OF_TIME)
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,28 +131,51 @@ class Drawn:
 
 
 Study = Callable[[Values], tuple[Callable[..., Any], tuple[Any, ...]]]
+Advice = Callable[[Values, Partial | None], str]
+"""What a page advises for its settings when its study ran out of time (``overtime.to_see``): the
+values, and what the study finished (None when its worker was stopped at the hard limit)."""
 
 
 def study_view(page: str, values: Values, study: Study,
-               draw: Callable[[Values, Any], Drawn], *, timeout: float | None = None,
+               draw: Callable[[Values, Any], Drawn], *, advise: Advice, timeout: float | None = None,
                stored: Callable[[Values], Any] | None = None) -> View:
     """Run a page's study in a worker (with a time limit) and show it; never raises.
 
-    ``study(values)`` gives a module-level function and its arguments; ``draw(values, outcome)``
-    the ``Drawn``. ``stored(values)``, when given, is the outcome computed ahead for these values
-    (``precomputed``) or None; a stored outcome is shown with a note that says so.
+    ``study(values)`` gives a module-level function and its arguments; the function takes a
+    ``deadline`` keyword (``science.deadline``) and makes its runs through it, under a budget just
+    under the time limit (``budget.within``). ``draw(values, outcome)`` gives the ``Drawn``; when
+    the budget ran out, what the study finished is drawn with a warning that ends in
+    ``advise(values, partial)``, and the view is ``passing`` (not kept for others: on a quieter
+    server the study may finish). ``stored(values)``, when given, is the outcome computed ahead for
+    these values (``precomputed``) or None; a stored outcome is shown with a note that says so.
     """
     begin = time.perf_counter()
     values = dict(values)
+    partial = None
     try:
+        limit = timeout_seconds() if timeout is None else float(timeout)
         outcome = stored(values) if stored else None
         ahead = outcome is not None
         if not ahead:
             function, args = study(values)
-            outcome = call_with_timeout(function, *args, timeout=timeout)
+            partial = call_with_timeout(within_budget, function, within(limit), *args, timeout=limit)
+            outcome = partial.outcome
+    except RunTimeout as exc:  # the worker was stopped: nothing it finished came back
+        return View(error=overtime.timed_out(exc.seconds, advise(values, None), "These runs"))
     except Exception as exc:  # an engine failure must not become a traceback on the page
         return failure_view(exc)
-    drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
+    cut_short = partial is not None and not partial.complete
+    try:
+        drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
+    except Exception:
+        if not cut_short:
+            raise
+        drawn = None  # too little finished to draw: no run at all, or too few saved times for a figure
+    if cut_short and not (drawn and drawn.runs):
+        return View(error=overtime.nothing_drawn(limit, advise(values, partial)), passing=True)
+    if cut_short:
+        drawn = dataclasses.replace(drawn, notes=(
+            overtime.study_warning(partial, limit, advise(values, partial)), *drawn.notes))
     stem = f"polarize-{page}"
     # The title of the offline HTML and of the clips: the page and its settings, as in the link.
     heading = (f"polarize: {page}", " \u00b7 ".join(
@@ -167,7 +200,7 @@ def study_view(page: str, values: Values, study: Study,
             help_text="The figure as an animated clip for slides (takes a few seconds).")),
     )
     return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
-                seconds=time.perf_counter() - begin)
+                seconds=time.perf_counter() - begin, passing=cut_short)
 
 
 def _finite(value: Any) -> Any:

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from polarize.budget import OUT_OF_TIME
 from polarize.config import ConfigError, Experiment
 from polarize.plots import descent_figure
 from polarize.science import flow_vs_descent
+from polarize.science.deadline import Partial
+from polarize.web import overtime
 from polarize.web.comparisons.common import (
     Drawn,
     explorer_control,
     field_problem,
     gd_problem,
     horizon,
+    horizons,
     intro,
     start,
     study_view,
@@ -59,12 +63,23 @@ def draw(values: Mapping[str, Any], comparisons: list[Any]) -> Drawn:
         "the flow; large ones drift, may crown another token, or diverge (reported in words and in red, "
         "drawn only while finite)."))
     return Drawn(plots=(plot,), table=table, runs=runs,
-                 notes=tuple(c.message for c in comparisons if c.diverged or not c.same_winner))
+                 notes=tuple(c.message for c in comparisons if c.diverged or (not c.same_winner
+                             and OUT_OF_TIME not in (c.flow.status, c.descent.status))))
+
+
+def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
+    """Leave out the smallest step size (it takes the most steps), lower the horizon, fewer tokens."""
+    lrs, horizon = sorted(values["lrs"]), values["horizon"]
+    smallest = (f"leave out the smallest learning rate (lr = {lrs[0]:g} takes {round(horizon / lrs[0]):,} "
+                "steps)") if len(lrs) > 1 else f"raise the learning rate (now {lrs[0]:g})"
+    reached = partial.earliest() if partial else None
+    return overtime.to_see([smallest, overtime.lower_horizon(horizon, reached, horizons(CONTROLS)),
+                            overtime.fewer_tokens(values["n"])], "every learning rate to the end")
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
     return study_view("descent", dict(job), lambda v: (flow_vs_descent, (experiment(v), tuple(v["lrs"]))),
-                      draw)
+                      draw, advise=advice)
 
 
 PAGE = PageSpec(

@@ -8,12 +8,15 @@ from typing import Any
 from polarize.config import ConfigError, Experiment
 from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
+from polarize.science.deadline import Partial
+from polarize.web import overtime
 from polarize.web.comparisons import precomputed
 from polarize.web.comparisons.common import (
     Drawn,
     explorer_control,
     field_problem,
     gd_problem,
+    horizons,
     intro,
     stopped_notes,
     study_view,
@@ -66,9 +69,14 @@ def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
     return Drawn(plots=(plot,), table=table, runs=runs, notes=stopped_notes(runs))
 
 
+def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
+    """The run's own advice (``overtime.advice``): the eight normalizers share the settings."""
+    return overtime.advice(experiment(values), partial.earliest() if partial else None, horizons(CONTROLS))
+
+
 def view(job: tuple[tuple[str, Any], ...]) -> View:
     return study_view("normalizers", dict(job), lambda v: (compare_normalizers, (experiment(v),)), draw,
-                      stored=lambda v: precomputed.stored_rows(experiment(v)))
+                      advise=advice, stored=lambda v: precomputed.stored_rows(experiment(v)))
 
 
 PAGE = PageSpec(

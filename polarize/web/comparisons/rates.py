@@ -8,14 +8,17 @@ from typing import Any
 import numpy as np
 
 from polarize.config import ConfigError, Experiment
-from polarize.integrate import simulate
+from polarize.diagnostics import Result
 from polarize.plots import rate_figure
 from polarize.science import format_time, polarization_rate
+from polarize.science.deadline import Deadline, Partial
+from polarize.web import overtime
 from polarize.web.comparisons.common import (
     Drawn,
     explorer_control,
     field_problem,
     horizon,
+    horizons,
     intro,
     start,
     stopped_notes,
@@ -28,10 +31,10 @@ CONTROLS = (*start(64), explorer_control("a_init", options=("zeros", "gaussian")
 LABELS = {c.key: c.label for c in CONTROLS}
 
 
-def study(experiment: Experiment) -> tuple[Any, Any]:
-    """A logistic flow and its ``polarization_rate``."""
-    result = simulate(experiment)
-    return result, polarization_rate(result)
+def study(experiment: Experiment, *, deadline: Deadline | None = None) -> Result | None:
+    """A logistic flow (None when the ``deadline`` left it out; its rate is worked out in ``draw``,
+    where a run cut too early to have one is shown as nothing drawn)."""
+    return (deadline or Deadline()).simulate("the logistic flow", experiment)
 
 
 def experiment(values: Mapping[str, Any]) -> Experiment:
@@ -47,8 +50,8 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def draw(values: Mapping[str, Any], outcome: tuple[Any, Any]) -> Drawn:
-    result, rate = outcome
+def draw(values: Mapping[str, Any], result: Result) -> Drawn:
+    rate = polarization_rate(result)
     n = result.s.shape[1]
     end = format_time(float(rate.t[-1]))
     late = rate.t >= 1e6
@@ -84,8 +87,15 @@ def draw(values: Mapping[str, Any], outcome: tuple[Any, Any]) -> Drawn:
                f"n = {n}.")))
 
 
+def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
+    """Lower the horizon (to where the flow got), or fewer tokens."""
+    reached = partial.earliest() if partial else None
+    return overtime.to_see([overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS)),
+                            overtime.fewer_tokens(values["n"])])
+
+
 def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("rates", dict(job), lambda v: (study, (experiment(v),)), draw)
+    return study_view("rates", dict(job), lambda v: (study, (experiment(v),)), draw, advise=advice)
 
 
 PAGE = PageSpec(

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from polarize.integrate import simulate
 from polarize.plots import tied_figure
 from polarize.presets import PAPER_TIED_SIZES, get_preset, paper_tied
-from polarize.web.comparisons.common import Drawn, horizon, intro, stopped_notes, study_view
+from polarize.science.deadline import Deadline, Partial
+from polarize.web import overtime
+from polarize.web.comparisons.common import Drawn, horizon, horizons, intro, stopped_notes, study_view
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec, Plot, Problem, View
 
@@ -20,9 +21,13 @@ CONTROLS = (Control("sizes", "Sizes D", "multiselect", options=(2, 5, 10, 20, 50
             horizon(10, 5e4))
 
 
-def study(sizes: tuple[int, ...], horizon: float) -> dict[int, Any]:
-    """The paper's tied model for each size ``D`` up to ``horizon`` (D -> Result)."""
-    return {D: simulate(dataclasses.replace(paper_tied(D), horizon=horizon)) for D in sizes}
+def study(sizes: tuple[int, ...], horizon: float, *, deadline: Deadline | None = None) -> dict[int, Any]:
+    """The paper's tied model for each size ``D`` up to ``horizon`` (D -> Result; not those the
+    ``deadline`` left out)."""
+    deadline = deadline or Deadline()
+    results = {D: deadline.simulate(f"D = {D}", dataclasses.replace(paper_tied(D), horizon=horizon))
+               for D in sizes}
+    return {D: r for D, r in results.items() if r is not None}
 
 
 def check(values: Mapping[str, Any]) -> Problem | None:
@@ -48,8 +53,18 @@ def draw(values: Mapping[str, Any], results: dict[int, Any]) -> Drawn:
     return Drawn(plots=(plot,), table=table, runs=runs, notes=stopped_notes(runs))
 
 
+def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
+    """Fewer sizes (the largest cost the most), or a lower horizon (to where a cut size got)."""
+    sizes = sorted(values["sizes"], reverse=True)
+    reached = partial.earliest() if partial else None
+    lower = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
+    return overtime.to_see([overtime.fewer("sizes D, leaving out the largest", sizes), lower],
+                           "every size to the end")
+
+
 def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("tied", dict(job), lambda v: (study, (tuple(v["sizes"]), v["horizon"])), draw)
+    return study_view("tied", dict(job), lambda v: (study, (tuple(v["sizes"]), v["horizon"])), draw,
+                      advise=advice)
 
 
 PAGE = PageSpec(

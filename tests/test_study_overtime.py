@@ -1,0 +1,161 @@
+"""A study out of time: runs cut or left out at the budget; every page draws what finished, with advice.
+
+The budget is made tiny (``common.within``) while the hard limit stays as it is, and each page is
+given settings whose first run takes far longer than that budget.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from polarize import Experiment
+from polarize.budget import OUT_OF_TIME
+from polarize.runner import RunTimeout
+from polarize.science import compare_normalizers
+from polarize.science.deadline import Deadline, within_budget
+from polarize.web import overtime, pages
+from polarize.web.comparisons import common
+from polarize.web.page import Problem, View
+
+TINY = 0.2
+"""The study's budget in these tests (seconds)."""
+BUDGETS = {"phase": 0.02, "rates": 0.1, "descent": 1.5}
+"""Where ``TINY`` does not fit: the first run of the phase portrait and of Rates can take only 0.2 s
+(Rates' is halfway, at t = 1e147, after 0.1 s); on Flow vs descent the flow (0.1 s) must finish and the
+descent (8 s) be cut."""
+SLOW = Experiment(n=32, d=32, method="gd", lr=0.1, horizon=2e4)
+"""200,000 descent steps on 32 tokens: far longer than ``TINY``."""
+
+# page -> (settings whose first run is far longer than TINY, the run cut there, advice that fits them)
+CASES = {
+    "normalizers": ({"method": "gd", "lr": 0.1, "horizon": 2e4}, "softmax",
+                    ("use the flow method", "raise the learning rate (now 0.1)")),
+    "losses": ({"n": 32, "horizon": 1e8, "kappas": (1, 2)}, None,
+               ("choose fewer condition numbers \u03ba (now 1, 2)", "use fewer tokens (n = 32)")),
+    "tied": ({"sizes": (150, 100), "horizon": 5e4}, "D=150",
+             ("choose fewer sizes D, leaving out the largest (now 150, 100)",)),
+    "descent": ({"n": 8, "lrs": (0.01, 0.05), "horizon": 1e3}, "gd lr=0.01",
+                ("leave out the smallest learning rate (lr = 0.01 takes 100,000 steps)",)),
+    "rates": ({"n": 64, "horizon": 1e300}, "logistic flow", ("lower the horizon",)),
+    "phase": ({"loss": "kl", "n": 6, "horizon": 1e6, "tokens": (0, 1, 2)}, "from a(0) = 0",
+              ("use a smaller basin grid (now 50 x 50)", "use the logistic loss", "use n = 3")),
+}
+
+
+def view_of(name: str, values: dict) -> View:
+    spec = pages.by_name(name)
+    job = spec.make_job({**spec.defaults(None), **values})
+    assert not isinstance(job, Problem), job
+    return spec.view(job)
+
+
+def test_a_deadline_cuts_the_run_it_is_in_and_leaves_out_the_rest():
+    deadline = Deadline(TINY)
+    first = deadline.simulate("first", SLOW)
+    assert first.status == OUT_OF_TIME and 1 <= len(first.t) and first.t[-1] < SLOW.horizon
+    assert deadline.simulate("second", SLOW) is None and not deadline.allows("third")
+    partial = deadline.partial("outcome")
+    assert partial.cut == ("first",) and partial.left_out == ("second", "third") and not partial.complete
+    assert partial.earliest() == partial.earliest("first") == float(first.t[-1])
+    assert partial.earliest("second") is None
+    deadline.unused("first")  # drawn no more: it counts as left out
+    assert deadline.partial(None).cut == () and "first" in deadline.partial(None).left_out
+
+
+def test_a_part_that_cannot_be_cut_is_left_out_when_the_time_left_would_not_cover_it():
+    deadline, made = Deadline(5.0), []
+
+    def part(name):
+        made.append(name)
+        time.sleep(0.2)  # a pace of 0.2 s per unit of size
+        return name
+
+    assert deadline.part("first", 1, lambda: part("first")) == "first"
+    assert deadline.part("large", 100, lambda: part("large")) is None  # about 20 s: more than is left
+    assert deadline.part("small", 1, lambda: part("small")) == "small"
+    assert made == ["first", "small"] and deadline.partial(None).left_out == ("large",)
+    assert Deadline().part("any", 10**9, lambda: "made") == "made"  # no budget: never left out
+
+
+def test_without_a_budget_a_study_is_complete_and_unchanged():
+    e = Experiment(n=3, d=3, horizon=100.0, a_init="gaussian")
+    partial = within_budget(compare_normalizers, None, e, ("softmax", "l2"))
+    plain = compare_normalizers(e, ("softmax", "l2"))
+    assert partial.complete and partial.seconds == np.inf
+    for mine, theirs in zip(partial.outcome, plain, strict=True):
+        assert mine.result.finished and mine.normalizer == theirs.normalizer
+        np.testing.assert_allclose(mine.result.s, theirs.result.s, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monkeypatch, name):
+    values, cut, advice = CASES[name]
+    monkeypatch.setattr(common, "within", lambda limit: BUDGETS.get(name, TINY))
+    view = view_of(name, values)
+    assert view.error is None, view.error
+    assert view.plots() and view.passing  # drawn, but not kept for others: it may finish next time
+    warning = view.warnings[0]
+    assert "did not all finish in the 20 s a page allows" in warning, warning
+    assert "Not run:" in warning or "drawn up to where it got" in warning
+    for phrase in advice:
+        assert phrase in warning, (phrase, warning)
+    runs = view.data.runs
+    stopped = [label for label, r in runs.items() if r.status == OUT_OF_TIME]
+    if cut is not None:
+        assert cut in stopped, (cut, list(runs))
+    for label in stopped:  # each cut run is drawn up to where it got, short of its horizon
+        r = runs[label]
+        assert r.t[-1] < r.experiment.horizon and np.all(np.isfinite(r.s))
+    assert len(view.data.table) >= 1
+
+
+def test_the_phase_portrait_keeps_the_field_when_its_ensembles_are_left_out(monkeypatch):
+    values, _, _ = CASES["phase"]
+    monkeypatch.setattr(common, "within", lambda limit: BUDGETS["phase"])
+    view = view_of("phase", values)
+    assert [p.key for p in view.plots()] == ["field"]
+    assert "Not run:" in view.warnings[0] and "the basin map" in view.warnings[0]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, name):
+    values, _, advice = CASES[name]
+
+    def overran(*args, **kwargs):
+        raise RunTimeout(2.0)
+
+    monkeypatch.setattr(common, "call_with_timeout", overran)
+    view = view_of(name, values)
+    assert view.error.startswith("These runs took longer than 2 s and were stopped. To see ")
+    assert advice[0] in view.error, view.error
+    assert not view.plots()
+
+
+def test_a_study_with_nothing_to_draw_says_what_to_change(monkeypatch):
+    monkeypatch.setattr(common, "within", lambda limit: 0.0)  # no time at all: every run is left out
+    view = view_of("tied", {"sizes": (150,), "horizon": 5e4})
+    assert view.passing and view.error.startswith("These runs did not get far enough to draw")
+    assert "lower the horizon" in view.error
+
+
+def test_the_horizon_advised_is_one_the_page_offers():
+    assert overtime.lower_horizon(1e4, 3.7e3) == "lower the horizon to 2000"
+    assert overtime.lower_horizon(1e4, 3.7e3, (10.0, 1000.0, 3000.0, 1e4)) == "lower the horizon to 3000"
+    assert overtime.lower_horizon(1e4, 7.0, (10.0, 1e4)) == "lower the horizon"  # none it reached
+    assert overtime.lower_horizon(1e4, None) == "lower the horizon"
+    assert overtime.fewer("sizes", (1,)) is None
+    assert overtime.fewer("sizes", (1, 2)) == "choose fewer sizes (now 1, 2)"
+    assert overtime.to_see(["a", None, "b"], "all of it") == "To see all of it, a, or b."
+
+
+def test_through_a_worker_under_the_time_limit_of_the_environment(monkeypatch):
+    # No patching of the budget: POLARIZE_APP_TIMEOUT = 2 gives the study 1.5 s in a worker process.
+    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", "2")
+    monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
+    view = view_of("normalizers", CASES["normalizers"][0])
+    assert view.error is None and view.passing
+    assert "did not all finish in the 2 s a page allows" in view.warnings[0]
+    assert view.data.runs["softmax"].status == OUT_OF_TIME and len(view.data.runs) < 8
