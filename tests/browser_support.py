@@ -228,8 +228,9 @@ SETTLED_JS = """() => {
 # its place, Streamlit text cut off by its box, a sidebar over the page, and a page wider than the window.
 LAYOUT_PROBLEMS_JS = """(tol) => {
   const problems = [];
-  const TEXT = ['.gtitle', '.xtitle', '.ytitle', '.xtick text', '.ytick text', '.annotation-text',
-                '.legendtext', '.legendtitletext', '.slider-label', '.slider-container text',
+  // Plotly names a subplot's axes after it (x2tick, y3title) and a second legend legend2text.
+  const TEXT = ['.gtitle', 'text[class$="title"]', 'g[class$="tick"] > text', '.annotation-text',
+                'text[class^="legend"][class$="text"]', '.slider-label', '.slider-container text',
                 '.updatemenu-button', '.cbtitle text', '.colorbar text'].join(', ');
   const shown = (el) => {
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) return false;
@@ -321,3 +322,45 @@ def wait_until_settled(page: Any, timeout: float = 120.0) -> None:
 def layout_problems(page: Any, tolerance: float = 2.0) -> list[str]:
     """What overlaps or is cut off on the page now (``LAYOUT_PROBLEMS_JS``), one line each."""
     return page.evaluate(LAYOUT_PROBLEMS_JS, tolerance)
+
+
+# ---- presentation mode: every figure and its controls on one screen --------------------------------
+
+# JavaScript: where each figure of the page falls short of one screen: taller or wider than the
+# window, a control (buttons, slider rail and grip, the time counter) outside its figure, or the
+# first figure's controls below the window's bottom before any scrolling; and a sidebar not collapsed.
+FIT_PROBLEMS_JS = """(tol) => {
+  const problems = [];
+  const W = window.innerWidth, H = window.innerHeight;
+  const CONTROLS = '.updatemenu-button, .slider-rail-rect, .slider-grip-rect, .slider-currentvalue';
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  if (sidebar && sidebar.getAttribute('aria-expanded') !== 'false'
+      && sidebar.getBoundingClientRect().right > tol) problems.push('the sidebar is not collapsed');
+  const scroll = document.querySelector('[data-testid="stMain"]');
+  const top = scroll ? scroll.scrollTop : window.scrollY;
+  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+    const keyed = chart.closest('[class*="st-key-"]');
+    const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
+    const title = key ? key.slice(7) : `figure ${p + 1}`;
+    const svg = chart.querySelector('.js-plotly-plot .main-svg');
+    const f = svg.getBoundingClientRect();
+    if (f.height > H + tol) problems.push(`${title} is ${Math.round(f.height)} px tall in a ${H} px window`);
+    if (f.left < -tol || f.right > W + tol) problems.push(`${title} sticks out sideways`);
+    const controls = [...chart.querySelectorAll(CONTROLS)].filter((e) => e.checkVisibility())
+      .map((e) => ({e, r: e.getBoundingClientRect()})).filter(({r}) => r.width > 0 && r.height > 0);
+    for (const {e, r} of controls) {
+      const what = `${title}: ${(e.getAttribute('class') || '').split(' ')[0]} "${e.textContent.trim().slice(0, 20)}"`;
+      if (r.left < f.left - tol || r.right > f.right + tol || r.top < f.top - tol || r.bottom > f.bottom + tol) {
+        problems.push(`${what} is outside its figure`);
+      } else if (p === 0 && top === 0 && r.bottom > H + tol) {
+        problems.push(`${what} is below the window (${Math.round(r.bottom)} px of ${H})`);
+      }
+    }
+  });
+  return problems;
+}"""
+
+
+def fit_problems(page: Any, tolerance: float = 2.0) -> list[str]:
+    """Where the page's figures do not fit one screen (``FIT_PROBLEMS_JS``), one line each."""
+    return page.evaluate(FIT_PROBLEMS_JS, tolerance)
