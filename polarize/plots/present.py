@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from polarize.plots import style
+from polarize.plots.crowding import uncrowded
 
 __all__ = ["presented"]
 
@@ -58,6 +59,7 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int,
         item["y"] = _moved(item.get("y"), ratio)
     _open_rows(layout, ratio)
     layout.update(height=new_height, margin=margin)
+    uncrowded(layout, data.get("data", []), plot_px=new_plot)
     return data if as_dict else go.Figure(data, _validate=False)
 
 
