@@ -16,20 +16,17 @@ from typing import Any
 
 from polarize.plots import style
 
-__all__ = ["NOTE_ROOM", "TICK_PITCH", "WIDTH", "uncrowded"]
+__all__ = ["NOTE_ROOM", "TICK_PITCH", "uncrowded"]
 
 TICK_PITCH = 1.8
 """Least distance between two tick labels of a vertical axis, in tick font heights."""
 NOTE_ROOM = 180
 """Pixels a panel needs to hold a note or a legend inside it besides its data."""
-WIDTH = 900
-"""Pixels of a figure's width assumed for its panel titles: the Explorer's beside its verdict on a
-1280 px projector, the narrowest a presented figure gets there (wider windows only wrap a title early)."""
 _CHAR = 0.45
 """Width of a character of a panel title, in font sizes (measured: 0.42 for the dashboard's)."""
 
 
-def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: float) -> None:
+def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: float, width: float) -> None:
     """Thin tick labels, label shared x axes once, drop notes and inner legends of short panels; in place.
 
     Parameters
@@ -40,6 +37,8 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
         The figure's traces (a trace of a dropped legend leaves it); changed in place.
     plot_px : float
         Pixels of the figure's plot area (its height less the top and bottom margins).
+    width : float
+        Pixels of the figure's width, as far as known (for titles wider than their panel).
     """
     size = float(layout.get("font", {}).get("size", 12))
     axes = {key: value for key, value in layout.items()
@@ -47,9 +46,9 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
     for key, axis in axes.items():
         if key[0] == "y" and axis.get("showticklabels", True) and axis.get("visible", True):
             tall = _span(axis.get("domain")) * plot_px
-            _thin(axis, max(2, int(tall / (_tick_size(axis, size) * TICK_PITCH)) + 1))
+            _thin(axis, tall, _tick_size(axis, size) * TICK_PITCH)
     _label_columns_once(axes)
-    _wrap_titles(layout, axes, size)
+    _wrap_titles(layout, axes, size, width)
     short = {_ref(key): _span(axis.get("domain")) * plot_px < NOTE_ROOM
              for key, axis in axes.items() if key[0] == "y"}
     layout["annotations"] = [note for note in layout.get("annotations", [])
@@ -81,9 +80,14 @@ def _tick_size(axis: dict[str, Any], size: float) -> float:
     return float(axis.get("tickfont", {}).get("size") or size)
 
 
-def _thin(axis: dict[str, Any], most: int) -> None:
-    """At most ``most`` tick labels on ``axis``: every k-th given value, or a wider step."""
+def _thin(axis: dict[str, Any], tall: float, pitch: float) -> None:
+    """Tick labels of a vertical ``axis`` ``tall`` px long at least ``pitch`` px apart (fewer, never smaller).
+
+    Given values: every k-th. A log axis over a decade or more: whole decades, every k-th. A set
+    step: k times it. Otherwise plotly's own ticks, at most as many as fit.
+    """
     values = axis.get("tickvals")
+    most = max(2, int(tall / pitch) + 1)
     if isinstance(values, list | tuple) and len(values) > most:
         every = math.ceil((len(values) - 1) / (most - 1))
         axis["tickvals"] = list(values)[::every]
@@ -93,16 +97,22 @@ def _thin(axis: dict[str, Any], most: int) -> None:
     if values is not None:
         return
     ends = axis.get("range")
-    width = abs(float(ends[1]) - float(ends[0])) if isinstance(ends, list | tuple) and len(ends) == 2 \
-        else None
+    low, high = sorted(float(end) for end in ends) if isinstance(ends, list | tuple) and len(ends) == 2 \
+        else (None, None)
     step = axis.get("dtick")
-    if axis.get("type") == "log" and width is not None and width >= 1:
-        # Whole decades (log axes take their range in decades), as many as fit.
-        decades = max(int(step) if isinstance(step, int | float) else 1, math.ceil(width / (most - 1)))
-        axis.update(tick0=0, dtick=decades, tickmode="linear")
-    elif isinstance(step, int | float) and width is not None and width / step + 1 > most:
-        axis["dtick"] = step * math.ceil(width / step / (most - 1))
-    elif not isinstance(step, int | float | str):
+    if low is not None and high > low:
+        unit = tall / (high - low)  # px per unit of the range (a decade on a log axis)
+        if axis.get("type") == "log" and high - low >= 1:
+            decades = max(int(step) if isinstance(step, int | float) else 1, math.ceil(pitch / unit))
+            # From the lowest whole decade shown, so that as many as fit are in range; not in the
+            # corner, where the x axis's first label is.
+            first = math.ceil(low + 0.35 * pitch / unit)
+            axis.update(tick0=first if first <= high else math.ceil(low), dtick=decades, tickmode="linear")
+            return
+        if isinstance(step, int | float) and step > 0 and step * unit < pitch:
+            axis["dtick"] = step * math.ceil(pitch / (step * unit))
+            return
+    if not isinstance(step, int | float | str):
         axis["nticks"] = min(axis.get("nticks") or most, most)
 
 
@@ -136,10 +146,10 @@ def _title(axis: dict[str, Any]) -> str | None:
     return title.get("text") if isinstance(title, dict) else title
 
 
-def _wrap_titles(layout: dict[str, Any], axes: dict[str, dict[str, Any]], size: float) -> None:
+def _wrap_titles(layout: dict[str, Any], axes: dict[str, dict[str, Any]], size: float, width: float) -> None:
     """Break a panel's title (a note in paper units centred over a panel) wider than the panel into lines."""
     margin = layout.get("margin", {})
-    plot_width = WIDTH - margin.get("l", 80) - margin.get("r", 80)
+    plot_width = width - margin.get("l", 80) - margin.get("r", 80)
     spans = [axis["domain"] for key, axis in axes.items() if key[0] == "x" and "domain" in axis]
     for note in layout.get("annotations", []):
         text, x = note.get("text"), note.get("x")

@@ -12,15 +12,19 @@ import plotly.graph_objects as go
 from polarize.plots import style
 from polarize.plots.crowding import uncrowded
 
-__all__ = ["presented"]
+__all__ = ["WIDTH", "presented"]
 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
+WIDTH = 1190
+"""Pixels of a presented page's main column on a 1280 px projector (``ui.present``'s padding aside)."""
+_LEGEND_SYMBOL, _LEGEND_ROW = 50, 2.1
+"""A legend entry's width besides its name (px), and a legend row's height in font sizes (measured)."""
 _LEAST_PLOT = 160
 """Fewest pixels left for the plot area: below it the margins shrink instead."""
 
 
-def presented(figure: go.Figure | dict[str, Any], *, height: int,
+def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float = WIDTH,
               scale: float = style.PRESENT_SCALE) -> go.Figure | dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
@@ -37,6 +41,9 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int,
     height : int
         The most pixels the figure may take (the window's height less the page's title); a small
         figure grows only to ``scale`` times its height.
+    width : float
+        Pixels the figure is expected to be wide (its place on the page): panels too short or
+        too narrow for what they hold lose it (``crowding.uncrowded``), never their type.
     scale : float
 
     Returns
@@ -53,14 +60,38 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int,
     new_height = int(min(height, old_height * scale))
     grow = min(scale, max(new_height - _LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
     margin = {side: round(value * grow) for side, value in margin.items()}
+    # A legend above the plot may take more rows at the larger type: room for it, or plotly would
+    # push the plot down itself and the controls below (placed in fractions of it) up into it.
+    margin["t"] = max(margin["t"], _legend_room(layout, data.get("data", []), old_plot * grow,
+                                                width - margin["l"] - margin["r"]))
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
     ratio = old_plot * grow / new_plot
     for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
     _open_rows(layout, ratio)
     layout.update(height=new_height, margin=margin)
-    uncrowded(layout, data.get("data", []), plot_px=new_plot)
+    uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
     return data if as_dict else go.Figure(data, _validate=False)
+
+
+def _legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: float, width: float) -> int:
+    """Pixels above the plot that the main legend takes when it sits there (0 otherwise), its rows
+    estimated from its entries' names at its (scaled) type in ``width`` px."""
+    legend = layout.get("legend", {})
+    y = legend.get("y")
+    if not isinstance(y, int | float) or y <= 1 or legend.get("yref", "paper") != "paper" \
+            or legend.get("orientation") != "h":
+        return 0
+    size = float(legend.get("font", {}).get("size") or layout.get("font", {}).get("size") or 12)
+    names = [str(t.get("name", "")) for t in traces
+             if t.get("showlegend", True) is not False and t.get("legend", "legend") == "legend"]
+    entries = [_LEGEND_SYMBOL + 0.5 * size * len(name) for name in names]
+    rows, used = 1, 0.0
+    for entry in entries:
+        if used and used + entry > width:
+            rows, used = rows + 1, 0.0
+        used += entry
+    return round((y - 1) * plot + rows * _LEGEND_ROW * size)
 
 
 def _legends(layout: dict[str, Any]) -> list[dict[str, Any]]:
