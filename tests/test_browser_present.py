@@ -10,6 +10,8 @@ captions, title). Skipped, with the reason, when Debian's /usr/bin/chromium (or 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from browser_support import (
     ARTIFACTS,
@@ -81,3 +83,27 @@ def test_every_page_presented_on_one_screen(server, browser):
         context.close()
     report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
     assert not report, f"{len(report)} problems presenting at {WIDTH} x {HEIGHT}:\n" + "\n".join(report)
+
+
+# The heights of the repulsion panel's bars (its replicator mode) drawn now.
+BARS_JS = """() => document.querySelector('.js-plotly-plot').data
+  .filter((trace) => trace.type === 'bar').map((trace) => Array.from(trace.y))"""
+
+
+def test_the_replicator_bars_move_when_play_is_pressed(server, browser):
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/?present=true&repulsion=replicator")
+        wait_until_settled(page, timeout=120)
+        first = page.evaluate(BARS_JS)
+        assert first and first[0]
+        page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
+        page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}",
+                               timeout=10_000)
+        page.wait_for_timeout(300)
+        later = page.evaluate(BARS_JS)
+        assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
+        assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []
+    finally:
+        context.close()

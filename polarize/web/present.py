@@ -20,27 +20,29 @@ _GAP = 24
 """Pixels between columns (Streamlit's gap at the presented page's type)."""
 
 
-def presented_view(view: View, *, height: int) -> View:
+def presented_view(view: View, *, height: int | None) -> View:
     """``view`` for presentation mode, each figure at most ``height`` px tall (a new view).
 
     Parameters
     ----------
     view : View
         Not modified (views are shared through the renderer's cache).
-    height : int
-        Pixels a figure may take: the window's height less the page's title.
+    height : int or None
+        Pixels a figure may take: the window's height less the page's title; None: figures as
+        they are (a phone's), only the small print goes.
     """
     return replace(view, blocks=_blocks(view.blocks, height, WIDTH), sidebar="")
 
 
-def _blocks(blocks: tuple[Any, ...], height: int, width: float) -> tuple[Any, ...]:
+def _blocks(blocks: tuple[Any, ...], height: int | None, width: float) -> tuple[Any, ...]:
     """The blocks presented, a figure ``width`` px wide (its column's share of the page's)."""
     out: list[Any] = []
     for block in blocks:
         if isinstance(block, Caption):
             continue
         if isinstance(block, Plot):
-            block = replace(block, figure=presented(block.figure, height=height, width=width), caption="")
+            figure = block.figure if height is None else presented(block.figure, height=height, width=width)
+            block = replace(block, figure=figure, caption="")
         elif isinstance(block, Metric):
             block = replace(block, help="")
         elif isinstance(block, Columns):
