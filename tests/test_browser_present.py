@@ -45,23 +45,27 @@ LAYOUT_JS = """() => {
 }"""
 
 
-def test_presentation_mode_fits_a_projector(server, browser):
+@pytest.fixture
+def projector(browser):
+    """A fresh tab in a 1280 x 720 window."""
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/explorer?present=true&n=5")
-        wait_for_figure(page, timeout=90)
-        wait_until_settled(page)
-        seen = page.evaluate(LAYOUT_JS)
-        assert seen["captions"] == 0
-        assert seen["root"] == pytest.approx(1.5 * 16)  # the page's type, 1.5 times the browser's
-        assert seen["font"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
-        assert 0 <= seen["title"]["top"] and seen["title"]["bottom"] <= seen["figure"]["top"] + 1
-        assert seen["buttons"] >= 8  # play, pause, reset, two steps, three speeds
-        assert fit_problems(page, scroll=False) == []  # at the top: nothing to scroll
-        assert "present=true" in page.url  # the address keeps the mode for the next rerun
-    finally:
-        context.close()
+    yield context.new_page()
+    context.close()
+
+
+def test_presentation_mode_fits_a_projector(server, projector):
+    page = projector
+    page.goto(f"{server.url}/explorer?present=true&n=5")
+    wait_for_figure(page, timeout=90)
+    wait_until_settled(page)
+    seen = page.evaluate(LAYOUT_JS)
+    assert seen["captions"] == 0
+    assert seen["root"] == pytest.approx(1.5 * 16)  # the page's type, 1.5 times the browser's
+    assert seen["font"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    assert 0 <= seen["title"]["top"] and seen["title"]["bottom"] <= seen["figure"]["top"] + 1
+    assert seen["buttons"] >= 8  # play, pause, reset, two steps, three speeds
+    assert fit_problems(page, scroll=False) == []  # at the top: nothing to scroll
+    assert "present=true" in page.url  # the address keeps the mode for the next rerun
 
 
 def test_every_page_presented_on_one_screen(server, browser):
@@ -90,20 +94,16 @@ BARS_JS = """() => document.querySelector('.js-plotly-plot').data
   .filter((trace) => trace.type === 'bar').map((trace) => Array.from(trace.y))"""
 
 
-def test_the_replicator_bars_move_when_play_is_pressed(server, browser):
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/?present=true&repulsion=replicator")
-        wait_until_settled(page, timeout=120)
-        first = page.evaluate(BARS_JS)
-        assert first and first[0]
-        page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
-        page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}",
-                               timeout=10_000)
-        page.wait_for_timeout(300)
-        later = page.evaluate(BARS_JS)
-        assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
-        assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []
-    finally:
-        context.close()
+def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
+    page = projector
+    page.goto(f"{server.url}/?present=true&repulsion=replicator")
+    wait_until_settled(page, timeout=120)
+    first = page.evaluate(BARS_JS)
+    assert first and first[0]
+    page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
+    page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}",
+                           timeout=10_000)
+    page.wait_for_timeout(300)
+    later = page.evaluate(BARS_JS)
+    assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
+    assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []
