@@ -315,3 +315,17 @@ def test_a_phone_keeps_its_figures_in_presentation_mode(figure):
     shown = presented_view(View(blocks=(Caption("small"), Plot("p", figure, caption="under"))), height=None)
     (plot,) = shown.blocks
     assert plot.figure is figure and plot.caption == ""
+
+
+def test_the_token_legend_gets_the_rows_it_takes():
+    from polarize.plots.crowding import legend_rows
+
+    assert legend_rows(["a" * 10] * 3, size=14, width=1000) == 1
+    assert legend_rows(["a" * 10] * 30, size=14, width=400) > legend_rows(["a" * 10] * 30, size=14, width=800)
+    eight = dashboard(simulate(Experiment(n=8, d=8, seed=0, horizon=1e2)))
+    two = dashboard(simulate(Experiment(n=2, d=2, seed=0, horizon=1e2)))
+    # Eight tokens take two rows at the dashboard's narrowest: room kept for both, not pushed by plotly.
+    assert eight.layout.margin.t > two.layout.margin.t
+    # Presented on a wide page the second row is given back; on a narrow one, the larger type takes more.
+    wide, narrow = presented(eight, height=620, width=1500), presented(eight, height=620, width=500)
+    assert wide.layout.margin.t < PRESENT_SCALE * eight.layout.margin.t < narrow.layout.margin.t

@@ -12,18 +12,37 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from polarize.plots import style
 
-__all__ = ["NOTE_ROOM", "TICK_PITCH", "uncrowded"]
+__all__ = ["LEGEND_ROW", "LEGEND_SYMBOL", "NOTE_ROOM", "TICK_PITCH", "legend_rows", "uncrowded"]
 
 TICK_PITCH = 1.8
 """Least distance between two tick labels of a vertical axis, in tick font heights."""
 NOTE_ROOM = 180
 """Pixels a panel needs to hold a note or a legend inside it besides its data."""
+LEGEND_SYMBOL, LEGEND_ROW = 40, 2.1
+"""A horizontal legend's entry: pixels besides its name; a row's height in font sizes (measured)."""
 _CHAR = 0.45
 """Width of a character of a panel title, in font sizes (measured: 0.42 for the dashboard's)."""
+
+
+def legend_rows(names: Sequence[str], *, size: float, width: float) -> int:
+    """Rows a horizontal legend of entries ``names`` (its title first, if any) takes ``width`` px wide.
+
+    An estimate (half a font size a character, ``LEGEND_SYMBOL`` px for the line beside it): plotly
+    wraps such a legend itself and pushes the plot down for it, which moves whatever is placed in
+    fractions of the plot (the transport controls) up; figures leave room for the rows instead.
+    """
+    rows, used = 1, 0.0
+    for name in names:
+        entry = LEGEND_SYMBOL + 0.5 * size * len(name)
+        if used and used + entry > width:
+            rows, used = rows + 1, 0.0
+        used += entry
+    return rows
 
 
 def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: float, width: float) -> None:

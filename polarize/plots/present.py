@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from polarize.plots import style
-from polarize.plots.crowding import uncrowded
+from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
 
 __all__ = ["WIDTH", "presented"]
 
@@ -18,8 +18,6 @@ _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
 WIDTH = 1190
 """Pixels of a presented page's main column on a 1280 px projector (``ui.present``'s padding aside)."""
-_LEGEND_SYMBOL, _LEGEND_ROW = 50, 2.1
-"""A legend entry's width besides its name (px), and a legend row's height in font sizes (measured)."""
 _LEAST_PLOT = 160
 """Fewest pixels left for the plot area: below it the margins shrink instead."""
 
@@ -62,8 +60,10 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
     margin = {side: round(value * grow) for side, value in margin.items()}
     # A legend above the plot may take more rows at the larger type: room for it, or plotly would
     # push the plot down itself and the controls below (placed in fractions of it) up into it.
-    margin["t"] = max(margin["t"], _legend_room(layout, data.get("data", []), old_plot * grow,
-                                                width - margin["l"] - margin["r"]))
+    inside = width - margin["l"] - margin["r"]
+    # A legend from the plot's left edge may run on into the right margin.
+    margin["t"] = _top_legend(layout, data.get("data", []), margin["t"], grow, width - margin["l"])
+    margin["t"] = max(margin["t"], _legend_room(layout, data.get("data", []), old_plot * grow, inside))
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
     ratio = old_plot * grow / new_plot
     for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
@@ -72,6 +72,29 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
     layout.update(height=new_height, margin=margin)
     uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
     return data if as_dict else go.Figure(data, _validate=False)
+
+
+def _top_legend(layout: dict[str, Any], traces: list[dict[str, Any]], top: int, grow: float,
+                width: float) -> int:
+    """The top margin with the rows a legend at the figure's top takes at the larger type in ``width``.
+
+    A figure that kept rows for its legend at its narrowest says so in ``layout.meta``
+    (``legend_rows``, ``legend_px``: the dashboard); presented, the figure is wider and may need fewer.
+    """
+    meta, legend = layout.get("meta"), layout.get("legend", {})
+    if not isinstance(meta, dict) or not meta.get("legend_rows") or legend.get("yref") != "container":
+        return top
+    size = float(legend.get("font", {}).get("size") or 12)
+    rows = legend_rows(_legend_names(layout, traces), size=size, width=width)
+    return round(top - (meta["legend_rows"] - rows) * meta["legend_px"] / meta["legend_rows"] * grow)
+
+
+def _legend_names(layout: dict[str, Any], traces: list[dict[str, Any]]) -> list[str]:
+    """The main legend's title (if any) and entries' names."""
+    title = layout.get("legend", {}).get("title", {})
+    names = [str(t.get("name", "")) for t in traces
+             if t.get("showlegend", True) is not False and t.get("legend", "legend") == "legend"]
+    return ([title["text"]] if isinstance(title, dict) and title.get("text") else []) + names
 
 
 def _legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: float, width: float) -> int:
@@ -83,15 +106,8 @@ def _legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: flo
             or legend.get("orientation") != "h":
         return 0
     size = float(legend.get("font", {}).get("size") or layout.get("font", {}).get("size") or 12)
-    names = [str(t.get("name", "")) for t in traces
-             if t.get("showlegend", True) is not False and t.get("legend", "legend") == "legend"]
-    entries = [_LEGEND_SYMBOL + 0.5 * size * len(name) for name in names]
-    rows, used = 1, 0.0
-    for entry in entries:
-        if used and used + entry > width:
-            rows, used = rows + 1, 0.0
-        used += entry
-    return round((y - 1) * plot + rows * _LEGEND_ROW * size)
+    names = _legend_names(layout, traces)
+    return round((y - 1) * plot + legend_rows(names, size=size, width=width) * LEGEND_ROW * size)
 
 
 def _legends(layout: dict[str, Any]) -> list[dict[str, Any]]:
