@@ -162,7 +162,7 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
 def _grid_layout(repulsion: str, narrow: bool) -> dict[str, Any]:
     """The subplots' axes and titles (``make_subplots`` builds them once per mode and screen)."""
     # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
-    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.05) if narrow else
+    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.07) if narrow else
             dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
                  column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.09, vertical_spacing=0.2))
     layout = make_subplots(**grid, subplot_titles=list(titles(repulsion).values())).layout.to_plotly_json()
