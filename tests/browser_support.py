@@ -231,7 +231,7 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
   // Plotly names a subplot's axes after it (x2tick, y3title) and a second legend legend2text.
   const TEXT = ['.gtitle', 'text[class$="title"]', 'g[class$="tick"] > text', '.annotation-text',
                 'text[class^="legend"][class$="text"]', '.slider-label', '.slider-container text',
-                '.updatemenu-button', '.cbtitle text', '.colorbar text'].join(', ');
+                '.updatemenu-button', '.cbtitle text', '.colorbar text', '.textpoint text'].join(', ');
   const shown = (el) => {
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) return false;
     for (let e = el; e && e.tagName !== 'svg'; e = e.parentElement) {

@@ -4,8 +4,8 @@ Presentation mode (``present.presented``) makes the type larger and the figure n
 than the window, so each panel has fewer pixels for more of it. What a panel then cannot
 hold goes, never the type: tick labels are thinned to what the panel's height holds; a
 column of panels over the same x axis labels it once, under its lowest panel; notes
-inside a panel too short for them, and legends inside a panel (the markers' key), are
-dropped (the lecturer says them).
+inside a panel too short for them (annotations, or text drawn as a trace), and legends
+inside such a panel (the markers' key), are dropped (the lecturer says them).
 """
 
 from __future__ import annotations
@@ -72,11 +72,13 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
              for key, axis in axes.items() if key[0] == "y"}
     layout["annotations"] = [note for note in layout.get("annotations", [])
                              if not short.get(_ref_axis(note.get("yref")), False)]
-    for name, legend in list(layout.items()):
-        if name.startswith("legend") and name != "legend" and isinstance(legend, dict):
-            for trace in data:
-                if trace.get("legend") == name and short.get(trace.get("yaxis", "y"), False):
-                    trace["showlegend"] = False
+    for trace in data:
+        if not short.get(trace.get("yaxis", "y"), False):
+            continue
+        if trace.get("legend", "legend") != "legend":
+            trace["showlegend"] = False
+        if trace.get("mode") == "text":  # a note drawn as a trace (it may change with the frames)
+            trace["visible"] = False
 
 
 def _span(domain: Any) -> float:
