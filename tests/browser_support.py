@@ -228,9 +228,10 @@ SETTLED_JS = """() => {
 # its place, Streamlit text cut off by its box, a sidebar over the page, and a page wider than the window.
 LAYOUT_PROBLEMS_JS = """(tol) => {
   const problems = [];
-  const TEXT = ['.gtitle', '.xtitle', '.ytitle', '.xtick text', '.ytick text', '.annotation-text',
-                '.legendtext', '.legendtitletext', '.slider-label', '.slider-container text',
-                '.updatemenu-button', '.cbtitle text', '.colorbar text'].join(', ');
+  // Plotly names a subplot's axes after it (x2tick, y3title) and a second legend legend2text.
+  const TEXT = ['.gtitle', 'text[class$="title"]', 'g[class$="tick"] > text', '.annotation-text',
+                'text[class^="legend"][class$="text"]', '.slider-label', '.slider-container text',
+                '.updatemenu-button', '.cbtitle text', '.colorbar text', '.textpoint text'].join(', ');
   const shown = (el) => {
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) return false;
     for (let e = el; e && e.tagName !== 'svg'; e = e.parentElement) {
@@ -321,3 +322,50 @@ def wait_until_settled(page: Any, timeout: float = 120.0) -> None:
 def layout_problems(page: Any, tolerance: float = 2.0) -> list[str]:
     """What overlaps or is cut off on the page now (``LAYOUT_PROBLEMS_JS``), one line each."""
     return page.evaluate(LAYOUT_PROBLEMS_JS, tolerance)
+
+
+# ---- presentation mode: every figure and its controls on one screen --------------------------------
+
+# JavaScript: where the page's figures fall short of one screen each: a figure taller or wider than
+# the window, or one of its controls (buttons, slider rail and grip, the time counter) outside the
+# window once the figure is scrolled to the window's top (at the page's top: ``scroll`` false);
+# and a sidebar not collapsed.
+FIT_PROBLEMS_JS = """([tol, scroll]) => {
+  const problems = [];
+  const W = window.innerWidth, H = window.innerHeight;
+  const CONTROLS = '.updatemenu-button, .slider-rail-rect, .slider-grip-rect, .slider-currentvalue';
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  if (sidebar && sidebar.getAttribute('aria-expanded') !== 'false'
+      && sidebar.getBoundingClientRect().right > tol) problems.push('the sidebar is not collapsed');
+  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+    const keyed = chart.closest('[class*="st-key-"]');
+    const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
+    const title = key ? key.slice(7) : `figure ${p + 1}`;
+    const svg = chart.querySelector('.js-plotly-plot .main-svg');
+    if (scroll) svg.scrollIntoView({block: 'start', behavior: 'instant'});
+    const f = svg.getBoundingClientRect();
+    if (f.height > H + tol) problems.push(`${title} is ${Math.round(f.height)} px tall in a ${H} px window`);
+    if (f.left < -tol || f.right > W + tol) problems.push(`${title} sticks out sideways`);
+    const controls = [...chart.querySelectorAll(CONTROLS)].filter((e) => e.checkVisibility())
+      .map((e) => ({e, r: e.getBoundingClientRect()})).filter(({r}) => r.width > 0 && r.height > 0);
+    for (const {e, r} of controls) {
+      const kind = (e.getAttribute('class') || '').split(' ')[0];
+      const what = `${title}: ${kind} "${e.textContent.trim().slice(0, 20)}"`;
+      if (r.left < Math.max(f.left, 0) - tol || r.right > Math.min(f.right, W) + tol
+          || r.top < Math.max(f.top, 0) - tol || r.bottom > Math.min(f.bottom, H) + tol) {
+        problems.push(`${what} is outside the window or its figure (${Math.round(r.bottom)} px of ${H})`);
+      }
+    }
+  });
+  if (scroll) window.scrollTo(0, 0);
+  return problems;
+}"""
+
+
+def fit_problems(page: Any, tolerance: float = 2.0, *, scroll: bool = True) -> list[str]:
+    """Where the page's figures do not fit one screen each (``FIT_PROBLEMS_JS``), one line each.
+
+    With ``scroll`` each figure is scrolled to the window's top first (the page is left scrolled);
+    without, the page is measured as it is (at its top, the first figure's controls must show).
+    """
+    return page.evaluate(FIT_PROBLEMS_JS, [tolerance, scroll])

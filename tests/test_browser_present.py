@@ -1,60 +1,109 @@
-"""Presentation mode in headless Chromium at 1280x720 (a projector): everything on one screen.
+"""Presentation mode in headless Chromium at 1280x720 (a projector): every page on one screen.
 
-Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+One server; the pages open one after another with ``?present=true``. On each, once settled:
+no two text boxes of a figure overlap and nothing is cut off (``browser_support.layout_problems``,
+the overlap check of every size), every figure fits the window with its controls (play, pause,
+reset, steps, speeds, slider, counter) inside it, the first figure's controls show without
+scrolling, and the sidebar is collapsed. The Explorer's page is also checked in detail (type,
+captions, title). Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
 
-import os
+import json
 
 import pytest
-from browser_support import CHROMIUM, module_fixtures, wait_for_figure
+from browser_support import (
+    ARTIFACTS,
+    BROWSER,
+    fit_problems,
+    layout_problems,
+    module_fixtures,
+    wait_for_figure,
+    wait_until_settled,
+)
 
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE
+from polarize.web.pages import PAGES
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                       reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
-]
+pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 server, browser = module_fixtures(sync_api)
 
-# Where things are on the page: the first figure (the dashboard), its play buttons and slider,
-# the title, the sidebar, any caption shown, and the root font size.
+WIDTH, HEIGHT = 1280, 720
+
+# Where things are on the page: the first figure (the dashboard), the title, any caption shown,
+# and the root font size.
 LAYOUT_JS = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom,
-                                                                   left: r.left, right: r.right}; };
+  const box = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
   const figure = document.querySelector('.js-plotly-plot');
-  const controls = [...figure.querySelectorAll(
-    '.updatemenu-button, .slider-rail-rect, .slider-grip-rect')];
   const captions = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
     .filter((e) => e.getClientRects().length > 0);
-  return {figure: box(figure), font: figure.layout.font.size, controls: controls.map(box),
-          title: box(document.querySelector('h1')),
-          sidebar: box(document.querySelector('[data-testid="stSidebar"]')),
-          captions: captions.length,
+  return {figure: box(figure), font: figure.layout.font.size, title: box(document.querySelector('h1')),
+          buttons: figure.querySelectorAll('.updatemenu-button').length, captions: captions.length,
           root: parseFloat(getComputedStyle(document.documentElement).fontSize)};
 }"""
 
 
-def test_presentation_mode_fits_a_projector(server, browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+@pytest.fixture
+def projector(browser):
+    """A fresh tab in a 1280 x 720 window."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    yield context.new_page()
+    context.close()
+
+
+def test_presentation_mode_fits_a_projector(server, projector):
+    page = projector
+    page.goto(f"{server.url}/explorer?present=true&n=5")
+    wait_for_figure(page, timeout=90)
+    wait_until_settled(page)
+    seen = page.evaluate(LAYOUT_JS)
+    assert seen["captions"] == 0
+    assert seen["root"] == pytest.approx(1.5 * 16)  # the page's type, 1.5 times the browser's
+    assert seen["font"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    assert 0 <= seen["title"]["top"] and seen["title"]["bottom"] <= seen["figure"]["top"] + 1
+    assert seen["buttons"] >= 8  # play, pause, reset, two steps, three speeds
+    assert fit_problems(page, scroll=False) == []  # at the top: nothing to scroll
+    assert "present=true" in page.url  # the address keeps the mode for the next rerun
+
+
+def test_every_page_presented_on_one_screen(server, browser):
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     page = context.new_page()
+    shots = ARTIFACTS / "shots"
+    shots.mkdir(parents=True, exist_ok=True)
+    found = {}
     try:
-        page.goto(f"{server.url}/explorer?present=true&n=5")
-        wait_for_figure(page, timeout=90)
-        page.wait_for_function("() => document.querySelector('.js-plotly-plot .updatemenu-button') !== null")
-        seen = page.evaluate(LAYOUT_JS)
-        assert seen["sidebar"]["right"] <= 0  # collapsed: off the screen
-        assert seen["captions"] == 0
-        assert seen["root"] == pytest.approx(1.5 * 16)  # the page's type, 1.5 times the browser's
-        assert seen["font"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
-        assert 0 <= seen["title"]["top"] and seen["title"]["bottom"] <= seen["figure"]["top"] + 1
-        assert seen["figure"]["bottom"] <= 720 and seen["figure"]["right"] <= 1280
-        assert len(seen["controls"]) >= 7  # play, pause, three speeds; the slider and its grip
-        for control in seen["controls"]:
-            assert 0 <= control["top"] and control["bottom"] <= 720, control
-        assert "present=true" in page.url  # the address keeps the mode for the next rerun
+        for spec in PAGES:
+            page.goto(f"{server.url}/{spec.url_path}?present=true")
+            wait_until_settled(page, timeout=240)
+            page.screenshot(path=str(shots / f"present-{WIDTH}-{spec.name}.png"))
+            found[spec.name] = layout_problems(page) + fit_problems(page)
+            if spec.name != "deck" and not page.locator("[data-testid='stPlotlyChart']").count():
+                shown = page.locator("[data-testid='stAlert']").all_inner_texts()
+                found[spec.name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
     finally:
         context.close()
+    report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
+    assert not report, f"{len(report)} problems presenting at {WIDTH} x {HEIGHT}:\n" + "\n".join(report)
+
+
+# The heights of the repulsion panel's bars (its replicator mode) drawn now.
+BARS_JS = """() => document.querySelector('.js-plotly-plot').data
+  .filter((trace) => trace.type === 'bar').map((trace) => Array.from(trace.y))"""
+
+
+def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
+    page = projector
+    page.goto(f"{server.url}/?present=true&repulsion=replicator")
+    wait_until_settled(page, timeout=120)
+    first = page.evaluate(BARS_JS)
+    assert first and first[0]
+    page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
+    page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}",
+                           timeout=10_000)
+    page.wait_for_timeout(300)
+    later = page.evaluate(BARS_JS)
+    assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
+    assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []

@@ -282,3 +282,50 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
     app.switch_page("pages/deck.py").run()
     assert [r["title"] for r in app.dataframe[0].value.to_dict("records")] == ["mine"]
     assert not (tmp_path / "decks.sqlite3").exists()
+
+
+def test_short_panels_lose_labels_and_notes_not_type(figure):
+    from polarize.plots.crowding import NOTE_ROOM, TICK_PITCH
+
+    big = presented(figure, height=520)
+    layout, margin = big.layout, big.layout.margin
+    plot = layout.height - margin.t - margin.b
+    loss = layout.yaxis5  # the loss panel: a log axis over several decades
+    tall = (loss.domain[1] - loss.domain[0]) * plot
+    labels = [d for d in range(-30, 30) if loss.range[0] <= loss.tick0 + d * loss.dtick <= loss.range[1]]
+    pitch = loss.dtick * tall / (loss.range[1] - loss.range[0])
+    assert 1 <= len(labels) and pitch >= TICK_PITCH * layout.font.size * 0.85  # tick type: font - 2 px
+    assert layout.font.size == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
+    # Entropy and loss share a time axis in one column: labelled once, under the loss.
+    assert layout.xaxis3.showticklabels is False and layout.xaxis5.showticklabels is not False
+    assert tall < NOTE_ROOM and not [a for a in layout.annotations if a.text and "uniform" in a.text]
+    assert not [t for t in big.data if t.legend == "legend2" and t.showlegend is not False]
+    assert [a for a in figure.layout.annotations if a.text and "uniform" in a.text]  # the original keeps it
+
+
+def test_a_title_wider_than_its_panel_takes_two_lines(figure):
+    narrow, wide = presented(figure, height=620, width=900), presented(figure, height=620, width=3000)
+    title = "Repulsion: fitness vs score"
+    assert [a.text for a in wide.layout.annotations if a.text == title]
+    (wrapped,) = [a.text for a in narrow.layout.annotations if a.text.replace("<br>", " ") == title]
+    assert wrapped.count("<br>") == 1
+
+
+def test_a_phone_keeps_its_figures_in_presentation_mode(figure):
+    shown = presented_view(View(blocks=(Caption("small"), Plot("p", figure, caption="under"))), height=None)
+    (plot,) = shown.blocks
+    assert plot.figure is figure and plot.caption == ""
+
+
+def test_the_token_legend_gets_the_rows_it_takes():
+    from polarize.plots.crowding import legend_rows
+
+    assert legend_rows(["a" * 10] * 3, size=14, width=1000) == 1
+    assert legend_rows(["a" * 10] * 30, size=14, width=400) > legend_rows(["a" * 10] * 30, size=14, width=800)
+    eight = dashboard(simulate(Experiment(n=8, d=8, seed=0, horizon=1e2)))
+    two = dashboard(simulate(Experiment(n=2, d=2, seed=0, horizon=1e2)))
+    # Eight tokens take two rows at the dashboard's narrowest: room kept for both, not pushed by plotly.
+    assert eight.layout.margin.t > two.layout.margin.t
+    # Presented on a wide page the second row is given back; on a narrow one, the larger type takes more.
+    wide, narrow = presented(eight, height=620, width=1500), presented(eight, height=620, width=500)
+    assert wide.layout.margin.t < PRESENT_SCALE * eight.layout.margin.t < narrow.layout.margin.t

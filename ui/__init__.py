@@ -123,7 +123,7 @@ def render(spec: PageSpec) -> None:
     notice.empty()
     if view.passing:
         _view.clear(spec.name, job, screen)  # a busy server or a crash: the next rerun tries again
-    view = present.fitted(spec.name, (job, screen), view, window.height)
+    view = present.fitted(spec.name, (job, screen), view, window.height, narrow=screen.narrow)
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:

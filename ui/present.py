@@ -64,24 +64,27 @@ def look() -> None:
         st.html(_CSS)
 
 
-def fitted(name: str, job: Any, view: View, window: int | None) -> View:
+def fitted(name: str, job: Any, view: View, window: int | None, *, narrow: bool = False) -> View:
     """``view`` in presentation mode (the same view otherwise), its figures fitted to the window.
 
     Parameters
     ----------
     window : int or None
         The window's height in px (``ui.viewport``); None until the browser has said: ``WINDOW``.
+    narrow : bool
+        A phone's window: its figures keep their stacked panels and their size (squeezed into
+        one screen at the larger type, five panels would overlap); only the small print goes.
     """
     if not on():
         return view
     chrome = CHROME + (BAR if _showing() else 0)
-    height = max((window or WINDOW) - chrome, 2 * chrome)
+    height = None if narrow else max((window or WINDOW) - chrome, 2 * chrome)
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     return presented_view(view, height=height) if view.passing else _presented(name, job, height, view)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, hash_funcs={Experiment: Experiment.to_json})
-def _presented(name: str, job: Any, height: int, _view: View) -> View:
+def _presented(name: str, job: Any, height: int | None, _view: View) -> View:
     """The presented view of a page's job, shared by every session like the view itself."""
     return presented_view(_view, height=height)
 

@@ -30,6 +30,7 @@ from plotly.subplots import make_subplots
 from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
+from polarize.plots.crowding import legend_rows
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -61,7 +62,10 @@ BUILDERS: dict[str, Callable[[View, str, str], PanelTraces]] = {
 """Panel key -> its builder."""
 
 _LEGEND = 34
-"""Pixels above the panels for the token legend."""
+"""Pixels above the panels for a row of the token legend."""
+_NARROWEST = 580
+"""Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
+open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
 _NARROW_LEGEND = 96
 """The same on a phone, where the legend takes three rows."""
 _NARROW_HEIGHT = 1800
@@ -131,7 +135,8 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     narrow = style.narrow() if narrow is None else narrow
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
     height = _NARROW_HEIGHT if narrow else height
-    top, bottom = 50 + (_NARROW_LEGEND if narrow else _LEGEND), CONTROLS_MARGIN
+    legend = _NARROW_LEGEND if narrow else _LEGEND * _legend_rows(view.n)
+    top, bottom = 50 + legend, CONTROLS_MARGIN
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -146,7 +151,8 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
                              [format_time(float(view.t[k])) for k in view.shown],
                              plot_height=height - top - bottom),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
-                  panels={key: list(axes) for key, axes in _AXES.items()}),
+                  panels={key: list(axes) for key, axes in _AXES.items()},
+                  legend_rows=None if narrow else _legend_rows(view.n), legend_px=legend),
         template=style.plotly_template(),
     )
     return dict(data=static + moving, layout=layout, frames=frame_list)
@@ -156,9 +162,9 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
 def _grid_layout(repulsion: str, narrow: bool) -> dict[str, Any]:
     """The subplots' axes and titles (``make_subplots`` builds them once per mode and screen)."""
     # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
-    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.05) if narrow else
+    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.07) if narrow else
             dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.075, vertical_spacing=0.2))
+                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.09, vertical_spacing=0.2))
     layout = make_subplots(**grid, subplot_titles=list(titles(repulsion).values())).layout.to_plotly_json()
     layout.pop("template", None)
     return layout
@@ -176,6 +182,17 @@ def titles(repulsion: str = "fitness") -> dict[str, str]:
     return PANELS | {"repulsion": REPULSION_TITLES[repulsion]}
 
 
+def _legend_title(n: int) -> str:
+    return "tokens" if n <= len(style.PALETTE.tokens) else "tokens (leading; grey: the others)"
+
+
+def _legend_rows(n: int) -> int:
+    """Rows the token legend takes at the dashboard's narrowest: plotly would push the panels down
+    for a second row, and the controls below them (placed in fractions of the plot) up into the axes."""
+    names = [_legend_title(n)] + [f"token {n - 1}"] * min(n, len(style.PALETTE.tokens))
+    return legend_rows(names, size=style.FONT_SIZE - 3, width=_NARROWEST)
+
+
 def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,
             margin: dict[str, int]) -> dict[str, Any]:
     """The subplots' layout with each panel's axes and notes, in the common style."""
@@ -190,10 +207,9 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
     layout.update(
         style.base_layout(height=height, margin=margin),
         showlegend=True,
-        # The token legend, in a row above the panels' titles.
+        # The token legend, in a row (or two) above the panels' titles.
         legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),
-                    title=dict(text="tokens" if n <= len(style.PALETTE.tokens) else
-                               "tokens (leading; grey: the others)", font=style.font(-3)),
+                    title=dict(text=_legend_title(n), font=style.font(-3)),
                     itemclick="toggleothers"),
         legend2=dict(x=repulsion[0]["domain"][1] - 0.005, y=sum(repulsion[1]["domain"]) / 2, xanchor="right",
                      yanchor="middle", bgcolor=style.PALETTE.veil, font=style.font(-3),

@@ -10,16 +10,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from polarize.plots import style
+from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
 
-__all__ = ["presented"]
+__all__ = ["WIDTH", "presented"]
 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
+WIDTH = 1190
+"""Pixels of a presented page's main column on a 1280 px projector (``ui.present``'s padding aside)."""
 _LEAST_PLOT = 160
 """Fewest pixels left for the plot area: below it the margins shrink instead."""
 
 
-def presented(figure: go.Figure | dict[str, Any], *, height: int,
+def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float = WIDTH,
               scale: float = style.PRESENT_SCALE) -> go.Figure | dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
@@ -36,6 +39,9 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int,
     height : int
         The most pixels the figure may take (the window's height less the page's title); a small
         figure grows only to ``scale`` times its height.
+    width : float
+        Pixels the figure is expected to be wide (its place on the page): panels too short or
+        too narrow for what they hold lose it (``crowding.uncrowded``), never their type.
     scale : float
 
     Returns
@@ -52,13 +58,56 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int,
     new_height = int(min(height, old_height * scale))
     grow = min(scale, max(new_height - _LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
     margin = {side: round(value * grow) for side, value in margin.items()}
+    # A legend above the plot may take more rows at the larger type: room for it, or plotly would
+    # push the plot down itself and the controls below (placed in fractions of it) up into it.
+    inside = width - margin["l"] - margin["r"]
+    # A legend from the plot's left edge may run on into the right margin.
+    margin["t"] = _top_legend(layout, data.get("data", []), margin["t"], grow, width - margin["l"])
+    margin["t"] = max(margin["t"], _legend_room(layout, data.get("data", []), old_plot * grow, inside))
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
     ratio = old_plot * grow / new_plot
     for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
     _open_rows(layout, ratio)
     layout.update(height=new_height, margin=margin)
+    uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
     return data if as_dict else go.Figure(data, _validate=False)
+
+
+def _top_legend(layout: dict[str, Any], traces: list[dict[str, Any]], top: int, grow: float,
+                width: float) -> int:
+    """The top margin with the rows a legend at the figure's top takes at the larger type in ``width``.
+
+    A figure that kept rows for its legend at its narrowest says so in ``layout.meta``
+    (``legend_rows``, ``legend_px``: the dashboard); presented, the figure is wider and may need fewer.
+    """
+    meta, legend = layout.get("meta"), layout.get("legend", {})
+    if not isinstance(meta, dict) or not meta.get("legend_rows") or legend.get("yref") != "container":
+        return top
+    size = float(legend.get("font", {}).get("size") or 12)
+    rows = legend_rows(_legend_names(layout, traces), size=size, width=width)
+    return round(top - (meta["legend_rows"] - rows) * meta["legend_px"] / meta["legend_rows"] * grow)
+
+
+def _legend_names(layout: dict[str, Any], traces: list[dict[str, Any]]) -> list[str]:
+    """The main legend's title (if any) and entries' names."""
+    title = layout.get("legend", {}).get("title", {})
+    names = [str(t.get("name", "")) for t in traces
+             if t.get("showlegend", True) is not False and t.get("legend", "legend") == "legend"]
+    return ([title["text"]] if isinstance(title, dict) and title.get("text") else []) + names
+
+
+def _legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: float, width: float) -> int:
+    """Pixels above the plot that the main legend takes when it sits there (0 otherwise), its rows
+    estimated from its entries' names at its (scaled) type in ``width`` px."""
+    legend = layout.get("legend", {})
+    y = legend.get("y")
+    if not isinstance(y, int | float) or y <= 1 or legend.get("yref", "paper") != "paper" \
+            or legend.get("orientation") != "h":
+        return 0
+    size = float(legend.get("font", {}).get("size") or layout.get("font", {}).get("size") or 12)
+    names = _legend_names(layout, traces)
+    return round((y - 1) * plot + legend_rows(names, size=size, width=width) * LEGEND_ROW * size)
 
 
 def _legends(layout: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,0 +1,188 @@
+"""Uncrowding a figure whose panels got short: fewer tick labels, no repeated ones, no notes in the way.
+
+Presentation mode (``present.presented``) makes the type larger and the figure no taller
+than the window, so each panel has fewer pixels for more of it. What a panel then cannot
+hold goes, never the type: tick labels are thinned to what the panel's height holds; a
+column of panels over the same x axis labels it once, under its lowest panel; notes
+inside a panel too short for them (annotations, or text drawn as a trace), and legends
+inside such a panel (the markers' key), are dropped (the lecturer says them).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from polarize.plots import style
+
+__all__ = ["LEGEND_ROW", "LEGEND_SYMBOL", "NOTE_ROOM", "TICK_PITCH", "legend_rows", "uncrowded"]
+
+TICK_PITCH = 1.8
+"""Least distance between two tick labels of a vertical axis, in tick font heights."""
+NOTE_ROOM = 180
+"""Pixels a panel needs to hold a note or a legend inside it besides its data."""
+LEGEND_SYMBOL, LEGEND_ROW = 40, 2.1
+"""A horizontal legend's entry: pixels besides its name; a row's height in font sizes (measured)."""
+_CHAR = 0.45
+"""Width of a character of a panel title, in font sizes (measured: 0.42 for the dashboard's)."""
+
+
+def legend_rows(names: Sequence[str], *, size: float, width: float) -> int:
+    """Rows a horizontal legend of entries ``names`` (its title first, if any) takes ``width`` px wide.
+
+    An estimate (half a font size a character, ``LEGEND_SYMBOL`` px for the line beside it): plotly
+    wraps such a legend itself and pushes the plot down for it, which moves whatever is placed in
+    fractions of the plot (the transport controls) up; figures leave room for the rows instead.
+    """
+    rows, used = 1, 0.0
+    for name in names:
+        entry = LEGEND_SYMBOL + 0.5 * size * len(name)
+        if used and used + entry > width:
+            rows, used = rows + 1, 0.0
+        used += entry
+    return rows
+
+
+def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: float, width: float) -> None:
+    """Thin tick labels, label shared x axes once, drop notes and inner legends of short panels; in place.
+
+    Parameters
+    ----------
+    layout : dict
+        A figure's layout (fonts already at their final size); changed in place.
+    data : list of dict
+        The figure's traces (a trace of a dropped legend leaves it); changed in place.
+    plot_px : float
+        Pixels of the figure's plot area (its height less the top and bottom margins).
+    width : float
+        Pixels of the figure's width, as far as known (for titles wider than their panel).
+    """
+    size = float(layout.get("font", {}).get("size", 12))
+    axes = {key: value for key, value in layout.items()
+            if key[1:5] == "axis" and key[0] in "xy" and isinstance(value, dict)}
+    for key, axis in axes.items():
+        if key[0] == "y" and axis.get("showticklabels", True) and axis.get("visible", True):
+            tall = _span(axis.get("domain")) * plot_px
+            _thin(axis, tall, _tick_size(axis, size) * TICK_PITCH)
+    _label_columns_once(axes)
+    _wrap_titles(layout, axes, size, width)
+    short = {_ref(key): _span(axis.get("domain")) * plot_px < NOTE_ROOM
+             for key, axis in axes.items() if key[0] == "y"}
+    layout["annotations"] = [note for note in layout.get("annotations", [])
+                             if not short.get(_ref_axis(note.get("yref")), False)]
+    for trace in data:
+        if not short.get(trace.get("yaxis", "y"), False):
+            continue
+        if trace.get("legend", "legend") != "legend":
+            trace["showlegend"] = False
+        if trace.get("mode") == "text":  # a note drawn as a trace (it may change with the frames)
+            trace["visible"] = False
+
+
+def _span(domain: Any) -> float:
+    return float(domain[1] - domain[0]) if isinstance(domain, list | tuple) and len(domain) == 2 else 1.0
+
+
+def _ref(key: str) -> str:
+    """``yaxis3`` -> ``y3`` (how traces and notes name an axis)."""
+    return key[0] + key[5:]
+
+
+def _ref_axis(ref: Any) -> str | None:
+    """The axis a note is placed on (``"y3"`` for ``"y3"`` or ``"y3 domain"``); None for ``paper``."""
+    if not isinstance(ref, str) or not ref.startswith("y"):
+        return None
+    return ref.split(" ")[0]
+
+
+def _tick_size(axis: dict[str, Any], size: float) -> float:
+    return float(axis.get("tickfont", {}).get("size") or size)
+
+
+def _thin(axis: dict[str, Any], tall: float, pitch: float) -> None:
+    """Tick labels of a vertical ``axis`` ``tall`` px long at least ``pitch`` px apart (fewer, never smaller).
+
+    Given values: every k-th. A log axis over a decade or more: whole decades, every k-th. A set
+    step: k times it. Otherwise plotly's own ticks, at most as many as fit.
+    """
+    values = axis.get("tickvals")
+    most = max(2, int(tall / pitch) + 1)
+    if isinstance(values, list | tuple) and len(values) > most:
+        every = math.ceil((len(values) - 1) / (most - 1))
+        axis["tickvals"] = list(values)[::every]
+        if isinstance(axis.get("ticktext"), list | tuple):
+            axis["ticktext"] = list(axis["ticktext"])[::every]
+        return
+    if values is not None:
+        return
+    ends = axis.get("range")
+    low, high = sorted(float(end) for end in ends) if isinstance(ends, list | tuple) and len(ends) == 2 \
+        else (None, None)
+    step = axis.get("dtick")
+    if low is not None and high > low:
+        unit = tall / (high - low)  # px per unit of the range (a decade on a log axis)
+        if axis.get("type") == "log" and high - low >= 1:
+            decades = max(int(step) if isinstance(step, int | float) else 1, math.ceil(pitch / unit))
+            # From the lowest whole decade shown, so that as many as fit are in range; not in the
+            # corner, where the x axis's first label is.
+            first = math.ceil(low + 0.35 * pitch / unit)
+            axis.update(tick0=first if first <= high else math.ceil(low), dtick=decades, tickmode="linear")
+            return
+        if isinstance(step, int | float) and step > 0 and step * unit < pitch:
+            axis["dtick"] = step * math.ceil(pitch / (step * unit))
+            return
+    if not isinstance(step, int | float | str):
+        axis["nticks"] = min(axis.get("nticks") or most, most)
+
+
+def _label_columns_once(axes: dict[str, dict[str, Any]]) -> None:
+    """Tick labels and title only under the lowest of panels stacked over the same x axis; an axis
+    title only under the lowest panel that has it."""
+    columns: dict[tuple[Any, ...], list[tuple[float, dict[str, Any]]]] = {}
+    for key, axis in axes.items():
+        anchor = axes.get(f"yaxis{axis.get('anchor', 'y')[1:]}") if key[0] == "x" else None
+        if anchor is None or not axis.get("showticklabels", True) or not axis.get("visible", True):
+            continue
+        same = (tuple(axis.get("domain", (0, 1))), axis.get("type"), _key(axis.get("range")),
+                _key(axis.get("tickvals")), axis.get("dtick"))
+        columns.setdefault(same, []).append((float(anchor.get("domain", (0, 1))[0]), axis))
+    for stacked in columns.values():
+        if len(stacked) > 1 and all(axis.get("range") is not None for _, axis in stacked):
+            stacked.sort(key=lambda item: item[0])
+            for _, axis in stacked[1:]:
+                axis["showticklabels"] = False
+                axis.pop("title", None)
+    # An axis title said again by a panel in a lower row (another column): said once, at the bottom.
+    placed = [(low, axis) for stacked in columns.values() for low, axis in stacked]
+    for low, axis in placed:
+        text = _title(axis)
+        if text and any(_title(other) == text and other_low < low for other_low, other in placed):
+            axis.pop("title", None)
+
+
+def _title(axis: dict[str, Any]) -> str | None:
+    title = axis.get("title")
+    return title.get("text") if isinstance(title, dict) else title
+
+
+def _wrap_titles(layout: dict[str, Any], axes: dict[str, dict[str, Any]], size: float, width: float) -> None:
+    """Break a panel's title (a note in paper units centred over a panel) wider than the panel into lines."""
+    margin = layout.get("margin", {})
+    plot_width = width - margin.get("l", 80) - margin.get("r", 80)
+    spans = [axis["domain"] for key, axis in axes.items() if key[0] == "x" and "domain" in axis]
+    for note in layout.get("annotations", []):
+        text, x = note.get("text"), note.get("x")
+        if note.get("xref", "paper") != "paper" or not isinstance(text, str) or "<br>" in text:
+            continue
+        over = [end - start for start, end in spans if isinstance(x, int | float) and start <= x <= end]
+        font = float(note.get("font", {}).get("size") or size)
+        chars = int(min(over, default=1.0) * plot_width / (font * _CHAR))
+        plain = re.sub(r"<[^>]+>", "", text)
+        if chars >= 8 and len(plain) > chars and text == plain:
+            note["text"] = style.wrap(text, chars, lines=2)
+
+
+def _key(value: Any) -> Any:
+    return tuple(round(float(v), 9) for v in value) if isinstance(value, list | tuple) else value
