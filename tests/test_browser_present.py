@@ -55,7 +55,7 @@ def projector(browser):
 
 def test_presentation_mode_fits_a_projector(server, projector):
     page = projector
-    page.goto(f"{server.url}/explorer?present=true&n=5")
+    page.goto(f"{server.url}/?present=true&n=5")
     wait_for_figure(page, timeout=90)
     wait_until_settled(page)
     seen = page.evaluate(LAYOUT_JS)

@@ -36,9 +36,12 @@ def test_present_is_a_key_every_page_knows():
     _, ignored = links.read_link(spec, {"present": "maybe"})
     assert set(ignored) == {"present"} and links.presenting({"present": "maybe"}) is None
     address = links.link(spec, values, present=True)
-    assert address.startswith("/explorer?") and address.endswith("&present=true")
+    assert address.startswith("/?") and address.endswith("&present=true")  # the default page is the root
     page, query = links.resolve(address, pages.PAGES)
     assert page is spec and links.read_link(spec, query) == (values, {})
+    assert links.resolve(address.replace("/?", "/explorer?"), pages.PAGES)[0] is spec  # as older decks say
+    rates = pages.by_name("rates")
+    assert links.link(rates, rates.defaults(None)).startswith("/rates?")
 
 
 @pytest.mark.parametrize("address", ["https://evil.example/explorer", "//evil.example/x",
@@ -201,7 +204,7 @@ def test_presentation_mode_in_the_app(app, how):
     assert layout["height"] <= 720 - present.CHROME
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
     (code,) = app.code  # the presentation link, with a copy button
-    start = "/explorer?" if how == "present" else "https://example.org/course/explorer?"
+    start = "/?" if how == "present" else "https://example.org/course/?"
     assert code.value.startswith(start) and "n=5" in code.value and code.value.endswith("present=true")
 
 

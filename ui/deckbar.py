@@ -39,7 +39,7 @@ def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
     if not spec.slide:
         return
     with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
-        st.code(_absolute(links.link(spec, values, present=True)), language=None, wrap_lines=True)
+        st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
         if not present.on():
             st.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
@@ -64,12 +64,16 @@ def _add(name: str, link: str, title: str, notes: str) -> tuple[bool, str]:
     return True, f"Added slide {len(saved.slides)} to the deck {literal(saved.name)}."
 
 
-def _absolute(link: str) -> str:
-    """``link`` (``/explorer?...``) with the app's own address before it, when the browser told it."""
+def _absolute(spec: PageSpec, link: str) -> str:
+    """``link`` (``/rates?...``, ``/?...``) after the app's own address, when the browser told it.
+
+    The browser's address is the app's root, or the root and this page's ``url_path`` (the
+    default page may be opened either way).
+    """
     url = st.context.url
     if not url:
         return link
-    page = link.split("?", 1)[0].strip("/")
-    base = url.rstrip("/")
-    base = base[: -len(page)].rstrip("/") if page and base.endswith("/" + page) else base
+    base = url.split("?", 1)[0].rstrip("/")
+    if base.endswith("/" + spec.url_path):
+        base = base[: -len(spec.url_path)].rstrip("/")
     return base + link

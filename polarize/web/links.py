@@ -116,9 +116,13 @@ def presenting(query: Mapping[str, Any]) -> bool | None:
 
 
 def link(spec: PageSpec, values: Values, *, present: bool = False) -> str:
-    """The address of a page with these values, relative to the app (``/explorer?n=8&...``)."""
+    """The address of a page with these values, relative to the app (``/rates?n=8&...``).
+
+    The default page's address is the app's root (``/?n=8&...``): Streamlit serves it there
+    and answers its ``url_path`` with a "Page not found" dialog.
+    """
     query = to_query(spec, values, present=present)
-    return f"/{spec.url_path}" + (f"?{urlencode(query)}" if query else "")
+    return f"/{'' if spec.default else spec.url_path}" + (f"?{urlencode(query)}" if query else "")
 
 
 def resolve(address: str, pages: Sequence[PageSpec]) -> tuple[PageSpec, dict[str, str]] | None:
@@ -135,6 +139,6 @@ def resolve(address: str, pages: Sequence[PageSpec]) -> tuple[PageSpec, dict[str
         return None
     path = parts.path.strip("/")
     for spec in pages:
-        if spec.url_path == path:
+        if spec.url_path == path or (spec.default and not path):  # the root, or an older deck's name
             return spec, {key: values[-1] for key, values in parse_qs(parts.query).items()}
     return None
