@@ -7,6 +7,7 @@ larger (the caller supersamples: Pillow does not antialias).
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import itertools
@@ -18,10 +19,22 @@ import numpy as np
 
 from polarize.plots import style
 
-__all__ = ["cell_edges", "draw_note", "draw_trace", "font", "merge", "merge_notes", "rgba"]
+__all__ = ["array", "cell_edges", "draw_note", "draw_trace", "font", "merge", "merge_notes", "rgba"]
 
 _FONTS = ("DejaVuSans.ttf", "Arial.ttf", "LiberationSans-Regular.ttf")
 """Scalable fonts tried for text (they have the star and the primes panel titles use), else Pillow's own."""
+
+
+def array(value: Any) -> Any:
+    """A figure dict's array as NumPy: plotly writes NumPy arrays as ``{"dtype", "bdata", "shape"}``.
+
+    Anything else (a list, None) is returned as it is.
+    """
+    if not isinstance(value, Mapping) or "bdata" not in value:
+        return value
+    flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    shape = value.get("shape")
+    return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
 
 
 @functools.lru_cache(maxsize=32)
@@ -229,8 +242,15 @@ def _edges(values: Any, count: int, categories: bool) -> np.ndarray:
 def cell_edges(trace: Mapping[str, Any], x_categories: bool,
                y_categories: bool) -> tuple[np.ndarray, np.ndarray]:
     """A heatmap's cell edges along x (length ``nx + 1``) and y (``ny + 1``), in axis units."""
-    rows, cols = np.shape(trace.get("z") or [[]])
-    return (_edges(trace.get("x"), cols, x_categories), _edges(trace.get("y"), rows, y_categories))
+    rows, cols = np.shape(_cells(trace))
+    return (_edges(array(trace.get("x")), cols, x_categories),
+            _edges(array(trace.get("y")), rows, y_categories))
+
+
+def _cells(trace: Mapping[str, Any]) -> np.ndarray:
+    """A heatmap's values, shape (rows, columns), NaN where empty (None)."""
+    z = array(trace.get("z"))
+    return np.atleast_2d(np.array([[]] if z is None else z, dtype=float))
 
 
 def _colormap(trace: Mapping[str, Any], z: np.ndarray) -> np.ndarray:
@@ -255,7 +275,7 @@ def _colormap(trace: Mapping[str, Any], z: np.ndarray) -> np.ndarray:
 
 def _draw_cells(draw: Any, trace: dict[str, Any], axes: Any, zoom: float) -> None:
     """A heatmap's cells, each filled with its value's colour (gaps and empty cells left clear)."""
-    z = np.array(trace.get("z") or [[]], dtype=float)
+    z = _cells(trace)
     xe, ye = cell_edges(trace, axes.x_categories, axes.y_categories)
     xs = [round(p * zoom) for p in axes.x_pixels(xe)]
     ys = [round(p * zoom) for p in axes.y_pixels(ye)]

@@ -37,6 +37,8 @@ _BOTTOM = 100
 figure's controls are left out)."""
 _LEGEND = 30
 """Pixels added above the plots when a legend sits above them (it moves under the title)."""
+_COLORBAR = 110
+"""Pixels right of the plots for a colour bar and its tick labels."""
 _SUPERSAMPLE = 2
 """Moving parts are drawn this many times larger and shrunk: Pillow does not antialias."""
 
@@ -145,7 +147,10 @@ def _static_figure(figure: dict[str, Any], title: Sequence[str]) -> tuple[dict, 
     above = bool(legend) and legend.get("yref") != "container" and legend.get("y", 0) > 1
     top = old.get("t", 50) + _TITLE + (_LEGEND if above else 0)
     height = int(layout.get("height") or 700) - old.get("b", 0) - old.get("t", 50) + top + _BOTTOM
-    layout["margin"] = dict(l=max(old.get("l", 20), 70), r=max(old.get("r", 20), 20), t=top, b=_BOTTOM)
+    # Nothing may push the margins (the moving parts are placed by them): a colour bar gets room.
+    scaled = any(trace.get("showscale", trace.get("type") == "heatmap") for trace in figure["data"])
+    layout["margin"] = dict(l=max(old.get("l", 20), 70), r=max(old.get("r", 20), _COLORBAR if scaled else 20),
+                            t=top, b=_BOTTOM, autoexpand=False)
     layout.update(height=height, width=LAYOUT_WIDTH)
     if legend and (above or legend.get("yref") == "container"):  # a legend above the plots: under the title
         legend.update(yref="container", y=1.0 - _TITLE / height, yanchor="top")
@@ -181,8 +186,7 @@ def _without_moving(figure: dict[str, Any], layout: dict[str, Any]) -> list[dict
         if i not in moving:
             data.append(trace)
         elif trace.get("type") == "heatmap":
-            rows, cols = np.shape(trace.get("z") or [[]])
-            data.append(trace | {"z": [[None] * cols for _ in range(rows)]})
+            data.append(trace | {"opacity": 0.0})  # no cells; its axes' categories and colour bar kept
             _fix_cell_ranges(trace, layout)
         else:
             data.append(trace | {"x": [None], "y": [None]})
