@@ -148,7 +148,8 @@ def _static_figure(figure: dict[str, Any], title: Sequence[str]) -> tuple[dict, 
     top = old.get("t", 50) + _TITLE + (_LEGEND if above else 0)
     height = int(layout.get("height") or 700) - old.get("b", 0) - old.get("t", 50) + top + _BOTTOM
     # Nothing may push the margins (the moving parts are placed by them): a colour bar gets room.
-    scaled = any(trace.get("showscale", trace.get("type") == "heatmap") for trace in figure["data"])
+    scaled = any(trace.get("showscale", trace.get("type") == "heatmap")
+                 or (trace.get("marker") or {}).get("showscale") for trace in figure["data"])
     layout["margin"] = dict(l=max(old.get("l", 20), 70), r=max(old.get("r", 20), _COLORBAR if scaled else 20),
                             t=top, b=_BOTTOM, autoexpand=False)
     layout.update(height=height, width=LAYOUT_WIDTH)
