@@ -2,9 +2,10 @@
 
 The figure's static parts (axes, curves, legends, titles, and title lines above
 it) are drawn once by the static exporter (kaleido, through Chromium); the parts
-its frames move (markers, the comet tail, the mean line) are drawn onto copies of
-that picture with Pillow, at pixel positions computed from the figure's fixed axis
-ranges with its margins and domains fixed. Drawing every frame with kaleido instead
+its frames move (markers, the comet tail, the mean line, bars, heatmap cells, and
+annotations a frame rewrites, such as panel titles) are drawn onto copies of that
+picture with Pillow (``clipdraw``), at pixel positions computed from the figure's
+fixed axis ranges with its margins and domains fixed. Drawing every frame with kaleido instead
 costs about 0.66 s a frame (58 s for the 88 frames of the default run).
 """
 
