@@ -203,12 +203,12 @@ def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_ve
     downloads = {download.key: download for download in view.downloads}
     stem = "polarize-sinks-classroom-softmax-seed0"
     assert downloads["run"].filename == f"{stem}.json"
-    assert downloads["attention-html"].filename == f"{stem}-attention.html"
+    assert downloads["attention-html"].filename == f"{stem}-attention0.html"  # evaluation sequence 0
     for suffix in (".gif", ".mp4"):
         key = f"attention-{suffix[1:]}"
         assert (key in downloads) == animate.available(suffix)
         if key in downloads:
-            assert downloads[key].filename == f"{stem}-attention{suffix}"
+            assert downloads[key].filename == f"{stem}-attention0{suffix}"
     path = tmp_path / downloads["run"].filename
     path.write_text(downloads["run"].data())
     shipped = read_run(shipped_runs()["classroom-softmax-seed0"])
@@ -220,4 +220,5 @@ def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_ve
     assert count > 0 and f"{count} sink heads: induction accuracy {shipped['accuracy']:.3f}" in page
     top = float(np.max(shipped["sink_scores"][1]))
     assert f"top sink score in layer 1 {top:.3f}" in page
-    assert f"softmax attention, classroom size, seed 0, {shipped['config'].steps:,} steps" in page
+    steps = shipped["config"].steps
+    assert f"softmax attention, classroom size, seed 0, {steps:,} steps, evaluation sequence 0" in page
