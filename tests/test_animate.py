@@ -215,3 +215,24 @@ def test_the_sinks_clip_writes_a_gif_and_an_mp4_frame_per_checkpoint(tmp_path):
         frames = list(iio.imiter(tmp_path / f"sinks{suffix}"))
         assert len(frames) == count == len(sinks_record()["maps"]), suffix
         assert frames[0].shape[:2] == (size[1], size[0]) == (pictures[0].height, 640)
+
+
+@needs_browser
+def test_the_sinks_cells_land_where_the_exporter_draws_them():
+    """Every cell Pillow draws has the colour Chromium gives it at that spot, in every panel."""
+    from polarize.plots.sinks import attention_figure
+
+    fig = attention_figure(sinks_record()).to_dict()
+    static, boxes, height = clipframes._static_figure(fig, ("settings", "verdict"))
+    last = fig["frames"][-1]["data"]
+    static["data"] = [clipdraw.merge(fig["data"][i], last[i]) for i in range(len(last))]  # cells shown
+    zoom = 0.5
+    chromium = np.asarray(clipframes._render(static, height, zoom)).astype(int)
+    ours = np.asarray(sinks_pictures(640)[-1]).astype(int)
+    for trace in static["data"]:
+        axes = boxes[f"{trace['xaxis']}|{trace['yaxis']}"]
+        cells = len(trace["x"])
+        for query in range(cells):
+            for x, y in axes.to_pixels(list(range(cells)), [query] * cells):
+                spot = round(y * zoom), round(x * zoom)
+                assert np.abs(ours[spot] - chromium[spot]).sum() < 30, (trace["xaxis"], query, x)
