@@ -11,7 +11,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from polarize import Experiment, animate, clipframes, simulate
+from polarize import Experiment, animate, clipdraw, clipframes, simulate
 from polarize.plots import dashboard, find_trace, style, trace_index
 from polarize.reproduce import find_browser
 from polarize.science import judge, title_lines
@@ -126,3 +126,113 @@ def test_cli_names_the_missing_extra(tmp_path, monkeypatch, capsys):
     assert command.main(["animate", "--preset", "default", "-o", str(tmp_path / "clip.mp4")]) == 2
     err = capsys.readouterr().err
     assert "imageio, imageio-ffmpeg" in err and "polarize[animate]" in err
+
+
+@cache
+def sinks_record():
+    from polarize.sinks.runs import read_run, shipped_runs
+
+    runs = shipped_runs()
+    if "classroom-softmax-seed0" not in runs:
+        pytest.skip("no shipped sinks run in this checkout")
+    return read_run(runs["classroom-softmax-seed0"])
+
+
+@cache
+def sinks_pictures(width):
+    """The clip's pictures of the shipped run's attention (drawn once: the static export takes seconds)."""
+    from polarize.plots.sinks import attention_figure
+
+    return tuple(clipframes.clip_frames(attention_figure(sinks_record()), title=("settings", "verdict"),
+                                        width=width))
+
+
+def test_a_frames_annotations_update_the_layouts_by_index():
+    notes = [{"text": "a", "x": 0.1, "font": {"size": 13}}, {"text": "b", "x": 0.9}]
+    assert clipdraw.merge_notes(notes, [{"text": "a*"}]) == [
+        {"text": "a*", "x": 0.1, "font": {"size": 13}}, {"text": "b", "x": 0.9}]
+    assert clipdraw.merge_notes(notes, [{}, {"font": {"color": "red"}}, {"text": "c"}]) == [
+        notes[0], {"text": "b", "x": 0.9, "font": {"color": "red"}}, {"text": "c"}]
+    assert notes == [{"text": "a", "x": 0.1, "font": {"size": 13}}, {"text": "b", "x": 0.9}]  # not changed
+
+
+def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
+    from polarize.plots.sinks import attention_figure
+
+    record = sinks_record()
+    fig = attention_figure(record).to_dict()
+    changing, notes = clipframes._moving_notes(fig)
+    assert changing == set(range(8))  # every panel title carries its head's sink score
+    titles = [note["text"] for note in fig["frames"][-1]["layout"]["annotations"]]
+    assert [note["text"] for note in notes[-1][:8]] == titles
+    static, _, _ = clipframes._static_figure(fig, ("settings",))
+    assert [note["text"] for note in static["layout"]["annotations"]] == ["<b>settings</b>"]  # per frame
+    assert clipframes._frame_labels(fig) == [f"training step {m['step']}" for m in record["maps"]]
+    explorer = dashboard(small_run(), frames=3).to_dict()
+    labels = clipframes._frame_labels(explorer)  # the Explorer's frames are labelled by their time
+    assert len(labels) == len(explorer["frames"]) and all(label.startswith("t = ") for label in labels)
+
+
+@needs_browser
+def test_the_sinks_clip_redraws_the_attention_and_the_titles_at_every_checkpoint():
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    from polarize.plots.sinks import attention_figure
+
+    record = sinks_record()
+    fig = attention_figure(record).to_dict()
+    width = 640
+    pictures = [np.asarray(picture).astype(int) for picture in sinks_pictures(width)]
+    assert len(pictures) == len(record["maps"]) == len(fig["frames"])
+    _, boxes, _ = clipframes._static_figure(fig, ())
+    zoom = width / clipframes.LAYOUT_WIDTH
+    weights = np.asarray([np.asarray(m["weights"])[0] for m in record["maps"]])  # (C, layers, heads, T, T)
+    layer, head, query, key = np.unravel_index(np.argmax(np.abs(weights[-1] - weights[0])), weights.shape[1:])
+    trace = fig["data"][layer * weights.shape[2] + head]
+    ((x, y),) = boxes[f"{trace['xaxis']}|{trace['yaxis']}"].to_pixels([key], [query])  # rows top down
+    for picture, w in ((pictures[0], weights[0]), (pictures[-1], weights[-1])):
+        u = (w[layer, head, query, key] - trace["zmin"]) / (trace["zmax"] - trace["zmin"])
+        want = np.array(unlabel_rgb(sample_colorscale(trace["colorscale"], [u])[0]))
+        assert np.abs(picture[round(y * zoom), round(x * zoom)] - want).sum() < 30
+    # A head starred as a sink at the end: ink right of its second title line, where step 0 had none.
+    notes = clipframes._moving_notes(fig)[1]
+    index = next(i for i, note in enumerate(notes[-1]) if "SINK" in note["text"])
+    assert "SINK" not in notes[0][index]["text"]
+    at_x, at_y = clipframes._note_at(notes[-1][index], boxes)
+    rows = slice(round((at_y - 14) * zoom), round(at_y * zoom))
+    columns = slice(round((at_x + 40) * zoom), round((at_x + 65) * zoom))
+    ink = [np.abs(p[rows, columns] - p[rows, columns].max(axis=(0, 1))).sum(axis=-1).max() for p in pictures]
+    assert ink[0] < 30 < ink[-1]
+
+
+@needs_browser
+def test_the_sinks_clip_writes_a_gif_and_an_mp4_frame_per_checkpoint(tmp_path):
+    iio = pytest.importorskip("imageio.v3")
+    pytest.importorskip("imageio_ffmpeg")
+    pictures = sinks_pictures(640)
+    for suffix, write in ((".gif", animate._write_gif), (".mp4", animate._write_mp4)):
+        count, size = write(iter(pictures), tmp_path / f"sinks{suffix}", 12)
+        frames = list(iio.imiter(tmp_path / f"sinks{suffix}"))
+        assert len(frames) == count == len(sinks_record()["maps"]), suffix
+        assert frames[0].shape[:2] == (size[1], size[0]) == (pictures[0].height, 640)
+
+
+@needs_browser
+def test_the_sinks_cells_land_where_the_exporter_draws_them():
+    """Every cell Pillow draws has the colour Chromium gives it at that spot, in every panel."""
+    from polarize.plots.sinks import attention_figure
+
+    fig = attention_figure(sinks_record()).to_dict()
+    static, boxes, height = clipframes._static_figure(fig, ("settings", "verdict"))
+    last = fig["frames"][-1]["data"]
+    static["data"] = [clipdraw.merge(fig["data"][i], last[i]) for i in range(len(last))]  # cells shown
+    zoom = 0.5
+    chromium = np.asarray(clipframes._render(static, height, zoom)).astype(int)
+    ours = np.asarray(sinks_pictures(640)[-1]).astype(int)
+    for trace in static["data"]:
+        axes = boxes[f"{trace['xaxis']}|{trace['yaxis']}"]
+        cells = len(trace["x"])
+        for query in range(cells):
+            for x, y in axes.to_pixels(list(range(cells)), [query] * cells):
+                spot = round(y * zoom), round(x * zoom)
+                assert np.abs(ours[spot] - chromium[spot]).sum() < 30, (trace["xaxis"], query, x)

@@ -192,3 +192,33 @@ def test_the_page_draws_a_live_runs_progress(monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     assert len(calls) == 1 and calls[0].seed == 8
     assert len(at.get("plotly_chart")) == 3 and not at.error
+
+
+def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_verdict(tmp_path):
+    from polarize import animate
+    from polarize.sinks.metrics import sink_heads
+
+    spec = pages.by_name("sinks")
+    view = spec.view(spec.make_job(spec.defaults(None)))
+    downloads = {download.key: download for download in view.downloads}
+    stem = "polarize-sinks-classroom-softmax-seed0"
+    assert downloads["run"].filename == f"{stem}.json"
+    assert downloads["attention-html"].filename == f"{stem}-attention0.html"  # evaluation sequence 0
+    for suffix in (".gif", ".mp4"):
+        key = f"attention-{suffix[1:]}"
+        assert (key in downloads) == animate.available(suffix)
+        if key in downloads:
+            assert downloads[key].filename == f"{stem}-attention0{suffix}"
+    path = tmp_path / downloads["run"].filename
+    path.write_text(downloads["run"].data())
+    shipped = read_run(shipped_runs()["classroom-softmax-seed0"])
+    again = read_run(path)  # the file polarize sinks train writes
+    assert again["config"] == shipped["config"] and again["history"] == shipped["history"]
+    assert again["maps"] == shipped["maps"] and again["size"] == "classroom"
+    page = downloads["attention-html"].data()
+    count = int(sink_heads(np.asarray(shipped["sink_scores"]), shipped["accuracy"]).sum())
+    assert count > 0 and f"{count} sink heads: induction accuracy {shipped['accuracy']:.3f}" in page
+    top = float(np.max(shipped["sink_scores"][1]))
+    assert f"top sink score in layer 1 {top:.3f}" in page
+    steps = shipped["config"].steps
+    assert f"softmax attention, classroom size, seed 0, {steps:,} steps, evaluation sequence 0" in page

@@ -122,6 +122,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
                                              margin=dict(l=20, r=20, t=head_room, b=130)),
                          title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
                                     font=style.font(-1)),
+                         meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
                          **_playing(animation_controls(names, names, plot_height=plot)))
     return figure
 

@@ -9,6 +9,7 @@ without the ``sinks`` extra the page says which extra to install.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,8 +24,9 @@ from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SIZES, VARIANTS, variant_config
 from polarize.sinks.live import TrainingFailed, train_live
 from polarize.sinks.runs import check_run, read_run, run_info, shipped_runs
+from polarize.web import export
 from polarize.web.controls import Control
-from polarize.web.page import Columns, Metric, PageSpec, Plot, Table, Text, View
+from polarize.web.page import Columns, Download, Metric, PageSpec, Plot, Table, Text, View
 from polarize.web.progress import report
 
 __all__ = ["PAGE"]
@@ -132,6 +134,42 @@ def _table() -> Table:
     return Table(tuple(rows))
 
 
+def _heading(record: Mapping[str, Any], sequence: int) -> tuple[str, str]:
+    """The title lines of the run's clips and offline figure: its settings, then its verdict."""
+    config, scores = record["config"], np.asarray(record["sink_scores"])  # scores: (layers, heads)
+    info = run_info(config.variant, dict(record))
+    settings = (f"Attention sinks: {config.variant} attention, {record.get('size', 'custom')} size, "
+                f"seed {config.seed}, {config.steps:,} steps, evaluation sequence {sequence}")
+    verdict = (f"{info.sinks} sink head{'' if info.sinks == 1 else 's'}: induction accuracy "
+               f"{info.accuracy:.3f}, top sink score in layer {scores.shape[0] - 1} "
+               f"{float(scores[-1].max()):.3f}")
+    return settings, verdict
+
+
+def _record_json(record: Mapping[str, Any]) -> str:
+    """The run as ``polarize sinks train`` writes it (``sinks.runs.read_run`` reads it back)."""
+    return json.dumps({**record, "config": record["config"].to_dict()}, separators=(",", ":"))
+
+
+def _downloads(record: Mapping[str, Any], figure: Any, sequence: int) -> tuple[Download, ...]:
+    """The run as JSON; its attention on ``sequence`` as offline HTML and as clips, titled by ``_heading``."""
+    config = record["config"]
+    stem = f"polarize-sinks-{record.get('size', 'custom')}-{config.variant}-seed{config.seed}"
+    title = _heading(record, sequence)
+    return (
+        Download("run", "Run (JSON)", lambda: _record_json(record), f"{stem}.json", "application/json",
+                 ":material/data_object:",
+                 "The whole run (settings, history, attention maps) as `polarize sinks train -o` writes it."),
+        Download("attention-html", "Attention (HTML)",
+                 lambda: export.dashboard_html(figure, title=stem, heading=title),
+                 f"{stem}-attention{sequence}.html", "text/html", ":material/movie:",
+                 "The attention animation as one file that plays offline (plotly.js embedded)."),
+        *export.clip_downloads(
+            figure, key="attention-", name="Attention clip", title=title, stem=f"{stem}-attention{sequence}",
+            help_text="The attention animation as a clip for slides (takes a few seconds)."),
+    )
+
+
 def view(job: tuple[tuple[str, Any], ...]) -> View:
     values: Mapping[str, Any] = dict(job)
     record = _record(values)
@@ -144,8 +182,10 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                Metric("Sink heads", str(info.sinks), "counted only above 0.95 accuracy"),
                Metric("Training", f"{config.steps:,} steps",
                       f"AdamW lr {config.lr:g}, batch {config.batch}, width {config.width}"))
+    sequence = int(values["sequence"])
+    attention = attention_figure(record, sequence)
     blocks = (Columns(tuple((metric,) for metric in metrics)),
-              Plot("sinks-attention", attention_figure(record, int(values["sequence"])),
+              Plot("sinks-attention", attention,
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
                    "Press play to watch training: a sink head moves its rows' weight into the first "
                    "column, onto BOS (\u2605 from the checkpoint where it counts)."),
@@ -156,7 +196,7 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                    "tied toy model (the Massive activations page): the column of U at the winning token "
                    "grows while the others stay near 1."),
               Text(TIE_BACK), _table())
-    return View(blocks=blocks, data=record)
+    return View(blocks=blocks, data=record, downloads=_downloads(record, attention, sequence))
 
 
 PAGE = PageSpec(
