@@ -7,6 +7,7 @@ shipped ones live in ``polarize/sinks/data`` and are read without the extra.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,7 @@ from polarize.fields import ConfigError
 from polarize.sinks.config import SinksConfig
 from polarize.sinks.metrics import sink_heads
 
-__all__ = ["RunInfo", "check_run", "read_run", "run_info", "shipped_runs", "write_run"]
+__all__ = ["RunInfo", "check_run", "read_run", "run_info", "run_json", "shipped_runs", "write_run"]
 
 REQUIRED = ("config", "accuracy", "sink_scores", "bos_norms", "history", "maps", "map_tokens")
 
@@ -36,9 +37,16 @@ class RunInfo:
     sinks: int
 
 
+def run_json(record: Mapping[str, Any]) -> str:
+    """A record as compact JSON, its ``config`` a dict or a ``SinksConfig`` (``read_run`` reads it back)."""
+    config = record["config"]
+    return json.dumps({**record, "config": config.to_dict() if isinstance(config, SinksConfig) else config},
+                      separators=(",", ":"))
+
+
 def write_run(record: dict[str, Any], path: Path) -> None:
     """Write a record as compact JSON (``OSError`` if the path cannot be written)."""
-    Path(path).write_text(json.dumps(record, separators=(",", ":")))
+    Path(path).write_text(run_json(record))
 
 
 def read_run(path: Path) -> dict[str, Any]:

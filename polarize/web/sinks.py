@@ -9,7 +9,6 @@ without the ``sinks`` extra the page says which extra to install.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +22,7 @@ from polarize.presets import paper_tied
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SIZES, VARIANTS, variant_config
 from polarize.sinks.live import TrainingFailed, train_live
-from polarize.sinks.runs import check_run, read_run, run_info, shipped_runs
+from polarize.sinks.runs import check_run, read_run, run_info, run_json, shipped_runs
 from polarize.web import export
 from polarize.web.controls import Control
 from polarize.web.page import Columns, Download, Metric, PageSpec, Plot, Table, Text, View
@@ -146,18 +145,13 @@ def _heading(record: Mapping[str, Any], sequence: int) -> tuple[str, str]:
     return settings, verdict
 
 
-def _record_json(record: Mapping[str, Any]) -> str:
-    """The run as ``polarize sinks train`` writes it (``sinks.runs.read_run`` reads it back)."""
-    return json.dumps({**record, "config": record["config"].to_dict()}, separators=(",", ":"))
-
-
 def _downloads(record: Mapping[str, Any], figure: Any, sequence: int) -> tuple[Download, ...]:
     """The run as JSON; its attention on ``sequence`` as offline HTML and as clips, titled by ``_heading``."""
     config = record["config"]
     stem = f"polarize-sinks-{record.get('size', 'custom')}-{config.variant}-seed{config.seed}"
     title = _heading(record, sequence)
     return (
-        Download("run", "Run (JSON)", lambda: _record_json(record), f"{stem}.json", "application/json",
+        Download("run", "Run (JSON)", lambda: run_json(record), f"{stem}.json", "application/json",
                  ":material/data_object:",
                  "The whole run (settings, history, attention maps) as `polarize sinks train -o` writes it."),
         Download("attention-html", "Attention (HTML)",
