@@ -111,8 +111,10 @@ def test_the_shipped_paper_runs_have_the_papers_settings_and_show_its_claim():
         learned = record["accuracy"] > 0.95
         if config.variant == "softmax":
             assert learned and scores[1].max() > 0.9, name  # a layer-1 sink head at the paper's size
-        elif config.variant == "sigmoid-unnormalized" and learned:
-            assert scores.max() < 0.9, name  # learned without a sink
+        elif config.variant == "sigmoid-unnormalized" and scores[1].max() > 0.9:
+            # What the page says of it: rows switched almost off, what is left of them on BOS.
+            last = np.asarray(record["maps"][-1]["weights"])[:, 1, :, 1:10, :]  # layer 1, queries 1..9
+            assert last.sum(axis=-1).mean() < 0.5, name
         values = {**spec.defaults(None), "size": "paper", "variant": config.variant, "seed": config.seed}
         assert spec.view(spec.make_job(values)).error is None
 
