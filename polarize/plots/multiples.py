@@ -37,24 +37,21 @@ _LEGEND_FONT = -3
 """The legend's font, points from the base size."""
 _LEGEND_GAP = 14
 """Pixels between the legend and the first row's titles."""
-_WIDTH = {False: 820, True: 300}
-"""Pixels a legend may fill (the figure less its margins): a 1280 px projector, sidebar open; a phone."""
+_WIDTH = {False: 770, True: 270}
+"""Pixels of plot a legend from its left edge may fill before it wraps: on a 1280 px projector with
+the sidebar open and on a phone (the figure less its margins and y tick labels)."""
 
 
 def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
     """Pixels a horizontal legend of entries ``names`` takes at font ``size`` on a desktop or a phone.
 
-    Plotly keeps such a legend in one row when every entry fits; otherwise it gives every entry the
-    widest one's width. A figure leaves this room itself: plotly would push its margin for the legend
-    and shrink the plot, and row gaps given as fractions of the plot would then lose the pixels
-    that hold an axis title above the next panel's title.
+    A figure leaves this room itself: plotly would push its margin for the legend and shrink the
+    plot, and row gaps given as fractions of the plot would then lose the pixels that hold an
+    axis title above the next panel's title.
     """
     if not names:
         return 0
-    rows = legend_rows(names, size=size, width=_WIDTH[narrow])
-    if rows > 1:
-        rows = legend_rows([max(names, key=len)] * len(names), size=size, width=_WIDTH[narrow])
-    return round(rows * LEGEND_ROW * size)
+    return round(legend_rows(names, size=size, width=_WIDTH[narrow]) * LEGEND_ROW * size)
 
 
 def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
