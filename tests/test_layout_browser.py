@@ -25,6 +25,8 @@ pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SIZES = {"projector": (1280, 720), "full-hd": (1920, 1080), "phone": (390, 844)}
+STATES = {"explorer-replicator": ("?repulsion=replicator", ".barlayer .trace.bars")}
+"""Page states besides each page as it opens: name -> (address, what shows the state is drawn)."""
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +46,13 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
     context = browser.new_context(viewport={"width": width, "height": height})
     try:
         tabs = {}
-        for spec in PAGES:
-            tabs[spec.name] = context.new_page()
-            tabs[spec.name].goto(f"{server.url}/{spec.url_path}", wait_until="commit")
+        for name, path in {**{spec.name: spec.url_path for spec in PAGES},
+                           **{name: path for name, (path, _) in STATES.items()}}.items():
+            tabs[name] = context.new_page()
+            tabs[name].goto(f"{server.url}/{path}", wait_until="commit")
             if len(tabs) == 1:
                 # A fresh server serves pages/ alone until app.py has run once (ui.through_app).
-                wait_until_settled(tabs[spec.name])
+                wait_until_settled(tabs[name])
         found = {}
         for name, tab in tabs.items():
             tab.bring_to_front()  # a tab behind others gets no animation frames
@@ -60,6 +63,8 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
             if name != "deck" and not tab.locator("[data-testid='stPlotlyChart']").count():
                 shown = tab.locator("[data-testid='stAlert']").all_inner_texts()
                 found[name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
+            if name in STATES and not tab.locator(STATES[name][1]).count():
+                found[name].append(f"not in the state named (nothing matches {STATES[name][1]!r})")
         report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
         assert not report, f"{len(report)} layout problems at {width} x {height}:\n" + "\n".join(report)
     finally:

@@ -15,7 +15,8 @@ from polarize.config import ConfigError
 from polarize.plots import style
 from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.lines import Line, Panel
-from polarize.plots.multiples import _line_chars, animated_grid
+from polarize.plots.multiples import _line_chars, animated_grid, legend_height
+from polarize.plots.sinks import training_figure
 from polarize.web.page import PageSpec, Screen, View
 
 
@@ -135,3 +136,63 @@ def test_a_screen_is_validated_once():
     with pytest.raises(ConfigError) as caught:
         Screen(narrow="yes")
     assert caught.value.field == "narrow"
+
+
+def _plot_px(figure) -> float:
+    return figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
+
+
+@pytest.mark.parametrize("narrow", [False, True])
+def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
+    """Plotly pushes the margin for a legend that has none and shrinks the plot: the row gaps
+    (fractions of it) then lose the pixels that hold an x title above the next panel's title."""
+    t = np.geomspace(0.1, 1e4, 40)
+    one = _panels(2)
+    many = [*one, Panel(title="more", lines=tuple(Line(x=t, y=t / k, name=f"a much longer curve name {k}",
+                                                       legend=True) for k in range(1, 9)))]
+    tops = []
+    for panels in (one, many):
+        figure = animated_grid(panels, cols=2, legend=True, narrow=narrow, animated=False)
+        names = list(dict.fromkeys(line.name for p in panels for line in p.lines))
+        legend = figure.layout.legend
+        above = (legend.y - 1) * _plot_px(figure) + legend_height(names, size=legend.font.size, narrow=narrow)
+        assert legend.yanchor == "bottom" and above <= figure.layout.margin.t
+        tops.append(figure.layout.margin.t)
+    assert tops[1] > tops[0]  # ten long entries take more rows than two, at either width
+    # Without a legend, no room for one.
+    assert animated_grid(one, cols=2, narrow=narrow).layout.margin.t < tops[0]
+
+
+def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
+    rng = np.random.default_rng(0)
+    return {"history": [{"step": step, "sink_scores": rng.uniform(size=(layers, heads)).tolist(),
+                         "accuracy": step / 2000} for step in range(0, 2001, 250)]}
+
+
+def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
+    with style.narrow_screen(True):
+        figure = training_figure(_sinks_record())
+    legend, margin = figure.layout.legend, figure.layout.margin
+    below = -legend.y * _plot_px(figure)  # pixels from the plot's bottom to the legend's top
+    assert legend.orientation == "h" and legend.yanchor == "top"
+    assert below >= 60  # the tick labels and "training step" first
+    names = [trace.name for trace in figure.data]
+    assert margin.b >= below + legend_height(names, size=legend.font.size, narrow=True)
+    assert _plot_px(figure) >= 300  # the legend takes its own room, not the panel's
+    with style.narrow_screen(False):
+        assert training_figure(_sinks_record()).layout.legend.y is None  # beside the panel on a desktop
+
+
+def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
+    """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"."""
+    for narrow in (False, True):
+        figure = dashboard(result, repulsion="replicator", narrow=narrow)
+        scale = next(t for t in figure.data if t.uid == "replicator-scale")
+        axis = figure.layout[f"yaxis{scale.yaxis[1:]}"]
+        notes = [a for a in figure.layout.annotations if "logit grows" in a.text]
+        panel_px = (axis.domain[1] - axis.domain[0]) * _plot_px(figure)
+        px = panel_px / (axis.range[1] - axis.range[0])  # pixels a unit of the bars
+        row = 1.2 * scale.textfont.size
+        assert len(notes) == 1 and (scale.y[0] - notes[0].y) * px >= row, narrow
+        assert (axis.range[1] - scale.y[0]) * px >= row / 2  # inside the panel
+        assert len(scale.text[0]) <= 16  # "bars ÷ 0.069": narrower than the panel

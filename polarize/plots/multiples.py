@@ -19,11 +19,12 @@ from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
+from polarize.plots.crowding import LEGEND_ROW, legend_rows
 from polarize.plots.lines import Line, Panel, line_trace
 from polarize.plots.numbers import log_span, rounded, span
 from polarize.science import format_time
 
-__all__ = ["animated_grid", "trace_uid"]
+__all__ = ["animated_grid", "legend_height", "trace_uid"]
 
 _TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, CONTROLS_MARGIN, 40
 _TITLE_LINE = 22
@@ -32,6 +33,25 @@ _ROW_GAP = 72
 """Pixels between two rows of panels, besides the lower row's title: the upper row's ticks and x title."""
 _NARROW_ROW = 300
 """Least pixels per row on a narrow screen, where each panel has a row of its own."""
+_LEGEND_FONT = -3
+"""The legend's font, points from the base size."""
+_LEGEND_GAP = 14
+"""Pixels between the legend and the first row's titles."""
+_WIDTH = {False: 770, True: 270}
+"""Pixels of plot a legend from its left edge may fill before it wraps: on a 1280 px projector with
+the sidebar open and on a phone (the figure less its margins and y tick labels)."""
+
+
+def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
+    """Pixels a horizontal legend of entries ``names`` takes at font ``size`` on a desktop or a phone.
+
+    A figure leaves this room itself: plotly would push its margin for the legend and shrink the
+    plot, and row gaps given as fractions of the plot would then lose the pixels that hold an
+    axis title above the next panel's title.
+    """
+    if not names:
+        return 0
+    return round(legend_rows(names, size=size, width=_WIDTH[narrow]) * LEGEND_ROW * size)
 
 
 def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
@@ -206,7 +226,9 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow), lines=2) for p in panels]
     title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
     bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
-    top = _TOP + _TITLE_LINE * (title_lines - 1)
+    names = list(dict.fromkeys(line.name for p in panels for line in p.lines if line.legend and legend))
+    above = legend_height(names, size=style.font(_LEGEND_FONT)["size"], narrow=narrow)
+    top = max(_TOP + _TITLE_LINE * (title_lines - 1), _TITLE_LINE * title_lines + _LEGEND_GAP + above + 6)
     height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
     gap = (_ROW_GAP + _TITLE_LINE * title_lines) / (height - top - bottom)
     fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
@@ -252,8 +274,8 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
     layout.update(
         style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=top, b=bottom)),
         showlegend=legend,
-        legend=dict(orientation="h", x=0.0, y=1.0 + (title_px + 14) / plot, yanchor="bottom",
-                    font=style.font(-3)),
+        legend=dict(orientation="h", x=0.0, y=1.0 + (title_px + _LEGEND_GAP) / plot, yanchor="bottom",
+                    font=style.font(_LEGEND_FONT)),
         meta=dict(panels=panels, frame_times=rounded(times) if animated else [], animated=animated),
     )
     if animated:

@@ -27,6 +27,9 @@ REPULSION_TITLES: dict[str, str] = {
 """The repulsion panel's modes: mode -> the panel's title."""
 _TOP = 1.18
 """Height of the labels above and below the bars, in units of the largest bar."""
+_SCALE = 1.45
+"""Height of the scale's label: a row of its own above the labels (beside them it ran into
+"logit grows" and the tick "1" in a dashboard panel 160 px wide)."""
 
 
 def fitness_gaps(result: Result) -> np.ndarray:
@@ -64,17 +67,17 @@ def replicator_panel(view: View, xa: str, ya: str) -> PanelTraces:
         dict(type="bar", uid="replicator-bars", name="u\u1d62 \u2212 s\u00b7u", x=list(range(n)),
              marker=dict(color=view.colors, line=dict(color=ink, width=0.5 if n <= 24 else 0)),
              hovertemplate="token %{x}: u \u2212 s\u00b7u = %{customdata:.3g}<extra></extra>", **on),
-        dict(uid="replicator-scale", name="scale", mode="text", x=[n - 0.45], y=[_TOP],
+        dict(uid="replicator-scale", name="scale", mode="text", x=[n - 0.45], y=[_SCALE],
              textposition="middle left", textfont=style.font(-3, muted), hoverinfo="skip", **on),
     ]
 
     def at(k: int) -> list[dict[str, Any]]:
         return [dict(y=rounded(scaled[k]), customdata=rounded(gap[k])),
-                dict(text=[f"scale: largest |u - s\u00b7u| = {largest[k]:.2g}"])]  # glyphs a clip font has
+                dict(text=[f"bars \u00f7 {largest[k]:.2g}"])]  # glyphs a clip font has
 
     axes = dict(x=panel_axis(range=[-0.6, n - 0.4], title="token", zeroline=False,
                              **({"dtick": 1} if n <= 12 else {})),
-                y=panel_axis(range=[-_TOP - 0.12, _TOP + 0.12],
+                y=panel_axis(range=[-_TOP - 0.12, _SCALE + 0.13],
                              title="u<sub>i</sub> \u2212 s\u00b7u (scaled)", tickvals=[-1, -0.5, 0, 0.5, 1],
                              zeroline=True, zerolinecolor=ink,
                              zerolinewidth=2))

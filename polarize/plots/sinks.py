@@ -21,13 +21,15 @@ from polarize.plots import style
 from polarize.plots.animation import animation_controls
 from polarize.plots.grid import tied_panels
 from polarize.plots.lines import Line, Panel
-from polarize.plots.multiples import animated_grid
+from polarize.plots.multiples import animated_grid, legend_height
 from polarize.sinks.metrics import SINK_THRESHOLD, sink_heads
 
 __all__ = ["attention_figure", "massive_figure", "token_labels", "training_figure"]
 
 _PANEL = 300  # pixels of plot per layer of heads
 _DASHES = ("solid", "dot", "dash", "dashdot")
+_AXIS_ROOM = 70  # pixels below a panel for its tick labels and x title
+_NARROW_PLOT = 310  # pixels of the training panel on a phone
 
 
 def token_labels(tokens: list[int], vocab: int) -> list[str]:
@@ -145,13 +147,19 @@ def training_figure(record: Mapping[str, Any]) -> go.Figure:
     figure.update_xaxes(title_text="training step", **style.axis_style())
     figure.update_yaxes(title_text="sink score, accuracy", **style.axis_style())
     figure.update_yaxes(range=[0, 1.02])
-    narrow = style.narrow()  # a phone: the legend below the panel
+    narrow = style.narrow()  # a phone: the legend below the panel, in a margin of its own
     title = "Sink score per head, induction accuracy"
-    figure.update_layout(**style.base_layout(height=640 if narrow else 420, delta=-2,
-                                             margin=dict(l=20, r=20, t=80, b=40)),
+    size = style.font(-3)["size"]
+    below = legend_height([t.name for t in figure.data], size=size, narrow=True) if narrow else 0
+    bottom = _AXIS_ROOM + below if narrow else 40
+    height = 80 + _NARROW_PLOT + bottom if narrow else 420
+    figure.update_layout(**style.base_layout(height=height, delta=-2,
+                                             margin=dict(l=20, r=20, t=80, b=bottom)),
                          title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
                                     font=style.font(-1)),
-                         legend=dict(orientation="h", x=0, y=-0.15, yanchor="top") if narrow else {})
+                         # Under the x title; its rows are estimated high, so the spare room goes below it.
+                         legend=dict(orientation="h", x=0, y=-_AXIS_ROOM / _NARROW_PLOT,
+                                     yanchor="top", font=style.font(-3)) if narrow else {})
     return figure
 
 
