@@ -15,6 +15,7 @@ from polarize import Experiment
 from polarize.budget import OUT_OF_TIME
 from polarize.ensemble import simulate_many
 from polarize.runner import RunTimeout
+from polarize.science import basins as basins_module
 from polarize.science import compare_normalizers
 from polarize.science import deadline as deadline_module
 from polarize.science.basins import basins
@@ -165,8 +166,8 @@ def test_through_a_worker_under_the_time_limit_of_the_environment(monkeypatch):
 
 
 def slow_starts(monkeypatch, seconds: float) -> list[int]:
-    """Make every start of an ensemble run under a deadline take ``seconds`` more on the clock the
-    deadline reads; returns the sizes of the ensembles run, in order."""
+    """Make every start of the phase portrait's ensembles take ``seconds`` more on the clock a deadline
+    reads; returns the sizes of the ensembles run, in order."""
     offset, sizes, real = [0.0], [], time.monotonic
 
     def many(experiment, a0, **options):
@@ -175,7 +176,8 @@ def slow_starts(monkeypatch, seconds: float) -> list[int]:
         return simulate_many(experiment, a0, **options)
 
     monkeypatch.setattr(time, "monotonic", lambda: real() + offset[0])
-    monkeypatch.setattr(deadline_module, "simulate_many", many)
+    for module in (deadline_module, basins_module):
+        monkeypatch.setattr(module, "simulate_many", many)
     return sizes
 
 
@@ -194,6 +196,7 @@ def test_a_basin_map_out_of_time_keeps_its_first_rows_and_names_the_starts_not_r
 
 
 def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeypatch):
+    monkeypatch.setenv("POLARIZE_APP_INPROCESS", "1")  # the slow clock is this process's
     slow_starts(monkeypatch, 0.01)  # the odds' 960 starts take 9.6 s; the 2,500 of the basin map 25 s
     monkeypatch.setattr(common, "within", lambda limit: 20.0)
     view = view_of("phase", {})
