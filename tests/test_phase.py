@@ -12,7 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
+from polarize.science import basins as outcomes
+from polarize.science import deadline as deadline_module
 from polarize.science import phase
+from polarize.science.deadline import Deadline
 from polarize.web import pages
 from polarize.web.page import selected_values
 
@@ -169,7 +172,7 @@ def test_the_naive_prediction_is_the_largest_value_projection_and_wins_from_zero
 @pytest.mark.parametrize("n, tokens", [(3, (0, 1, 2)), (4, (0, 2, 3))])
 def test_basin_winners_are_those_of_single_runs_at_sampled_grid_points(n, tokens):
     e = Experiment(n=n, d=n, seed=5, horizon=1e4).resolved()
-    basins = phase.basins(e, 12, tokens)
+    basins = outcomes.basins(e, 12, tokens)
     for k in np.random.default_rng(0).choice(len(basins.shares), 6, replace=False):
         a0 = phase.slice_logits(basins.shares[k:k + 1], tokens, np.asarray(e.a0))[0]
         np.testing.assert_allclose(phase.slice_shares(np.exp(a0) / np.exp(a0).sum(), tokens),
@@ -182,9 +185,31 @@ def test_basin_winners_are_those_of_single_runs_at_sampled_grid_points(n, tokens
         assert len(basins.boundary()) > 0
 
 
+def test_a_basin_map_in_chunks_under_a_deadline_agrees_with_one_ensemble(monkeypatch, flow_tol):
+    e = Experiment(n=4, d=4, seed=5, horizon=1e3).resolved()
+    sizes, many = [], deadline_module.simulate_many
+
+    def counted(experiment, a0, **options):
+        sizes.append(len(a0))
+        return many(experiment, a0, **options)
+
+    monkeypatch.setattr(deadline_module, "simulate_many", counted)
+    whole = outcomes.basins(e, 15, (0, 2, 3), trajectories=True)  # no deadline: one ensemble, as before
+    assert sizes == [225]
+    deadline = Deadline(600.0)
+    chunked = outcomes.basins(e, 15, (0, 2, 3), trajectories=True, deadline=deadline)
+    assert sizes[1] == 15 and sum(sizes[1:]) == 225 and deadline.partial(chunked).complete
+    assert chunked.missing == 0 and np.array_equal(chunked.shares, whole.shares)
+    np.testing.assert_array_equal(chunked.ensemble.winner, whole.ensemble.winner)
+    flow_tol.assert_close(chunked.ensemble.s, whole.ensemble.s)
+    np.testing.assert_array_equal(chunked.ensemble.t, whole.ensemble.t)
+    flow_tol.assert_close(chunked.ensemble.s_path, whole.ensemble.s_path)
+    np.testing.assert_array_equal(chunked.boundary(), whole.boundary())
+
+
 def test_the_naive_odds_fall_as_the_random_logits_grow():
     e = Experiment(n=3, d=3, seed=0, horizon=1e3)
-    odds = phase.naive_odds(e, [0.01, 30.0], 150, seed=1)
+    odds = outcomes.naive_odds(e, [0.01, 30.0], 150, seed=1)
     assert odds.odds[0] == 1.0  # logits of 0.01 cannot beat the value projections' head start here
     assert odds.odds[1] < 0.8
     assert np.all(odds.low <= odds.odds) and np.all(odds.odds <= odds.high)

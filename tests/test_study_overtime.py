@@ -13,8 +13,12 @@ import pytest
 
 from polarize import Experiment
 from polarize.budget import OUT_OF_TIME
+from polarize.ensemble import simulate_many
 from polarize.runner import RunTimeout
+from polarize.science import basins as basins_module
 from polarize.science import compare_normalizers
+from polarize.science import deadline as deadline_module
+from polarize.science.basins import basins
 from polarize.science.deadline import Deadline, within_budget
 from polarize.web import overtime, pages
 from polarize.web.comparisons import common
@@ -159,3 +163,46 @@ def test_through_a_worker_under_the_time_limit_of_the_environment(monkeypatch):
     assert view.error is None and view.passing
     assert "did not all finish in the 2 s a page allows" in view.warnings[0]
     assert view.data.runs["softmax"].status == OUT_OF_TIME and len(view.data.runs) < 8
+
+
+def slow_starts(monkeypatch, seconds: float) -> list[int]:
+    """Make every start of the phase portrait's ensembles take ``seconds`` more on the clock a deadline
+    reads; returns the sizes of the ensembles run, in order."""
+    offset, sizes, real = [0.0], [], time.monotonic
+
+    def many(experiment, a0, **options):
+        sizes.append(len(a0))
+        offset[0] += seconds * len(a0)
+        return simulate_many(experiment, a0, **options)
+
+    monkeypatch.setattr(time, "monotonic", lambda: real() + offset[0])
+    for module in (deadline_module, basins_module):
+        monkeypatch.setattr(module, "simulate_many", many)
+    return sizes
+
+
+def test_a_basin_map_out_of_time_keeps_its_first_rows_and_names_the_starts_not_run(monkeypatch, flow_tol):
+    e = Experiment(n=3, d=3, seed=2, horizon=100.0)
+    full = basins(e, 20)
+    sizes = slow_starts(monkeypatch, 0.01)  # 400 starts: 4 s, in a budget of 1 s
+    deadline = Deadline(1.0)
+    part = basins(e, 20, deadline=deadline)
+    run = len(part.ensemble)
+    assert sizes[0] == 20 and 0 < run < 400 and run % 20 == 0 and part.missing == 400 - run
+    assert deadline.partial(part).left_out == (f"the basin map's last {part.missing:,} of 400 starts",)
+    np.testing.assert_array_equal(part.ensemble.winner, full.ensemble.winner[:run])
+    flow_tol.assert_close(part.ensemble.s, full.ensemble.s[:run])
+    assert len(part.boundary()) <= len(full.boundary())
+
+
+def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeypatch):
+    monkeypatch.setenv("POLARIZE_APP_INPROCESS", "1")  # the slow clock is this process's
+    slow_starts(monkeypatch, 0.01)  # the odds' 960 starts take 9.6 s; the 2,500 of the basin map 25 s
+    monkeypatch.setattr(common, "within", lambda limit: 20.0)
+    view = view_of("phase", {})
+    assert view.error is None and [p.key for p in view.plots()] == ["field", "basins", "odds"]
+    traces = {t.uid: t for t in view.plots()[1].figure.data}
+    run, missing = len(traces["basin-starts"].x), len(traces["basin-missing"].x)
+    assert run > 0 and missing > 0 and run + missing == 2500
+    assert f"Not run: the basin map's last {missing:,} of 2,500 starts." in view.warnings[0]
+    assert f"Grey: the {missing:,} starts not run" in view.plots()[1].caption

@@ -17,7 +17,8 @@ from plotly.colors import sample_colorscale
 from polarize.plots import style
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
-from polarize.science.phase import Basins, NaiveOdds, RestPoint
+from polarize.science.basins import Basins, NaiveOdds
+from polarize.science.phase import RestPoint
 
 __all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure"]
 
@@ -164,17 +165,20 @@ def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str
 
     The grid's trace (uid ``basin-starts``) carries ``[index, s_a, s_b]`` per start as ``customdata``:
     its index in ``basins.shares`` and the shares of the first two of the three tokens, so that a
-    clicked point names its start.
+    clicked point names its start. Starts not run (``basins.missing``) are grey squares (uid
+    ``basin-missing``).
     """
     n = basins.ensemble.experiment.n
     colors = np.array(style.token_colors(n))
+    run = len(basins.ensemble)
     xy = project_to_polygon(basins.shares)
     winner = basins.ensemble.winner
     holds = basins.naive_holds
-    clicked = [[k, *pair] for k, pair in enumerate(rounded(basins.shares[:, :2]))]
+    clicked = [[k, *pair] for k, pair in enumerate(rounded(basins.shares[:run, :2]))]
+    size = max(3, 360 // basins.resolution)
     starts = go.Scatter(
-        x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name="start, coloured by its winner",
-        marker=dict(symbol="square", size=max(3, 360 // basins.resolution), color=colors[winner].tolist(),
+        x=rounded(xy[:run, 0]), y=rounded(xy[:run, 1]), mode="markers", name="start, coloured by its winner",
+        marker=dict(symbol="square", size=size, color=colors[winner].tolist(),
                     opacity=np.where(holds, 0.55, 1.0).tolist(), line=dict(width=0)),
         customdata=clicked, text=[f"token {w} wins" for w in winner],
         hovertemplate="%{text}<extra></extra>", uid="basin-starts")
@@ -184,6 +188,12 @@ def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str
                       name=f"where 'the largest p\u1d62(0) wins' (token {basins.naive}) stops holding",
                       hoverinfo="skip")
     traces: list[Any] = [*_triangle(basins.tokens, n), starts, line]
+    if basins.missing:
+        traces.append(go.Scatter(
+            x=rounded(xy[run:, 0]), y=rounded(xy[run:, 1]), mode="markers", uid="basin-missing",
+            name="start not run in time", hoverinfo="skip",
+            marker=dict(symbol="square", size=size, color=style.PALETTE.grey, opacity=0.35,
+                        line=dict(width=0))))
     traces += _paths((), picked)
     return _layout(go.Figure(traces), height, title)
 

@@ -8,6 +8,9 @@ time gets the time left and, past it, stops with status ``budget.OUT_OF_TIME``
 keeping what it saved (it is *cut*); a run not started before the budget ran
 out is *left out*, and so is a part that cannot be cut (an ensemble of starts)
 when the time left would not cover it at the pace of the parts before it.
+A large ensemble is run so in chunks (``Deadline.ensemble``): the first one
+small, to measure the pace, the next sized to fit the time left, so that the
+budget running out leaves the starts done and never a worker stopped part-way.
 ``within_budget`` runs a study so and returns its outcome as a ``Partial``
 that says which.
 """
@@ -20,12 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import numpy as np
+
 from polarize.budget import OUT_OF_TIME, WallClock
 from polarize.config import Experiment
 from polarize.diagnostics import Result
+from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
 
-__all__ = ["Deadline", "Partial", "within_budget"]
+__all__ = ["Deadline", "Partial", "joined", "within_budget"]
 
 T = TypeVar("T")
 
@@ -99,6 +105,37 @@ class Deadline:
         self.units += size
         return made
 
+    def ensemble(self, label: str, experiment: Experiment, a0: np.ndarray, *, row: int = 1,
+                 trajectories: bool = False) -> Ensemble | None:
+        """``simulate_many(experiment, a0)`` for the first starts (rows of ``a0``) the time allows, or None.
+
+        Without a budget, all in one part (as ``simulate_many``). With one, in chunks of whole rows of
+        ``row`` starts through ``part``: first one row, to measure this ensemble's pace, then as many
+        as would take half the time left at that pace. A chunk the time left would not cover is left out, with
+        the starts after it, and noted as ``label``'s last starts.
+
+        Returns
+        -------
+        Ensemble or None
+            Of the first ``k * row`` starts (``joined``), or None when not even one row was run.
+        """
+        starts, chunks = np.asarray(a0, dtype=float), []
+        K, begin, spent = len(starts), 0, self.spent
+        while begin < K:
+            size = K if math.isinf(self.clock.seconds) else row
+            if chunks:  # at this ensemble's own pace: its starts may be slower than earlier parts'
+                pace = (self.spent - spent) / begin
+                size = max(row, int(self.clock.remaining() / 2 / max(pace, 1e-12)) // row * row)
+            end = min(K, begin + size)
+            name = label if begin == 0 else f"{label}'s last {K - begin:,} of {K:,} starts"
+            chunk = self.part(name, end - begin, lambda b=begin, e=end: simulate_many(
+                experiment, starts[b:e], trajectories=trajectories))
+            if chunk is None:
+                break
+            chunks.append(chunk)
+            begin = end
+        return joined(chunks) if chunks else None
+
     def simulate(self, label: str, experiment: Experiment) -> Result | None:
         """``simulate(experiment)`` in the time left, noted as cut if it runs out; None if it is left out."""
         if not self.allows(label):
@@ -121,6 +158,26 @@ class Deadline:
         return Partial(outcome=outcome, cut=tuple(dict.fromkeys(self.cut)),
                        left_out=tuple(dict.fromkeys(self.left_out)),
                        reached=tuple(self.reached), seconds=self.clock.seconds)
+
+
+def joined(parts: list[Ensemble]) -> Ensemble:
+    """One ensemble of the starts of ``parts`` (each of the same experiment), in order.
+
+    Trajectories are kept when every part saved them at the same times (a part of many starts
+    saves fewer times only beyond ``ensemble.TRAJECTORY_FLOATS``).
+    """
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    same_times = first.t is not None and all(p.t is not None and np.array_equal(p.t, first.t) for p in parts)
+
+    def stacked(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    return Ensemble(experiment=first.experiment, a0=stacked("a0"), s=stacked("s"), a=stacked("a"),
+                    winner=stacked("winner"), one_minus_max=stacked("one_minus_max"),
+                    finished=stacked("finished"), t=first.t if same_times else None,
+                    s_path=stacked("s_path") if same_times else None, alone=sum(p.alone for p in parts))
 
 
 def within_budget(function: Callable[..., Any], seconds: float | None, *args: Any) -> Partial:

@@ -5,7 +5,8 @@ own: ``da/dt = J^T u`` with the fitness ``u = -V^T grad l(V s)`` (PAPER.md
 section 1) and ``ds/dt = J da/dt``. Its rest points are those of the replicator
 equation, ``s_i (u_i - s.u) = 0``: the vertices, and points of a face where
 every token of the face has the same fitness. As ``V`` learns, the field and
-its rest points move; the basin map says where each start really ends.
+its rest points move; the basin map (``polarize.science.basins``) says where
+each start really ends.
 
 A *slice* shows n > 3 tokens through three of them: the other tokens keep the
 logits of a reference start, and the three are drawn by their shares among
@@ -28,15 +29,13 @@ from scipy.optimize import root
 from scipy.special import logsumexp
 
 from polarize.config import Experiment
-from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
 from polarize.model import value_gradients
 from polarize.normalizers import make_normalizer
-from polarize.science.deadline import Deadline
 from polarize.systems import build_loss
 
-__all__ = ["Basins", "NaiveOdds", "RestPoint", "basins", "field_at", "naive_odds", "naive_winner",
-           "portrait_field", "rest_points", "slice_logits", "slice_shares", "triangle_grid", "values_at"]
+__all__ = ["RestPoint", "field_at", "naive_winner", "portrait_field", "rest_points", "slice_logits",
+           "slice_shares", "triangle_grid", "values_at"]
 
 FD_STEP = 1e-6
 """Step of the central differences that linearize the field on a face."""
@@ -305,96 +304,3 @@ def _face_jacobian(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int,
     with np.errstate(divide="ignore"):
         dr = slice_field(e, V, points, tokens)[0][:, list(face)][:, :-1]
     return ((dr[:k - 1] - dr[k - 1:]) / (2 * FD_STEP)).T
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class Basins:
-    """Where starts end: an ensemble over a grid on the triangle (or a slice), and the naive guess.
-
-    Attributes
-    ----------
-    shares : ndarray, shape (K, 3)
-        The starts, as shares of the three ``tokens`` among themselves.
-    tokens : tuple of int
-    ensemble : Ensemble
-    naive : int
-        The naive prediction (``naive_winner``).
-    resolution : int
-        The grid is ``resolution x resolution`` (``triangle_grid``).
-    """
-
-    shares: np.ndarray
-    tokens: tuple[int, int, int]
-    ensemble: Ensemble
-    naive: int
-    resolution: int
-
-    @property
-    def naive_holds(self) -> np.ndarray:
-        """Whether the naive prediction wins, per start (K,)."""
-        return self.ensemble.winner == self.naive
-
-    def boundary(self) -> np.ndarray:
-        """Shares (B, 3) midway between grid neighbours on either side of where the naive prediction fails."""
-        holds = self.naive_holds.reshape(self.resolution, self.resolution)
-        grid = self.shares.reshape(self.resolution, self.resolution, 3)
-        points = []
-        for axis in (0, 1):
-            change = np.diff(holds.astype(int), axis=axis) != 0
-            low = grid[:-1] if axis == 0 else grid[:, :-1]
-            high = grid[1:] if axis == 0 else grid[:, 1:]
-            points.append(((low + high) / 2)[change])
-        return np.concatenate(points)
-
-
-def basins(experiment: Experiment, resolution: int, tokens: tuple[int, int, int] = (0, 1, 2),
-           *, trajectories: bool = False) -> Basins:
-    """Run a ``resolution x resolution`` grid of starts on the triangle of ``tokens``.
-
-    Tokens outside the triangle keep the logits of the experiment's own ``a0``.
-    """
-    e = experiment.resolved()
-    shares = triangle_grid(resolution)
-    ensemble = simulate_many(e, slice_logits(shares, tokens, np.asarray(e.a0)), trajectories=trajectories)
-    return Basins(shares=shares, tokens=tuple(tokens), ensemble=ensemble, naive=naive_winner(e),
-                  resolution=resolution)
-
-
-@dataclass(frozen=True, kw_only=True)
-class NaiveOdds:
-    """How often the naive prediction wins, against the scale of random starting logits.
-
-    Attributes
-    ----------
-    scales : ndarray, shape (S,)
-    odds, low, high : ndarray, shape (S,)
-        The fraction of starts the naive token won, and its 95% Wilson interval.
-    starts : int
-        Starts per scale.
-    """
-
-    scales: np.ndarray
-    odds: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    starts: int
-
-
-def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
-               deadline: Deadline | None = None) -> NaiveOdds:
-    """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale (one
-    ensemble each, in turn: the ones a ``deadline`` leaves out are missing; the starts are the same)."""
-    e, deadline = experiment.resolved(), deadline or Deadline()
-    scales, naive, odds = np.asarray(scales, dtype=float), naive_winner(e), []
-    noise = np.random.default_rng(seed).standard_normal((len(scales), starts, e.n))
-    for k, scale in enumerate(scales):
-        ensemble = deadline.part(f"the odds at scales from {scale:.3g}", starts,
-                                 lambda k=k: simulate_many(e, scales[k] * noise[k]))
-        if ensemble is None:  # and at every scale after it
-            break
-        odds.append(np.mean(ensemble.winner == naive))
-    scales, odds = scales[: len(odds)], np.array(odds)
-    z = 1.959964  # two-sided 95%
-    centre = (odds + z**2 / (2 * starts)) / (1 + z**2 / starts)
-    half = z * np.sqrt(odds * (1 - odds) / starts + z**2 / (4 * starts**2)) / (1 + z**2 / starts)
-    return NaiveOdds(scales=scales, odds=odds, low=centre - half, high=centre + half, starts=starts)

@@ -10,6 +10,7 @@ import numpy as np
 
 from polarize.config import ConfigError, Experiment
 from polarize.plots.phase import basin_figure, odds_figure, portrait_figure
+from polarize.science import basins as outcomes
 from polarize.science import format_time, phase
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime, text
@@ -121,18 +122,17 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
     # One start: a plain run (as ``simulate_many`` would make it), so the deadline can cut it.
     out["picked"] = deadline.simulate("your start", dataclasses.replace(
         e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0))[0]))
-    odds = phase.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
+    odds = outcomes.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
     out["odds"] = odds if len(odds.scales) else None
-    # The costliest part last: an ensemble is not cut part-way, only left out when time is short.
-    out["basins"] = deadline.part("the basin map", len(phase.triangle_grid(values["resolution"])),
-                                  lambda: phase.basins(e, values["resolution"], tokens, trajectories=True))
+    # The costliest part last, row by row of its grid: when time is short, the rows done are drawn.
+    out["basins"] = outcomes.basins(e, values["resolution"], tokens, trajectories=True, deadline=deadline)
     return out
 
 
 def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
     basins, tokens, picked, odds = out["basins"], out["tokens"], out["picked"], out["odds"]
     paths = [] if basins is None else [phase.slice_shares(basins.ensemble.s_path[k], tokens)
-                                       for k in np.linspace(0, len(basins.shares) - 1, PATHS).astype(int)]
+                                       for k in np.linspace(0, len(basins.ensemble) - 1, PATHS).astype(int)]
     mine = None if picked is None else phase.slice_shares(picked.s, tokens)
     when = format_time(values["at"])
     plots = (Plot("field", portrait_figure(
@@ -143,7 +143,8 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
     if basins is not None:
         plots += (_basin_plot(values, basins, mine),)
         metrics += (Metric("naive prediction holds on", f"{float(np.mean(basins.naive_holds)):.0%}",
-                           help="Share of the basin grid's starts won by the token with the largest pᵢ(0)."),)
+                           help="Share of the basin grid's starts (of those run) won by the token "
+                                "with the largest pᵢ(0)."),)
     if odds is not None:
         plots += (Plot("odds", odds_figure(odds), (
             f"From a(0) = scale x randn ({odds.starts} starts per scale), how often the token with the "
@@ -151,7 +152,7 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
             f"towards chance (1/{values['n']}) as the random logits swamp the value projections.")),)
     if picked is not None:
         metrics += (Metric("your start's winner", f"token {int(picked.winner)}"),)
-    started = sum((len(basins.shares) if basins else 0, len(odds.scales) * odds.starts if odds else 0,
+    started = sum((len(basins.ensemble) if basins else 0, len(odds.scales) * odds.starts if odds else 0,
                    1 if picked else 0))
     metrics += (Metric("starts run", f"{started:,}"),)
     table = [{f"shares of tokens {tokens}": str(np.round(r.shares, 3).tolist()), "support": str(r.support),
@@ -171,7 +172,9 @@ def _basin_plot(values: Mapping[str, Any], basins: Any, mine: np.ndarray | None)
         "wins, as it does from a(0) = 0 under logistic loss; faded squares are where it does. "
         "The dotted line is where it stops holding: a start that favours another token gives it a larger "
         "share s\u1d62, and since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and "
-        "overtakes (the rich get richer)."), selects=CLICK)
+        "overtakes (the rich get richer)." + (
+            f" Grey: the {basins.missing:,} starts not run in the time a page allows." if basins.missing
+            else "")), selects=CLICK)
 
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
