@@ -3,7 +3,8 @@
 // The same script runs in two places. In the app it runs in an empty, same-origin iframe
 // (ui/transport.py: st.iframe or components.html), so it reaches the page around it (window.parent)
 // and that page's own plotly.js (window.parent.Plotly). In the offline HTML download it is inline in
-// the page with the figure (config.inline: the host is window). The figures' play, pause, reset and
+// the page with the figure (config.inline: the host is window, not the parent, which would be the
+// course site's page were the file shown in a frame there). The figures' play, pause, reset and
 // speed buttons are plain plotly buttons; plotly cannot step relative to the current frame, so the
 // two step buttons have method "skip" and are handled here, as are the keys.
 // Listeners are kept on the page under one name and replaced whenever the script loads again.
