@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -162,6 +164,13 @@ def test_the_offline_page_keeps_the_step_buttons_and_carries_the_script_once(fig
     assert keys == _maps(SCRIPT)[0] and set(buttons) == {STEP_BACK, STEP_FORWARD}
     names = [b["name"] for b in _layout(page)["updatemenus"][0]["buttons"]]
     assert names == ["play", "pause", "reset", STEP_BACK, STEP_FORWARD]
+
+
+def test_the_wheel_carries_the_script():
+    # The app and the offline page read it from the installed package (the Docker image installs
+    # the wheel and keeps no source folder of polarize).
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert any(fnmatch("transport.js", pattern) for pattern in data["polarize.web"])
 
 
 def _layout(page: str) -> dict:
