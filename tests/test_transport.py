@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -26,10 +28,11 @@ from polarize.plots.animation import (
     animation_controls,
 )
 from polarize.plots.multiples import animated_grid
+from polarize.web import transport
 from polarize.web.explorer import preset_values
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = (ROOT / "ui" / "transport.js").read_text()
+SCRIPT = (ROOT / "polarize" / "web" / "transport.js").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +76,17 @@ def test_the_controls_keep_their_pixel_bands_below_any_plot(plot_height):
     assert TRANSPORT_TOP + 40 <= SLIDER_TOP < CONTROLS_MARGIN - 50
 
 
+def _maps(script: str) -> tuple[dict, dict]:
+    """The key map and the button map of a script's text."""
+    keys = json.loads(re.search(r"const KEYS = (\{.*\});", script).group(1))
+    buttons = json.loads(re.search(r"const BUTTONS = (\{.*\});", script).group(1))
+    return keys, buttons
+
+
 def test_the_script_maps_the_keys_and_the_step_buttons():
-    keys = json.loads(re.search(r"const KEYS = (\{.*\});", SCRIPT).group(1))
+    assert transport.script() == SCRIPT  # the package's copy is the file (the one script)
+    keys, buttons = _maps(SCRIPT)
     assert keys == {"Space": "toggle", "ArrowLeft": "back", "ArrowRight": "forward", "Home": "reset"}
-    buttons = json.loads(re.search(r"const BUTTONS = (\{.*\});", SCRIPT).group(1))
     assert buttons == {STEP_BACK: "back", STEP_FORWARD: "forward"}
     actions = re.search(r"const ACTIONS = \{(.*?)\n  \};", SCRIPT, re.S).group(1)
     assert set(re.findall(r"^\s+(\w+):", actions, re.M)) == set(keys.values())
@@ -99,7 +109,9 @@ def _script_settings(at: AppTest) -> dict:
     (frame,) = [e for e in at.sidebar.get("iframe")]
     html = frame.proto.srcdoc
     assert SCRIPT in html
-    return json.loads(re.search(r'type="application/json">(.*?)</script>', html).group(1))
+    settings = json.loads(re.search(r'type="application/json">(.*?)</script>', html).group(1))
+    assert settings["inline"] is False  # in the app's iframe: the figures are the parent page's
+    return settings
 
 
 def test_reset_to_preset_and_a_new_random_start(app):
@@ -136,13 +148,37 @@ def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     assert not at.exception and at.toggle(key="transport_keep_playing").value is True
 
 
-def test_the_offline_page_has_no_step_buttons(figures):
+def test_the_offline_page_keeps_the_step_buttons_and_carries_the_script_once(figures):
     from polarize.web.export import dashboard_html
 
     page = dashboard_html(figures["dashboard"])
-    assert "speed-normal" in page and STEP_BACK not in page and STEP_FORWARD not in page
-    kept = figures["dashboard"].layout.updatemenus[0].buttons  # the app's figure is left as it was
-    assert [b.name for b in kept][-2:] == [STEP_BACK, STEP_FORWARD]
+    assert page.count(SCRIPT) == 1  # the app's own script, once, whole
+    assert page.count('id="transport-config"') == 1
+    settings = json.loads(re.search(r'id="transport-config" type="application/json">(.*?)</script>',
+                                    page).group(1))
+    assert settings == {"inline": True, "autoplay": False, "run": 0}  # drives its own page; not playing
+    # After the figure's own script (which draws the chart), before the end of the body.
+    assert page.index("Plotly.newPlot") < page.index(SCRIPT) < page.rindex("</body>")
+    # The step buttons are kept, with the names the script's button map reads.
+    keys, buttons = _maps(page[page.index(SCRIPT):])
+    assert keys == _maps(SCRIPT)[0] and set(buttons) == {STEP_BACK, STEP_FORWARD}
+    names = [b["name"] for b in _layout(page)["updatemenus"][0]["buttons"]]
+    assert names == ["play", "pause", "reset", STEP_BACK, STEP_FORWARD]
+
+
+def test_the_wheel_carries_the_script():
+    # The app and the offline page read it from the installed package (the Docker image installs
+    # the wheel and keeps no source folder of polarize).
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert any(fnmatch("transport.js", pattern) for pattern in data["polarize.web"])
+
+
+def _layout(page: str) -> dict:
+    """The layout the offline page hands to plotly (the JSON object after the traces)."""
+    decoder = json.JSONDecoder()
+    text = page[page.index("Plotly.newPlot("):]
+    _, end = decoder.raw_decode(text, text.index("["))
+    return decoder.raw_decode(text, text.index("{", end))[0]
 
 
 def test_the_spinner_says_which_run_is_made():

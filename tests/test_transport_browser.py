@@ -1,4 +1,5 @@
-"""The transport controls in headless Chromium: keys, the step buttons, and "Keep playing after a change".
+"""The transport controls in headless Chromium: keys, the step buttons, and "Keep playing after a change",
+in the app and in the offline HTML download opened from disk.
 
 Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
@@ -19,6 +20,32 @@ READY = "() => window.__polarizeTransport && window.__polarizeTransport.listener
 
 def _frame(page, wanted: int) -> None:
     page.wait_for_function(f"() => ({ACTIVE})() === {wanted}", timeout=10_000)
+
+
+def test_the_offline_html_has_the_keys_and_the_step_buttons(tmp_path):
+    from polarize import Experiment, simulate
+    from polarize.plots import dashboard
+    from polarize.web.export import dashboard_html
+
+    path = tmp_path / "dashboard.html"
+    path.write_text(dashboard_html(dashboard(simulate(Experiment(n=4, d=4, horizon=1e3)), frames=20)))
+    with sync_api.sync_playwright() as playwright:
+        browser = launch_browser(playwright)
+        context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(path.as_uri())  # file://, no server, no network
+        wait_for_figure(page, timeout=30)
+        page.wait_for_function(READY, timeout=10_000)  # the inline script runs in the page itself
+        _frame(page, 0)
+        page.keyboard.press("ArrowRight")  # no pointer over the figure: the first one in view
+        _frame(page, 1)
+        page.keyboard.press("ArrowLeft")
+        _frame(page, 0)
+        page.locator(".updatemenu-button").filter(has_text="Step \u25b6").click()
+        _frame(page, 1)
+        page.keyboard.press("Space")  # plays from the current frame
+        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+        browser.close()
 
 
 def test_keys_step_buttons_and_keep_playing():

@@ -1,26 +1,23 @@
 """The transport controls' browser side: step buttons and keys for animated figures, and "keep playing".
 
 The buttons themselves are in each figure (``polarize.plots.animation``); what plotly cannot do
-alone (step from the current frame; space, the arrows and Home) is done by ``transport.js``, loaded
-once per page that shows an animated figure, in an empty iframe of the same origin that drives
-the page's charts. The sidebar's "Keep playing after a change" is one setting for every animated
-page: with it on, the script starts the (new) figure playing after each rerun.
+alone (step from the current frame; space, the arrows and Home) is done by the transport script
+(``polarize.web.transport``, which the offline HTML carries too), loaded here once per page that
+shows an animated figure, in an empty iframe of the same origin that drives the page's charts.
+The sidebar's "Keep playing after a change" is one setting for every animated page: with it on,
+the script starts the (new) figure playing after each rerun.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import streamlit as st
 import streamlit.components.v1 as components
 
+from polarize.web import transport
 from polarize.web.page import View
 
-__all__ = ["KEEP_PLAYING", "SCRIPT", "animated", "controls", "script_html"]
+__all__ = ["KEEP_PLAYING", "animated", "controls"]
 
-SCRIPT = Path(__file__).with_name("transport.js")
-"""The script (its ``KEYS`` line is the key map)."""
 KEEP_PLAYING = "_transport_keep_playing"
 """Session state: whether to keep playing after a change (kept while pages without the toggle run)."""
 _WIDGET = "transport_keep_playing"
@@ -30,17 +27,6 @@ _RUN = "_transport_run"
 def animated(view: View) -> bool:
     """Whether the view has a figure with frames."""
     return any(plot.figure["frames"] for plot in view.plots())
-
-
-def script_html(*, autoplay: bool, run: int = 0) -> str:
-    """The iframe's document: the settings as JSON, then the script.
-
-    ``run`` changes the document on every rerun while ``autoplay`` is on, so that the iframe
-    loads again (and starts the new figure playing) rather than being kept as it was.
-    """
-    settings = json.dumps({"autoplay": autoplay, "run": run})
-    return (f'<script id="transport-config" type="application/json">{settings}</script>\n'
-            f"<script>\n{SCRIPT.read_text(encoding='utf-8')}</script>")
 
 
 def controls(view: View) -> None:
@@ -55,7 +41,9 @@ def controls(view: View) -> None:
                              help="Start the animation again by itself whenever a control changes. Keys "
                                   "on the figure: space plays or pauses, \u2190 \u2192 step, Home resets.")
     state[_RUN] = state.get(_RUN, 0) + 1 if keep else 0
-    html = script_html(autoplay=keep, run=state[_RUN])
+    # A new ``run`` on every rerun while keep is on: a new document, so the iframe loads again (and
+    # starts the new figure playing) rather than being kept as it was.
+    html = transport.script_html(inline=False, autoplay=keep, run=state[_RUN])
     iframe = getattr(st.sidebar, "iframe", None)  # Streamlit 1.5x onwards; it deprecates components.html
     if iframe is not None:
         iframe(html, height=1)  # its least height; the document draws nothing

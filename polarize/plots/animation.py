@@ -12,8 +12,8 @@ pixels from its bottom edge whatever the figure's height:
 
 Play, pause, reset and the speeds are plain plotly ``animate`` buttons. Plotly
 cannot step relative to the current frame, so the two step buttons have
-method ``"skip"`` and a ``name`` (``STEP_BACK``, ``STEP_FORWARD``): the app's
-transport script (``ui/transport.js``) hears their clicks and steps.
+method ``"skip"`` and a ``name`` (``STEP_BACK``, ``STEP_FORWARD``): the transport
+script (``polarize/web/transport.js``, in the app and in the offline HTML) hears their clicks and steps.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from polarize.plots import style
 
 __all__ = ["CONTROLS_MARGIN", "FRAMES", "PLOT_HEIGHT", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
-           "animation_controls", "frame_indices", "without_steps"]
+           "animation_controls", "frame_indices"]
 
 FRAMES = 80
 """Default number of animation frames (fewer when the run saved fewer times)."""
@@ -145,23 +145,3 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
                    for name, label in zip(names, labels, strict=True)],
         )],
     )
-
-
-def without_steps(figure: Any) -> dict[str, Any]:
-    """A figure (dict or ``go.Figure``) without its step buttons, for a page without the app's script.
-
-    Returns
-    -------
-    dict
-        A copy: ``layout.updatemenus`` keep every button but those of method ``"skip"``.
-    """
-    if hasattr(figure, "to_dict"):
-        out = figure.to_dict()
-    else:
-        out = {**figure, "layout": dict(figure.get("layout", {}))}
-    menus = out["layout"].get("updatemenus")
-    if menus:
-        out["layout"]["updatemenus"] = [
-            {**menu, "buttons": [b for b in menu.get("buttons", ()) if b.get("method") != "skip"]}
-            for menu in menus]
-    return out

@@ -10,6 +10,7 @@ renderer) -> ``polarize.web`` (page specs, controls, links, views) ->
 - ``page``: ``PageSpec``, ``View`` and its blocks, ``Problem``;
 - ``explorer``, ``comparisons.*``, ``maths``: the pages; ``text``: the Explorer's words;
 - ``export``: the downloads of a run; ``present``: a view in presentation mode;
+- ``transport``: the script of the animated figures' keys and step buttons (app and offline HTML);
 - ``deck``: the Deck page (lecture decks);
 - ``pages``: every page, in navigation order.
 """

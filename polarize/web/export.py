@@ -18,8 +18,8 @@ import plotly.io as pio
 from polarize import animate
 from polarize.config import Experiment
 from polarize.diagnostics import Result
-from polarize.plots.animation import without_steps
 from polarize.plots.style import FONT_FAMILY
+from polarize.web import transport
 from polarize.web.page import Download
 
 __all__ = ["CLIPS", "clip_downloads", "config_json", "dashboard_html", "file_stem", "trajectory_columns",
@@ -112,13 +112,15 @@ def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize",
     Returns
     -------
     str
-        A full HTML document with plotly.js embedded (about 5 MB), not auto-playing; play, pause,
-        reset, speeds and the slider work, the step buttons are left out.
+        A full HTML document with plotly.js embedded (about 5 MB), not auto-playing; every control
+        works as in the app: play, pause, reset, speeds, the slider, the step buttons and the keys
+        (the app's transport script, inline after the figure).
     """
-    # The step buttons need the app's transport script, which an offline page does not have.
-    page = pio.to_html(without_steps(figure), include_plotlyjs=True, full_html=True, auto_play=False,
+    page = pio.to_html(figure, include_plotlyjs=True, full_html=True, auto_play=False,
                        validate=False, config={"displaylogo": False, "responsive": True},
                        default_width="100%")
+    end = page.rindex("</body>")
+    page = f"{page[:end]}{transport.script_html(inline=True)}\n{page[end:]}"
     page = page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
     if heading:
         lines = [f'<h1 style="font-size:1.3em;margin:0.3em 0">{html.escape(heading[0])}</h1>',

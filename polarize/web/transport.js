@@ -1,10 +1,13 @@
-// Keyboard and step controls for the page's animated plotly figures (ui/transport.py loads this file).
+// Keyboard and step controls for the page's animated plotly figures (polarize/web/transport.py).
 //
-// It runs in an empty, same-origin iframe (st.iframe or components.html), so it reaches the page around it
-// (window.parent) and that page's own plotly.js (window.parent.Plotly). The figures' play, pause,
-// reset and speed buttons are plain plotly buttons; plotly cannot step relative to the current
-// frame, so the two step buttons have method "skip" and are handled here, as are the keys.
-// Listeners are kept on the page under one name and replaced whenever this iframe loads again.
+// The same script runs in two places. In the app it runs in an empty, same-origin iframe
+// (ui/transport.py: st.iframe or components.html), so it reaches the page around it (window.parent)
+// and that page's own plotly.js (window.parent.Plotly). In the offline HTML download it is inline in
+// the page with the figure (config.inline: the host is window, not the parent, which would be the
+// course site's page were the file shown in a frame there). The figures' play, pause, reset and
+// speed buttons are plain plotly buttons; plotly cannot step relative to the current frame, so the
+// two step buttons have method "skip" and are handled here, as are the keys.
+// Listeners are kept on the page under one name and replaced whenever the script loads again.
 (function () {
   "use strict";
   // KeyboardEvent.code -> action. tests/test_transport.py reads this line: keep it one JSON object.
@@ -12,7 +15,7 @@
   // The two step buttons' names (polarize/plots/animation.py STEP_BACK, STEP_FORWARD).
   const BUTTONS = {"step-back": "back", "step-forward": "forward"};
   const config = JSON.parse(document.getElementById("transport-config").textContent);
-  const host = window.parent;
+  const host = config.inline ? window : window.parent;
   const page = host.document;
   const mine = host.__polarizeTransport || (host.__polarizeTransport = {listeners: {}, last: null});
 
@@ -87,7 +90,7 @@
     if (g) mine.last = g;
   });
 
-  // The step buttons of every animated figure, wired once per load of this iframe and per event
+  // The step buttons of every animated figure, wired once per load of this script and per event
   // emitter (plotly makes a new one when a chart is purged and drawn again in the same element).
   const load = {};
   function wire() {
