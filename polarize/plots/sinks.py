@@ -57,7 +57,7 @@ def _playing(controls: dict[str, Any]) -> dict[str, Any]:
     """
     for menu in controls["updatemenus"]:
         for button in menu["buttons"]:
-            if button["method"] == "animate":  # not the step buttons (ui/transport.js steps them)
+            if button["method"] == "animate":  # not the step buttons (polarize/web/transport.js steps them)
                 button["args"][1]["frame"]["redraw"] = True
     slider = controls["sliders"][0]
     for step in slider["steps"]:
