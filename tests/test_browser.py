@@ -121,11 +121,13 @@ BASIN_POINT_JS = """(k) => {
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     const trace = (gd.data || []).find(t => t.name === 'start, coloured by its winner');
     if (!trace || !gd._fullLayout) continue;
-    const run = gd.data.find(t => t.name === 'the run from the chosen start');
+    // While the page redraws, the run's trace can be missing for a moment: say so, do not throw.
+    const found = gd.data.find(t => t.name === 'the run from the chosen start');
+    const run = found ? [found.x[0], found.y[0]] : null;
     const layout = gd._fullLayout, box = gd.getBoundingClientRect();
     return {x: box.left + layout._size.l + layout.xaxis.l2p(trace.x[k]),
             y: box.top + layout._size.t + layout.yaxis.l2p(trace.y[k]), customdata: trace.customdata[k],
-            square: [trace.x[k], trace.y[k]], run: [run.x[0], run.y[0]]};
+            square: [trace.x[k], trace.y[k]], run};
   }
   return null;
 }"""
@@ -152,6 +154,7 @@ def test_clicking_the_basin_map_starts_a_run_there(server, page):
     assert float(second.input_value()) == float(link["pick_b"])
     # The page ran from there: the red run now starts on the clicked square (within its size).
     page.wait_for_function(f"() => {{ const p = ({BASIN_POINT_JS})({k}); "
-                           "return Math.hypot(p.run[0] - p.square[0], p.run[1] - p.square[1]) < 0.03; }",
+                           "return p !== null && p.run !== null"
+                           " && Math.hypot(p.run[0] - p.square[0], p.run[1] - p.square[1]) < 0.03; }",
                            timeout=30_000)
     shot(page, "phase-clicked")
