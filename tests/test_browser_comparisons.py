@@ -28,7 +28,7 @@ GRID_JS = """() => {
 
 SLIDER_MOVED_JS = """() => {
   for (const g of document.querySelectorAll('.js-plotly-plot')) {
-    if (g._fullLayout.sliders && g._fullLayout.sliders.length && g._fullLayout.sliders[0].active > 3) {
+    if ((g._fullLayout?.sliders?.[0]?.active ?? 0) > 3) {
       return true;
     }
   }

@@ -12,8 +12,9 @@ from browser_support import ARTIFACTS, BROWSER, AppServer, launch_browser, wait_
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
-ACTIVE = "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active"
-PLAYING = "() => Boolean(document.querySelector('.js-plotly-plot')._transitionData._animationRaf)"
+# Null-safe: a predicate that throws (a chart mid-redraw) ends Playwright's wait instead of retrying.
+ACTIVE = "() => document.querySelector('.js-plotly-plot')?._fullLayout?.sliders?.[0]?.active"
+PLAYING = "() => Boolean(document.querySelector('.js-plotly-plot')?._transitionData?._animationRaf)"
 # The script has started (it keeps its listeners on the page under this name) and the page's plotly is there.
 READY = "() => window.__polarizeTransport && window.__polarizeTransport.listeners.keys && window.Plotly"
 
