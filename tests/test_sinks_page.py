@@ -224,3 +224,26 @@ def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_ve
     assert f"top sink score in layer 1 {top:.3f}" in page
     steps = shipped["config"].steps
     assert f"softmax attention, classroom size, seed 0, {steps:,} steps, evaluation sequence 0" in page
+
+
+def _readme_paper_table() -> dict[tuple[str, int], tuple[str, str]]:
+    """The README's table of paper-size runs: (variant, seed) -> (accuracy, top score) as printed."""
+    rows = {}
+    for line in (ROOT / "README.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[1].isdigit():
+            kind, _, rows_kind = cells[0].partition(", ")
+            variant = f"{kind}-{rows_kind}" if rows_kind else kind
+            rows[(variant, int(cells[1]))] = (cells[2], cells[3])
+    return rows
+
+
+def test_the_readme_table_lists_every_shipped_paper_run_as_it_is():
+    table = _readme_paper_table()
+    shipped = {}
+    for name in (n for n in shipped_runs() if n.startswith("paper-")):
+        record = read_run(shipped_runs()[name])
+        top = float(np.max(np.asarray(record["sink_scores"])[1]))
+        config = record["config"]
+        shipped[(config.variant, config.seed)] = (f"{record['accuracy']:.3f}", f"{top:.3f}")
+    assert table == shipped
