@@ -40,7 +40,8 @@ FIGURE_SIGNATURE_JS = """() => {
   const plots = [...document.querySelectorAll('.js-plotly-plot')];
   for (const g of plots) {
     const meta = g.layout && g.layout.meta;
-    if (meta && meta.n !== undefined && g._transitionData && g._transitionData._frames) {
+    // Only a fully drawn chart: a throw here (a chart mid-redraw) would end a wait instead of retrying it.
+    if (meta && meta.n !== undefined && meta.frame_times && g._transitionData?._frames?.length) {
       const frames = g._transitionData._frames;
       const path = g.data.find(d => d.name === 'whole path');
       return JSON.stringify({n: meta.n, frames: frames.length, traces: g.data.length,
