@@ -43,10 +43,10 @@ TIE_BACK = (
     "linear attention divide each row by its sum, which brings back a shared budget and a "
     "mean-centred term: compare them with the unnormalized ones in the table. Raw attention weights "
     "are signed, so their sink score (BOS's share of the row sum) can leave [0, 1] and says nothing "
-    "about sinks. At the paper's size (twice the steps, four times the batch) the shipped "
-    "unnormalized sigmoid run ends with layer-1 heads above 0.9 all the same: late in training "
-    "their rows switch almost off and most of what is left sits on BOS, a sink by this score that "
-    "the classroom runs stop short of. The BOS residual norm grows as the tied toy model's winning "
+    "about sinks. At the paper's size (twice the steps, four times the batch) both shipped "
+    "unnormalized sigmoid runs end with a sink all the same: late in training one layer-1 head puts "
+    "0.6 to 0.9 of a unit of weight on BOS while the other heads of the layer switch almost off, "
+    "which the classroom runs stop short of. The BOS residual norm grows as the tied toy model's winning "
     "column does (bottom): the same massive activation.")
 
 
