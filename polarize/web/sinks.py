@@ -64,16 +64,17 @@ CONTROLS = (
             help="softmax; sigmoid(qk/\u221ad); linear (elu + 1 kernel); raw qk/\u221ad. Normalized: each "
                  "row divided by its sum."),
     Control("seed", "Seed", "number", low=0, high=99, step=1, integer=True,
-            help="Seeds the data, the initial weights and the batch order. Shipped at the classroom size: "
-                 "seeds 0 and 1 of every variant, and 2 of softmax and unnormalized sigmoid and linear."),
+            help="Seeds the data, the initial weights and the batch order. Shipped: seeds 0 and 1 of every "
+                 "variant at both sizes, and 2 of softmax and unnormalized sigmoid and linear at the "
+                 "classroom size."),
     Control("source", "Run", "radio", options=("shipped", "live"),
             names={"shipped": "shipped", "live": "train live"},
             help="Read the run shipped with polarize, or train it here (about a minute; needs "
                  "pip install 'polarize[sinks]'). The same variant and seed give the same run."),
     Control("size", "Size", "radio", options=(SIZE, *(size for size in SIZES if size != SIZE)),
             help="Shipped runs only. Classroom: width 64, batch 64, 2,000 steps (about a minute to train). "
-                 "Paper: section 7's settings, width 128, batch 256, 3,900 steps (20 CPU-minutes a run, so "
-                 "fewer are shipped: the table at the bottom lists every shipped run)."),
+                 "Paper: section 7's settings, width 128, batch 256, 3,900 steps (about 20 CPU-minutes "
+                 "a run). The table at the bottom lists every shipped run."),
     Control("sequence", "Sequence", "radio", options=(0, 1),
             help="One of the two stored evaluation sequences whose attention is drawn."),
 )
