@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from polarize import serialize
+from polarize import serialize, summary
 from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
@@ -265,6 +265,13 @@ class Experiment:
                 cached = _ITSELF
             object.__setattr__(self, _RESOLVED, cached)
         return self if cached is _ITSELF else cached
+
+    def __repr__(self) -> str:
+        # Short, for notebooks: the settings that differ from the defaults (arrays by shape only).
+        return summary.experiment_repr(self)
+
+    def _repr_html_(self) -> str:
+        return summary.experiment_html(self)
 
     def __getstate__(self) -> dict[str, Any]:
         # The memo of resolved() stays behind: a pickle (to a worker process) carries the fields only.

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from polarize import summary
 from polarize.config import Experiment
 from polarize.losses import entropy
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
 
 __all__ = ["Result", "Recorder", "top_singular_values", "N_SINGULAR"]
 
@@ -109,6 +114,49 @@ class Result:
     @property
     def finished(self) -> bool:
         return self.status == "finished"
+
+    def __repr__(self) -> str:
+        # One line for notebooks (the series are K x n arrays): the settings, how far it ran, the winner.
+        return summary.result_repr(self)
+
+    def _repr_html_(self) -> str:
+        return summary.result_html(self)
+
+    def figure(self, kind: str = "dashboard", **options: Any) -> go.Figure:
+        """The app's own figure of this run, to show inline in a notebook.
+
+        Parameters
+        ----------
+        kind : {"dashboard", "paper", "rate"}
+            ``"dashboard"``: the Explorer's animated five-panel dashboard (``polarize.dashboard``);
+            ``"paper"``: the paper's static figure of a run, scores and value projections on log axes;
+            ``"rate"``: ``1 - max s`` against its asymptotics and their correction (a logistic run on a
+            target direction only).
+        **options
+            Passed to the figure's builder (for the dashboard: ``frames``, ``height``, ``repulsion``).
+
+        Returns
+        -------
+        plotly.graph_objects.Figure
+        """
+        return summary.result_figure(self, kind, **options)
+
+    def to_pandas(self, per: str = "token") -> pd.DataFrame:
+        """The saved series as a tidy ``pandas.DataFrame``.
+
+        Parameters
+        ----------
+        per : {"token", "time"}
+            ``"token"``: one row per saved time and token (``K * n`` rows): ``step, t, token, s, a, u,
+            ratio, column_norm`` and ``p`` when the run has it. ``"time"``: one row per saved time
+            (``K`` rows): ``step, t, loss, entropy, effective_support, one_minus_max, grad_norm_V,
+            grad_norm_a, sv1, sv2, sv3, leader``.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return summary.result_frame(self, per)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the resolved config plus every saved series as lists."""

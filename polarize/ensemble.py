@@ -12,16 +12,23 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from polarize import summary
 from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import sample_steps, simulate
 from polarize.normalizers import DegenerateStateError, make_normalizer
 from polarize.systems import build_loss
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
 
 __all__ = ["Ensemble", "max_starts", "simulate_many"]
 
@@ -91,6 +98,53 @@ class Ensemble:
 
     def __len__(self) -> int:
         return len(self.a0)
+
+    def __repr__(self) -> str:
+        # One line for notebooks: the settings, how many starts ran how far, who won how often.
+        return summary.ensemble_repr(self)
+
+    def _repr_html_(self) -> str:
+        return summary.ensemble_html(self)
+
+    def figure(self, tokens: Sequence[int] = (0, 1, 2), **options: Any) -> go.Figure:
+        """Where each start ends: the starts on the triangle of three tokens, coloured by their winner.
+
+        Parameters
+        ----------
+        tokens : three ints
+            The tokens at the triangle's vertices; each start is placed by their shares among
+            themselves in its starting scores (for n = 2 the starts lie on a segment).
+        **options
+            ``title``, ``height``.
+
+        Returns
+        -------
+        plotly.graph_objects.Figure
+            Paler markers where the naive prediction (the largest fitness at uniform scores) wins.
+            For a grid of starts with the line where that prediction fails, see ``polarize.basins`` and
+            ``polarize.basin_figure``.
+        """
+        return summary.ensemble_figure(self, tokens, **options)
+
+    def to_pandas(self, per: str = "start") -> pd.DataFrame:
+        """The outcome as a tidy ``pandas.DataFrame``.
+
+        Parameters
+        ----------
+        per : {"start", "token", "path"}
+            ``"start"``: one row per start (``start, winner, one_minus_max, finished, a0_i, s_i``);
+            ``"token"``: per start and token (``start, token, a0, s, a, won``); ``"path"``: per start,
+            saved time and token (``start, step, t, token, s``; needs ``trajectories=True``).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return summary.ensemble_frame(self, per)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the resolved config and every array as nested lists."""
+        return summary.ensemble_dict(self)
 
 
 def simulate_many(experiment: Experiment, a0, *, trajectories: bool = False) -> Ensemble:

@@ -14,13 +14,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
+from polarize.ensemble import Ensemble
+from polarize.normalizers import make_normalizer
 from polarize.plots import style
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
 from polarize.science.basins import Basins, NaiveOdds
-from polarize.science.phase import RestPoint
+from polarize.science.phase import RestPoint, naive_winner, slice_shares
 
-__all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure"]
+__all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure", "starts_figure"]
 
 ARROW = 0.07
 """Length of a field arrow, in units of the triangle's circumradius (arrows show direction; colour, speed)."""
@@ -216,3 +218,53 @@ def odds_figure(odds: NaiveOdds, *, height: int = 360) -> go.Figure:
     figure.update_yaxes(range=[0, 1.02], title=dict(text="P(naive prediction wins)", font=style.font(-2)),
                         **style.axis_style())
     return figure
+
+
+def starts_figure(ensemble: Ensemble, tokens: Sequence[int] = (0, 1, 2), *, title: str = "",
+                  height: int = 560) -> go.Figure:
+    """Where each start of an ensemble ends: each start on the triangle of three tokens, by its winner.
+
+    The basin picture for any starts (``basin_figure`` draws a grid of them): each start is placed by
+    the shares of ``tokens`` among themselves in its starting scores ``sigma(a0)`` and coloured by the
+    token that wins from it; starts where the naive prediction (``naive_winner``) wins are paler.
+    With two tokens the starts lie on a segment.
+
+    Parameters
+    ----------
+    ensemble : Ensemble
+        ``K`` starts of ``n`` tokens.
+    tokens : three ints
+        The tokens at the vertices (for n = 2, both tokens, whatever is given).
+    title : str
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The outline (uid ``phase-outline``), the starts (uid ``ensemble-starts``, one marker per start,
+        its colour the winner's and its ``customdata`` ``[start index, winner]``).
+    """
+    e, n = ensemble.experiment, ensemble.experiment.n
+    tokens = (0, 1) if n == 2 else tuple(tokens)
+    s0 = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps).forward(ensemble.a0)
+    part = np.abs(s0[:, list(tokens)]) if n == 2 else np.abs(slice_shares(s0, tokens))
+    xy = project_to_polygon(part)
+    colors = np.array(style.token_colors(n))
+    holds = ensemble.winner == naive_winner(e)
+    starts = go.Scatter(
+        x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name="start, coloured by its winner",
+        marker=dict(size=max(4, 14 - int(np.log2(len(ensemble)))), color=colors[ensemble.winner].tolist(),
+                    opacity=np.where(holds, 0.55, 1.0).tolist(), line=dict(width=0)),
+        customdata=[[k, int(w)] for k, w in enumerate(ensemble.winner)],
+        text=[f"token {w} wins" for w in ensemble.winner], hovertemplate="%{text}<extra></extra>",
+        uid="ensemble-starts")
+    traces = [*_triangle(tokens, n), starts] if n > 2 else [*_segment(n), starts]
+    return _layout(go.Figure(traces), height, title)
+
+
+def _segment(n: int) -> list[go.Scatter]:
+    """The simplex of two tokens: a segment, its ends labelled."""
+    ends = simplex_vertices(2)
+    return [go.Scatter(x=rounded(ends[:, 0]), y=rounded(ends[:, 1]), mode="lines+text", uid="phase-outline",
+                       text=["token 0", "token 1"], textposition="top center", showlegend=False,
+                       line=dict(color=style.PALETTE.grey, width=2), hoverinfo="skip")]
