@@ -35,8 +35,8 @@ def test_experiment_repr_names_only_the_changed_settings():
 
 def test_reprs_stay_short_even_with_large_arrays_and_every_field_changed():
     e = Experiment(n=60, d=60, loss="square", normalizer="l1", eps=1e-6, method="gd", lr=0.05, horizon=1.0,
-                   samples=17, seed=9, a_init="vertex", a_scale=0.3, a_shift=2.0, a_vertex=5, V_init="identity",
-                   V_scale=0.7, kappa=30.0, m=40)
+                   samples=17, seed=9, a_init="vertex", a_scale=0.3, a_shift=2.0, a_vertex=5,
+                   V_init="identity", V_scale=0.7, kappa=30.0, m=40)
     resolved = e.resolved()
     assert len(repr(resolved)) < SHORT
     assert "60x60" in repr(resolved)  # V0, by shape, never by value
