@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))  # document this checkout, not an installed copy
 
 project = "polarize"
 author = "the polarize authors"
-copyright = "2026, the polarize authors"  # noqa: A001  (Sphinx reads this name)
+copyright = "2026, the polarize authors"
 release = version = "0.1.0"
 
 extensions = [

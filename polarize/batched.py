@@ -28,7 +28,7 @@ import numpy as np
 from scipy.integrate import DOP853, LSODA
 
 from polarize.integrate import ATOL, RTOL
-from polarize.losses import Logistic
+from polarize.losses import Logistic, Loss
 from polarize.model import tied_gradients, value_gradients
 from polarize.normalizers import Normalizer
 from polarize.systems import STIFF_SIZE
@@ -104,7 +104,7 @@ class MatrixStack:
     """Rows ``[W.ravel(), a]`` (k, d n + n): the value model's ``V`` or the tied model's ``U``."""
 
     W0: np.ndarray
-    loss: object
+    loss: Loss
     normalizer: Normalizer
     tied: bool
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from polarize import serialize, summary
 from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
-from polarize.fields import ConfigError, FrozenArray, choice, integer, matrix, real, vector
+from polarize.fields import ArrayInput, ConfigError, FrozenArray, choice, integer, matrix, real, vector
 from polarize.normalizers import NORMALIZERS
 
 __all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
@@ -131,11 +131,11 @@ class Experiment:
     V_scale: float = 0.1
     kappa: float | None = None
     m: int | None = None
-    a0: FrozenArray | None = field(default=None, repr=False)
-    V0: FrozenArray | None = field(default=None, repr=False)
-    target: FrozenArray | None = field(default=None, repr=False)
-    X: FrozenArray | None = field(default=None, repr=False)
-    y: FrozenArray | None = field(default=None, repr=False)
+    a0: ArrayInput | None = field(default=None, repr=False)
+    V0: ArrayInput | None = field(default=None, repr=False)
+    target: ArrayInput | None = field(default=None, repr=False)
+    X: ArrayInput | None = field(default=None, repr=False)
+    y: ArrayInput | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         lim = limits()
@@ -264,7 +264,7 @@ class Experiment:
             else:
                 cached = _ITSELF
             object.__setattr__(self, _RESOLVED, cached)
-        return self if cached is _ITSELF else cached
+        return self if cached is _ITSELF else cast(Experiment, cached)
 
     def __repr__(self) -> str:
         # Short, for notebooks: the settings that differ from the defaults (arrays by shape only).
@@ -297,7 +297,7 @@ class Experiment:
             drop.add("V0")
         if changed & {"kappa", "m"}:
             drop.update({"X", "y"})
-        cleared = {k: None for k in drop if getattr(self, k) is not None and k not in changes}
+        cleared: dict[str, Any] = {k: None for k in drop if getattr(self, k) is not None and k not in changes}
         return dataclasses.replace(self, **cleared, **changes)
 
     # ---- serialization (polarize.serialize) ----------------------------------------
@@ -340,14 +340,14 @@ class Experiment:
         return serialize.from_flat_lenient(cls, flat, base)
 
 
-def _normalized_target(loss: str, target: FrozenArray) -> np.ndarray:
+def _normalized_target(loss: str, given: FrozenArray) -> np.ndarray:
     """``p*`` summing to one (kl) or ``beta_*`` of unit length; a normalized input kept bit for bit."""
-    target = np.array(target)
+    target: np.ndarray = np.array(given)
     if loss == "kl" and (np.any(target < 0) or not np.any(target > 0)):
         raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
     if not np.any(target):
         raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
-    size = (lambda v: v.sum()) if loss == "kl" else np.linalg.norm
+    size: Callable[[np.ndarray], Any] = (lambda v: v.sum()) if loss == "kl" else np.linalg.norm
     with np.errstate(over="ignore", under="ignore"):
         if abs(size(target) - 1.0) <= 1e-12:
             return target

@@ -75,7 +75,7 @@ def draw_missing(e: Experiment) -> dict[str, Any]:
     if e.target is None:
         changes["target"] = t_draw
     if e.kappa is not None and e.X is None:
-        m = e.rows
+        m = e.m or e.d  # the rows of the drawn design (Experiment.rows, here never None)
         changes.update(X=conditioned_matrix(m, d, e.kappa, rng), kappa=None, m=None)
         if e.y is None:
             changes["y"] = rng.randn(m)

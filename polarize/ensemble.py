@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from threadpoolctl import ThreadpoolController
 
 from polarize import summary
@@ -147,7 +148,7 @@ class Ensemble:
         return summary.ensemble_dict(self)
 
 
-def simulate_many(experiment: Experiment, a0, *, trajectories: bool = False) -> Ensemble:
+def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool = False) -> Ensemble:
     """Run ``experiment`` from each row of ``a0`` at once.
 
     Parameters

@@ -11,11 +11,13 @@ sizes are in ``polarize.env``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["ConfigError", "FrozenArray", "choice", "integer", "matrix", "real", "shown", "vector"]
+__all__ = ["ArrayInput", "ConfigError", "FrozenArray", "choice", "integer", "matrix", "real", "shown",
+           "vector"]
 
 
 class ConfigError(ValueError):
@@ -75,6 +77,11 @@ class FrozenArray:
         return f"FrozenArray(shape={self._array.shape})"
 
 
+ArrayInput = FrozenArray | np.ndarray | Sequence[Any]
+"""What an ``Experiment``'s array fields accept: nested lists or tuples of numbers, a numpy array, or a
+``FrozenArray``; validated, each is stored as a ``FrozenArray``."""
+
+
 def shown(value: Any, width: int = 40) -> str:
     """``value`` as a short one-line text for an error message (never the whole of a huge value)."""
     if isinstance(value, (list, tuple, dict, set, np.ndarray, FrozenArray)):
@@ -91,7 +98,7 @@ def _is_number_type(kind: type) -> bool:
     return issubclass(kind, (int, float, np.integer, np.floating)) and not issubclass(kind, (bool, np.bool_))
 
 
-def _row(name: str, row: Any) -> list | np.ndarray:
+def _row(name: str, row: Any) -> Any:
     """One flat run of numbers (a list, tuple or numeric array), checked entry type by entry type."""
     if isinstance(row, (np.ndarray, FrozenArray)):
         row = np.asarray(row)
@@ -133,7 +140,7 @@ def vector(name: str, value: Any, length: int | None = None, *, most: int | None
 
 
 def matrix(name: str, value: Any, shape: tuple[int | None, int], *,
-           most_rows: int | None = None) -> FrozenArray:
+           most_rows: float | None = None) -> FrozenArray:
     """Rows of finite numbers of the given ``(rows, cols)`` shape (``rows`` None: 1 to ``most_rows``).
 
     The shape is checked row by row before anything is converted, so an oversized
@@ -160,7 +167,7 @@ def matrix(name: str, value: Any, shape: tuple[int | None, int], *,
     return _as_floats(name, value)
 
 
-def integer(name: str, value: Any, low: int, high: int) -> int:
+def integer(name: str, value: Any, low: int, high: float) -> int:
     """An integer in ``[low, high]``; a whole float is accepted, a bool is not."""
     whole = not isinstance(value, (float, np.floating)) or float(value).is_integer()
     if not _is_number_type(type(value)) or not whole:

@@ -16,6 +16,7 @@ the full coordinates, step for step as a plain loop would.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -244,7 +245,7 @@ def _states(e: Experiment, system: System, t: np.ndarray, calls: list[int],
             log: SwitchLog, clock: WallClock) -> Iterator[np.ndarray]:
     """The states at the saved times ``t`` (columns of (state, k) arrays), by descent or by the flow."""
     if e.method == "gd":
-        return _descend(system, e.lr, np.rint(t / e.lr).astype(np.int64), calls, clock)
+        return _descend(cast(DescentSystem, system), e.lr, np.rint(t / e.lr).astype(np.int64), calls, clock)
     return _march(_counted(system.field, calls), system.y0, system.schedule(t), log=log, clock_budget=clock)
 
 
@@ -286,4 +287,4 @@ def _largest_given(experiment: Experiment) -> str:
     """The explicit array with the largest entry (the likely cause of an overflow), else ``V_scale``."""
     given = {name: float(np.max(np.abs(getattr(experiment, name))))
              for name in ("V0", "X", "a0", "y", "target") if getattr(experiment, name) is not None}
-    return max(given, key=given.get) if given else "V_scale"
+    return max(given, key=lambda name: given[name]) if given else "V_scale"

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import entr, expit
 
 __all__ = [
+    "Loss",
     "KL",
     "LinearLoss",
     "Logistic",
@@ -119,6 +120,10 @@ class KL:
     def floor(self) -> float:
         """The infimum of the loss, the entropy ``H(p*)``."""
         return float(entropy(self.p_star))
+
+
+Loss = LinearLoss | KL
+"""What the gradients take: a loss object with ``value_and_grad(beta)`` (value, gradient in ``beta``)."""
 
 
 def conditioned_matrix(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polarize.losses import Loss
 from polarize.normalizers import Normalizer
 
 __all__ = [
@@ -64,14 +65,14 @@ class Gradients:
         Gradient of the loss in the logits.
     """
 
-    loss: float
+    loss: float | np.ndarray
     s: np.ndarray
     u: np.ndarray
     grad_V: np.ndarray
     grad_a: np.ndarray
 
 
-def value_gradients(V: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) -> Gradients:
+def value_gradients(V: np.ndarray, a: np.ndarray, loss: Loss, normalizer: Normalizer) -> Gradients:
     """Gradients of ``L(V, a) = l(V sigma(a))``.
 
     Parameters
@@ -116,7 +117,7 @@ def value_gradients_reduced(
     return Gradients(value, s, u, _outer(h @ gram, s), -normalizer.vjp(a, u))
 
 
-def tied_gradients(U: np.ndarray, a: np.ndarray, loss, normalizer: Normalizer) -> Gradients:
+def tied_gradients(U: np.ndarray, a: np.ndarray, loss: Loss, normalizer: Normalizer) -> Gradients:
     """Gradients of the tied model ``L(U, a) = l(U sigma(U a))``.
 
     Parameters

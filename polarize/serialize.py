@@ -61,7 +61,7 @@ def max_text_bytes() -> int:
     plus 64 KiB for the other fields. Longer text is refused before it is parsed.
     """
     lim = limits()
-    return 32 * (2 * lim["max_size"] + lim["max_n"] + 2 * lim["max_d"]) + (1 << 16)
+    return int(32 * (2 * lim["max_size"] + lim["max_n"] + 2 * lim["max_d"])) + (1 << 16)
 
 
 def load_json(name: str, text: str, *, depth: int) -> Any:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -78,7 +79,7 @@ class Kinks:
     slides: bool = False
 
 
-def _sparsemax_place(normalizer) -> Callable[[np.ndarray, int], float]:
+def _sparsemax_place(normalizer: Any) -> Callable[[np.ndarray, int], float]:
     def place(a: np.ndarray, i: int) -> float:
         rest = a.copy()
         rest[i] = np.min(a) - 1.0  # certainly outside the support: max(a) - 1 <= tau
@@ -93,7 +94,8 @@ def kinks_of(normalizer: Normalizer) -> Kinks | None:
     if name in ("relu", "l1"):
         return Kinks(name=name, offset=lambda a: a, place=lambda a, i: 0.0, slides=name == "l1")
     if name == "sparsemax":
-        return Kinks(name=name, offset=lambda a: a - normalizer.threshold(a),
+        sparsemax: Any = normalizer  # the one normalizer with a threshold
+        return Kinks(name=name, offset=lambda a: a - sparsemax.threshold(a),
                      place=_sparsemax_place(normalizer))
     return None
 
@@ -160,7 +162,7 @@ class SwitchingSolver:
         self._side = np.where(a < 0, -1.0, 1.0)  # l1: the side a held coordinate returns to
         self._speed = float(np.max(np.abs(fun(x0, np.asarray(y0, dtype=float)))))
         self._near = float(np.max(options.get("atol", 0.0)))
-        self._dense = None
+        self._dense: Callable[[float], np.ndarray] | None = None
         self._restart(x0, np.asarray(y0, dtype=float))
 
     def _restart(self, x: float, y: np.ndarray) -> None:
@@ -185,13 +187,13 @@ class SwitchingSolver:
         self.status = solver.status
         if solver.status == "failed":
             return message
-        self._dense = solver.dense_output()
-        hit = self._first_switch(self._dense, lo, solver.t, solver.y)
+        self._dense = dense = solver.dense_output()
+        hit = self._first_switch(dense, lo, solver.t, solver.y)
         if hit is None:
             self.t, self.y = solver.t, solver.y
             return message
         x, i, release = hit
-        y = np.array(self._dense(x), dtype=float)
+        y = np.array(dense(x), dtype=float)
         a = y[self.logits]
         if release:
             a[i] = self._side[i] * RELEASE
@@ -222,11 +224,12 @@ class SwitchingSolver:
             return None
         hits = []
         for i in crossing:
-            hits.append((_root(lambda x, i=i: self._watch[i] * self.kinks.offset(dense(x)[self.logits])[i],
-                               lo, hi), i, False))
+            def distance_at(x: float, i: int = int(i)) -> float:
+                return float(self._watch[i] * self.kinks.offset(dense(x)[self.logits])[i])
+            hits.append((_root(distance_at, lo, hi), i, False))
         for i in releasing:
-            where = int(np.searchsorted(self._held, i))
-            gap = lambda x, where=where: noise - self._pull(x, dense(x))[where]  # noqa: E731
+            def gap(x: float, where: int = int(np.searchsorted(self._held, i))) -> float:
+                return float(noise - self._pull(x, dense(x))[where])
             hits.append((_root(gap, lo, hi), i, True))
         return min(hits, key=lambda hit: hit[0]) if hits else None
 

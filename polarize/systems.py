@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.integrate import DOP853, LSODA, OdeSolver
@@ -180,9 +180,9 @@ class _MatrixSystem:
             V, a = self.V(y), self.split(y)[1]
             G = self._full_gradients(V, a)
             recorder.add(
-                s=G.s, a=a, u=G.u, loss=G.loss,
+                s=G.s, a=a, u=G.u, loss=float(G.loss),
                 p=V.T @ self.loss.target if isinstance(self.loss, Logistic) else None,
-                grad_norm_V=np.linalg.norm(G.grad_V), grad_norm_a=np.linalg.norm(G.grad_a),
+                grad_norm_V=float(np.linalg.norm(G.grad_V)), grad_norm_a=float(np.linalg.norm(G.grad_a)),
                 singular_values=top_singular_values(V), column_norms=np.linalg.norm(V, axis=0),
             )
 
@@ -329,7 +329,7 @@ class LogisticClosedSystem:
                 + qs[:, :, None] * qs[:, None, :])
 
 
-SYSTEMS: tuple[type, ...] = (TiedSystem, LogisticClosedSystem, ReducedValueSystem, ValueSystem)
+SYSTEMS: tuple[Any, ...] = (TiedSystem, LogisticClosedSystem, ReducedValueSystem, ValueSystem)
 """The registry, in order of preference: the first whose ``applies(experiment, loss)`` holds runs it."""
 
 

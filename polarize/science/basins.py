@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from polarize.config import Experiment
 from polarize.ensemble import Ensemble, simulate_many
@@ -109,7 +110,7 @@ class NaiveOdds:
     starts: int
 
 
-def naive_odds(experiment: Experiment, scales, starts: int, seed: int = 0, *,
+def naive_odds(experiment: Experiment, scales: ArrayLike, starts: int, seed: int = 0, *,
                deadline: Deadline | None = None) -> NaiveOdds:
     """The chance that ``naive_winner`` wins from ``a(0) = scale * randn(n)``, for each scale (one
     ensemble each, in turn: the ones a ``deadline`` leaves out are missing; the starts are the same)."""
