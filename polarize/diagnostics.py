@@ -7,7 +7,6 @@ memory grows with ``samples * n``, never with ``samples * n * d``.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -160,13 +159,7 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the resolved config plus every saved series as lists."""
-        out: dict[str, Any] = {"config": self.experiment.to_dict()}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name == "experiment" or value is None:
-                continue
-            out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
-        return out
+        return summary.as_dict(self)
 
 
 @dataclass

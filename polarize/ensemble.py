@@ -145,7 +145,7 @@ class Ensemble:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the resolved config and every array as nested lists."""
-        return summary.ensemble_dict(self)
+        return summary.as_dict(self)
 
 
 def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool = False) -> Ensemble:

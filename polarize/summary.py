@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from polarize.diagnostics import Result
     from polarize.ensemble import Ensemble
 
-__all__ = ["FIGURES", "ensemble_dict", "ensemble_figure", "ensemble_frame", "ensemble_html", "ensemble_repr",
+__all__ = ["FIGURES", "as_dict", "ensemble_figure", "ensemble_frame", "ensemble_html", "ensemble_repr",
            "experiment_html", "experiment_repr", "number", "result_figure", "result_frame", "result_html",
            "result_repr", "settings"]
 
@@ -226,11 +226,11 @@ def ensemble_frame(m: Ensemble, per: str = "start") -> pd.DataFrame:
     raise ValueError(f"per must be 'start', 'token' or 'path', got {per!r}")
 
 
-def ensemble_dict(m: Ensemble) -> dict[str, Any]:
-    """JSON-ready: the resolved config plus every array as lists (``t`` and ``s_path`` when kept)."""
-    out: dict[str, Any] = {"config": m.experiment.to_dict()}
-    for f in dataclasses.fields(m):
-        value = getattr(m, f.name)
+def as_dict(outcome: Result | Ensemble) -> dict[str, Any]:
+    """JSON-ready: the resolved config (``config``) and every other field, arrays as lists, unset ones out."""
+    out: dict[str, Any] = {"config": outcome.experiment.to_dict()}
+    for f in dataclasses.fields(outcome):
+        value = getattr(outcome, f.name)
         if f.name == "experiment" or value is None:
             continue
         out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
