@@ -163,3 +163,21 @@ def test_ensemble_figure_places_each_start_by_its_scores_and_colours_its_winner(
         assert starts.marker.color[k] == colors[int(np.argmax(alone.s[-1]))]
     with pytest.raises(ValueError, match="tokens"):
         many.figure(tokens=(0, 0, 1))
+
+
+def test_basins_read_as_a_line_and_draw_their_map():
+    import polarize
+
+    e = Experiment(n=3, d=3, horizon=1e3, samples=20, seed=4)
+    grid = polarize.basins(e, 8)
+    resolved = e.resolved()
+    naive = int(np.argmax(np.asarray(resolved.V0).T @ np.asarray(resolved.target)))  # largest p_i(0)
+    held = np.mean(grid.ensemble.winner == naive)
+    text = repr(grid)
+    assert len(text) < SHORT
+    assert f"token {naive}, wins from {held:.0%} of 64 starts" in text
+    starts = next(t for t in grid.figure().data if t.uid == "basin-starts")
+    assert list(starts.marker.color) == [token_colors(3)[w] for w in grid.ensemble.winner]
+    odds = polarize.naive_odds(e, [0.01, 3.0], 30)
+    band = next(t for t in odds.figure().data if t.uid == "odds-line")
+    np.testing.assert_allclose(np.asarray(band.y, dtype=float), odds.odds, atol=1e-3)

@@ -11,6 +11,7 @@ are ensembles; under a ``Deadline`` the basin map is run row by row of its grid
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,6 +20,9 @@ from polarize.config import Experiment
 from polarize.ensemble import Ensemble, simulate_many
 from polarize.science.deadline import Deadline
 from polarize.science.phase import naive_winner, slice_logits, triangle_grid
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 __all__ = ["Basins", "NaiveOdds", "basins", "naive_odds"]
 
@@ -71,6 +75,23 @@ class Basins:
             points.append(((low + high) / 2)[change])
         return np.concatenate(points)
 
+    def __repr__(self) -> str:
+        # One line for notebooks (the grid is resolution**2 starts): where the naive prediction holds.
+        ran = len(self.ensemble)
+        held = f"{np.mean(self.naive_holds):.0%}" if ran else "none"
+        missing = f", {self.missing} not run" if self.missing else ""
+        return (f"Basins({self.resolution} x {self.resolution} grid on tokens {self.tokens}: the naive "
+                f"prediction, token {self.naive}, wins from {held} of {ran} starts{missing})")
+
+    def figure(self, **options: Any) -> go.Figure:
+        """The basin map (``polarize.basin_figure``): each start coloured by its winner, the naive line.
+
+        ``options`` (``picked``, ``title``, ``height``) go to ``basin_figure``.
+        """
+        from polarize.plots.phase import basin_figure
+
+        return basin_figure(self, **options)
+
 
 def basins(experiment: Experiment, resolution: int, tokens: tuple[int, int, int] = (0, 1, 2),
            *, trajectories: bool = False, deadline: Deadline | None = None) -> Basins | None:
@@ -108,6 +129,12 @@ class NaiveOdds:
     low: np.ndarray
     high: np.ndarray
     starts: int
+
+    def figure(self, **options: Any) -> go.Figure:
+        """The odds against the scale, with their 95% band (``polarize.odds_figure``; ``height``)."""
+        from polarize.plots.phase import odds_figure
+
+        return odds_figure(self, **options)
 
 
 def naive_odds(experiment: Experiment, scales: ArrayLike, starts: int, seed: int = 0, *,
