@@ -51,7 +51,7 @@ def settings(e: Experiment) -> list[tuple[str, str]]:
     for name in _ARRAYS:
         value = getattr(e, name)
         if value is not None:
-            out.append((name, "x".join(str(k) for k in np.shape(value))))
+            out.append((name, f"array of shape {np.shape(value)}"))
     return out
 
 
@@ -64,7 +64,7 @@ def _scalars(e: Experiment) -> str:
 
 
 def _arrays(e: Experiment) -> str:
-    given = [f"{k} {v}" for k, v in settings(e) if k in _ARRAYS]
+    given = [f"{k} {v.removeprefix('array of shape ')}" for k, v in settings(e) if k in _ARRAYS]
     return f"; arrays: {', '.join(given)}" if given else ""
 
 

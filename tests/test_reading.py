@@ -39,7 +39,7 @@ def test_reprs_stay_short_even_with_large_arrays_and_every_field_changed():
                    V_init="identity", V_scale=0.7, kappa=30.0, m=40)
     resolved = e.resolved()
     assert len(repr(resolved)) < SHORT
-    assert "60x60" in repr(resolved)  # V0, by shape, never by value
+    assert "V0 (60, 60)" in repr(resolved)  # by shape, never by value
     result = simulate(resolved)
     assert len(repr(result)) < SHORT
     ensemble = simulate_many(resolved, np.zeros((5, 60)))
