@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from polarize import Experiment, animate, simulate
+from polarize import Experiment, simulate
+from polarize.clips import animate
 from polarize.plots.animation import frame_indices
 from polarize.web import export
 
@@ -216,7 +217,7 @@ def test_the_maths_page_runs():
 
 
 def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
-    from polarize import runner
+    from polarize.serve import runner
 
     monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
     admission = runner._POOL.admission
@@ -243,7 +244,7 @@ def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
 
 
 def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch):
-    from polarize import runner
+    from polarize.serve import runner
 
     monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
     monkeypatch.setattr(runner._POOL.admission, "most_waiting", 0)  # refuse every run

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from polarize import animate
+from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.integrate import simulate
 from polarize.normalizers import NORMALIZERS
@@ -20,10 +20,10 @@ from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
 from polarize.web import export, pages
-from polarize.web.comparisons import PAGES as SPECS
-from polarize.web.comparisons import common, normalizers, precomputed
 from polarize.web.links import read_link, to_query
 from polarize.web.page import Caption, Problem, View
+from polarize.web.pages import PAGES as SPECS
+from polarize.web.pages import common, normalizers, precomputed
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -325,7 +325,7 @@ def test_bad_input_names_the_field():
 def test_a_study_is_stopped_at_its_time_limit(monkeypatch):
     import time
 
-    from polarize.runner import RunTimeout, call_with_timeout
+    from polarize.serve.runner import RunTimeout, call_with_timeout
 
     monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
     start = time.perf_counter()

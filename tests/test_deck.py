@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from polarize.deck import Deck, DeckError, DeckStore, Slide, data_dir, to_json
+from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, data_dir, to_json
 
 SLIDES = (
     Slide(link="/explorer?n=8&loss=logistic", title="Softmax polarizes", notes="Point at the winner."),
@@ -71,7 +71,7 @@ def _tampered(edit, *, resign=False):
     data = json.loads(to_json(Deck(name="d", slides=SLIDES)))
     edit(data["deck"])
     if resign:
-        from polarize.deck import _digest
+        from polarize.web.deck_store import _digest
 
         data["sha256"] = _digest(data["deck"])
     return json.dumps(data)

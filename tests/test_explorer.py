@@ -13,16 +13,17 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from polarize import ConfigError, Experiment, animate, simulate
+from polarize import ConfigError, Experiment, simulate
 from polarize.cli import main as cli_main
+from polarize.clips import animate
 from polarize.presets import PRESETS
-from polarize.runner import RunTimeout, run_with_timeout
 from polarize.science import judge, title_lines
-from polarize.web import explorer as ex
+from polarize.serve.runner import RunTimeout, run_with_timeout
 from polarize.web import export, text
 from polarize.web.controls import format_value
 from polarize.web.links import read_link, to_query
 from polarize.web.page import Metric, Plot, Problem, selected_values
+from polarize.web.pages import explorer as ex
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")

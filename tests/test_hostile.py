@@ -14,7 +14,7 @@ import pytest
 from polarize import cli
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate
-from polarize.runner import timeout_seconds
+from polarize.serve.runner import timeout_seconds
 
 DEEP = "[" * 1000 + "]" * 1000
 

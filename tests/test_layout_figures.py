@@ -16,7 +16,7 @@ from polarize.plots import style
 from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
-from polarize.plots.sinks import training_figure
+from polarize.plots.transformer import training_figure
 from polarize.web.page import PageSpec, Screen, View
 
 

@@ -12,14 +12,13 @@ import streamlit
 from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
-from polarize.deck import Deck, DeckStore, Slide
 from polarize.plots import dashboard
-from polarize.plots.present import presented
+from polarize.plots.present_figure import presented
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
+from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.page import Caption, Columns, Metric, Plot, View
-from polarize.web.present import presented_view
-from ui import present
+from polarize.web.present_view import presented_view
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -201,7 +200,7 @@ def test_presentation_mode_in_the_app(app, how):
     assert all(not s.help for s in app.sidebar.slider) and all(not m.help for m in app.metric)
     layout = _dashboard(app)["layout"]
     assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
-    assert layout["height"] <= 720 - present.CHROME
+    assert layout["height"] <= 720 - present_mode.CHROME
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
     (code,) = app.code  # the presentation link, with a copy button
     start = "/?" if how == "present" else "https://example.org/course/?"

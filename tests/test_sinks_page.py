@@ -12,11 +12,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from polarize.integrate import simulate
-from polarize.plots.sinks import attention_figure, massive_figure, token_labels, training_figure
+from polarize.plots.transformer import attention_figure, massive_figure, token_labels, training_figure
 from polarize.presets import paper_tied
 from polarize.sinks.runs import read_run, shipped_runs
 from polarize.web import pages
-from polarize.web import sinks as sinks_page
+from polarize.web.pages import sinks as sinks_page
 from polarize.web.progress import progress_notices
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,7 +199,7 @@ def test_the_page_draws_a_live_runs_progress(monkeypatch):
 
 
 def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_verdict(tmp_path):
-    from polarize import animate
+    from polarize.clips import animate
     from polarize.sinks.metrics import sink_heads
 
     spec = pages.by_name("sinks")

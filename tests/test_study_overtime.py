@@ -14,15 +14,15 @@ import pytest
 from polarize import Experiment
 from polarize.budget import OUT_OF_TIME
 from polarize.ensemble import simulate_many
-from polarize.runner import RunTimeout
 from polarize.science import basins as basins_module
 from polarize.science import compare_normalizers
 from polarize.science import deadline as deadline_module
 from polarize.science.basins import basins
 from polarize.science.deadline import Deadline, within_budget
+from polarize.serve.runner import RunTimeout
 from polarize.web import overtime, pages
-from polarize.web.comparisons import common
 from polarize.web.page import Problem, View
+from polarize.web.pages import common
 
 TINY = 0.2
 """The study's budget in these tests (seconds)."""

@@ -29,7 +29,7 @@ from polarize.plots.animation import (
 )
 from polarize.plots.multiples import animated_grid
 from polarize.web import transport
-from polarize.web.explorer import preset_values
+from polarize.web.pages.explorer import preset_values
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = (ROOT / "polarize" / "web" / "transport.js").read_text()
@@ -182,8 +182,8 @@ def _layout(page: str) -> dict:
 
 
 def test_the_spinner_says_which_run_is_made():
-    from polarize.web.explorer import EXPLORER
     from polarize.web.pages import by_name
+    from polarize.web.pages.explorer import EXPLORER
 
     values = preset_values() | {"method": "gd", "n": 5, "horizon": 1e6, "loss": "kl"}
     assert EXPLORER.running(values) == ("Simulating gradient descent of 5 tokens to t = 1e6 "

@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from polarize.config import Experiment
-from polarize.runner import prestart, queue_notices
+from polarize.serve.runner import prestart, queue_notices
 from polarize.web import links
 from polarize.web.controls import Control
 from polarize.web.echo import echo
@@ -42,7 +42,7 @@ from polarize.web.page import (
 )
 from polarize.web.pages import PAGES, by_name
 from polarize.web.progress import progress_notices
-from ui import charts, deckbar, present, starts, transport
+from ui import charts, deckbar, present_mode, starts, transport
 from ui.viewport import viewport
 
 # Start the simulation workers now, so that the first run does not wait for their imports.
@@ -58,7 +58,7 @@ PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "las
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
     st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
-                       initial_sidebar_state=present.sidebar_state())
+                       initial_sidebar_state=present_mode.sidebar_state())
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
     st.navigation([st.Page(f"pages/{p.name}.py", title=p.nav_title, icon=p.icon, url_path=p.url_path,
@@ -95,17 +95,17 @@ def _view(name: str, job: Any, screen: Screen) -> View:
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     through_app()
-    window = viewport(measure_height=present.on())  # once a run, for every use of the window's size
+    window = viewport(measure_height=present_mode.on())  # once a run, for every use of the window's size
     deckbar.bind_store()
-    present.look()
+    present_mode.look()
     ignored = _init_state(spec)
     values = _sidebar(spec)
     _share(spec, values)
     deckbar.deck_box(spec, values)
     st.title(spec.title)
-    present.show_bar()
+    present_mode.show_bar()
     caption = spec.caption(values)
-    if caption and not present.on():
+    if caption and not present_mode.on():
         st.caption(caption)
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
@@ -123,7 +123,7 @@ def render(spec: PageSpec) -> None:
     notice.empty()
     if view.passing:
         _view.clear(spec.name, job, screen)  # a busy server or a crash: the next rerun tries again
-    view = present.fitted(spec.name, (job, screen), view, window.height, narrow=screen.narrow)
+    view = present_mode.fitted(spec.name, (job, screen), view, window.height, narrow=screen.narrow)
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:
@@ -196,9 +196,9 @@ def _init_state(spec: PageSpec) -> dict[str, str]:
 
 def _following(spec: PageSpec) -> bool:
     """Whether a deck's slide opens this page now: then its values are forgotten, to read the link."""
-    if st.session_state.get(present.FOLLOW) != spec.name:
+    if st.session_state.get(present_mode.FOLLOW) != spec.name:
         return False
-    del st.session_state[present.FOLLOW]
+    del st.session_state[present_mode.FOLLOW]
     for key in (*(_key(spec, key) for key in spec.keys), f"_{spec.name}_saved", f"_{spec.name}_link"):
         st.session_state.pop(key, None)
     return True
@@ -272,7 +272,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
     key = _key(spec, control.key)
     enabled = control.enabled(values)
     help_text = control.help + ("" if enabled else control.off_help)
-    common = {"key": key, "disabled": not enabled, "help": None if present.on() else help_text}
+    common = {"key": key, "disabled": not enabled, "help": None if present_mode.on() else help_text}
     c = control
     if c.kind in ("slider", "number"):
         number = where.slider if c.kind == "slider" else where.number_input
@@ -291,7 +291,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
                                                      max_selections=c.most, **common),
         }
         draw[c.kind]()
-    if c.caption and not present.on():
+    if c.caption and not present_mode.on():
         where.caption(c.caption(st.session_state[key]))
 
 
@@ -354,7 +354,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Plot: _plot,
     Columns: _columns,
     Action: _action,
-    Link: present.draw_link,
+    Link: present_mode.draw_link,
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import plotly.io as pio
 
-from polarize import animate
+from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.plots.style import FONT_FAMILY

@@ -16,11 +16,11 @@ from typing import Any
 import plotly.graph_objects as go
 
 from polarize.config import ConfigError
-from polarize.deck import Slide
 from polarize.normalizers import DegenerateStateError
 from polarize.plots.style import narrow_screen
-from polarize.runner import RunTimeout, ServerBusy, WorkerCrashed
+from polarize.serve.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.controls import Control
+from polarize.web.deck_store import Slide
 
 __all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "PageSpec",
            "Plot", "Problem", "Screen", "Table", "Text", "View", "describe_failure", "failure_view",
@@ -152,7 +152,7 @@ class Link:
     label : str
         Our own words (a button label is markdown: never a user's string).
     slides : tuple of Slide
-        The views (``polarize.deck.Slide``: an address relative to the app, a title, notes); the
+        The views (``polarize.web.deck_store.Slide``: an address relative to the app, a title, notes); the
         first is opened, and with more than one, Next and Previous step through them. An address
         that names no page of the app is shown as text instead of a button.
     help : str

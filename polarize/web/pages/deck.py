@@ -1,6 +1,6 @@
 """The Deck page: every lecture deck, its slides in order, moved, removed, imported and exported.
 
-The decks live in ``polarize.deck.current()``: SQLite under ``POLARIZE_DATA_DIR``, or
+The decks live in ``polarize.web.deck_store.current()``: SQLite under ``POLARIZE_DATA_DIR``, or
 on a hosted server this session's own store in memory. The page has no controls: its
 ``job`` is the store and its revision, so the renderer's cache of the view lasts exactly
 until the next write. Every user's string (deck names, titles, notes, links) is shown
@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from polarize.deck import Deck, DeckError, DeckStore, current
+from polarize.web.deck_store import Deck, DeckError, DeckStore, current
 from polarize.web.echo import literal
 from polarize.web.page import Action, Caption, Columns, Download, Link, PageSpec, Table, Text, View
 

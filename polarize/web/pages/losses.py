@@ -11,7 +11,9 @@ from polarize.presets import PAPER_KAPPAS, paper_regression
 from polarize.science import kl_floor
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
-from polarize.web.comparisons.common import (
+from polarize.web.controls import Control
+from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+from polarize.web.study import (
     Drawn,
     field_problem,
     horizon,
@@ -21,8 +23,6 @@ from polarize.web.comparisons.common import (
     stopped_notes,
     study_view,
 )
-from polarize.web.controls import Control
-from polarize.web.page import Metric, PageSpec, Plot, Problem, View
 
 LOSS_ORDER = ("logistic", "square", "kl")
 CONTROLS = (*start(32), horizon(10, 1e8),

@@ -4,9 +4,9 @@ The app's server must not import JAX nor spend its own threads on a
 minute of training, and a hosted demo must not train one run per student at
 once. So a live run goes to a fresh ``python -c`` child (at lowered priority,
 so that the simulation pages beside it get the CPU first), after waiting its
-turn in a queue of its own: ``polarize.admission.Admission`` with one slot, a
+turn in a queue of its own: ``polarize.serve.admission.Admission`` with one slot, a
 few waiting places and no spare. While it waits, the caller's queue notices
-(``polarize.admission.queue_notices``) tell it its place; while it trains, the
+(``polarize.serve.admission.queue_notices``) tell it its place; while it trains, the
 child sends a line per chunk of steps, passed on as ``progress(done, total)``.
 A run that overshoots ``timeout`` (wall seconds, from when it starts) has its
 child killed.
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from polarize.admission import Admission
+from polarize.serve.admission import Admission
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SinksConfig
 
@@ -36,7 +36,7 @@ LIVE_TIMEOUT = 600.0
 TRAININGS = Admission(1, reserve=0, most_waiting=3)
 """The host's queue of live runs: one trains, three may wait, more are refused (``ServerBusy``)."""
 
-_CHILD = "from polarize.sinks.live import _child_main; _child_main()"
+_CHILD = "from polarize.serve.training import _child_main; _child_main()"
 _NICER = 10  # the child's priority, below the simulation workers'
 _THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # one core (XLA: backend.jax)
 
@@ -111,7 +111,7 @@ def train_live(config: SinksConfig, *, progress: Callable[[int, int], None] | No
     ------
     ImportError
         The ``sinks`` extra is not installed (the message says how to install it).
-    polarize.admission.ServerBusy
+    polarize.serve.admission.ServerBusy
         Too many live runs are waiting already.
     TrainingFailed
         The run failed or overshot ``timeout``.

@@ -10,8 +10,10 @@ from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.science.deadline import Partial
 from polarize.web import overtime
-from polarize.web.comparisons import precomputed
-from polarize.web.comparisons.common import (
+from polarize.web.page import PageSpec, Plot, Problem, View
+from polarize.web.pages import precomputed
+from polarize.web.pages.explorer import build_experiment, preset_values
+from polarize.web.study import (
     Drawn,
     explorer_control,
     field_problem,
@@ -21,8 +23,6 @@ from polarize.web.comparisons.common import (
     stopped_notes,
     study_view,
 )
-from polarize.web.explorer import build_experiment, preset_values
-from polarize.web.page import PageSpec, Plot, Problem, View
 
 PRESETS = ("paper-compare-logistic", "paper-compare-square")
 KEYS = ("loss", "method", "lr", "horizon", "seed")

@@ -1,7 +1,7 @@
 """The "Attention sinks" page: induction runs of the paper's section 7, shipped or trained live.
 
 A shipped run (classroom or paper size) is read without JAX. A live run (the classroom size, any seed)
-trains in a child process through ``polarize.sinks.live``: one at a time on the
+trains in a child process through ``polarize.serve.training``: one at a time on the
 host, the others queued with their place shown, a progress bar while it trains;
 without the ``sinks`` extra the page says which extra to install.
 """
@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from polarize.admission import ServerBusy
 from polarize.fields import ConfigError
 from polarize.integrate import simulate
-from polarize.plots.sinks import attention_figure, massive_figure, training_figure
+from polarize.plots.transformer import attention_figure, massive_figure, training_figure
 from polarize.presets import paper_tied
+from polarize.serve.admission import ServerBusy
+from polarize.serve.training import TrainingFailed, train_live
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SIZES, VARIANTS, variant_config
-from polarize.sinks.live import TrainingFailed, train_live
 from polarize.sinks.runs import check_run, read_run, run_info, run_json, shipped_runs
 from polarize.web import export
 from polarize.web.controls import Control

@@ -5,7 +5,7 @@
     polarize presets
     polarize reproduce -o DIR
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
-    polarize sinks train|runs ...   (see polarize.sinks.cli)
+    polarize sinks train|runs ...   (see polarize.cli.sinks)
 
 Every failure is one line on stderr and a nonzero status, never a traceback:
 a bad configuration, environment variable or command line exits with status 2
@@ -31,12 +31,12 @@ from typing import NoReturn, TextIO
 import numpy as np
 
 from polarize.budget import MAX_OUTPUT_BYTES, result_bytes
+from polarize.cli import sinks as sinks_cli
 from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
 from polarize.integrate import sample_steps, simulate
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes
-from polarize.sinks import cli as sinks_cli
 
 __all__ = ["main"]
 
@@ -165,8 +165,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _animate(args: argparse.Namespace) -> int:
     """``polarize animate``: refuse what cannot be written before running anything."""
-    from polarize import animate
-    from polarize.reproduce import find_browser
+    from polarize.clips import animate
+    from polarize.plots.static import find_browser
 
     suffix = args.output.suffix.lower()
     absent = animate.missing(suffix)
@@ -191,7 +191,7 @@ def _animate(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from polarize.reproduce import reproduce
+    from polarize.cli.reproduce import reproduce
 
     with _writing(args.output):
         args.output.mkdir(parents=True, exist_ok=True)  # before the runs: a bad folder fails at once

@@ -1,4 +1,4 @@
-"""The pictures of an animated figure, frame by frame, for clips (``polarize.animate`` writes them).
+"""The pictures of an animated figure, frame by frame, for clips (``polarize.clips.animate`` writes them).
 
 The figure's static parts (axes, curves, legends, titles, and title lines above
 it) are drawn once by the static exporter (kaleido, through Chromium); the parts
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from polarize import clipdraw
+from polarize.clips import draw as clipdraw
 from polarize.plots import style
 from polarize.science import format_time
 

@@ -2,7 +2,7 @@
 
 ``?present=true`` on any page, or Streamlit's ``?embed=true``, turns it on: the sidebar
 starts collapsed, captions and help go, type is ``PRESENT_SCALE`` times larger, and every
-figure fits the window's height (``polarize.web.present``). A deck is presented by opening
+figure fits the window's height (``polarize.web.present_view``). A deck is presented by opening
 its slides' addresses one after another (``follow``), with Previous and Next above the view.
 """
 
@@ -13,12 +13,12 @@ from typing import Any
 import streamlit as st
 
 from polarize.config import Experiment
-from polarize.deck import Slide
 from polarize.web import links
+from polarize.web.deck_store import Slide
 from polarize.web.echo import literal
 from polarize.web.page import Link, View
 from polarize.web.pages import PAGES
-from polarize.web.present import presented_view
+from polarize.web.present_view import presented_view
 
 __all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
 

@@ -23,13 +23,11 @@ import numpy as np
 
 from polarize.budget import OUT_OF_TIME, within
 from polarize.config import ConfigError
-from polarize.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.science import format_time
 from polarize.science.deadline import Partial, within_budget
+from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.web import export, overtime
-from polarize.web.comparisons import precomputed
 from polarize.web.controls import Control, format_value
-from polarize.web.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
 from polarize.web.page import (
     Caption,
     Columns,
@@ -42,6 +40,8 @@ from polarize.web.page import (
     config_reason,
     failure_view,
 )
+from polarize.web.pages import precomputed
+from polarize.web.pages.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
 
 __all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "horizons",
            "intro", "start", "stopped_notes", "study_view"]

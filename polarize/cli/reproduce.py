@@ -8,9 +8,7 @@ export (kaleido), as PNG and SVG, plus ``summary.json`` with the key numbers.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +26,7 @@ from polarize.plots.paper import (
     regression_figure,
     tied_figure,
 )
+from polarize.plots.static import find_browser, missing_for_images, write_images
 from polarize.presets import PAPER_KAPPAS, PAPER_TIED_SIZES, PRESETS
 
 __all__ = ["PAPER_FIGURES", "PaperFigure", "find_browser", "reproduce", "summarize"]
@@ -89,28 +88,6 @@ def summarize(result: Result) -> dict:
     }
 
 
-def find_browser() -> str | None:
-    """A Chromium or Chrome executable for kaleido's static export, or None."""
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-def missing_for_images() -> str | None:
-    """What static export (PNG, SVG) lacks here, as an instruction, or None when it can run.
-
-    kaleido is the optional extra ``polarize[export]`` (a hosted app does not need it),
-    and it drives a Chromium or Chrome installed on the system.
-    """
-    if importlib.util.find_spec("kaleido") is None:
-        return "kaleido is not installed (pip install 'polarize[export]')"
-    if find_browser() is None:
-        return "no Chromium or Chrome found (apt-get install chromium)"
-    return None
-
-
 def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str], None] = print) -> dict:
     """Run every paper figure and write it to ``directory``.
 
@@ -151,22 +128,13 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
 
 
 def _export_images(figures: dict[str, go.Figure], out: Path, log: Callable[[str], None]) -> str:
-    missing = missing_for_images()
+    missing = missing_for_images(find_browser())
     if missing is not None:
         log(f"no PNG/SVG: {missing}; wrote HTML only")
         return f"skipped: {missing}"
     try:
-        import kaleido
-
-        # One call for every file, so the browser starts once; two tabs render at a time
-        # (plotly.io.write_images offers one), which halves the export on two cores.
-        jobs = [dict(fig=fig.to_dict(), path=out / f"{name}.{suffix}",
-                     opts=dict(format=suffix, width=fig.layout.width, height=fig.layout.height, scale=1))
-                for suffix in ("png", "svg") for name, fig in figures.items()]
-        # kaleido returns a figure's failure rather than raising it.
-        errors = kaleido.write_fig_from_object_sync(jobs, kopts={"n": 2})
-        if errors:
-            raise RuntimeError("; ".join(str(error) for error in errors))
+        write_images({out / f"{name}.{suffix}": fig
+                      for suffix in ("png", "svg") for name, fig in figures.items()})
     except Exception as exc:  # kaleido's failures come in many types; say what it said
         log(f"static export failed, wrote HTML only: {exc}")
         return f"failed: {exc}"

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from polarize.clipframes import LAYOUT_WIDTH, clip_frames
+from polarize.clips.frames import LAYOUT_WIDTH, clip_frames
 from polarize.diagnostics import Result
 from polarize.plots import dashboard
-from polarize.reproduce import find_browser
+from polarize.plots.static import find_browser
 from polarize.science import title_lines
 
 __all__ = ["FORMATS", "Clip", "available", "clip_bytes", "missing", "write_clip", "write_result_clip"]

@@ -11,7 +11,10 @@ from polarize.plots import descent_figure
 from polarize.science import flow_vs_descent
 from polarize.science.deadline import Partial
 from polarize.web import overtime
-from polarize.web.comparisons.common import (
+from polarize.web.controls import Control
+from polarize.web.page import PageSpec, Plot, Problem, View
+from polarize.web.pages.explorer import MAX_GD_STEPS
+from polarize.web.study import (
     Drawn,
     explorer_control,
     field_problem,
@@ -22,9 +25,6 @@ from polarize.web.comparisons.common import (
     start,
     study_view,
 )
-from polarize.web.controls import Control
-from polarize.web.explorer import MAX_GD_STEPS
-from polarize.web.page import PageSpec, Plot, Problem, View
 
 CONTROLS = (*start(32), explorer_control("loss", options=("logistic", "square")), explorer_control("a_scale"),
             horizon(10, 1e5),

@@ -1,11 +1,11 @@
 """Every page of the app, in navigation order (the Explorer first: the app's root)."""
 
-from polarize.web.comparisons import descent, losses, normalizers, rates, tied
-from polarize.web.deck import DECK
-from polarize.web.explorer import EXPLORER
-from polarize.web.maths import MATHS
-from polarize.web.phase import PAGE as PHASE
-from polarize.web.sinks import PAGE as SINKS
+from polarize.web.pages import descent, losses, normalizers, rates, tied
+from polarize.web.pages.deck import DECK
+from polarize.web.pages.explorer import EXPLORER
+from polarize.web.pages.maths import MATHS
+from polarize.web.pages.phase import PAGE as PHASE
+from polarize.web.pages.sinks import PAGE as SINKS
 
 NORMALIZERS = normalizers.PAGE
 LOSSES = losses.PAGE

@@ -13,7 +13,8 @@ from polarize.plots import rate_figure
 from polarize.science import format_time, polarization_rate
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
-from polarize.web.comparisons.common import (
+from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+from polarize.web.study import (
     Drawn,
     explorer_control,
     field_problem,
@@ -24,7 +25,6 @@ from polarize.web.comparisons.common import (
     stopped_notes,
     study_view,
 )
-from polarize.web.page import Metric, PageSpec, Plot, Problem, View
 
 CONTROLS = (*start(64), explorer_control("a_init", options=("zeros", "gaussian")),
             horizon(1e4, 1e12, extra=(1e13, 1e14, 1e15, 1e20, 1e50, 1e100, 1e300)))

@@ -22,8 +22,8 @@ from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normali
 from polarize.plots.dashboard import dashboard_spec
 from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
-from polarize.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
+from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.page import (

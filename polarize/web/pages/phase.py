@@ -9,12 +9,14 @@ from typing import Any
 import numpy as np
 
 from polarize.config import ConfigError, Experiment
-from polarize.plots.phase import basin_figure, odds_figure, portrait_figure
+from polarize.plots.portrait import basin_figure, odds_figure, portrait_figure
 from polarize.science import basins as outcomes
 from polarize.science import format_time, phase
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime, text
-from polarize.web.comparisons.common import (
+from polarize.web.controls import Control
+from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+from polarize.web.study import (
     Drawn,
     explorer_control,
     field_problem,
@@ -23,8 +25,6 @@ from polarize.web.comparisons.common import (
     intro,
     study_view,
 )
-from polarize.web.controls import Control
-from polarize.web.page import Metric, PageSpec, Plot, Problem, View
 
 MOST_TOKENS = 6
 TIMES = (0.0, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6)

@@ -12,7 +12,7 @@ Every request carries an id that its reply must echo, and a worker whose state
 is in any doubt (a reply not read, a pipe error) is killed rather than reused,
 so no caller can ever receive another caller's result.
 
-Runs wait their turn in ``polarize.admission``: one queue, at most as many
+Runs wait their turn in ``polarize.serve.admission``: one queue, at most as many
 runs at once as there are workers, plus a spare worker when every running run
 is a long one; ``queue_notices`` tells a caller its place while it waits. A
 run that turns long also has its worker's priority lowered, so that the light
@@ -43,12 +43,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from polarize.admission import Admission, ServerBusy, queue_notices
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
 from polarize.env import positive_number
 from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
+from polarize.serve.admission import Admission, ServerBusy, queue_notices
 
 __all__ = [
     "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "call_with_timeout", "prestart",
@@ -146,7 +146,7 @@ class _Call:
 
 _STARTUP_LIMIT = 120.0  # seconds a new worker may take to import the engine
 
-_CHILD = "from polarize.runner import _child_main; _child_main()"
+_CHILD = "from polarize.serve.runner import _child_main; _child_main()"
 
 
 class _Worker:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from polarize.plots.present import WIDTH, presented
+from polarize.plots.present_figure import WIDTH, presented
 from polarize.web.page import Caption, Columns, Metric, Plot, View
 
 __all__ = ["presented_view"]
