@@ -19,6 +19,7 @@ from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.page import Caption, Columns, Metric, Plot, View
 from polarize.web.present_view import presented_view
+from ui import present_mode
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
