@@ -22,8 +22,9 @@ from polarize.serve.runner import RunTimeout, run_with_timeout
 from polarize.web import export, text
 from polarize.web.controls import format_value
 from polarize.web.links import read_link, to_query
-from polarize.web.page import Metric, Plot, Problem, selected_values
+from polarize.web.page import Problem, selected_values
 from polarize.web.pages import explorer as ex
+from polarize.web.view import Metric, Plot
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")

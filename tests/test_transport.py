@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
+from app_support import open_page
 from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
@@ -99,9 +99,6 @@ def test_the_script_maps_the_keys_and_the_step_buttons():
 def app(monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
     assert not at.exception, [e.value for e in at.exception]
-    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
-    # server's first request) would happen on every run and swallow the clicks; a browser sees it once.
-    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
     return at
 
 
@@ -144,7 +141,7 @@ def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     assert first["autoplay"] and second["autoplay"]
     assert second["run"] != first["run"]  # a new document: the iframe loads again and plays the new figure
     # One setting for every animated page: the Rates page (no toggle drawn by itself yet) keeps it.
-    at.switch_page("pages/rates.py").run()
+    open_page(at, "rates").run()
     assert not at.exception and at.toggle(key="transport_keep_playing").value is True
 
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import streamlit as st
 
-from polarize.config import Experiment
+from polarize.serve.cache import SharedCache
 from polarize.web import links
 from polarize.web.deck_store import Slide
 from polarize.web.echo import literal
-from polarize.web.page import Link, View
 from polarize.web.pages import PAGES
 from polarize.web.present_view import presented_view
+from polarize.web.view import Link, View
 
 __all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
 
@@ -80,13 +80,13 @@ def fitted(name: str, job: Any, view: View, window: int | None, *, narrow: bool 
     chrome = CHROME + (BAR if _showing() else 0)
     height = None if narrow else max((window or WINDOW) - chrome, 2 * chrome)
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
-    return presented_view(view, height=height) if view.passing else _presented(name, job, height, view)
+    if view.passing:
+        return presented_view(view, height=height)
+    return PRESENTED.get((name, job, height), lambda: presented_view(view, height=height))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, hash_funcs={Experiment: Experiment.to_json})
-def _presented(name: str, job: Any, height: int | None, _view: View) -> View:
-    """The presented view of a page's job, shared by every session like the view itself."""
-    return presented_view(_view, height=height)
+PRESENTED = SharedCache(16)
+"""The presented views of pages' jobs, shared by every session like the views themselves."""
 
 
 def follow(slides: tuple[Slide, ...], index: int) -> None:

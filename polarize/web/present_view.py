@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from polarize.plots.present_figure import WIDTH, presented
-from polarize.web.page import Caption, Columns, Metric, Plot, View
+from polarize.web.view import Caption, Columns, Metric, Plot, View
 
 __all__ = ["presented_view"]
 

@@ -28,20 +28,11 @@ from polarize.science.deadline import Partial, within_budget
 from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.web import export, overtime
 from polarize.web.controls import Control, format_value
-from polarize.web.page import (
-    Caption,
-    Columns,
-    Download,
-    Metric,
-    Plot,
-    Problem,
-    Table,
-    View,
-    config_reason,
-    failure_view,
-)
+from polarize.web.failures import config_reason, failure_view
+from polarize.web.page import Problem
 from polarize.web.pages import precomputed
 from polarize.web.pages.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
+from polarize.web.view import Caption, Columns, Download, Metric, Plot, Table, View
 
 __all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "horizons",
            "intro", "start", "stopped_notes", "study_view"]

@@ -16,7 +16,8 @@ from typing import Any
 
 from polarize.web.deck_store import Deck, DeckError, DeckStore, current
 from polarize.web.echo import literal
-from polarize.web.page import Action, Caption, Columns, Download, Link, PageSpec, Table, Text, View
+from polarize.web.page import PageSpec
+from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
 
 __all__ = ["DECK", "deck_view"]
 

@@ -12,7 +12,7 @@ from polarize.science import flow_vs_descent
 from polarize.science.deadline import Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
-from polarize.web.page import PageSpec, Plot, Problem, View
+from polarize.web.page import PageSpec, Problem
 from polarize.web.pages.explorer import MAX_GD_STEPS
 from polarize.web.study import (
     Drawn,
@@ -25,6 +25,7 @@ from polarize.web.study import (
     start,
     study_view,
 )
+from polarize.web.view import Plot, View
 
 CONTROLS = (*start(32), explorer_control("loss", options=("logistic", "square")), explorer_control("a_scale"),
             horizon(10, 1e5),

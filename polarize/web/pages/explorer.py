@@ -26,19 +26,9 @@ from polarize.science import THRESHOLDS, format_time, judge, title_lines
 from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.web import export, overtime, text
 from polarize.web.controls import Control
-from polarize.web.page import (
-    Caption,
-    Columns,
-    Download,
-    Metric,
-    PageSpec,
-    Plot,
-    Problem,
-    Text,
-    View,
-    config_reason,
-    failure_view,
-)
+from polarize.web.failures import config_reason, failure_view
+from polarize.web.page import PageSpec, Problem
+from polarize.web.view import Caption, Columns, Download, Metric, Plot, Text, View
 
 __all__ = ["CONTROLS", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
            "build_experiment", "check", "explore", "job", "preset_values"]

@@ -12,7 +12,7 @@ from polarize.science import kl_floor
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
-from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
     field_problem,
@@ -23,6 +23,7 @@ from polarize.web.study import (
     stopped_notes,
     study_view,
 )
+from polarize.web.view import Metric, Plot, View
 
 LOSS_ORDER = ("logistic", "square", "kl")
 CONTROLS = (*start(32), horizon(10, 1e8),

@@ -29,7 +29,8 @@ from polarize.science import (
     judge,
     polarization_rate,
 )
-from polarize.web.page import Columns, Header, Maths, PageSpec, Plot, Text, View
+from polarize.web.page import PageSpec
+from polarize.web.view import Columns, Header, Maths, Plot, Text, View
 
 __all__ = ["MATHS", "MathsRuns", "maths_figures", "maths_runs"]
 

@@ -10,7 +10,7 @@ from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.science.deadline import Partial
 from polarize.web import overtime
-from polarize.web.page import PageSpec, Plot, Problem, View
+from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import precomputed
 from polarize.web.pages.explorer import build_experiment, preset_values
 from polarize.web.study import (
@@ -23,6 +23,7 @@ from polarize.web.study import (
     stopped_notes,
     study_view,
 )
+from polarize.web.view import Plot, View
 
 PRESETS = ("paper-compare-logistic", "paper-compare-square")
 KEYS = ("loss", "method", "lr", "horizon", "seed")

@@ -15,7 +15,7 @@ from polarize.science import format_time, phase
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime, text
 from polarize.web.controls import Control
-from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
     explorer_control,
@@ -25,6 +25,7 @@ from polarize.web.study import (
     intro,
     study_view,
 )
+from polarize.web.view import Metric, Plot, View
 
 MOST_TOKENS = 6
 TIMES = (0.0, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6)

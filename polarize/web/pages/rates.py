@@ -13,7 +13,7 @@ from polarize.plots import rate_figure
 from polarize.science import format_time, polarization_rate
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
-from polarize.web.page import Metric, PageSpec, Plot, Problem, View
+from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
     explorer_control,
@@ -25,6 +25,7 @@ from polarize.web.study import (
     stopped_notes,
     study_view,
 )
+from polarize.web.view import Metric, Plot, View
 
 CONTROLS = (*start(64), explorer_control("a_init", options=("zeros", "gaussian")),
             horizon(1e4, 1e12, extra=(1e13, 1e14, 1e15, 1e20, 1e50, 1e100, 1e300)))

@@ -25,8 +25,9 @@ from polarize.sinks.config import SIZES, VARIANTS, variant_config
 from polarize.sinks.runs import check_run, read_run, run_info, run_json, shipped_runs
 from polarize.web import export
 from polarize.web.controls import Control
-from polarize.web.page import Columns, Download, Metric, PageSpec, Plot, Table, Text, View
+from polarize.web.page import PageSpec
 from polarize.web.progress import report
+from polarize.web.view import Columns, Download, Metric, Plot, Table, Text, View
 
 __all__ = ["PAGE"]
 

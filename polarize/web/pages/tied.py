@@ -13,8 +13,9 @@ from polarize.presets import PAPER_TIED_SIZES, get_preset, paper_tied
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
-from polarize.web.page import PageSpec, Plot, Problem, View
+from polarize.web.page import PageSpec, Problem
 from polarize.web.study import Drawn, horizon, horizons, intro, stopped_notes, study_view
+from polarize.web.view import Plot, View
 
 CONTROLS = (Control("sizes", "Sizes D", "multiselect", options=(2, 5, 10, 20, 50, 100, 150), most=5,
                     help="One row of panels per size (the paper: 10, 20, 50, 100)."),
