@@ -1,7 +1,8 @@
 """polarize: how gradient flow drives softmax outputs toward one-hot solutions.
 
 The value-softmax model ``beta = V sigma(a)`` trained by gradient flow on
-``l(V sigma(a))``; see the README and PAPER digest for the science.
+``l(V sigma(a))``; see the README and docs/derivations.md for the science
+(Varre, Rofin and Flammarion, arXiv:2603.06248).
 """
 
 from polarize.config import ConfigError, Experiment, limits

@@ -1,4 +1,4 @@
-"""The paper's toy figures (PAPER.md section 6), recomputed with the exact flow.
+"""The paper's toy figures (arXiv:2603.06248 section 6), recomputed with the exact flow.
 
 ``PAPER_FIGURES`` maps each figure's name to the runs it needs and the builder
 that draws it; ``reproduce(directory)`` runs them all and writes each figure as

@@ -1,4 +1,4 @@
-"""Static figures in the layout of the paper's toy experiments (PAPER.md section 6).
+"""Static figures in the layout of the paper's toy experiments (arXiv:2603.06248 section 6).
 
 Every figure is the small-multiples renderer in its static mode; the tied model
 and the regression are the comparison pages' own builders (``grid.tied_figure``,

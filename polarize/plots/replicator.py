@@ -1,6 +1,6 @@
 """The repulsion panel's replicator mode: each token's fitness minus the mean fitness, as signed bars.
 
-Under softmax the logits move as ``da_i/dt = s_i (u_i - s.u) / T`` (PAPER.md
+Under softmax the logits move as ``da_i/dt = s_i (u_i - s.u) / T`` (docs/derivations.md
 section 1, the replicator form): a bar above zero is a logit that grows, one
 below a logit that falls. The bars play on the dashboard's own frames
 (``dashboard(result, repulsion="replicator")``).
