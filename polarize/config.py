@@ -2,9 +2,8 @@
 
 ``Experiment`` is checked once, on the way in; every error is a ``ConfigError``
 naming the field and what it accepts (the checkers are in ``polarize.fields``).
-It round-trips through JSON (``to_dict``/``from_dict``) and through a flat
-mapping of strings (``to_flat``/``from_flat``), which is what the app keeps in
-its URL (``polarize.serialize``).
+It round-trips through JSON (``to_dict``/``from_dict``, ``polarize.serialize``);
+the app's links go through each page's controls (``polarize.web.links``).
 
 Arrays not given are drawn from ``seed`` (``polarize.draws`` documents the
 order). ``resolved()`` returns the same experiment with every drawn array
@@ -142,7 +141,7 @@ class Experiment:
         self._check_sizes(lim)
         self._check_map_and_method(lim)
         self._check_inits()
-        # The order of the checks is the order in which errors are reported (from_flat_lenient drops
+        # The order of the checks is the order in which errors are reported (a link reader drops
         # the first culprit): the design's size, the explicit start and target, then the data set.
         self._check_design_size(lim)
         self._check_start_and_target()
@@ -312,25 +311,6 @@ class Experiment:
     def from_json(cls, text: str) -> Experiment:
         """Build from JSON text such as ``to_json()`` gives."""
         return serialize.from_json(cls, text)
-
-    def to_flat(self) -> dict[str, str]:
-        """Every field that differs from its default, as strings (arrays as JSON)."""
-        return serialize.to_flat(self)
-
-    @classmethod
-    def from_flat(cls, flat: Mapping[str, str]) -> Experiment:
-        """Parse a mapping of strings such as ``to_flat()`` gives (e.g. a URL query)."""
-        return serialize.from_flat(cls, flat)
-
-    @classmethod
-    def from_flat_lenient(cls, flat: Mapping[str, str], **base: Any) -> tuple[Experiment, dict[str, str]]:
-        """Like ``from_flat``, but drop what is invalid instead of raising.
-
-        Returns the experiment built from every value that could be used (on top
-        of the keyword defaults ``base``) and a dict from each ignored key to the
-        reason, so a page can say what it ignored.
-        """
-        return serialize.from_flat_lenient(cls, flat, base)
 
 
 def _normalized_target(loss: str, target: FrozenArray) -> np.ndarray:

@@ -93,6 +93,23 @@ def test_garbage_is_reported_field_by_field_and_replaced_by_defaults():
     assert ex.check(values) is None  # what remains is a valid run
 
 
+@pytest.mark.parametrize(
+    ("query", "dropped", "kept"),
+    [({"n": "abc"}, {"n"}, {}), ({"n": "2.5", "seed": "7"}, {"n"}, {"seed": 7}),
+     ({"lr": "fast", "method": "gd", "horizon": "100"}, {"lr"}, {"method": "gd"}),
+     ({"horizon": "1e305"}, {"horizon"}, {}),
+     ({"normalizer": "tanh", "lr": "0.05"}, {"normalizer"}, {"lr": 0.05}),
+     ({"method": "gd", "lr": "1e-9", "horizon": "100"}, {"lr"}, {"method": "gd"}),
+     ({"bogus": "1", "utm_source": "x", "seed": "4"}, set(), {"seed": 4})],
+)
+def test_a_link_loses_exactly_the_values_it_cannot_use_and_names_them(query, dropped, kept):
+    values, ignored = link(query)
+    assert set(ignored) == dropped
+    assert all(values[key] == DEFAULTS[key] for key in dropped)
+    assert all(values[key] == value for key, value in kept.items())
+    ex.build_experiment(values)  # what is left runs
+
+
 def test_messages_do_not_repeat_what_the_link_said():
     _, ignored = link({"n": "**bold** `x`", "loss": "<b>hi</b>"})
     assert "bold" not in ignored["n"] and "<b>" not in ignored["loss"]
