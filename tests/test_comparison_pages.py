@@ -24,7 +24,7 @@ from polarize.science import compare_normalizers, describe_normalizers, flow_vs_
 from polarize.web import export, pages, study
 from polarize.web.links import read_link, to_query
 from polarize.web.page import Problem
-from polarize.web.pages import PAGES as SPECS
+from polarize.web.pages import COMPARISONS as SPECS
 from polarize.web.pages import normalizers, precomputed
 from polarize.web.view import Caption, View
 

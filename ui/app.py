@@ -15,7 +15,7 @@ import streamlit as st
 from polarize.serve.runner import prestart
 from polarize.web.pages import PAGES
 from ui import present_mode
-from ui.renderer import render
+from ui.navigation import st_page
 
 __all__ = ["run_app"]
 
@@ -40,5 +40,4 @@ def run_app() -> None:
                        initial_sidebar_state=present_mode.sidebar_state())
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
-    st.navigation([st.Page(functools.partial(render, spec), title=spec.nav_title, icon=spec.icon,
-                           url_path=spec.url_path, default=spec.default) for spec in PAGES]).run()
+    st.navigation([st_page(spec) for spec in PAGES]).run()

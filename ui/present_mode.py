@@ -19,6 +19,7 @@ from polarize.web.echo import literal
 from polarize.web.pages import PAGES
 from polarize.web.present_view import presented_view
 from polarize.web.view import Link, View
+from ui.navigation import switch_to
 
 __all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
 
@@ -101,7 +102,7 @@ def follow(slides: tuple[Slide, ...], index: int) -> None:
     spec, query = target
     st.session_state[FOLLOW] = spec.name
     st.session_state[SHOW] = (slides, index) if len(slides) > 1 else None
-    st.switch_page(f"pages/{spec.name}.py", query_params=query | {links.PRESENT: "true"})
+    switch_to(spec.name, query | {links.PRESENT: "true"})
 
 
 def draw_link(block: Link, page: str) -> None:
@@ -126,7 +127,7 @@ def show_bar() -> None:
             follow(slides, index + 1)
         if st.button("End", key="_show_end"):
             st.session_state[SHOW] = None
-            st.switch_page("pages/deck.py")
+            switch_to("deck")
         st.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index].title)}", width="content")
     if slides[index].notes:
         st.sidebar.subheader("Speaker notes")

@@ -24,17 +24,17 @@ def find_browser() -> str | None:
     return None
 
 
-def missing_for_images(browser: str | None = None) -> str | None:
+def missing_for_images(browser: str | None) -> str | None:
     """What static export (PNG, SVG) lacks here, as an instruction, or None when it can run.
 
     Parameters
     ----------
     browser : str or None
-        The browser found (``find_browser()``); passed by callers that looked already.
+        The browser found, ``find_browser()``.
     """
     if importlib.util.find_spec("kaleido") is None:
         return "kaleido is not installed (pip install 'polarize[export]')"
-    if (browser or find_browser()) is None:
+    if browser is None:
         return "no Chromium or Chrome found (apt-get install chromium)"
     return None
 

@@ -13,11 +13,14 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, SINKS, MATHS, DECK)
+COMPARISONS = (NORMALIZERS, LOSSES, TIED, DESCENT, RATES)
+"""The comparison pages: several runs side by side, drawn as one animated grid (``web.study``)."""
+
+PAGES = (EXPLORER, *COMPARISONS, PHASE, SINKS, MATHS, DECK)
 """Every page, in navigation order."""
 
-__all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES",
-           "SINKS", "TIED", "by_name"]
+__all__ = ["COMPARISONS", "DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE",
+           "RATES", "SINKS", "TIED", "by_name"]
 
 
 def by_name(name: str):
