@@ -26,7 +26,7 @@ from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
 from polarize.fields import ConfigError, FrozenArray, choice, integer, matrix, real, vector
-from polarize.normalizers import NORMALIZERS
+from polarize.normalizers import NORMALIZERS, Normalizer, make_normalizer
 
 __all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
            "limits"]
@@ -45,6 +45,8 @@ MAX_EPS = 1e-3
 """Largest ``eps`` added to a normalizing sum (the notebook's is 1e-10)."""
 _RESOLVED = "_resolved"
 """Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
+_SIGMA = "_sigma"
+"""Instance attribute (not a field) memoizing ``sigma``: outside eq, hash and repr."""
 _ITSELF = "itself"
 """The memo of an experiment that is already resolved (a marker, not a reference cycle)."""
 
@@ -260,10 +262,24 @@ class Experiment:
             if changes:
                 cached = dataclasses.replace(self, **changes)
                 object.__setattr__(cached, _RESOLVED, _ITSELF)  # nothing is left to draw there
+                object.__setattr__(cached, _SIGMA, self.sigma)  # the draws leave the normalizer as it is
             else:
                 cached = _ITSELF
             object.__setattr__(self, _RESOLVED, cached)
         return self if cached is _ITSELF else cached
+
+    @property
+    def sigma(self) -> Normalizer:
+        """The normalizer this experiment names (``normalizer``, ``temperature``, ``eps``), built once.
+
+        Every layer asks the experiment for it (the engine's right-hand sides, the check of a start,
+        the verdict's ``on_simplex``) rather than building its own from the name.
+        """
+        cached = self.__dict__.get(_SIGMA)
+        if cached is None:
+            cached = make_normalizer(self.normalizer, temperature=self.temperature, eps=self.eps)
+            object.__setattr__(self, _SIGMA, cached)
+        return cached
 
     def __getstate__(self) -> dict[str, Any]:
         # The memo of resolved() stays behind: a pickle (to a worker process) carries the fields only.

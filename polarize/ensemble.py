@@ -20,7 +20,7 @@ from threadpoolctl import ThreadpoolController
 from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import sample_steps, simulate
-from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.normalizers import DegenerateStateError
 from polarize.systems import build_loss
 
 __all__ = ["Ensemble", "max_starts", "simulate_many"]
@@ -119,7 +119,7 @@ def simulate_many(experiment: Experiment, a0, *, trajectories: bool = False) -> 
     """
     e = experiment.resolved()
     starts = _checked_starts(e, a0)
-    normalizer = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps)
+    normalizer = e.sigma
     loss = build_loss(e)
     kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
     stack = kind.build(e, loss, normalizer)

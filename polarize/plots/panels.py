@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from polarize.diagnostics import Result
-from polarize.normalizers import NORMALIZERS
 from polarize.plots import style
 from polarize.plots.animation import frame_indices
 from polarize.plots.lines import line_trace, token_lines
@@ -138,7 +137,7 @@ class RunFrames:
         return cls(result=result, t=t, s=s, n=s.shape[1], colors=style.token_colors(s.shape[1], top), top=top,
                    shown=frame_indices(t, frames), positive=positive, tx=tx,
                    logistic=result.p is not None,
-                   on_simplex=NORMALIZERS[result.experiment.normalizer].on_simplex,
+                   on_simplex=result.experiment.sigma.on_simplex,
                    s_range=span(s, floor=(0.0, 1.0), pad=0.04), s_rounded=round_significant(s),
                    times=round_significant(np.where(positive, t, tx[0])))
 

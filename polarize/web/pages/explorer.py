@@ -18,7 +18,7 @@ import numpy as np
 from polarize.budget import OUT_OF_TIME, within
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.integrate import simulate_within
-from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
+from polarize.normalizers import NORMALIZERS, DegenerateStateError
 from polarize.plots.dashboard import dashboard_spec
 from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
@@ -171,9 +171,7 @@ def job(values: Mapping[str, Any]) -> Exploration | Problem:
 def undefined_start(resolved: Experiment) -> Problem | None:
     """Whether the normalizer is undefined at the (resolved) starting logits, naming the normalizer first."""
     try:
-        normalizer = make_normalizer(resolved.normalizer, temperature=resolved.temperature,
-                                     eps=resolved.eps)
-        normalizer.forward(np.asarray(resolved.a0))
+        resolved.sigma.forward(np.asarray(resolved.a0))
     except (DegenerateStateError, ConfigError) as exc:
         return Problem(("normalizer", "a_init", "a_scale", "a_shift"), (
             f"The {resolved.normalizer} normalizer is undefined at the starting logits ({exc}). "
