@@ -362,17 +362,3 @@ def test_the_explorer_offers_its_dashboard_as_an_mp4_clip_for_slides():
     assert data[4:8] == b"ftyp" and len(data) > 10_000  # an MP4 container with frames in it
 
 
-# ---- layers ------------------------------------------------------------------------------------
-
-
-def test_no_streamlit_in_the_package_and_imports_run_one_way():
-    import pathlib
-
-    import polarize
-
-    root = pathlib.Path(polarize.__file__).parent
-    for path in root.rglob("*.py"):
-        source = path.read_text()
-        assert "import streamlit" not in source and "from streamlit" not in source, path
-        if "web" not in path.relative_to(root).parts:
-            assert "polarize.web" not in source, path  # nothing below the pages imports them
