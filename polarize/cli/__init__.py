@@ -7,6 +7,9 @@
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
     polarize sinks train|runs ...   (see polarize.cli.sinks)
 
+The command line sits at the top of the layers, beside the app's ``ui``: ``reproduce`` (the
+paper's figures) and ``sinks`` (the transformer's commands) are its other modules.
+
 Every failure is one line on stderr and a nonzero status, never a traceback:
 a bad configuration, environment variable or command line exits with status 2
 naming what is wrong, a file that cannot be read or written with 2, anything
