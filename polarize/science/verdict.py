@@ -10,7 +10,7 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.simplex import simplex_shares
-from polarize.science.text import format_time
+from polarize.science.times import format_time
 
 __all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge",
            "settings_line", "title_lines"]
