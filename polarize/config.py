@@ -46,7 +46,7 @@ MAX_EPS = 1e-3
 _RESOLVED = "_resolved"
 """Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
 _SIGMA = "_sigma"
-"""Instance attribute (not a field) memoizing ``sigma``: outside eq, hash and repr."""
+"""Instance attribute (not a field) memoizing ``sigma``: outside eq, hash, repr and pickles."""
 _ITSELF = "itself"
 """The memo of an experiment that is already resolved (a marker, not a reference cycle)."""
 
@@ -282,8 +282,8 @@ class Experiment:
         return cached
 
     def __getstate__(self) -> dict[str, Any]:
-        # The memo of resolved() stays behind: a pickle (to a worker process) carries the fields only.
-        return {k: v for k, v in self.__dict__.items() if k != _RESOLVED}
+        # The memos of resolved() and sigma stay behind: a pickle (to a worker) carries the fields only.
+        return {k: v for k, v in self.__dict__.items() if k not in (_RESOLVED, _SIGMA)}
 
     def varied(self, **changes: Any) -> Experiment:
         """This experiment with some fields changed, and its explicit arrays kept only where still valid.
