@@ -38,7 +38,6 @@ RUN useradd --create-home --uid 1000 app
 WORKDIR /home/app/polarize
 COPY --chown=app app.py ./
 COPY --chown=app ui ./ui
-COPY --chown=app pages ./pages
 COPY --chown=app .streamlit ./.streamlit
 
 USER app

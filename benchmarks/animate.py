@@ -14,7 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from polarize import animate, clipframes, simulate
+from polarize import simulate
+from polarize.clips import animate
+from polarize.clips import frames as clipframes
 from polarize.plots import dashboard
 from polarize.presets import get_preset
 from polarize.science import title_lines

@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from browser_support import AppServer, launch_browser, wait_for_figure  # noqa: E402
 
-from polarize.web import explorer  # noqa: E402
 from polarize.web.links import read_link  # noqa: E402
+from polarize.web.pages import explorer  # noqa: E402
 
 SCENARIOS = {"default (n = 8)": "", "n = 64": "n=64&d=64"}
 

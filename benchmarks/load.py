@@ -94,7 +94,7 @@ def cpu_seconds(root: int) -> tuple[float, float]:
 
 
 def workers(root: int) -> int:
-    """Simulation worker processes (``python -c`` children running ``polarize.runner``)."""
+    """Simulation worker processes (``python -c`` children running ``polarize.serve.runner``)."""
     count = 0
     for pid in _tree(root)[1:]:
         try:

@@ -21,8 +21,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import official_loops as official  # the notebook's loops live beside the tests
 
+from polarize.cli.reproduce import PAPER_FIGURES, reproduce
 from polarize.presets import PAPER_KAPPAS, PAPER_TIED_SIZES, PRESETS
-from polarize.reproduce import PAPER_FIGURES, reproduce
 
 
 def _arrays(name):

@@ -2,7 +2,7 @@
 
 The value-softmax model ``beta = V sigma(a)`` trained by gradient flow on
 ``l(V sigma(a))`` (Varre, Rofin and Flammarion, arXiv:2603.06248); the
-README and the documentation in ``docs/`` explain the science.
+README, docs/derivations.md and the documentation site in ``docs/`` explain the science.
 
 The supported API is ``__all__``, and nothing else at this level: describe a
 run (``Experiment``, ``PRESETS``), run it (``simulate``, ``simulate_many``),
@@ -33,7 +33,7 @@ from polarize.presets import PRESETS, Preset, get_preset
 
 if TYPE_CHECKING:
     from polarize.plots.dashboard import dashboard
-    from polarize.plots.phase import basin_figure, odds_figure
+    from polarize.plots.portrait import basin_figure, odds_figure
     from polarize.science.basins import Basins, NaiveOdds, basins, naive_odds
     from polarize.science.studies import Rate, polarization_rate
     from polarize.science.verdict import Verdict, judge
@@ -86,8 +86,8 @@ _LAZY = {
     "Verdict": "polarize.science.verdict",
     "judge": "polarize.science.verdict",
     "dashboard": "polarize.plots.dashboard",
-    "basin_figure": "polarize.plots.phase",
-    "odds_figure": "polarize.plots.phase",
+    "basin_figure": "polarize.plots.portrait",
+    "odds_figure": "polarize.plots.portrait",
 }
 """Public names from the layers above the engine: module that defines each, imported on first use."""
 

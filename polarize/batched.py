@@ -6,7 +6,7 @@ loss, the normalizer) is shared, so the model's batched right-hand sides
 A stack is a (k, m) array, one row per start, flattened for scipy's steppers.
 
 - ``ClosedStack``: logistic loss on a target direction, flow: the closed
-  ``(a, p)`` system of PAPER.md section 3, marched in the common clock
+  ``(a, p)`` system of docs/derivations.md section 3, marched in the common clock
   ``w = log(1 + t)`` (``dy/dw = (dy/dtau) (1 + t) / (1 + e^z)``), so that every
   start reaches the horizon at the same value of the independent variable
   (in ``tau`` each start would end at its own ``tau``).

@@ -2,9 +2,8 @@
 
 ``Experiment`` is checked once, on the way in; every error is a ``ConfigError``
 naming the field and what it accepts (the checkers are in ``polarize.fields``).
-It round-trips through JSON (``to_dict``/``from_dict``) and through a flat
-mapping of strings (``to_flat``/``from_flat``), which is what the app keeps in
-its URL (``polarize.serialize``).
+It round-trips through JSON (``to_dict``/``from_dict``, ``polarize.serialize``);
+the app's links go through each page's controls (``polarize.web.links``).
 
 Arrays not given are drawn from ``seed`` (``polarize.draws`` documents the
 order). ``resolved()`` returns the same experiment with every drawn array
@@ -27,7 +26,7 @@ from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
 from polarize.fields import ArrayInput, ConfigError, FrozenArray, choice, integer, matrix, real, vector
-from polarize.normalizers import NORMALIZERS
+from polarize.normalizers import NORMALIZERS, Normalizer, make_normalizer
 
 __all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
            "limits"]
@@ -46,6 +45,8 @@ MAX_EPS = 1e-3
 """Largest ``eps`` added to a normalizing sum (the notebook's is 1e-10)."""
 _RESOLVED = "_resolved"
 """Instance attribute (not a field) memoizing ``resolved()``: outside eq, hash, repr and pickles."""
+_SIGMA = "_sigma"
+"""Instance attribute (not a field) memoizing ``sigma``: outside eq, hash, repr and pickles."""
 _ITSELF = "itself"
 """The memo of an experiment that is already resolved (a marker, not a reference cycle)."""
 
@@ -142,7 +143,7 @@ class Experiment:
         self._check_sizes(lim)
         self._check_map_and_method(lim)
         self._check_inits()
-        # The order of the checks is the order in which errors are reported (from_flat_lenient drops
+        # The order of the checks is the order in which errors are reported (a link reader drops
         # the first culprit): the design's size, the explicit start and target, then the data set.
         self._check_design_size(lim)
         self._check_start_and_target()
@@ -261,6 +262,7 @@ class Experiment:
             if changes:
                 cached = dataclasses.replace(self, **changes)
                 object.__setattr__(cached, _RESOLVED, _ITSELF)  # nothing is left to draw there
+                object.__setattr__(cached, _SIGMA, self.sigma)  # the draws leave the normalizer as it is
             else:
                 cached = _ITSELF
             object.__setattr__(self, _RESOLVED, cached)
@@ -273,9 +275,22 @@ class Experiment:
     def _repr_html_(self) -> str:
         return summary.experiment_html(self)
 
+    @property
+    def sigma(self) -> Normalizer:
+        """The normalizer this experiment names (``normalizer``, ``temperature``, ``eps``), built once.
+
+        Every layer asks the experiment for it (the engine's right-hand sides, the check of a start,
+        the verdict's ``on_simplex``) rather than building its own from the name.
+        """
+        cached = self.__dict__.get(_SIGMA)
+        if cached is None:
+            cached = make_normalizer(self.normalizer, temperature=self.temperature, eps=self.eps)
+            object.__setattr__(self, _SIGMA, cached)
+        return cached
+
     def __getstate__(self) -> dict[str, Any]:
-        # The memo of resolved() stays behind: a pickle (to a worker process) carries the fields only.
-        return {k: v for k, v in self.__dict__.items() if k != _RESOLVED}
+        # The memos of resolved() and sigma stay behind: a pickle (to a worker) carries the fields only.
+        return {k: v for k, v in self.__dict__.items() if k not in (_RESOLVED, _SIGMA)}
 
     def varied(self, **changes: Any) -> Experiment:
         """This experiment with some fields changed, and its explicit arrays kept only where still valid.
@@ -319,25 +334,6 @@ class Experiment:
     def from_json(cls, text: str) -> Experiment:
         """Build from JSON text such as ``to_json()`` gives."""
         return serialize.from_json(cls, text)
-
-    def to_flat(self) -> dict[str, str]:
-        """Every field that differs from its default, as strings (arrays as JSON)."""
-        return serialize.to_flat(self)
-
-    @classmethod
-    def from_flat(cls, flat: Mapping[str, str]) -> Experiment:
-        """Parse a mapping of strings such as ``to_flat()`` gives (e.g. a URL query)."""
-        return serialize.from_flat(cls, flat)
-
-    @classmethod
-    def from_flat_lenient(cls, flat: Mapping[str, str], **base: Any) -> tuple[Experiment, dict[str, str]]:
-        """Like ``from_flat``, but drop what is invalid instead of raising.
-
-        Returns the experiment built from every value that could be used (on top
-        of the keyword defaults ``base``) and a dict from each ignored key to the
-        reason, so a page can say what it ignored.
-        """
-        return serialize.from_flat_lenient(cls, flat, base)
 
 
 def _normalized_target(loss: str, given: FrozenArray) -> np.ndarray:

@@ -24,7 +24,7 @@ from polarize import summary
 from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import sample_steps, simulate
-from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.normalizers import DegenerateStateError
 from polarize.systems import build_loss
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     """
     e = experiment.resolved()
     starts = _checked_starts(e, a0)
-    normalizer = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps)
+    normalizer = e.sigma
     loss = build_loss(e)
     kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
     stack = kind.build(e, loss, normalizer)

@@ -24,7 +24,7 @@ from threadpoolctl import ThreadpoolController
 from polarize.budget import MAX_FLOW_STEPS, OUT_OF_TIME, STALL_STEPS, WallClock, steps_message
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Recorder, Result
-from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.normalizers import DegenerateStateError
 from polarize.switching import AT_REST, SwitchLog, start_solver
 from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
 
@@ -203,7 +203,7 @@ def simulate_within(experiment: Experiment, seconds: float) -> Result:
 def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | None,
               clock: WallClock) -> Result:
     e = experiment.resolved()
-    normalizer = make_normalizer(e.normalizer, temperature=e.temperature, eps=e.eps)
+    normalizer = e.sigma
     system = build_system(e, build_loss(e), normalizer)
     t = _sample_times(e)
     recorder = Recorder()

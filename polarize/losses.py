@@ -5,7 +5,7 @@ batched over any leading axes of ``beta`` (the value then has those axes).
 Those that see ``beta`` only through a linear map ``w = X beta`` (``X`` is m x d)
 also expose that *design* ``X`` and ``outer(w) -> (l, grad_w)``: the flow then
 depends on ``V`` only through ``X V`` (m x n), which is what lets the integrator
-work in those smaller coordinates (PAPER.md sections 3 and 4).
+work in those smaller coordinates (docs/derivations.md sections 3 and 4).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The models' gradients and the gradient-flow vector fields built from them.
 
-Value model (PAPER.md section 1): ``beta = V s``, ``s = sigma(a)``, so with
+Value model (arXiv:2603.06248; docs/derivations.md section 1): ``beta = V s``, ``s = sigma(a)``, so with
 ``g = grad l(beta)``
 
     dL/dV = g s^T,        dL/da = J(a)^T V^T g = -J(a)^T u,
@@ -144,7 +144,7 @@ def logistic_closed_field(a: np.ndarray, p: np.ndarray, normalizer: Normalizer):
     """The closed ``(a, p)`` system of logistic loss in loss-free time ``tau``.
 
     With ``p = V^T beta_*`` and ``c = sigmoid(-z)``, ``z = p.s``, gradient flow
-    gives ``dp/dt = c s`` and ``da/dt = c J^T p`` whatever ``d`` is (PAPER.md
+    gives ``dp/dt = c s`` and ``da/dt = c J^T p`` whatever ``d`` is (docs/derivations.md
     section 3). Dividing by ``c`` (``d tau = c dt``) removes the loss:
 
         da/dtau = J(a)^T p,   dp/dtau = s,   dt/dtau = 1 + exp(z).

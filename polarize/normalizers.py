@@ -10,7 +10,7 @@ maps each public name to its class.
 
 Only softmax moves a logit in proportion to its own score: its VJP is
 ``s * (g - s.g)``, "fitness minus mean fitness" weighted by the share (the
-replicator form, PAPER.md section 1). Sigmoid has a weighting ``s (1 - s)`` but
+replicator form, docs/derivations.md section 5). Sigmoid has a weighting ``s (1 - s)`` but
 no centring; linear has neither. The normalized maps (relu, l1, l2, sum,
 sparsemax) keep a centring but not the weighting: relu and sparsemax switch
 coordinates off, sum can leave the simplex, l2 polarizes smoothly (section 2).

@@ -1,4 +1,4 @@
-"""Named experiments, among them the paper's toy settings (PAPER.md section 6).
+"""Named experiments, among them the paper's toy settings (arXiv:2603.06248 section 6).
 
 The ``paper-*`` presets draw their random arrays exactly as the official
 notebook does (numpy's legacy generator, same seed and draw order), so that

@@ -1,9 +1,8 @@
-"""``Experiment`` to and from JSON and flat string mappings (the app's URL).
+"""``Experiment`` to and from JSON, the form of files and of the command line.
 
 ``to_dict``/``from_dict`` round-trip every field (arrays as nested lists);
-``to_flat``/``from_flat`` keep only fields that differ from the defaults, each
-as a string (arrays as JSON). ``from_flat_lenient`` drops what it cannot use and
-says why. ``Experiment``'s methods of the same names call these.
+``Experiment``'s methods of the same names call these. A page's link is the web
+layer's business (``polarize.web.links``, through its controls), not the engine's.
 """
 
 from __future__ import annotations
@@ -21,11 +20,8 @@ from polarize.fields import ConfigError, FrozenArray, shown
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["ARRAY_FIELDS", "from_dict", "from_flat", "from_flat_lenient", "from_json", "parse_flat",
-           "to_dict", "to_flat"]
+__all__ = ["ARRAY_FIELDS", "from_dict", "from_json", "load_json", "max_text_bytes", "to_dict"]
 
-INT_FIELDS = frozenset({"n", "d", "samples", "seed", "a_vertex", "m"})
-FLOAT_FIELDS = frozenset({"temperature", "eps", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"})
 ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
 _CHUNK = 1 << 20
 
@@ -100,78 +96,9 @@ def _deepest(text: bytes, enough: int) -> int:
     return deepest
 
 
-def to_flat(e: Experiment) -> dict[str, str]:
-    """Every field that differs from its default, as strings (arrays as JSON)."""
-    defaults = type(e)()
-    out = {}
-    for f in dataclasses.fields(e):
-        value = getattr(e, f.name)
-        if value is None or value == getattr(defaults, f.name):
-            continue
-        out[f.name] = json.dumps(value.tolist()) if isinstance(value, FrozenArray) else str(value)
-    return out
-
-
-def from_flat(cls: type[Experiment], flat: Mapping[str, str]) -> Experiment:
-    """Parse a mapping of strings such as ``to_flat`` gives (e.g. a URL query)."""
-    _reject_unknown(cls, flat)
-    return cls(**{k: parse_flat(k, v) for k, v in flat.items()})
-
-
-def from_flat_lenient(
-    cls: type[Experiment], flat: Mapping[str, str], base: Mapping[str, Any]
-) -> tuple[Experiment, dict[str, str]]:
-    """Like ``from_flat``, but drop what is invalid instead of raising.
-
-    Returns the experiment built from every value that could be used (on top
-    of the keyword defaults ``base``) and a dict from each ignored key to the
-    reason. Keys that are not fields are skipped silently (the app may keep
-    other state in the URL).
-    """
-    known = {f.name for f in dataclasses.fields(cls)}
-    kept: dict[str, Any] = dict(base)
-    ignored: dict[str, str] = {}
-    for key, raw in flat.items():
-        if key not in known:
-            continue
-        try:
-            kept[key] = parse_flat(key, raw)
-        except ConfigError as exc:
-            ignored[key] = str(exc)
-    while True:
-        try:
-            return cls(**kept), ignored
-        except ConfigError as exc:
-            culprit = exc.field if exc.field in kept and exc.field in flat else None
-            if culprit is None:
-                # The clash involves no user value we can drop: drop user values one by one.
-                culprit = next((k for k in reversed(list(kept)) if k in flat), None)
-                if culprit is None:
-                    raise
-            ignored[culprit] = str(exc)
-            del kept[culprit]
-
-
 def _reject_unknown(cls: type, keys: Mapping[str, Any]) -> None:
     known = sorted(f.name for f in dataclasses.fields(cls))
     for key in keys:
         if key not in known:
             name = key if isinstance(key, str) and key.isidentifier() and len(key) <= 40 else shown(key)
             raise ConfigError(name, f"is not a configuration key; known keys: {', '.join(known)}")
-
-
-def parse_flat(key: str, raw: str) -> Any:
-    """The value of field ``key`` from its string form (``to_flat``'s)."""
-    try:
-        raw = str(raw).strip()
-    except ValueError:  # an integer of more digits than Python prints
-        raise ConfigError(key, "must be text") from None
-    if key in ARRAY_FIELDS:
-        return load_json(key, raw, depth=2)
-    if key not in INT_FIELDS and key not in FLOAT_FIELDS:
-        return raw
-    try:
-        return int(raw) if key in INT_FIELDS and raw.lstrip("+-").isdigit() else float(raw)
-    except ValueError:
-        kind = "an integer" if key in INT_FIELDS else "a number"
-        raise ConfigError(key, f"must be {kind}, got {shown(raw)}") from None

@@ -268,6 +268,6 @@ def ensemble_figure(m: Ensemble, tokens: Sequence[int] = (0, 1, 2), **options: A
     chosen = tuple(int(k) for k in tokens)
     if n > 2 and (len(chosen) != 3 or len(set(chosen)) != 3 or not all(0 <= k < n for k in chosen)):
         raise ValueError(f"tokens: need 3 different tokens out of 0..{n - 1}, got {tuple(tokens)}")
-    from polarize.plots.phase import starts_figure
+    from polarize.plots.portrait import starts_figure
 
     return starts_figure(m, chosen, **options)

@@ -8,7 +8,7 @@ experiment from the registry ``SYSTEMS`` (first match wins):
 
 - ``TiedSystem``: the tied model's ``(U, a)``;
 - ``LogisticClosedSystem``: logistic loss on a target direction, flow: the
-  closed ``(a, p)`` system in the loss-free time ``tau`` (PAPER.md section 3),
+  closed ``(a, p)`` system in the loss-free time ``tau`` (docs/derivations.md section 3),
   with ``log(1 + t)`` carried as one more state variable, so horizons of
   ``1e15`` cost a few hundred steps;
 - ``ReducedValueSystem``: a loss ``phi(X beta)`` whose design has fewer rows

@@ -11,9 +11,12 @@ from functools import cache
 import numpy as np
 import pytest
 
-from polarize import Experiment, animate, clipdraw, clipframes, simulate
+from polarize import Experiment, simulate
+from polarize.clips import animate
+from polarize.clips import draw as clipdraw
+from polarize.clips import frames as clipframes
 from polarize.plots import dashboard, find_trace, style, trace_index
-from polarize.reproduce import find_browser
+from polarize.plots.static import find_browser
 from polarize.science import judge, title_lines
 from polarize.web.export import dashboard_html
 
@@ -141,7 +144,7 @@ def sinks_record():
 @cache
 def sinks_pictures(width):
     """The clip's pictures of the shipped run's attention (drawn once: the static export takes seconds)."""
-    from polarize.plots.sinks import attention_figure
+    from polarize.plots.transformer import attention_figure
 
     return tuple(clipframes.clip_frames(attention_figure(sinks_record()), title=("settings", "verdict"),
                                         width=width))
@@ -157,7 +160,7 @@ def test_a_frames_annotations_update_the_layouts_by_index():
 
 
 def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
-    from polarize.plots.sinks import attention_figure
+    from polarize.plots.transformer import attention_figure
 
     record = sinks_record()
     fig = attention_figure(record).to_dict()
@@ -177,7 +180,7 @@ def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
 def test_the_sinks_clip_redraws_the_attention_and_the_titles_at_every_checkpoint():
     from plotly.colors import sample_colorscale, unlabel_rgb
 
-    from polarize.plots.sinks import attention_figure
+    from polarize.plots.transformer import attention_figure
 
     record = sinks_record()
     fig = attention_figure(record).to_dict()
@@ -220,7 +223,7 @@ def test_the_sinks_clip_writes_a_gif_and_an_mp4_frame_per_checkpoint(tmp_path):
 @needs_browser
 def test_the_sinks_cells_land_where_the_exporter_draws_them():
     """Every cell Pillow draws has the colour Chromium gives it at that spot, in every panel."""
-    from polarize.plots.sinks import attention_figure
+    from polarize.plots.transformer import attention_figure
 
     fig = attention_figure(sinks_record()).to_dict()
     static, boxes, height = clipframes._static_figure(fig, ("settings", "verdict"))

@@ -8,9 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from app_support import open_page
 from streamlit.testing.v1 import AppTest
 
-from polarize import Experiment, animate, simulate
+from polarize import Experiment, simulate
+from polarize.clips import animate
 from polarize.plots.animation import frame_indices
 from polarize.web import export
 
@@ -196,7 +198,7 @@ def test_a_run_that_stops_early_is_a_warning_with_what_was_saved():
 
 def test_the_maths_page_runs():
     at = explorer()
-    at.switch_page("pages/maths.py").run()
+    open_page(at, "maths").run()
     no_exception(at)
     assert at.title[0].value == "About the maths"
     assert len(at.get("plotly_chart")) == 4
@@ -210,22 +212,22 @@ def test_the_maths_page_runs():
     assert any(r"\dot a_i = \frac{s_i}{T} \,\bigl(u_i - s \cdot u\bigr)" in f for f in formulas)  # replicator
     assert any("One logistic run (n = 5, seed 1)" in c.value for c in at.caption)
     # Back on the Explorer, the settings are still there.
-    at.switch_page("pages/explorer.py").run()
+    open_page(at, "explorer").run()
     no_exception(at)
     assert dashboard(at)["layout"]["meta"]["n"] == 8
 
 
 def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
-    from polarize import runner
+    from polarize.serve import runner
 
     monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
     admission = runner._POOL.admission
     monkeypatch.setattr(admission, "heavy_after", float("inf"))  # no spare worker: this run must queue
     told: list[int] = []
     monkeypatch.syspath_prepend(str(ROOT))
-    import ui  # the module the app's pages import
+    import ui.renderer  # the renderer the app's pages run
 
-    monkeypatch.setattr(ui, "queue_notice", lambda place: told.append(place) or f"queued {place}")
+    monkeypatch.setattr(ui.renderer, "queue_notice", lambda place: told.append(place) or f"queued {place}")
     busy = [threading.Thread(target=runner.call_with_timeout, args=(time.sleep, 3.0), kwargs={"timeout": 60})
             for _ in range(admission.size)]
     for thread in busy:
@@ -243,7 +245,7 @@ def test_a_queued_run_says_so_and_the_cache_does_not_repeat_it(monkeypatch):
 
 
 def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch):
-    from polarize import runner
+    from polarize.serve import runner
 
     monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
     monkeypatch.setattr(runner._POOL.admission, "most_waiting", 0)  # refuse every run

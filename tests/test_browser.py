@@ -101,7 +101,8 @@ def test_a_shared_link_reproduces_its_settings(server, page):
 
 
 def test_the_exported_dashboard_plays_offline(browser, tmp_path):
-    from polarize.web import explorer, export
+    from polarize.web import export
+    from polarize.web.pages import explorer
 
     view = explorer.explore(Experiment(n=4, d=4), frames=30)
     path = tmp_path / "dashboard.html"

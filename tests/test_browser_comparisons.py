@@ -42,8 +42,8 @@ server, browser = module_fixtures(sync_api)
 def test_a_link_to_a_page_opens_inside_the_app_on_a_fresh_server(server, browser):
     """The first request this server sees is a deep link to a page (a shared link).
 
-    Streamlit would run ``pages/rates.py`` alone (its legacy ``pages/`` mode) until
-    some session has run ``app.py``; ``ui.through_app`` reroutes it through the app.
+    Pages are callables of ``app.py``'s navigation (no ``pages/`` folder for Streamlit's
+    legacy mode to run alone), so the first request goes through the app like any other.
     """
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()

@@ -1,4 +1,4 @@
-"""The paper's claims (PAPER.md section 2-6), as assertions on simulated flows."""
+"""The paper's claims (arXiv:2603.06248, sections 3-6), as assertions on simulated flows."""
 
 import numpy as np
 import pytest

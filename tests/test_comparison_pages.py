@@ -9,9 +9,11 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from app_support import open_page
+from app_support import page as app_page
 from streamlit.testing.v1 import AppTest
 
-from polarize import animate
+from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.integrate import simulate
 from polarize.normalizers import NORMALIZERS
@@ -19,11 +21,12 @@ from polarize.plots import grid as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
-from polarize.web import export, pages
-from polarize.web.comparisons import PAGES as SPECS
-from polarize.web.comparisons import common, normalizers, precomputed
+from polarize.web import export, pages, study
 from polarize.web.links import read_link, to_query
-from polarize.web.page import Caption, Problem, View
+from polarize.web.page import Problem
+from polarize.web.pages import COMPARISONS as SPECS
+from polarize.web.pages import normalizers, precomputed
+from polarize.web.view import Caption, View
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -226,7 +229,7 @@ def test_the_papers_descent_comparison_is_shown_from_its_stored_runs(monkeypatch
     def no_run(*args, **kwargs):
         raise AssertionError("the stored comparison was run again")
 
-    monkeypatch.setattr(common, "call_with_timeout", no_run)
+    monkeypatch.setattr(study, "call_with_timeout", no_run)
     view = compare("normalizers", PAPER_GD)
     assert view.error is None and view.blocks[0] == Caption(precomputed.NOTE)  # it says so
     assert [row["normalizer"] for row in view.data.table] == list(NORMALIZERS)
@@ -261,7 +264,7 @@ def no_exception(at: AppTest) -> None:
 
 
 def page(name: str, query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    at = app_page(name, timeout=TIMEOUT)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     return at.run()
@@ -270,7 +273,7 @@ def page(name: str, query: dict[str, str] | None = None) -> AppTest:
 @pytest.mark.parametrize("name", PAGES)
 def test_every_page_runs_from_the_app(name):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    at.switch_page(f"pages/{name}.py").run()
+    open_page(at, name).run()
     no_exception(at)
     spec = pages.by_name(name)
     view = compare(name)
@@ -325,7 +328,7 @@ def test_bad_input_names_the_field():
 def test_a_study_is_stopped_at_its_time_limit(monkeypatch):
     import time
 
-    from polarize.runner import RunTimeout, call_with_timeout
+    from polarize.serve.runner import RunTimeout, call_with_timeout
 
     monkeypatch.delenv("POLARIZE_APP_INPROCESS", raising=False)
     start = time.perf_counter()

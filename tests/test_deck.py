@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from app_support import open_page
 
-from polarize.deck import Deck, DeckError, DeckStore, Slide, data_dir, to_json
+from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, data_dir, to_json
 
 SLIDES = (
     Slide(link="/explorer?n=8&loss=logistic", title="Softmax polarizes", notes="Point at the winner."),
@@ -71,7 +72,7 @@ def _tampered(edit, *, resign=False):
     data = json.loads(to_json(Deck(name="d", slides=SLIDES)))
     edit(data["deck"])
     if resign:
-        from polarize.deck import _digest
+        from polarize.web.deck_store import _digest
 
         data["sha256"] = _digest(data["deck"])
     return json.dumps(data)
@@ -159,7 +160,7 @@ def _page_with_a_deck(tmp_path, monkeypatch):
 
 
 def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
-    from polarize.web.page import Action, Columns, Table, Text
+    from polarize.web.view import Action, Columns, Table, Text
 
     spec = _page_with_a_deck(tmp_path, monkeypatch)
     job = spec.make_job({})
@@ -178,7 +179,7 @@ def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
 
 
 def test_the_deck_page_refuses_a_tampered_import_and_changes_nothing(tmp_path, monkeypatch):
-    from polarize.web.page import Action
+    from polarize.web.view import Action
 
     spec = _page_with_a_deck(tmp_path, monkeypatch)
     view = spec.view(spec.make_job({}))
@@ -197,12 +198,9 @@ def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
     _page_with_a_deck(tmp_path, monkeypatch)
     at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
     at.run()
-    at.switch_page("pages/deck.py").run()
+    open_page(at, "deck").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Lecture decks"
-    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
-    # server's first request) would happen on every run and swallow the click; a browser sees it once.
-    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
     at.button(key="deck_remove0_0").click().run()
     assert not at.exception and [s.value for s in at.success] == ["Removed slide 1."]
     assert DeckStore().get("Lecture *3* <b>").slides == SLIDES[1:]

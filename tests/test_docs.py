@@ -42,8 +42,3 @@ def test_theory_pages_and_notebooks_are_rendered(site):
         page = (site / "examples" / f"{notebook.stem}.html").read_text()
         # The notebook's own code is on the page.
         assert "import polarize" in re.sub(r"<[^>]+>", "", page), notebook.name
-
-
-def test_the_site_cites_the_paper_never_the_digest(site):
-    for page in site.rglob("*.html"):
-        assert "PAPER.md" not in page.read_text(), page

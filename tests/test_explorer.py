@@ -13,16 +13,18 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from polarize import ConfigError, Experiment, animate, simulate
+from polarize import ConfigError, Experiment, simulate
 from polarize.cli import main as cli_main
+from polarize.clips import animate
 from polarize.presets import PRESETS
-from polarize.runner import RunTimeout, run_with_timeout
 from polarize.science import judge, title_lines
-from polarize.web import explorer as ex
+from polarize.serve.runner import RunTimeout, run_with_timeout
 from polarize.web import export, text
 from polarize.web.controls import format_value
 from polarize.web.links import read_link, to_query
-from polarize.web.page import Metric, Plot, Problem, selected_values
+from polarize.web.page import Problem, selected_values
+from polarize.web.pages import explorer as ex
+from polarize.web.view import Metric, Plot
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")
@@ -89,6 +91,23 @@ def test_garbage_is_reported_field_by_field_and_replaced_by_defaults():
     assert "softmax" in ignored["temperature"]  # the clash, in words
     assert values == {**DEFAULTS, "normalizer": "sigmoid"}
     assert ex.check(values) is None  # what remains is a valid run
+
+
+@pytest.mark.parametrize(
+    ("query", "dropped", "kept"),
+    [({"n": "abc"}, {"n"}, {}), ({"n": "2.5", "seed": "7"}, {"n"}, {"seed": 7}),
+     ({"lr": "fast", "method": "gd", "horizon": "100"}, {"lr"}, {"method": "gd"}),
+     ({"horizon": "1e305"}, {"horizon"}, {}),
+     ({"normalizer": "tanh", "lr": "0.05"}, {"normalizer"}, {"lr": 0.05}),
+     ({"method": "gd", "lr": "1e-9", "horizon": "100"}, {"lr"}, {"method": "gd"}),
+     ({"bogus": "1", "utm_source": "x", "seed": "4"}, set(), {"seed": 4})],
+)
+def test_a_link_loses_exactly_the_values_it_cannot_use_and_names_them(query, dropped, kept):
+    values, ignored = link(query)
+    assert set(ignored) == dropped
+    assert all(values[key] == DEFAULTS[key] for key in dropped)
+    assert all(values[key] == value for key, value in kept.items())
+    ex.build_experiment(values)  # what is left runs
 
 
 def test_messages_do_not_repeat_what_the_link_said():
@@ -343,17 +362,3 @@ def test_the_explorer_offers_its_dashboard_as_an_mp4_clip_for_slides():
     assert data[4:8] == b"ftyp" and len(data) > 10_000  # an MP4 container with frames in it
 
 
-# ---- layers ------------------------------------------------------------------------------------
-
-
-def test_no_streamlit_in_the_package_and_imports_run_one_way():
-    import pathlib
-
-    import polarize
-
-    root = pathlib.Path(polarize.__file__).parent
-    for path in root.rglob("*.py"):
-        source = path.read_text()
-        assert "import streamlit" not in source and "from streamlit" not in source, path
-        if "web" not in path.relative_to(root).parts:
-            assert "polarize.web" not in source, path  # nothing below the pages imports them

@@ -224,7 +224,7 @@ def test_closed_logistic_field_is_the_full_flow(name, d):
 
 @pytest.mark.parametrize("kind", LOSSES)
 def test_softmax_field_identities(kind):
-    """Under softmax: sum(da/dt) = 0 and d/dt(|v_i|^2/2 - a_i) = s_i (s.u), the PAPER's derived facts."""
+    """Under softmax: sum(da/dt) = 0 and d/dt(|v_i|^2/2 - a_i) = s_i (s.u), docs/derivations.md section 2."""
     rng = np.random.RandomState(9)
     d, n = 4, 6
     loss, _ = make_loss(kind, d, rng)

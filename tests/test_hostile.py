@@ -14,7 +14,9 @@ import pytest
 from polarize import cli
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate
-from polarize.runner import timeout_seconds
+from polarize.serve.runner import timeout_seconds
+from polarize.web.links import read_link
+from polarize.web.pages.explorer import EXPLORER
 
 DEEP = "[" * 1000 + "]" * 1000
 
@@ -50,17 +52,15 @@ def test_hostile_fields_are_config_errors_naming_them(config, field):
 def test_hostile_json_and_links_are_config_errors():
     assert field_of(lambda: Experiment.from_json('{"n": ' + "9" * 5000 + "}")) == "config"
     assert field_of(lambda: Experiment.from_json(DEEP)) == "config"
-    assert field_of(lambda: Experiment.from_flat({"a0": DEEP})) == "a0"
-    assert field_of(lambda: Experiment.from_flat({"n": "9" * 5000})) == "n"
     assert field_of(lambda: Experiment.from_dict({"bad\nkey": 1})) == "'bad\\nkey'"
-    e, ignored = Experiment.from_flat_lenient({"a0": DEEP, "n": "3", "d": "2"})
-    assert (e.n, e.d, e.a0) == (3, 2, None) and set(ignored) == {"a0"}
+    values, ignored = read_link(EXPLORER, {"seed": DEEP, "n": "9" * 5000, "d": "2", "horizon": "50"})
+    assert set(ignored) == {"seed", "n"} and (values["d"], values["horizon"]) == (2, 50.0)
 
 
-def test_flat_integers_are_read_exactly():
-    e = Experiment(seed=2**32 - 1)
-    assert Experiment.from_flat(e.to_flat()).seed == 2**32 - 1
-    assert field_of(lambda: Experiment.from_flat({"seed": str(2**32)})) == "seed"
+def test_link_integers_are_read_exactly():
+    values, ignored = read_link(EXPLORER, {"seed": str(2**32 - 1)})
+    assert values["seed"] == 2**32 - 1 and not ignored
+    assert set(read_link(EXPLORER, {"seed": str(2**32)})[1]) == {"seed"}
 
 
 @pytest.mark.parametrize(("loss", "target", "expected"), [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_support import page as app_page
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
@@ -79,7 +80,7 @@ def test_echo_shortens_long_text():
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
 def test_no_link_can_inject_markdown_into_a_page(spec):
-    at = AppTest.from_file(str(ROOT / "pages" / f"{spec.name}.py"), default_timeout=120)
+    at = app_page(spec.name, timeout=120)
     for i, key in enumerate(spec.keys or ("seed",)):
         at.query_params[key] = ATTACKS[i % len(ATTACKS)]
     at.run()

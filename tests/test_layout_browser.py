@@ -50,9 +50,6 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
                            **{name: path for name, (path, _) in STATES.items()}}.items():
             tabs[name] = context.new_page()
             tabs[name].goto(f"{server.url}/{path}", wait_until="commit")
-            if len(tabs) == 1:
-                # A fresh server serves pages/ alone until app.py has run once (ui.through_app).
-                wait_until_settled(tabs[name])
         found = {}
         for name, tab in tabs.items():
             tab.bring_to_front()  # a tab behind others gets no animation frames

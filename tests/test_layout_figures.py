@@ -16,8 +16,9 @@ from polarize.plots import style
 from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
-from polarize.plots.sinks import training_figure
-from polarize.web.page import PageSpec, Screen, View
+from polarize.plots.transformer import training_figure
+from polarize.web.page import PageSpec, Screen
+from polarize.web.view import View
 
 
 def _cells(figure) -> list[tuple[tuple[float, float], tuple[float, float]]]:

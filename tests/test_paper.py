@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from polarize import simulate
+from polarize.cli.reproduce import PAPER_FIGURES, reproduce
+from polarize.plots.static import find_browser
 from polarize.presets import NOTEBOOK_EPS, PRESETS, paper_regression, paper_tied
-from polarize.reproduce import PAPER_FIGURES, find_browser, reproduce
 from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate, sweep
 
 try:
@@ -144,7 +145,7 @@ def test_reproduce_writes_every_figure_and_a_summary(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(find_browser() is None, reason="no Chromium for kaleido's static export")
 def test_reproduce_exports_png_and_svg_through_the_system_browser(tmp_path, monkeypatch):
-    import polarize.reproduce as module
+    import polarize.cli.reproduce as module
 
     one = {"logistic": module.PAPER_FIGURES["logistic"]}
     monkeypatch.setattr(module, "PAPER_FIGURES", one)
@@ -172,7 +173,7 @@ def test_sweeping_kappa_redraws_the_design_for_each_value():
 
 
 def test_reproduce_without_a_browser_says_so_and_writes_html_only(tmp_path, monkeypatch):
-    import polarize.reproduce as module
+    import polarize.cli.reproduce as module
 
     monkeypatch.setattr(module, "PAPER_FIGURES", {"kl": module.PAPER_FIGURES["kl"]})
     monkeypatch.setattr(module, "find_browser", lambda: None)
@@ -186,7 +187,7 @@ def test_reproduce_without_a_browser_says_so_and_writes_html_only(tmp_path, monk
 def test_reproduce_without_kaleido_names_the_extra_to_install(tmp_path, monkeypatch):
     import importlib.util
 
-    import polarize.reproduce as module
+    import polarize.cli.reproduce as module
 
     monkeypatch.setattr(module, "PAPER_FIGURES", {"kl": module.PAPER_FIGURES["kl"]})
     real = importlib.util.find_spec

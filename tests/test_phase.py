@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_support import page as app_page
 
 from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
@@ -258,7 +258,7 @@ def test_a_click_on_the_basin_map_sets_the_start_to_the_clicked_square():
 
 
 def test_the_page_under_apptest_runs_and_follows_its_controls():
-    at = AppTest.from_file(str(ROOT / "pages" / "phase.py"), default_timeout=TIMEOUT)
+    at = app_page("phase", timeout=TIMEOUT)
     at.query_params["resolution"] = "30"
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import streamlit
+from app_support import open_page
 from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
-from polarize.deck import Deck, DeckStore, Slide
 from polarize.plots import dashboard
-from polarize.plots.present import presented
+from polarize.plots.present_figure import presented
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
-from polarize.web.page import Caption, Columns, Metric, Plot, View
-from polarize.web.present import presented_view
-from ui import present
+from polarize.web.deck_store import Deck, DeckStore, Slide
+from polarize.web.present_view import presented_view
+from polarize.web.view import Caption, Columns, Metric, Plot, View
+from ui import present_mode
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -165,9 +165,6 @@ def app(tmp_path, monkeypatch):
     monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
     import ui
 
-    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
-    # server's first request) would happen on every run and swallow the clicks; a browser sees it once.
-    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
     asked: list[str] = []
     real = streamlit.set_page_config
     monkeypatch.setattr(streamlit, "set_page_config",
@@ -201,7 +198,7 @@ def test_presentation_mode_in_the_app(app, how):
     assert all(not s.help for s in app.sidebar.slider) and all(not m.help for m in app.metric)
     layout = _dashboard(app)["layout"]
     assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
-    assert layout["height"] <= 720 - present.CHROME
+    assert layout["height"] <= 720 - present_mode.CHROME
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
     (code,) = app.code  # the presentation link, with a copy button
     start = "/?" if how == "present" else "https://example.org/course/?"
@@ -235,7 +232,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     assert deck.slides[0].notes == "say *this*"
     assert links.read_link(pages.EXPLORER, links.resolve(deck.slides[1].link, pages.PAGES)[1])[0]["n"] == 3
 
-    app.switch_page("pages/deck.py").run()
+    open_page(app, "deck").run()
     app.button(key="deck_present0").click().run()
     _no_exception(app)
     assert app.title[0].value.startswith("Explorer") and app.slider(key="explorer_n").value == 5
@@ -243,7 +240,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     assert app.button(key="_show_back").disabled and app.caption.len == 0
     assert [t.value for t in app.sidebar.text] == ["say *this*"]  # the speaker notes, as text
     # AppTest stays on the page its own switch_page named; the app's switch_page lasts one run.
-    app.switch_page("pages/explorer.py")
+    open_page(app, "explorer")
     app.button(key="_show_next").click().run()
     _no_exception(app)
     assert app.slider(key="explorer_n").value == 3 and app.query_params["n"] in ("3", ["3"])
@@ -259,13 +256,13 @@ def test_a_tampered_deck_shows_its_links_as_text(app):
     DeckStore().save(Deck(name="d", slides=(Slide(link=bad, title="[click](javascript:alert(1))"),
                                             Slide(link="/explorer?n=[x](javascript:alert(1))", title="t"))))
     app.run()
-    app.switch_page("pages/deck.py").run()
+    open_page(app, "deck").run()
     _no_exception(app)
     assert [t.value for t in app.text] == [f"Not a page of this app: {bad}"]
     assert not any("](javascript:" in m.value for m in app.markdown)
     assert app.button(key="deck_open0_1").label == "Open"
     app.button(key="deck_open0_1").click().run()  # the page reads the odd value and says so, as text
-    app.switch_page("pages/explorer.py").run()
+    open_page(app, "explorer").run()
     _no_exception(app)
     assert app.slider(key="explorer_n").value == 8
     assert any("`n=[x](javascript:alert(1))`" in w.value for w in app.warning)
@@ -276,13 +273,13 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
     other = AppTest.from_file(APP, default_timeout=120)
     app.run()
     _add(app, "mine")
-    other.switch_page("pages/deck.py").run()
+    open_page(other, "deck").run()
     _no_exception(other)
     assert [m.value for m in other.markdown if "mine" in m.value] == []
     assert any(m.value.startswith("No decks yet") for m in other.markdown)
     assert not any(str(tmp_path) in c.value for c in other.caption)
     assert any("for this visit only" in c.value for c in other.caption)
-    app.switch_page("pages/deck.py").run()
+    open_page(app, "deck").run()
     assert [r["title"] for r in app.dataframe[0].value.to_dict("records")] == ["mine"]
     assert not (tmp_path / "decks.sqlite3").exists()
 

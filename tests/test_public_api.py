@@ -51,8 +51,10 @@ def test_unknown_names_still_raise_attribute_error():
 
 
 def test_internal_modules_stay_importable_by_full_path():
-    from polarize import cli, deck, runner, serialize  # noqa: F401
+    from polarize import cli, serialize  # noqa: F401
     from polarize.plots import dashboard  # noqa: F401
+    from polarize.serve import runner  # noqa: F401
+    from polarize.web import deck_store  # noqa: F401
 
 
 def test_import_polarize_loads_neither_plotly_nor_pandas():

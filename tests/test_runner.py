@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from polarize import ConfigError, Experiment, runner
-from polarize.admission import Admission, ServerBusy
-from polarize.runner import RunTimeout, WorkerCrashed, call_with_timeout, run_with_timeout
+from polarize import ConfigError, Experiment
+from polarize.serve import runner
+from polarize.serve.admission import Admission, ServerBusy
+from polarize.serve.runner import RunTimeout, WorkerCrashed, call_with_timeout, run_with_timeout
 
 
 def test_a_run_that_overruns_is_stopped_and_a_fresh_worker_takes_over():

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_support import page as app_page
 
 from polarize.integrate import simulate
-from polarize.plots.sinks import attention_figure, massive_figure, token_labels, training_figure
+from polarize.plots.transformer import attention_figure, massive_figure, token_labels, training_figure
 from polarize.presets import paper_tied
 from polarize.sinks.runs import read_run, shipped_runs
 from polarize.web import pages
-from polarize.web import sinks as sinks_page
+from polarize.web.pages import sinks as sinks_page
 from polarize.web.progress import progress_notices
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,7 +122,7 @@ def test_the_shipped_paper_runs_have_the_papers_settings_and_show_its_claim():
 
 
 def test_the_page_runs_headless_and_the_sequence_changes_the_maps():
-    at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
+    at = app_page("sinks", timeout=TIMEOUT).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Attention sinks"
     assert len(at.get("plotly_chart")) == 3
@@ -134,7 +134,7 @@ def test_the_page_runs_headless_and_the_sequence_changes_the_maps():
 
 def test_live_training_without_the_extra_names_it(monkeypatch):
     monkeypatch.setattr(sinks_page, "available", lambda: False)
-    at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
+    at = app_page("sinks", timeout=TIMEOUT).run()
     at.radio(key="sinks_source").set_value("live").run()
     assert not at.exception
     (error,) = at.error
@@ -188,7 +188,7 @@ def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeyp
 def test_the_page_draws_a_live_runs_progress(monkeypatch):
     calls = _fake_trainer(monkeypatch)
     try:
-        at = AppTest.from_file(str(ROOT / "pages" / "sinks.py"), default_timeout=TIMEOUT).run()
+        at = app_page("sinks", timeout=TIMEOUT).run()
         at.radio(key="sinks_source").set_value("live")
         at.number_input(key="sinks_seed").set_value(8).run()
     finally:
@@ -199,7 +199,7 @@ def test_the_page_draws_a_live_runs_progress(monkeypatch):
 
 
 def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_verdict(tmp_path):
-    from polarize import animate
+    from polarize.clips import animate
     from polarize.sinks.metrics import sink_heads
 
     spec = pages.by_name("sinks")

@@ -143,7 +143,7 @@ def test_a_shipped_run_is_reproduced_by_retraining_its_start():
 
 
 def test_a_live_run_trains_in_a_child_and_reports_its_progress():
-    from polarize.sinks.live import train_live
+    from polarize.serve.training import train_live
 
     config = _tiny("softmax", True, batch=16, steps=20, train_size=400, eval_size=32, checkpoints=1)
     seen = []
@@ -155,15 +155,15 @@ def test_a_live_run_trains_in_a_child_and_reports_its_progress():
 
 
 def test_a_live_run_over_its_time_limit_is_stopped():
-    from polarize.sinks.live import TrainingFailed, train_live
+    from polarize.serve.training import TrainingFailed, train_live
 
     with pytest.raises(TrainingFailed, match=r"longer than 0\.01 s"):
         train_live(_tiny("softmax", True, steps=1000), timeout=0.01)
 
 
 def test_live_runs_wait_in_a_queue_that_refuses_when_full(monkeypatch):
-    from polarize.admission import ServerBusy
-    from polarize.sinks.live import TRAININGS, train_live
+    from polarize.serve.admission import ServerBusy
+    from polarize.serve.training import TRAININGS, train_live
 
     monkeypatch.setattr(TRAININGS, "most_waiting", 0)
     with pytest.raises(ServerBusy):

@@ -1,6 +1,6 @@
 """A study out of time: runs cut or left out at the budget; every page draws what finished, with advice.
 
-The budget is made tiny (``common.within``) while the hard limit stays as it is, and each page is
+The budget is made tiny (``study.within``) while the hard limit stays as it is, and each page is
 given settings whose first run takes far longer than that budget.
 """
 
@@ -14,15 +14,15 @@ import pytest
 from polarize import Experiment
 from polarize.budget import OUT_OF_TIME
 from polarize.ensemble import simulate_many
-from polarize.runner import RunTimeout
 from polarize.science import basins as basins_module
 from polarize.science import compare_normalizers
 from polarize.science import deadline as deadline_module
 from polarize.science.basins import basins
 from polarize.science.deadline import Deadline, within_budget
-from polarize.web import overtime, pages
-from polarize.web.comparisons import common
-from polarize.web.page import Problem, View
+from polarize.serve.runner import RunTimeout
+from polarize.web import overtime, pages, study
+from polarize.web.page import Problem
+from polarize.web.view import View
 
 TINY = 0.2
 """The study's budget in these tests (seconds)."""
@@ -97,7 +97,7 @@ def test_without_a_budget_a_study_is_complete_and_unchanged():
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monkeypatch, name):
     values, cut, advice = CASES[name]
-    monkeypatch.setattr(common, "within", lambda limit: BUDGETS.get(name, TINY))
+    monkeypatch.setattr(study, "within", lambda limit: BUDGETS.get(name, TINY))
     view = view_of(name, values)
     assert view.error is None, view.error
     assert view.plots() and view.passing  # drawn, but not kept for others: it may finish next time
@@ -118,7 +118,7 @@ def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monke
 
 def test_the_phase_portrait_keeps_the_field_when_its_ensembles_are_left_out(monkeypatch):
     values, _, _ = CASES["phase"]
-    monkeypatch.setattr(common, "within", lambda limit: BUDGETS["phase"])
+    monkeypatch.setattr(study, "within", lambda limit: BUDGETS["phase"])
     view = view_of("phase", values)
     assert [p.key for p in view.plots()] == ["field"]
     assert "Not run:" in view.warnings[0] and "the basin map" in view.warnings[0]
@@ -131,7 +131,7 @@ def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, na
     def overran(*args, **kwargs):
         raise RunTimeout(2.0)
 
-    monkeypatch.setattr(common, "call_with_timeout", overran)
+    monkeypatch.setattr(study, "call_with_timeout", overran)
     view = view_of(name, values)
     assert view.error.startswith("These runs took longer than 2 s and were stopped. To see ")
     assert advice[0] in view.error, view.error
@@ -139,7 +139,7 @@ def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, na
 
 
 def test_a_study_with_nothing_to_draw_says_what_to_change(monkeypatch):
-    monkeypatch.setattr(common, "within", lambda limit: 0.0)  # no time at all: every run is left out
+    monkeypatch.setattr(study, "within", lambda limit: 0.0)  # no time at all: every run is left out
     view = view_of("tied", {"sizes": (150,), "horizon": 5e4})
     assert view.passing and view.error.startswith("These runs did not get far enough to draw")
     assert "lower the horizon" in view.error
@@ -198,7 +198,7 @@ def test_a_basin_map_out_of_time_keeps_its_first_rows_and_names_the_starts_not_r
 def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeypatch):
     monkeypatch.setenv("POLARIZE_APP_INPROCESS", "1")  # the slow clock is this process's
     slow_starts(monkeypatch, 0.01)  # the odds' 960 starts take 9.6 s; the 2,500 of the basin map 25 s
-    monkeypatch.setattr(common, "within", lambda limit: 20.0)
+    monkeypatch.setattr(study, "within", lambda limit: 20.0)
     view = view_of("phase", {})
     assert view.error is None and [p.key for p in view.plots()] == ["field", "basins", "odds"]
     traces = {t.uid: t for t in view.plots()[1].figure.data}

@@ -26,8 +26,8 @@ from polarize.science import (
     polarization_rate,
 )
 from polarize.web import text
-from polarize.web.comparisons import rates as rates_page
-from polarize.web.maths import maths_runs, view
+from polarize.web.pages import rates as rates_page
+from polarize.web.pages.maths import maths_runs, view
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
+from app_support import open_page
 from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
@@ -29,7 +29,7 @@ from polarize.plots.animation import (
 )
 from polarize.plots.multiples import animated_grid
 from polarize.web import transport
-from polarize.web.explorer import preset_values
+from polarize.web.pages.explorer import preset_values
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = (ROOT / "polarize" / "web" / "transport.js").read_text()
@@ -99,9 +99,6 @@ def test_the_script_maps_the_keys_and_the_step_buttons():
 def app(monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
     assert not at.exception, [e.value for e in at.exception]
-    # AppTest makes a fresh pages manager for every run, so ui.through_app's one-time rerun (for a
-    # server's first request) would happen on every run and swallow the clicks; a browser sees it once.
-    monkeypatch.setattr(sys.modules["ui"], "through_app", lambda: None)
     return at
 
 
@@ -144,7 +141,7 @@ def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     assert first["autoplay"] and second["autoplay"]
     assert second["run"] != first["run"]  # a new document: the iframe loads again and plays the new figure
     # One setting for every animated page: the Rates page (no toggle drawn by itself yet) keeps it.
-    at.switch_page("pages/rates.py").run()
+    open_page(at, "rates").run()
     assert not at.exception and at.toggle(key="transport_keep_playing").value is True
 
 
@@ -182,8 +179,8 @@ def _layout(page: str) -> dict:
 
 
 def test_the_spinner_says_which_run_is_made():
-    from polarize.web.explorer import EXPLORER
     from polarize.web.pages import by_name
+    from polarize.web.pages.explorer import EXPLORER
 
     values = preset_values() | {"method": "gd", "n": 5, "horizon": 1e6, "loss": "kl"}
     assert EXPLORER.running(values) == ("Simulating gradient descent of 5 tokens to t = 1e6 "

@@ -9,9 +9,9 @@ import pytest
 from polarize import Experiment, simulate
 from polarize.budget import OUT_OF_TIME, within
 from polarize.plots import find_trace
-from polarize.runner import RunTimeout
-from polarize.web import explorer as ex
+from polarize.serve.runner import RunTimeout
 from polarize.web import overtime
+from polarize.web.pages import explorer as ex
 
 # 200,000 descent steps on 64 tokens: far longer than any budget below.
 SLOW_DESCENT = Experiment(n=64, d=64, method="gd", lr=0.1, horizon=2e4)

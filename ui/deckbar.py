@@ -12,12 +12,12 @@ from typing import Any
 
 import streamlit as st
 
-from polarize import deck
 from polarize.env import hosted
+from polarize.web import deck_store as deck
 from polarize.web import links
 from polarize.web.echo import literal
 from polarize.web.page import PageSpec
-from ui import present
+from ui import present_mode
 
 __all__ = ["bind_store", "deck_box"]
 
@@ -25,7 +25,7 @@ _STORE, _SAID = "_deck_store", "_deckbar_said"
 
 
 def bind_store() -> None:
-    """Make this session's deck store the current one (``polarize.deck.current``) for this run."""
+    """Make this session's deck store the current one (``polarize.web.deck_store.current``) for this run."""
     if not hosted():
         deck.use(None)
         return
@@ -40,7 +40,7 @@ def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
         return
     with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
         st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
-        if not present.on():
+        if not present_mode.on():
             st.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"

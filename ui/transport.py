@@ -14,7 +14,7 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from polarize.web import transport
-from polarize.web.page import View
+from polarize.web.view import View
 
 __all__ = ["KEEP_PLAYING", "animated", "controls"]
 

@@ -7,8 +7,11 @@
 - ``panels``, ``replicator`` and ``dashboard``: the Explorer's five-panel figure, one builder per panel
   (the repulsion panel has two: points, or the replicator lens's bars);
 - ``grid``: the comparison pages' figures (also the paper's, static);
+- ``portrait``: the phase portrait (field, rest points, runs, basin map, odds);
+- ``transformer``: the attention-sink experiments (heatmaps, sink scores, training curves);
 - ``maths``: the small static figures of the maths page;
-- ``paper``: the paper's static figures (``polarize reproduce``).
+- ``paper``: the paper's static figures (``polarize reproduce``); ``static``: PNG/SVG export;
+- ``crowding`` and ``present_figure``: figures fitted to small panels and to presentation mode.
 
 Builders take results (``polarize.diagnostics.Result``) and return ``go.Figure``;
 nothing here imports Streamlit.

@@ -34,7 +34,7 @@ from polarize.plots.crowding import legend_rows
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
-    View,
+    RunFrames,
     entropy_panel,
     loss_panel,
     repulsion_panel,
@@ -55,7 +55,7 @@ PANELS: dict[str, str] = {
 }
 """Panel key -> title, in the order the panels are laid out."""
 
-BUILDERS: dict[str, Callable[[View, str, str], PanelTraces]] = {
+BUILDERS: dict[str, Callable[[RunFrames, str, str], PanelTraces]] = {
     "simplex": simplex_panel, "scores": scores_panel, "entropy": entropy_panel,
     "repulsion": repulsion_panel, "loss": loss_panel,
 }
@@ -131,7 +131,7 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
         holds plotly's default template, as a ``go.Figure`` adds it (one dict shared by every
         figure: read it, never change it).
     """
-    view = View.of(result, frames)
+    view = RunFrames.of(result, frames)
     narrow = style.narrow() if narrow is None else narrow
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
     height = _NARROW_HEIGHT if narrow else height

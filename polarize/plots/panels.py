@@ -1,6 +1,6 @@
 """The dashboard's five panels, one builder each.
 
-Every builder takes a ``View`` of the run (the arrays every panel needs,
+Every builder takes a ``RunFrames`` of the run (the arrays every panel needs,
 computed once) and the names of its axes, and returns a ``PanelTraces``: its
 static traces, its moving traces and their state at any saved time, its axes
 and its annotations. Every trace carries a ``uid`` ``"PANEL-PART"`` (for
@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from polarize.diagnostics import Result
-from polarize.normalizers import NORMALIZERS
 from polarize.plots import style
 from polarize.plots.animation import frame_indices
 from polarize.plots.lines import line_trace, token_lines
@@ -28,7 +27,7 @@ from polarize.science import simplex_shares
 __all__ = [
     "TAIL",
     "PanelTraces",
-    "View",
+    "RunFrames",
     "entropy_panel",
     "loss_panel",
     "moving_traces",
@@ -86,7 +85,7 @@ def project_to_polygon(s: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class View:
+class RunFrames:
     """What the panels need of one run, computed once.
 
     Attributes
@@ -129,7 +128,7 @@ class View:
     times: np.ndarray
 
     @classmethod
-    def of(cls, result: Result, frames: int) -> View:
+    def of(cls, result: Result, frames: int) -> RunFrames:
         t = np.asarray(result.t, dtype=float)
         s = np.asarray(result.s, dtype=float)
         positive = t > 0
@@ -138,7 +137,7 @@ class View:
         return cls(result=result, t=t, s=s, n=s.shape[1], colors=style.token_colors(s.shape[1], top), top=top,
                    shown=frame_indices(t, frames), positive=positive, tx=tx,
                    logistic=result.p is not None,
-                   on_simplex=NORMALIZERS[result.experiment.normalizer].on_simplex,
+                   on_simplex=result.experiment.sigma.on_simplex,
                    s_range=span(s, floor=(0.0, 1.0), pad=0.04), s_rounded=round_significant(s),
                    times=round_significant(np.where(positive, t, tx[0])))
 
@@ -210,7 +209,7 @@ def panel_axis(**entries: Any) -> dict[str, Any]:
     return out | entries | ({"title": title} if title else {})
 
 
-def simplex_panel(view: View, xa: str, ya: str) -> PanelTraces:
+def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 1: the scores on the simplex, with the whole path, a comet tail and the current point.
 
     A segment for ``n = 2``, a triangle for ``n = 3``, the ``n`` vertices of a
@@ -271,7 +270,7 @@ def simplex_panel(view: View, xa: str, ya: str) -> PanelTraces:
                        annotations=notes)
 
 
-def scores_panel(view: View, xa: str, ya: str) -> PanelTraces:
+def scores_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 2: each score ``s_i(t)`` against log time, a marker on each at the current time."""
     n = view.n
     width = 3 if n <= 10 else 2 if n <= 24 else 1.3
@@ -295,7 +294,7 @@ def scores_panel(view: View, xa: str, ya: str) -> PanelTraces:
     return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)
 
 
-def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
+def entropy_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 3: the entropy ``H(s(t))``, with its uniform value ``log n`` marked."""
     h = np.asarray(view.result.entropy, dtype=float)
     log_n = math.log(view.n)
@@ -326,7 +325,7 @@ def entropy_panel(view: View, xa: str, ya: str) -> PanelTraces:
                        annotations=[note])
 
 
-def repulsion_panel(view: View, xa: str, ya: str) -> PanelTraces:
+def repulsion_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 4: each token as a point (fitness ``u_i`` or, for the logistic loss, ``p_i``; score ``s_i``).
 
     For the logistic loss the fitness ``u_i = c p_i`` rides along as open markers;
@@ -371,7 +370,7 @@ def repulsion_panel(view: View, xa: str, ya: str) -> PanelTraces:
     return PanelTraces(static=[], moving=moving_traces(styles, at(int(shown[0]))), at=at, axes=axes)
 
 
-def loss_panel(view: View, xa: str, ya: str) -> PanelTraces:
+def loss_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 5: the loss against log time, on a log axis when it stays positive."""
     loss = np.asarray(view.result.loss, dtype=float)
     shown_loss = view.over_time(loss)

@@ -1,11 +1,11 @@
-"""Static figures in the layout of the paper's toy experiments (PAPER.md section 6).
+"""Static figures in the layout of the paper's toy experiments (arXiv:2603.06248 section 6).
 
 Every figure is the small-multiples renderer in its static mode; the tied model
 and the regression are the comparison pages' own builders (``grid.tied_figure``,
 ``grid.regression_figure``) with ``animated=False``. Time axes are logarithmic,
 so the saved time ``t = 0`` is left out. A run that stopped early is drawn up to
 where it stopped, with its message as a note. Runs come labelled as in
-``polarize.reproduce`` (``"D = 10"``, ``"kappa = 4"``).
+``polarize.cli.reproduce`` (``"D = 10"``, ``"kappa = 4"``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The repulsion panel's replicator mode: each token's fitness minus the mean fitness, as signed bars.
 
-Under softmax the logits move as ``da_i/dt = s_i (u_i - s.u) / T`` (PAPER.md
+Under softmax the logits move as ``da_i/dt = s_i (u_i - s.u) / T`` (docs/derivations.md
 section 1, the replicator form): a bar above zero is a logit that grows, one
 below a logit that falls. The bars play on the dashboard's own frames
 (``dashboard(result, repulsion="replicator")``).
@@ -15,7 +15,7 @@ import numpy as np
 from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.numbers import rounded
-from polarize.plots.panels import PanelTraces, View, moving_traces, panel_axis
+from polarize.plots.panels import PanelTraces, RunFrames, moving_traces, panel_axis
 from polarize.science import simplex_shares
 
 __all__ = ["REPULSION_TITLES", "fitness_gaps", "replicator_panel"]
@@ -50,7 +50,7 @@ def fitness_gaps(result: Result) -> np.ndarray:
     return u - np.sum(shares * u, axis=1, keepdims=True)
 
 
-def replicator_panel(view: View, xa: str, ya: str) -> PanelTraces:
+def replicator_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """The repulsion panel as the replicator lens: a bar ``u_i - s.u`` per token, in the token colours.
 
     The gaps fade by decades over a run (the fitness vanishes with the loss's gradient), while the

@@ -88,7 +88,7 @@ class Basins:
 
         ``options`` (``picked``, ``title``, ``height``) go to ``basin_figure``.
         """
-        from polarize.plots.phase import basin_figure
+        from polarize.plots.portrait import basin_figure
 
         return basin_figure(self, **options)
 
@@ -132,7 +132,7 @@ class NaiveOdds:
 
     def figure(self, **options: Any) -> go.Figure:
         """The odds against the scale, with their 95% band (``polarize.odds_figure``; ``height``)."""
-        from polarize.plots.phase import odds_figure
+        from polarize.plots.portrait import odds_figure
 
         return odds_figure(self, **options)
 

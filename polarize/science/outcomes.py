@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from polarize.science.studies import NormalizerRow
-from polarize.science.text import format_time
+from polarize.science.times import format_time
 from polarize.science.verdict import POLARIZED_SHARE, judge
 
 __all__ = ["GROUP_TITLES", "describe_normalizers", "outcome_groups"]

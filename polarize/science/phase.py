@@ -1,7 +1,7 @@
 """The replicator picture of a softmax run: the field on the simplex, its rest points, and basins.
 
 With ``V`` held at its value at some time, the scores move in a field of their
-own: ``da/dt = J^T u`` with the fitness ``u = -V^T grad l(V s)`` (PAPER.md
+own: ``da/dt = J^T u`` with the fitness ``u = -V^T grad l(V s)`` (docs/derivations.md
 section 1) and ``ds/dt = J da/dt``. Its rest points are those of the replicator
 equation, ``s_i (u_i - s.u) = 0``: the vertices, and points of a face where
 every token of the face has the same fitness. As ``V`` learns, the field and
@@ -159,7 +159,7 @@ def naive_winner(experiment: Experiment) -> int:
     """The token with the largest fitness at the uniform scores and ``V0``.
 
     For logistic loss on ``beta_*`` the fitness is ``c p`` with ``p = V0^T beta_*``:
-    the largest ``p_i(0)``, which wins from ``a(0) = 0`` (PAPER.md section 3).
+    the largest ``p_i(0)``, which wins from ``a(0) = 0`` (docs/derivations.md section 3).
     """
     e = experiment.resolved()
     _, u = field_at(e, np.asarray(e.V0), np.zeros((1, e.n)))

@@ -172,7 +172,7 @@ def _compared(lr: float, flow: Result, descent: Result) -> DescentComparison:
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Rate:
-    """How ``1 - max s`` decays along a logistic run, against the theory (docs/theory/rate.md).
+    """How ``1 - max s`` decays along a logistic run, against the theory (docs/derivations.md section 3).
 
     Attributes
     ----------

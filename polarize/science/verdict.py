@@ -9,9 +9,8 @@ import numpy as np
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
-from polarize.normalizers import NORMALIZERS
 from polarize.science.simplex import simplex_shares
-from polarize.science.text import format_time
+from polarize.science.times import format_time
 
 __all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge",
            "settings_line", "title_lines"]
@@ -84,7 +83,7 @@ def judge(result: Result) -> Verdict:
     gap = float(result.one_minus_max[-1])
     log_n = math.log(n)
     t = np.asarray(result.t, dtype=float)
-    on_simplex = NORMALIZERS[result.experiment.normalizer].on_simplex
+    on_simplex = result.experiment.sigma.on_simplex
     shares_note = "" if on_simplex else (
         f" ({result.experiment.normalizer} scores need not sum to 1; these are shares |s_i| / Σ|s_j|.)")
     # Is the entropy still falling over the last decade of time?

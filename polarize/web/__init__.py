@@ -1,16 +1,19 @@
 """The app's pages without Streamlit: each page is a ``PageSpec`` (``polarize.web.pages`` lists them).
 
-Layers, imported one way only: ``pages/*.py`` -> ``ui/`` (the one Streamlit
-renderer) -> ``polarize.web`` (page specs, controls, links, views) ->
-``polarize.plots`` -> ``polarize.science`` -> the engine.
+Layers, imported one way only: ``app.py`` -> ``ui/`` (the one Streamlit renderer) ->
+``polarize.web`` -> ``polarize.serve``, ``polarize.clips`` -> ``polarize.plots`` ->
+``polarize.science`` -> the engine.
 
+- ``pages``: every page's spec (``pages.PAGES``, in navigation order), one module each;
+- ``page``: ``PageSpec``, ``Screen``, what a click on a figure sets; ``view``: ``View`` and its blocks;
 - ``controls``: ``Control``, one control (widget, link key, range, rules);
 - ``links``: ``read_link`` and ``to_query``, the one reader and writer of links (``present`` too);
-- ``echo``: ``echo``, the one way a user-supplied value (a link's raw text) reaches the page;
-- ``page``: ``PageSpec``, ``View`` and its blocks, ``Problem``;
-- ``explorer``, ``comparisons.*``, ``maths``: the pages; ``text``: the Explorer's words;
-- ``export``: the downloads of a run; ``present``: a view in presentation mode;
-- ``transport``: the script of the animated figures' keys and step buttons (app and offline HTML);
-- ``deck``: the Deck page (lecture decks);
-- ``pages``: every page, in navigation order.
+- ``echo``: the one way a user-supplied value (a link's raw text) reaches the page;
+- ``failures``: what a failed or queued run says; ``overtime``: advice for a run cut at its limit;
+- ``study``: studies of several runs under one time budget (comparison pages, phase portrait);
+- ``progress``: progress reports from a run to the page that waits for it;
+- ``text``: the Explorer's words; ``export``: the downloads of a run;
+- ``present_view``: a view in presentation mode;
+- ``transport`` (and ``transport.js``): the animated figures' keys and step buttons (app and offline HTML);
+- ``deck_store``: lecture decks (SQLite, or in memory for a hosted session).
 """

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import plotly.io as pio
 
-from polarize import animate
+from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.plots.style import FONT_FAMILY
 from polarize.web import transport
-from polarize.web.page import Download
+from polarize.web.view import Download
 
 __all__ = ["CLIPS", "clip_downloads", "config_json", "dashboard_html", "file_stem", "trajectory_columns",
            "trajectory_csv", "trajectory_json"]

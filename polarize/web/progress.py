@@ -1,6 +1,6 @@
 """How far a long view has got: a page's ``view`` reports, the renderer (if listening) draws a bar.
 
-Like ``polarize.admission.queue_notices`` for a run's place in the queue: the
+Like ``polarize.serve.admission.queue_notices`` for a run's place in the queue: the
 renderer sets a callback for the thread making the view, and the view calls
 ``report`` as it goes; with no one listening (scripts, tests) ``report`` does
 nothing.

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from polarize.config import Experiment
-from polarize.normalizers import NORMALIZERS
 from polarize.plots.dashboard import titles
 from polarize.science import distance_to_simplex, format_time
 
@@ -50,7 +49,7 @@ def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
 
 def _distance_metric(result: Any) -> tuple[str, str, str]:
     """``1 - max s`` on the simplex; off it, where ``1 - max s`` means nothing, the distance to it."""
-    if NORMALIZERS[result.experiment.normalizer].on_simplex:
+    if result.experiment.sigma.on_simplex:
         return ("1 \u2212 max s", f"{result.one_minus_max[-1]:.3g}",
                 "The weight left for all tokens but the winner: 0 at a vertex of the simplex.")
     s = np.asarray(result.s[-1], dtype=float)
@@ -77,7 +76,7 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness") -> list[s
     logistic = experiment.loss == "logistic"
     simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
                "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
-    if not NORMALIZERS[experiment.normalizer].on_simplex:
+    if not experiment.sigma.on_simplex:
         simplex += f" ({experiment.normalizer} scores need not sum to 1: the point shows their shares.)"
     points = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
               r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: the logits of tokens right of the dashed mean "
@@ -88,7 +87,7 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness") -> list[s
         points += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
                    r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
                    "growing.")
-    on_simplex = NORMALIZERS[experiment.normalizer].on_simplex
+    on_simplex = experiment.sigma.on_simplex
     if logistic:
         loss = ("Log-log axes. The logistic loss never reaches 0, so the flow never stops pushing; "
                 + ("with scores on the simplex it decays like $1/t$." if on_simplex else

@@ -1,0 +1,9 @@
+"""Runs for the app: each in a worker process with a time limit, queued when the workers are busy.
+
+- ``runner``: ``run_with_timeout`` and ``call_with_timeout`` over a pool of worker processes;
+- ``admission``: the queue in front of the workers (``ServerBusy`` when it is full);
+- ``training``: a live transformer training in a child process, one at a time on the host;
+- ``cache``: ``SharedCache``, views shared by every session, each computed once.
+
+Nothing here draws or imports Streamlit; ``polarize.web`` calls it.
+"""

@@ -1,0 +1,126 @@
+"""The Deck page: every lecture deck, its slides in order, moved, removed, imported and exported.
+
+The decks live in ``polarize.web.deck_store.current()``: SQLite under ``POLARIZE_DATA_DIR``, or
+on a hosted server this session's own store in memory. The page has no controls: its
+``job`` is the store and its revision, so the renderer's cache of the view lasts exactly
+until the next write. Every user's string (deck names, titles, notes, links) is shown
+through a table or ``echo.literal``; slides open through ``Link`` buttons labelled in our
+own words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from polarize.web.deck_store import Deck, DeckError, DeckStore, current
+from polarize.web.echo import literal
+from polarize.web.page import PageSpec
+from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
+
+__all__ = ["DECK", "deck_view"]
+
+
+def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> tuple[bool, str]:
+    """Make ``change`` to the store: ``(True, done(its result))``, or ``(False, why not)``."""
+    try:
+        outcome = change(current())
+    except DeckError as exc:
+        return False, literal(str(exc))
+    return True, done(outcome)
+
+
+def _import(data: bytes) -> tuple[bool, str]:
+    return _attempt(lambda store: store.import_json(data),
+                    lambda deck: f"Imported the deck {literal(deck.name)} ({len(deck.slides)} slides).")
+
+
+def _move(name: str, index: int, to: int) -> tuple[bool, str]:
+    return _attempt(lambda store: store.move(name, index, to),
+                    lambda _: f"Moved slide {index + 1} to place {to + 1}.")
+
+
+def _remove(name: str, index: int) -> tuple[bool, str]:
+    return _attempt(lambda store: store.remove(name, index), lambda _: f"Removed slide {index + 1}.")
+
+
+def _delete(name: str) -> tuple[bool, str]:
+    return _attempt(lambda store: store.delete(name), lambda _: f"Deleted the deck {literal(name)}.")
+
+
+def _slide_row(j: int, deck: Deck, k: int) -> Columns:
+    """One slide: its number and title, and buttons to open it, move it up or down, or remove it."""
+    last, slide = len(deck.slides) - 1, deck.slides[k]
+    title = Text(f"**{k + 1}.** {literal(slide.title)}")
+    buttons = (
+        Link(f"open{j}_{k}", "Open", (slide,), "Open this view in presentation mode"),
+        Action(f"up{j}_{k}", "\u2191", lambda: _move(deck.name, k, max(k - 1, 0)), "Move this slide up"),
+        Action(f"down{j}_{k}", "\u2193", lambda: _move(deck.name, k, min(k + 1, last)), "Move it down"),
+        Action(f"remove{j}_{k}", "\u2715", lambda: _remove(deck.name, k), "Remove it from the deck"),
+    )
+    return Columns(((title,), *((b,) for b in buttons)), widths=(7, 1.4, 1, 1, 1))
+
+
+_NONE = "No decks yet: add a view from any page (\"Present or add to a deck\" in its sidebar), or import one."
+
+
+def _file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:60] or "deck"
+
+
+def deck_view(job: Any = None) -> View:
+    """Every deck: a table of all slides, then per deck its slides with their buttons; never raises."""
+    store = current()
+    importer = Action("import", "Import a deck (JSON)", _import, upload=("json",),
+                      help="A file exported from this page, on this machine or another.")
+    try:
+        decks = [store.get(name) for name in store.names()]
+    except DeckError as exc:
+        return View(error=literal(str(exc)))
+    where = Caption(_where(store))
+    if not decks:
+        return View(blocks=(where, Text(_NONE), importer))
+    rows = tuple({"deck": deck.name, "slide": k + 1, "title": s.title, "link": s.link, "notes": s.notes}
+                 for deck in decks for k, s in enumerate(deck.slides))
+    blocks: list[Any] = [where, Table(rows), importer]
+    downloads = []
+    for j, deck in enumerate(decks):
+        blocks.append(Text(f"#### {literal(deck.name)} ({len(deck.slides)} slides)"))
+        if deck.slides:
+            blocks.append(Link(f"present{j}", f"Present deck {j + 1}", deck.slides,
+                               "Show its slides one after another in presentation mode (Next, Previous; "
+                               "the speaker notes are in the sidebar)."))
+        blocks += [_slide_row(j, deck, k) for k in range(len(deck.slides))]
+        blocks.append(Action(f"delete{j}", f"Delete deck {j + 1}", lambda name=deck.name: _delete(name),
+                             "Delete this deck and its slides (export it first to keep a copy)."))
+        downloads.append(Download(f"export{j}", f"Deck {j + 1} (JSON)",
+                                  lambda name=deck.name: store.export_json(name),
+                                  f"{_file_name(deck.name)}.json", "application/json",
+                                  ":material/slideshow:", "The deck as a file to import elsewhere."))
+    return View(blocks=tuple(blocks), downloads=tuple(downloads), data=decks)
+
+
+def _where(store: DeckStore) -> str:
+    """Where the decks are kept, in words (a hosted server's own paths are never shown)."""
+    if store.path is None:
+        return ("This server keeps your decks for this visit only, for you alone: export a deck to keep it, "
+                "and import it on your next visit.")
+    return f"Decks are kept in {literal(str(store.path))} (set POLARIZE\\_DATA\\_DIR to move them)."
+
+
+def _job(values: Any) -> tuple[str, int]:
+    """The store and its revision: the cached view is made again after every write, and for every store."""
+    store = current()
+    try:
+        return store.key, store.revision()
+    except DeckError:
+        return store.key, -1
+
+
+DECK = PageSpec(
+    name="deck", nav_title="Lecture decks", title="Lecture decks", icon=":material/slideshow:",
+    url_path="deck", view=deck_view, job=_job, slide=False,
+    caption=lambda values: "Slides are views of this app (a link, a title, speaker notes), kept in order "
+                           "for a lecture. Add them from any page's sidebar, reorder and present them "
+                           "here; export a deck to carry it to another machine.")

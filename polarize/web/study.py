@@ -1,0 +1,212 @@
+"""What the comparison pages share: controls cut from the Explorer's, the step cap, and a study as a View.
+
+A comparison page runs one study (several runs) in a worker process under the
+runner's time limit, with a budget just under it (``science.deadline``: a study
+out of time is drawn as far as it got, with advice from ``overtime``), draws it
+(``Drawn``: figures, a table, the runs, notes, numbers), and shows it with the
+same downloads on every page: the table as CSV, every run as JSON, each figure
+as HTML that plays offline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from polarize.budget import OUT_OF_TIME, within
+from polarize.config import ConfigError
+from polarize.science import format_time
+from polarize.science.deadline import Partial, within_budget
+from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
+from polarize.web import export, overtime
+from polarize.web.controls import Control, format_value
+from polarize.web.failures import config_reason, failure_view
+from polarize.web.page import Problem
+from polarize.web.pages import precomputed
+from polarize.web.pages.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
+from polarize.web.view import Caption, Columns, Download, Metric, Plot, Table, View
+
+__all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "horizons",
+           "intro", "start", "stopped_notes", "study_view"]
+
+Values = Mapping[str, Any]
+
+
+def intro(text: str) -> Callable[[Values], str]:
+    """A page caption: ``text``, then that the page's address holds its settings."""
+    return lambda values: f"{text} Every setting is in the page's address: copy it to share this view."
+
+
+def explorer_control(key: str, **changes: Any) -> Control:
+    """The Explorer's control ``key``, some attributes changed (its rules dropped: they need its values)."""
+    (control,) = [c for c in CONTROLS if c.key == key]
+    plain = {"applies": None, "derive": None, "group": "", "half": False}
+    return dataclasses.replace(control, **{**plain, **changes})
+
+
+def start(most_tokens: int) -> tuple[Control, Control]:
+    """The Explorer's ``n`` (up to ``most_tokens``) and ``seed`` controls: where a fresh run starts."""
+    return explorer_control("n", high=most_tokens), explorer_control("seed")
+
+
+def horizon(low: float, high: float, extra: tuple[float, ...] = ()) -> Control:
+    """The Explorer's horizon control, offering only the horizons in ``[low, high]`` (and ``extra``)."""
+    options = (*(h for h in HORIZONS if low <= h <= high), *extra)
+    return explorer_control("horizon", options=options)
+
+
+def horizons(controls: tuple[Control, ...]) -> tuple[float, ...]:
+    """The horizons a page offers (its ``horizon`` control's options), for advice that names one."""
+    return next(c.options for c in controls if c.key == "horizon")
+
+
+def gd_problem(values: Values, lrs: tuple[float, ...], key: str, label: str) -> Problem | None:
+    """Whether gradient descent at these step sizes would take too many steps (naming ``key``), or None."""
+    for lr in lrs:
+        steps = round(values["horizon"] / lr)
+        if steps > MAX_GD_STEPS:
+            return Problem((key, "horizon"), (
+                f"{label}: gradient descent with lr = {lr:g} up to t = {format_time(values['horizon'])} "
+                f"takes "
+                f"{steps:,} steps; this page runs at most {MAX_GD_STEPS:,}. Lower the horizon or raise the "
+                "learning rate."))
+    return None
+
+
+def field_problem(exc: ConfigError, labels: Mapping[str, str]) -> Problem:
+    """A ``ConfigError`` as a problem naming its field (with the field's label in the message)."""
+    return Problem((exc.field,), f"{labels.get(exc.field, exc.field)}: {config_reason(exc)}")
+
+
+def stopped_notes(runs: Mapping[str, Any]) -> tuple[str, ...]:
+    """A sentence for each run that stopped early (those out of time are in the study's own warning)."""
+    return tuple(f"{label}: the run stopped early at t = {format_time(float(r.t[-1]))} ({r.message}); "
+                 "it is drawn up to there." for label, r in runs.items()
+                 if not r.finished and r.status != OUT_OF_TIME)
+
+
+@dataclass(frozen=True, eq=False)
+class Drawn:
+    """A study, drawn: figures with captions, table rows, every run (label -> Result), notes, numbers."""
+
+    plots: tuple[Plot, ...]
+    table: list[dict[str, Any]]
+    runs: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    metrics: tuple[Metric, ...] = ()
+    values: dict[str, Any] = field(default_factory=dict)
+    page: str = ""
+
+    def data_json(self) -> str:
+        """Every run as JSON: the settings, the table, then each ``Result.to_dict`` (non-finite as null)."""
+        data = {"page": self.page, "settings": self.values, "table": self.table,
+                "runs": {label: r.to_dict() for label, r in self.runs.items()}}
+        return json.dumps(_finite(data))
+
+    def table_csv(self) -> str:
+        """The table as CSV."""
+        out = io.StringIO()
+        columns = list(self.table[0]) if self.table else []
+        out.write(",".join(columns) + "\n")
+        for row in self.table:
+            out.write(",".join(_csv_cell(row[c]) for c in columns) + "\n")
+        return out.getvalue()
+
+
+Study = Callable[[Values], tuple[Callable[..., Any], tuple[Any, ...]]]
+Advice = Callable[[Values, Partial | None], str]
+"""What a page advises for its settings when its study ran out of time (``overtime.to_see``): the
+values, and what the study finished (None when its worker was stopped at the hard limit)."""
+
+
+def study_view(page: str, values: Values, study: Study,
+               draw: Callable[[Values, Any], Drawn], *, advise: Advice, timeout: float | None = None,
+               stored: Callable[[Values], Any] | None = None) -> View:
+    """Run a page's study in a worker (with a time limit) and show it; never raises.
+
+    ``study(values)`` gives a module-level function and its arguments; the function takes a
+    ``deadline`` keyword (``science.deadline``) and makes its runs through it, under a budget just
+    under the time limit (``budget.within``). ``draw(values, outcome)`` gives the ``Drawn``; when
+    the budget ran out, what the study finished is drawn with a warning that ends in
+    ``advise(values, partial)``, and the view is ``passing`` (not kept for others: on a quieter
+    server the study may finish). ``stored(values)``, when given, is the outcome computed ahead for
+    these values (``precomputed``) or None; a stored outcome is shown with a note that says so.
+    """
+    begin = time.perf_counter()
+    values = dict(values)
+    partial = None
+    try:
+        limit = timeout_seconds() if timeout is None else float(timeout)
+        outcome = stored(values) if stored else None
+        ahead = outcome is not None
+        if not ahead:
+            function, args = study(values)
+            partial = call_with_timeout(within_budget, function, within(limit), *args, timeout=limit)
+            outcome = partial.outcome
+    except RunTimeout as exc:  # the worker was stopped: nothing it finished came back
+        return View(error=overtime.timed_out(exc.seconds, advise(values, None), "These runs"))
+    except Exception as exc:  # an engine failure must not become a traceback on the page
+        return failure_view(exc)
+    cut_short = partial is not None and not partial.complete
+    try:
+        drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
+    except Exception:
+        if not cut_short:
+            raise
+        drawn = None  # too little finished to draw: no run at all, or too few saved times for a figure
+    if cut_short and not (drawn and drawn.runs):
+        return View(error=overtime.nothing_drawn(limit, advise(values, partial)), passing=True)
+    if cut_short:
+        drawn = dataclasses.replace(drawn, notes=(
+            overtime.study_warning(partial, limit, advise(values, partial)), *drawn.notes))
+    stem = f"polarize-{page}"
+    # The title of the offline HTML and of the clips: the page and its settings, as in the link.
+    heading = (f"polarize: {page}", " \u00b7 ".join(
+        f"{key} = {','.join(map(format_value, v)) if isinstance(v, (tuple, list)) else format_value(v)}"
+        for key, v in values.items()))
+    blocks: tuple[Any, ...] = (Caption(precomputed.NOTE),) if ahead else ()
+    if drawn.metrics:
+        blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
+    blocks += (*drawn.plots, Table(tuple(drawn.table)))
+    downloads = (
+        Download("csv", "Table (CSV)", drawn.table_csv, f"{stem}.csv", "text/csv", ":material/table:"),
+        Download("json", "Every run (JSON)", drawn.data_json, f"{stem}.json", "application/json",
+                 ":material/data_object:", "The settings and each run's whole trajectory and configuration."),
+        *(Download(plot.key, "Figure (HTML)" if len(drawn.plots) == 1 else f"Figure: {plot.key} (HTML)",
+                   lambda figure=plot.figure: export.dashboard_html(figure, title=stem, heading=heading),
+                   f"{stem}-{plot.key}.html", "text/html", ":material/movie:",
+                   "The figure as one file that plays offline (plotly.js embedded).")
+          for plot in drawn.plots),
+        *(clip for plot in drawn.plots if plot.figure["frames"] for clip in export.clip_downloads(
+            plot.figure, key=f"{plot.key}-", name="Clip" if len(drawn.plots) == 1 else f"Clip: {plot.key}",
+            title=heading, stem=f"{stem}-{plot.key}",
+            help_text="The figure as an animated clip for slides (takes a few seconds).")),
+    )
+    return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
+                seconds=time.perf_counter() - begin, passing=cut_short)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with numpy scalars made Python ones and non-finite floats None (strict JSON)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _csv_cell(value: Any) -> str:
+    text = repr(float(value)) if isinstance(value, (float, np.floating)) else str(value)
+    return f'"{text}"' if any(ch in text for ch in ',"\n') else text

@@ -1,0 +1,188 @@
+"""What a page shows: a ``View``, a sequence of blocks plus warnings and downloads.
+
+Blocks are text, maths, figures with captions, metrics, a table, side-by-side
+columns, buttons that change stored data and links into the app; the renderer
+(``ui.blocks``) draws each. Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from polarize.web.deck_store import Slide
+
+__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "Plot",
+           "Table", "Text", "View"]
+
+
+@dataclass(frozen=True)
+class Text:
+    """Markdown (with ``$...$`` maths)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Caption:
+    """Small print: markdown."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Header:
+    text: str
+
+
+@dataclass(frozen=True)
+class Maths:
+    """A displayed LaTeX formula."""
+
+    latex: str
+
+
+@dataclass(frozen=True, eq=False)
+class Plot:
+    """A figure (shared through a cache: do not modify it) and what to notice in it.
+
+    Attributes
+    ----------
+    selects : mapping
+        Controls that clicking a point sets: control key -> position in the point's ``customdata``
+        (``{"pick_a": 1}``: the clicked point's ``customdata[1]``). Empty: the figure is not clickable.
+    """
+
+    key: str
+    figure: go.Figure
+    caption: str = ""
+    modebar: bool = True
+    selects: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    value: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Columns:
+    """Blocks side by side: one tuple of blocks per column, with relative widths."""
+
+    columns: tuple[tuple[Any, ...], ...]
+    widths: tuple[float, ...] | None = None
+    gap: str = "small"
+
+
+@dataclass(frozen=True, eq=False)
+class Download:
+    """A download button; ``data`` is text, bytes, or a callable making them on click."""
+
+    key: str
+    label: str
+    data: str | bytes | Callable[[], str | bytes]
+    filename: str
+    mime: str
+    icon: str = ":material/download:"
+    help: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Action:
+    """A button that changes stored data (e.g. a deck), or a file upload that does.
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        Our own words (a button label is markdown: never a user's string).
+    run : callable
+        ``run()``, or ``run(data)`` with the uploaded file's bytes: ``(ok, message)``, the
+        message markdown with any user's string escaped (``echo.literal``).
+    help : str
+    upload : tuple of str
+        File types to accept; empty for a plain button.
+    """
+
+    key: str
+    label: str
+    run: Callable[..., tuple[bool, str]]
+    help: str = ""
+    upload: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Link:
+    """A button that opens a view of this app in presentation mode, or presents several in turn.
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        Our own words (a button label is markdown: never a user's string).
+    slides : tuple of Slide
+        The views (``polarize.web.deck_store.Slide``: an address relative to the app, a title, notes); the
+        first is opened, and with more than one, Next and Previous step through them. An address
+        that names no page of the app is shown as text instead of a button.
+    help : str
+    """
+
+    key: str
+    label: str
+    slides: tuple[Slide, ...]
+    help: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """Everything a page shows for one setting of its controls.
+
+    Attributes
+    ----------
+    blocks : tuple
+        ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
+        ``Columns``), ``Table``, ``Columns``, ``Action`` and ``Link``, in order.
+    error : str or None
+        Why there is nothing to show, in words.
+    warnings : tuple of str
+        Runs that stopped early, diverged, ... in words.
+    downloads : tuple of Download
+    sidebar : str
+        A note under the controls (markdown), or empty.
+    data : any
+        What the view was made from (a ``Result``, the runs), for scripts and tests.
+    seconds : float
+        Wall time of making the view.
+    passing : bool
+        Whether ``error`` may pass on its own (a busy server, a crashed worker): the renderer
+        then does not keep the view for others, and the next rerun tries again.
+    """
+
+    blocks: tuple[Any, ...] = ()
+    error: str | None = None
+    warnings: tuple[str, ...] = ()
+    downloads: tuple[Download, ...] = ()
+    sidebar: str = ""
+    data: Any = None
+    seconds: float = 0.0
+    passing: bool = False
+
+    def plots(self) -> list[Plot]:
+        """Every figure of the view, in order (also those inside columns)."""
+        out: list[Plot] = []
+        for block in self.blocks:
+            if isinstance(block, Plot):
+                out.append(block)
+            elif isinstance(block, Columns):
+                out += View(blocks=tuple(b for column in block.columns for b in column)).plots()
+        return out

@@ -1,0 +1,65 @@
+"""The sidebar: one widget per control of a page, its kind chosen by the control."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from polarize.web.controls import Control
+from polarize.web.page import PageSpec
+from ui import present_mode, starts
+from ui.state import current_values, load_preset, settle, widget_key
+
+__all__ = ["sidebar"]
+
+
+def sidebar(spec: PageSpec) -> dict[str, Any]:
+    """Draw the page's controls (derived values set, rules applied); their values."""
+    values = settle(spec, current_values(spec))
+    state, group, row = st.session_state, "", []
+    starts.buttons(spec, load_preset, widget_key)
+    with st.sidebar:
+        for control in spec.controls:
+            key = widget_key(spec, control.key)
+            if state.get(key) != values[control.key] and control.derive:
+                state[key] = values[control.key]
+            if control.group and control.group != group:
+                st.subheader(control.group)
+                group = control.group
+            if control.half:
+                row = row or list(st.columns(2))
+                where = row.pop(0)
+            else:
+                row, where = [], st.sidebar
+            _widget(spec, control, where, values)
+    return values
+
+
+def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]) -> None:
+    """Draw one control, its widget chosen by its kind."""
+    key = widget_key(spec, control.key)
+    enabled = control.enabled(values)
+    help_text = control.help + ("" if enabled else control.off_help)
+    common = {"key": key, "disabled": not enabled, "help": None if present_mode.on() else help_text}
+    c = control
+    if c.kind in ("slider", "number"):
+        number = where.slider if c.kind == "slider" else where.number_input
+        if c.integer:
+            number(c.label, int(c.low), int(c.high), step=int(c.step or 1), **common)
+        else:
+            number(c.label, float(c.low), float(c.high), step=c.step, format="%g", **common)
+    else:
+        draw: dict[str, Callable[..., Any]] = {
+            "select": lambda: where.selectbox(c.label, c.options, format_func=c.name, **common,
+                                              on_change=load_preset if c.key == "preset" else None,
+                                              args=(spec,)),
+            "radio": lambda: where.radio(c.label, c.options, format_func=c.name, horizontal=True, **common),
+            "select_slider": lambda: where.select_slider(c.label, c.options, format_func=c.name, **common),
+            "multiselect": lambda: where.multiselect(c.label, c.options, format_func=c.name,
+                                                     max_selections=c.most, **common),
+        }
+        draw[c.kind]()
+    if c.caption and not present_mode.on():
+        where.caption(c.caption(st.session_state[key]))

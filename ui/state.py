@@ -1,0 +1,106 @@
+"""The controls' state in a session: from a shared link on a first visit, else as the user left them.
+
+Each control's widget keeps its value under ``widget_key(spec, key)``; the page's last
+values are kept as ``_NAME_saved`` (so a page left and opened again keeps its settings)
+and written into the address bar (``share``), which is what makes every view a link.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from polarize.web import links
+from polarize.web.echo import echo
+from polarize.web.page import PageSpec
+from polarize.web.pages import PAGES
+from ui import present_mode
+
+__all__ = ["current_values", "init_state", "load_preset", "settle", "share", "widget_key"]
+
+
+def widget_key(spec: PageSpec, key: str) -> str:
+    """The session-state key of the widget of ``spec``'s control ``key``."""
+    return f"{spec.name}_{key}"
+
+
+def init_state(spec: PageSpec) -> dict[str, str]:
+    """Give the page's widgets their values: from the link on a first visit, else as last left.
+
+    Returns
+    -------
+    dict
+        What the opening link had that was ignored (key -> a line of markdown), for as long as the
+        controls still hold the link's values; empty otherwise.
+    """
+    state, saved_key, link_key = st.session_state, f"_{spec.name}_saved", f"_{spec.name}_link"
+    following = _following(spec)
+    if not all(widget_key(spec, key) in state for key in spec.keys):
+        saved = state.get(saved_key)
+        if saved is None and not following and _arrived_from_another_page(spec):
+            saved = spec.defaults(None)  # the address holds another page's settings, not a link here
+        elif saved is None:
+            query = st.query_params.to_dict()
+            saved, ignored = links.read_link(spec, query)
+            saved = settle(spec, saved)
+            state[link_key] = (saved, {key: f"{echo(f'{key}={query[key]}')}: {reason}"
+                                       for key, reason in ignored.items()})
+        for key, value in saved.items():
+            state.setdefault(widget_key(spec, key), list(value) if isinstance(value, tuple) else value)
+    link = state.get(link_key)
+    if link is None:
+        return {}
+    loaded, ignored = link
+    if current_values(spec) != loaded:
+        state[link_key] = None  # the user has moved on from the link: stop reporting it
+        return {}
+    return ignored
+
+
+def _following(spec: PageSpec) -> bool:
+    """Whether a deck's slide opens this page now: then its values are forgotten, to read the link."""
+    if st.session_state.get(present_mode.FOLLOW) != spec.name:
+        return False
+    del st.session_state[present_mode.FOLLOW]
+    for key in (*(widget_key(spec, key) for key in spec.keys), f"_{spec.name}_saved", f"_{spec.name}_link"):
+        st.session_state.pop(key, None)
+    return True
+
+
+def _arrived_from_another_page(spec: PageSpec) -> bool:
+    """Whether another page has run in this session (its settings may still be in the address)."""
+    return any(f"_{other.name}_saved" in st.session_state for other in PAGES if other.name != spec.name)
+
+
+def current_values(spec: PageSpec) -> dict[str, Any]:
+    """The page's control values now (lists as sorted tuples)."""
+    out = {}
+    for key in spec.keys:
+        value = st.session_state.get(widget_key(spec, key))
+        out[key] = tuple(sorted(value)) if isinstance(value, list) else value
+    return out
+
+
+def settle(spec: PageSpec, values: dict[str, Any]) -> dict[str, Any]:
+    """The values with every derived control set (e.g. the tied model's d = n)."""
+    values = dict(values)
+    for control in spec.controls:
+        derived = control.derive(values) if control.derive else None
+        if derived is not None:
+            values[control.key] = derived
+    return values
+
+
+def share(spec: PageSpec, values: dict[str, Any]) -> None:
+    """Remember the values for this session and write them into the URL (a shareable link)."""
+    st.session_state[f"_{spec.name}_saved"] = values
+    query = links.to_query(spec, values, present=links.presenting(st.query_params.to_dict()) is True)
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+
+
+def load_preset(spec: PageSpec) -> None:
+    """Widget callback: load the chosen preset's values into every control."""
+    for key, value in spec.defaults(st.session_state[widget_key(spec, "preset")]).items():
+        st.session_state[widget_key(spec, key)] = list(value) if isinstance(value, tuple) else value
