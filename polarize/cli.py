@@ -6,6 +6,7 @@
     polarize reproduce -o DIR
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
     polarize sinks train|runs ...   (see polarize.sinks.cli)
+    polarize sweep run|query ...    (see polarize.sweeps.cli; needs polarize[sweep])
 
 Every failure is one line on stderr and a nonzero status, never a traceback:
 a bad configuration, environment variable or command line exits with status 2
@@ -37,6 +38,7 @@ from polarize.integrate import sample_steps, simulate
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes
 from polarize.sinks import cli as sinks_cli
+from polarize.sweeps import cli as sweeps_cli
 
 __all__ = ["main"]
 
@@ -73,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
     sinks_cli.add_parser(commands)
+    sweeps_cli.add_parser(commands)
     return parser
 
 
@@ -212,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
     command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets,
-               "sinks": sinks_cli.run}[args.command]
+               "sinks": sinks_cli.run, "sweep": sweeps_cli.run}[args.command]
     problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
     if problem:
         return _fail(problem, 2)
