@@ -188,7 +188,8 @@ def _settings(table: dict[str, Any], key: str, defaults: dict[str, Any], allowed
         want = type(defaults[name])
         ok = isinstance(value, want) or (want is float and isinstance(value, int))
         if not ok or (want is int and isinstance(value, bool)):
-            raise ConfigError(f"{key}.{name}", f"must be {want.__name__}; got {shown(value)}")
+            words = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}[want]
+            raise ConfigError(f"{key}.{name}", f"must be {words}; got {shown(value)}")
         out[name] = float(value) if want is float else value
     return out
 
