@@ -49,7 +49,8 @@ def test_the_issues_smallest_sweep_reads_as_six_cells_in_order(tmp_path):
 
 def test_ranges_expand_inclusively_and_log_spaced(tmp_path):
     sweep = read_sweep(_write(tmp_path, 'kind = "runs"\n[grid]\nseed = {from = 3, to = 7}\n'
-                              'kappa = {from = 1, to = 100, count = 3, log = true}\n[base]\nloss = "square"\n'))
+                              'kappa = {from = 1, to = 100, count = 3, log = true}\n'
+                              '[base]\nloss = "square"\n'))
     assert dict(sweep.grid) == {"seed": (3, 4, 5, 6, 7), "kappa": (1.0, 10.0, 100.0)}
 
 
@@ -153,8 +154,8 @@ def test_a_cell_that_fails_is_a_row_with_its_error_in_words(tmp_path):
 
 
 def test_an_impossible_combination_is_a_row_not_a_refusal(tmp_path):
-    sweep = read_sweep(_write(tmp_path, 'kind = "runs"\n[base]\nhorizon = 10\n[grid]\nmodel = ["value", "tied"]'
-                              '\nd = [3, 8]\n'))
+    sweep = read_sweep(_write(tmp_path, 'kind = "runs"\n[base]\nhorizon = 10\n[grid]\n'
+                              'model = ["value", "tied"]\nd = [3, 8]\n'))
     rows = [run_task(t)[0].to_pylist()[0] for t in make_tasks(sweep, make_cells(sweep))]
     assert [r["status"] for r in rows] == ["finished", "finished", "error", "finished"]
     assert rows[2]["message"].startswith("d: must equal n")
@@ -175,7 +176,8 @@ def test_an_ensemble_chunk_counts_what_simulate_finds_start_by_start():
 def _ensemble_sweep():
     from polarize.sweeps import parse_sweep
 
-    return parse_sweep({"kind": "ensemble", "grid": {"scale": [2.0]}, "ensemble": {"starts": 30, "chunk": 12}})
+    return parse_sweep({"kind": "ensemble", "grid": {"scale": [2.0]},
+                        "ensemble": {"starts": 30, "chunk": 12}})
 
 
 def test_ensemble_cells_are_chunked_to_cover_every_start_once():
@@ -187,7 +189,8 @@ def test_ensemble_cells_are_chunked_to_cover_every_start_once():
 def test_a_truncated_file_is_invisible_and_its_cells_not_done(tmp_path):
     rows = table("runs", [{"hash": "a", "status": "finished", "message": ""}])
     good = store.write_task(tmp_path, "good", rows)
-    cut = store.write_task(tmp_path, "cut", table("runs", [{"hash": "b", "status": "finished", "message": ""}]))
+    other = table("runs", [{"hash": "b", "status": "finished", "message": ""}])
+    cut = store.write_task(tmp_path, "cut", other)
     cut.write_bytes(cut.read_bytes()[: cut.stat().st_size // 2])
     (tmp_path / "task-junk.parquet").write_text("not parquet")
     assert store.result_files(tmp_path) == [good]
