@@ -209,3 +209,64 @@ def test_the_default_is_a_local_cluster(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "dask: 1 workers" in out and "done: 3 cells run (0 with errors, 0 failed)" in out
     assert len(load(tmp_path / "r")) == 3
+
+
+ENSEMBLE = """kind = "ensemble"
+[base]
+n = 3
+d = 3
+horizon = 100
+[grid]
+scale = [0.5, 3.0]
+seed = [0, 1]
+[ensemble]
+starts = 500
+chunk = 200
+rows = "ROWS"
+"""
+
+
+def test_an_ensemble_sweep_splits_cells_into_chunks_and_counts_every_start(cluster, tmp_path):
+    by_cell = tmp_path / "cells"
+    run_sweep(read_sweep(_sweep_file(tmp_path, ENSEMBLE.replace("ROWS", "cells"))), by_cell,
+              scheduler=cluster["address"])
+    counts = load(by_cell)
+    assert len(counts) == 4 * 3 and counts["hash"].is_unique  # 500 starts in chunks of 200, 200, 100
+    totals = counts.groupby(["scale", "seed"])["n_starts"].sum()
+    assert (totals == 500).all() and len(totals) == 4
+    assert all(sum(w) == n for w, n in zip(counts["wins"], counts["n_starts"], strict=True))
+    by_start = tmp_path / "starts"
+    run_sweep(read_sweep(_sweep_file(tmp_path, ENSEMBLE.replace("ROWS", "starts"))), by_start,
+              scheduler=cluster["address"])
+    starts = load(by_start)
+    assert len(starts) == 2000 and starts.groupby(["scale", "seed"])["start"].nunique().eq(500).all()
+    # the same starts, counted two ways: per chunk, and one row each
+    naive = starts.groupby(["scale", "seed"])["naive_holds"].sum()
+    assert naive.to_dict() == counts.groupby(["scale", "seed"])["n_naive"].sum().to_dict()
+
+
+def test_a_sinks_sweep_without_jax_says_what_is_missing(tmp_path, capsys, monkeypatch):
+    import polarize.sinks.backend as backend
+
+    monkeypatch.setattr(backend, "available", lambda: False)
+    path = _sweep_file(tmp_path, 'kind = "sinks"\n[grid]\nvariant = ["softmax"]\n')
+    assert main(["sweep", "run", str(path), "-o", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("polarize: error: kind: sinks sweeps: ") and "polarize[sinks]" in err
+
+
+@pytest.mark.slow
+def test_a_sinks_cell_is_the_training_of_its_config(tmp_path):
+    pytest.importorskip("jax")
+    from polarize.sinks.train import train
+    from polarize.sweeps.tasks import make_cells, make_tasks, run_task
+
+    sweep = read_sweep(_sweep_file(tmp_path, 'kind = "sinks"\n[base]\nwidth = 8\nheads = 2\nsteps = 3\n'
+                                   'train_size = 32\neval_size = 8\nbatch = 4\ncheckpoints = 1\n'
+                                   '[grid]\nvariant = ["sigmoid-unnormalized"]\nseed = [3]\n'))
+    row = run_task(make_tasks(sweep, make_cells(sweep))[0])[0].to_pylist()[0]
+    record = train(sweep.config({"variant": "sigmoid-unnormalized", "seed": 3}))
+    assert row["status"] == "finished" and row["variant"] == "sigmoid-unnormalized" and row["seed"] == 3
+    assert row["accuracy"] == record["accuracy"]
+    assert row["sink_scores"] == [v for layer in record["sink_scores"] for v in layer]
+    assert [row["sink_l1_h0"], row["sink_l1_h1"]] == record["sink_scores"][1]

@@ -99,6 +99,15 @@ def _sample(sweep: Sweep, folder: Path, tasks: list[Task], progress: Progress, r
     return rest
 
 
+def _check_sinks(sweep: Sweep, scheduler: str | None) -> None:
+    """A sinks sweep on this machine needs JAX here; a cluster's workers say so in their rows if not."""
+    from polarize.sinks.backend import MISSING_MESSAGE as NO_JAX
+    from polarize.sinks.backend import available
+
+    if sweep.kind == "sinks" and scheduler is None and not available():
+        raise ConfigError("kind", f"sinks sweeps: {NO_JAX}")
+
+
 def _client(scheduler: str | None, workers: int | None):
     from dask.distributed import Client, LocalCluster
 
@@ -157,6 +166,7 @@ def run_sweep(sweep: Sweep, folder: Path, *, scheduler: str | None = None, worke
     """
     if not dask_available():
         raise ConfigError("sweep", MISSING_MESSAGE)
+    _check_sinks(sweep, scheduler)
     folder = Path(folder)
     store.write_manifest(folder, sweep)
     cells = list(make_cells(sweep))
