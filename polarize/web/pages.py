@@ -6,6 +6,7 @@ from polarize.web.explorer import EXPLORER
 from polarize.web.maths import MATHS
 from polarize.web.phase import PAGE as PHASE
 from polarize.web.sinks import PAGE as SINKS
+from polarize.web.sweeps import PAGE as SWEEPS
 
 NORMALIZERS = normalizers.PAGE
 LOSSES = losses.PAGE
@@ -13,11 +14,11 @@ TIED = tied.PAGE
 DESCENT = descent.PAGE
 RATES = rates.PAGE
 
-PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, SINKS, MATHS, DECK)
+PAGES = (EXPLORER, NORMALIZERS, LOSSES, TIED, DESCENT, RATES, PHASE, SINKS, SWEEPS, MATHS, DECK)
 """Every page, in navigation order."""
 
 __all__ = ["DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE", "RATES",
-           "SINKS", "TIED", "by_name"]
+           "SINKS", "SWEEPS", "TIED", "by_name"]
 
 
 def by_name(name: str):
