@@ -207,3 +207,22 @@ def test_a_failed_write_leaves_no_file_behind(tmp_path):
     with pytest.raises(OSError):
         store._atomic_write(tmp_path / "task-x.parquet", boom)
     assert list(tmp_path.iterdir()) == [] and bad.num_rows == 1
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[1] / "sweeps").glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_the_ready_made_sweeps_are_valid(path):
+    sweep = read_sweep(path)
+    assert sweep.name == path.stem and sweep.n_cells >= 9
+
+
+@pytest.mark.parametrize("name", ["runs", "ensemble", "sinks"])
+def test_each_shipped_example_is_its_sweep_file_complete(name):
+    from polarize.sweeps import load
+    from polarize.sweeps.examples import example
+
+    folder = example(name)
+    sweep = read_sweep(folder / "sweep.toml")
+    assert store.read_manifest(folder)["digest"] == sweep.digest()
+    assert store.finished_hashes(folder) == {c.hash for c in make_cells(sweep)}
+    assert len(load(folder)) == len(list(make_cells(sweep)))
