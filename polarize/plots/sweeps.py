@@ -44,7 +44,7 @@ def _band(figure: go.Figure, x, low, high, color: str, name: str) -> None:
 def _layout(figure: go.Figure, x_title: str, y_title: str, *, log_x: bool, log_y: bool = False) -> go.Figure:
     figure.update_layout(**base_layout(height=380 if narrow() else 420, delta=-2,
                                        margin=dict(l=20, r=20, t=30, b=40)),
-                         legend=dict(orientation="h", y=-0.25 if narrow() else 1.02, yanchor="bottom"))
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom"))
     figure.update_xaxes(title=x_title, type="log" if log_x else None, **axis_style())
     figure.update_yaxes(title=y_title, type="log" if log_y else None, **axis_style())
     return figure
@@ -68,15 +68,38 @@ def fraction_figure(table, x: str, colour: str | None, what: str) -> go.Figure:
     """
     figure = go.Figure()
     for name, part, color in _groups(table, colour):
-        _band(figure, part[x], part["low"], part["high"], color, name)
+        _band(figure, _xs_in(table, x, part), part["low"], part["high"], color, name)
         figure.add_trace(go.Scatter(
-            x=part[x], y=part["share"], mode="lines+markers", name=name or what, line=dict(color=color),
+            x=_xs_in(table, x, part), y=part["share"], mode="lines+markers", name=name or _plain(what),
+            line=dict(color=color),
             customdata=np.stack([part["hits"], part["trials"]], axis=1), showlegend=bool(name),
             hovertemplate=f"{x} = %{{x}}<br>share %{{y:.3f}} (%{{customdata[0]:.0f}} of "
                           "%{customdata[1]:.0f})<extra>" + name + "</extra>"))
     figure = _layout(figure, x, f"share {what}", log_x=_is_log(table[x].tolist()))
     figure.update_yaxes(range=[-0.03, 1.03])
+    _category_ticks(figure, table[x].tolist())
     return figure
+
+
+def _categories(values: list) -> dict | None:
+    """Text values on x: each at a whole-number position (numeric ticks for the layout checks)."""
+    if not values or not isinstance(values[0], str):
+        return None
+    return {v: k for k, v in enumerate(sorted(set(values)))}
+
+
+def _xs_in(table, x: str, part) -> list:
+    """The x positions of a group's rows: the values, or their categories' places in the whole table."""
+    places = _categories(table[x].tolist())
+    return part[x].tolist() if places is None else [places[v] for v in part[x]]
+
+
+def _category_ticks(figure: go.Figure, values: list) -> None:
+    """Text values on x, each broken at its hyphens (``sigmoid-unnormalized`` on two lines)."""
+    places = _categories(values)
+    if places is not None:
+        figure.update_xaxes(tickvals=list(places.values()),
+                            ticktext=[_plain(v).replace("-", "<br>") for v in places])
 
 
 def spread_figure(table, x: str, colour: str | None, y: str) -> go.Figure:
@@ -86,16 +109,19 @@ def spread_figure(table, x: str, colour: str | None, y: str) -> go.Figure:
     """
     figure = go.Figure()
     for name, part, color in _groups(table, colour):
-        _band(figure, part[x], part["least"], part["most"], color, name)
+        _band(figure, _xs_in(table, x, part), part["least"], part["most"], color, name)
         figure.add_trace(go.Scatter(
-            x=part[x], y=part["median"], mode="lines+markers", name=name or y, line=dict(color=color),
+            x=_xs_in(table, x, part), y=part["median"], mode="lines+markers", name=name or y,
+            line=dict(color=color),
             error_y=dict(type="data", symmetric=False, array=part["q3"] - part["median"],
                          arrayminus=part["median"] - part["q1"], color=color, thickness=1.5, width=4),
             showlegend=bool(name),
             hovertemplate=f"{x} = %{{x}}<br>median {y} %{{y:.3g}}<extra>{name}</extra>"))
     positive = bool((table["least"] > 0).all())
-    return _layout(figure, x, f"{y} (median over seeds)",
-                   log_x=_is_log(table[x].tolist()), log_y=positive)
+    figure = _layout(figure, x, f"{y} (median over seeds)", log_x=_is_log(table[x].tolist()),
+                     log_y=positive)
+    _category_ticks(figure, table[x].tolist())
+    return figure
 
 
 def sink_heads_figure(frame, threshold: float = 0.9) -> go.Figure:

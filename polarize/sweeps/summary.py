@@ -13,14 +13,14 @@ __all__ = ["FRACTIONS", "Z95", "fraction_table", "pick_axes", "spread_table", "w
 Z95 = 1.959964
 """Two-sided 95% normal quantile."""
 
+_POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold (options.polarized_below)")
+_NAIVE = ("p\u1d62(0) wins", "the token with the largest p\u1d62(0) wins (the naive prediction)")
 FRACTIONS = {
-    "runs": {"polarized": "polarized (1 - max s below the threshold)",
-             "naive_holds": "the largest p\u1d62(0) wins"},
-    "ensemble": {"polarized": "polarized (1 - max s below the threshold)",
-                 "naive_holds": "the largest p\u1d62(0) wins"},
-    "sinks": {"sink_found": "a layer-1 sink found (accuracy > 0.95)"},
+    "runs": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
+    "ensemble": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
+    "sinks": {"sink_found": ("layer-1 sink", "a layer-1 head is a sink (score > 0.9, accuracy > 0.95)")},
 }
-"""Per kind: the fractions the page can show, and what each counts."""
+"""Per kind: the fractions the page can show, each a short name (for an axis) and what it counts."""
 
 
 def wilson(k, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

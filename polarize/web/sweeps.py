@@ -86,13 +86,13 @@ def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
     x, colour = ("variant", None) if kind == "sinks" else pick_axes(frame, axes)
     by = [a for a in (x, colour) if a]
     table = fraction_table(frame, kind, what, by)
-    label = FRACTIONS[kind][what]
+    short, label = FRACTIONS[kind][what]
     if x is None:
         row = table.iloc[0]
         table = table.assign(all="all")
         x = "all"
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
-    return Plot("sweeps-fraction", fraction_figure(table, x, colour, label),
+    return Plot("sweeps-fraction", fraction_figure(table, x, colour, short),
                 f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {x}"
                 + (f" and {colour}" if colour else "") + ", pooled over the other axes, in its 95% Wilson "
                 "band (Wilson 1927). Hover for the counts.")
