@@ -18,6 +18,7 @@ pytest.importorskip("distributed")
 ROOT = Path(__file__).parents[1]
 
 
+@pytest.mark.slow
 def test_the_quick_sweep_benchmark_agrees_with_the_loop():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "benchmarks/sweep.py", "--quick"], cwd=ROOT, env=env,

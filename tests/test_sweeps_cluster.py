@@ -78,7 +78,7 @@ def cluster(tmp_path_factory):
                 proc.terminate()
         for proc in procs:
             try:
-                proc.wait(timeout=20)
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
 
@@ -258,15 +258,18 @@ def test_a_sinks_sweep_without_jax_says_what_is_missing(tmp_path, capsys, monkey
 @pytest.mark.slow
 def test_a_sinks_cell_is_the_training_of_its_config(tmp_path):
     pytest.importorskip("jax")
-    from polarize.sinks.train import train
+    from polarize.sinks.metrics import sink_heads
     from polarize.sweeps.tasks import make_cells, make_tasks, run_task
 
     sweep = read_sweep(_sweep_file(tmp_path, 'kind = "sinks"\n[base]\nwidth = 8\nheads = 2\nsteps = 3\n'
                                    'train_size = 32\neval_size = 8\nbatch = 4\ncheckpoints = 1\n'
                                    '[grid]\nvariant = ["sigmoid-unnormalized"]\nseed = [3]\n'))
     row = run_task(make_tasks(sweep, make_cells(sweep))[0])[0].to_pylist()[0]
-    record = train(sweep.config({"variant": "sigmoid-unnormalized", "seed": 3}))
+    record = json.loads(row["run"])  # the training's own record (without its attention maps)
+    assert record["config"] == sweep.config({"variant": "sigmoid-unnormalized", "seed": 3}).to_dict()
+    assert record["config"]["steps"] == 3 and record["history"][-1]["step"] == 3
     assert row["status"] == "finished" and row["variant"] == "sigmoid-unnormalized" and row["seed"] == 3
     assert row["accuracy"] == record["accuracy"]
     assert row["sink_scores"] == [v for layer in record["sink_scores"] for v in layer]
     assert [row["sink_l1_h0"], row["sink_l1_h1"]] == record["sink_scores"][1]
+    assert row["sinks"] == int(sink_heads(record["sink_scores"], record["accuracy"]).sum())
