@@ -27,9 +27,15 @@ def example(name: str) -> Path:
 
 
 def user_sweeps() -> dict[str, Path]:
-    """Results folders under ``POLARIZE_DATA_DIR/sweeps`` (those with a manifest), by folder name."""
-    from polarize.deck import data_dir
+    """Results folders under ``POLARIZE_DATA_DIR/sweeps`` (those with a manifest), by folder name.
 
+    None on a public server (``POLARIZE_HOSTED=1``): its folders are not the visitors'.
+    """
+    from polarize.deck import data_dir
+    from polarize.env import hosted
+
+    if hosted():
+        return {}
     root = data_dir() / "sweeps"
     if not root.is_dir():
         return {}

@@ -81,6 +81,8 @@ def _message(progress: Progress, text: str) -> None:
 
 def _sample(sweep: Sweep, folder: Path, tasks: list[Task], progress: Progress, report) -> list[Task]:
     """Run the first tasks here, keep them, and estimate the CPU time and size of the rest."""
+    if sweep.kind == "sinks" and tasks:
+        _estimate_trainings(sweep, tasks, progress, report)
     if sweep.kind == "sinks" or not tasks:
         return tasks
     sample, rest = tasks[:SAMPLE_TASKS], tasks[SAMPLE_TASKS:]
@@ -106,6 +108,26 @@ def _check_sinks(sweep: Sweep, scheduler: str | None) -> None:
 
     if sweep.kind == "sinks" and scheduler is None and not available():
         raise ConfigError("kind", f"sinks sweeps: {NO_JAX}")
+
+
+def _estimate_trainings(sweep: Sweep, tasks: list[Task], progress: Progress, report) -> None:
+    """A training is too long to sample: estimate from the shipped runs' CPU time at each size."""
+    import statistics
+
+    from polarize.sinks.runs import read_run, shipped_runs
+
+    sizes = [c.params.get("size", sweep.base.get("size", "classroom")) for t in tasks for c in t.cells]
+    cpu = {}
+    for size in set(sizes):
+        times = [read_run(p).get("timing", {}).get("cpu_seconds") for n, p in shipped_runs().items()
+                 if n.startswith(f"{size}-")]
+        times = [t for t in times if isinstance(t, (int, float))]
+        cpu[size] = statistics.median(times) if times else None
+    if all(cpu.values()):
+        total = sum(cpu[s] for s in sizes)
+        progress.estimate = {"cpu_seconds": total}
+        report(f"estimate from the shipped trainings of the same sizes: {total / 3600:.3g} CPU-hours in all "
+               "(if the base changes steps or width, scale it)")
 
 
 def _client(scheduler: str | None, workers: int | None):
