@@ -20,12 +20,14 @@ import contextlib
 import contextvars
 import math
 import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "environment_problem", "hosted", "limits", "local_caps",
-           "positive_number"]
+__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "data_dir", "environment_problem", "hosted", "limits",
+           "local_caps", "positive_number"]
 
 HOSTED = "POLARIZE_HOSTED"
 """The variable that marks a public server: ``1`` or ``0``."""
@@ -137,3 +139,15 @@ def environment_problem() -> str | None:
     except ConfigError as exc:
         return str(exc)
     return None
+
+
+def data_dir() -> Path:
+    """Where polarize keeps its data: ``POLARIZE_DATA_DIR``, else the user's data directory."""
+    if os.environ.get("POLARIZE_DATA_DIR"):
+        return Path(os.environ["POLARIZE_DATA_DIR"])
+    home = Path.home()
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "polarize"
+    return Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "polarize"

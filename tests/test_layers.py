@@ -1,6 +1,6 @@
 """The tree is the architecture: each folder is a layer, and imports run one way only.
 
-    app.py -> ui/ -> polarize.web -> polarize.serve, polarize.clips -> polarize.plots
+    app.py -> ui/ -> polarize.web -> polarize.serve, polarize.clips, polarize.sweeps -> polarize.plots
            -> polarize.science -> the engine (the package root and polarize.sinks)
 
 with ``polarize.cli`` (the command line) beside ``ui`` at the top. Read from the source
@@ -17,8 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-RANKS = {"engine": 0, "science": 1, "plots": 2, "serve": 3, "clips": 3, "web": 4, "cli": 5, "ui": 5, "app": 6}
-"""A module may import its own layer and those ranked below it; serve and clips not each other."""
+RANKS = {"engine": 0, "science": 1, "plots": 2, "serve": 3, "clips": 3, "sweeps": 3, "web": 4, "cli": 5,
+         "ui": 5, "app": 6}
+"""A module may import its own layer and those ranked below it; serve, clips and sweeps not each other."""
 
 _FIGURE = "Jupyter's view of a result is the app's own figure: imported on call, from the layer above"
 _ROOT = ("the public API names the functions that judge and draw; imported on first use (the module's "
@@ -49,7 +50,7 @@ def layer(module: str) -> str:
         return "app"
     if module == "polarize.__main__":
         return "cli"  # ``python -m polarize``: the command line
-    if len(parts) > 1 and parts[1] in ("science", "plots", "serve", "clips", "web", "cli"):
+    if len(parts) > 1 and parts[1] in ("science", "plots", "serve", "clips", "sweeps", "web", "cli"):
         return parts[1]
     return "engine"  # the package root and polarize.sinks (the transformer's engine)
 

@@ -6,9 +6,10 @@
     polarize reproduce -o DIR
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
     polarize sinks train|runs ...   (see polarize.cli.sinks)
+    polarize sweep run|query ...    (see polarize.cli.sweep; needs polarize[sweep])
 
 The command line sits at the top of the layers, beside the app's ``ui``: ``reproduce`` (the
-paper's figures) and ``sinks`` (the transformer's commands) are its other modules.
+paper's figures), ``sinks`` (the transformer's commands) and ``sweep`` are its other modules.
 
 Every failure is one line on stderr and a nonzero status, never a traceback:
 a bad configuration, environment variable or command line exits with status 2
@@ -35,6 +36,7 @@ import numpy as np
 
 from polarize.budget import MAX_OUTPUT_BYTES, result_bytes
 from polarize.cli import sinks as sinks_cli
+from polarize.cli import sweep as sweeps_cli
 from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
 from polarize.integrate import sample_steps, simulate
@@ -76,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
     sinks_cli.add_parser(commands)
+    sweeps_cli.add_parser(commands)
     return parser
 
 
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
     command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets,
-               "sinks": sinks_cli.run}[args.command]
+               "sinks": sinks_cli.run, "sweep": sweeps_cli.run}[args.command]
     problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
     if problem:
         return _fail(problem, 2)

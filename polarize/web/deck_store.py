@@ -19,9 +19,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
-import os
 import sqlite3
-import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from polarize.env import data_dir
 from polarize.fields import ConfigError
 
 __all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "current", "data_dir", "from_json", "to_json",
@@ -42,18 +41,6 @@ _MOST = {"name": 100, "title": 200, "link": 4000, "notes": 10000, "slides": 500}
 
 class DeckError(ConfigError):
     """A deck, a slide or a deck file that cannot be used; ``field`` names the part at fault."""
-
-
-def data_dir() -> Path:
-    """Where polarize keeps its data: ``POLARIZE_DATA_DIR``, else the user's data directory."""
-    if os.environ.get("POLARIZE_DATA_DIR"):
-        return Path(os.environ["POLARIZE_DATA_DIR"])
-    home = Path.home()
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "polarize"
-    return Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "polarize"
 
 
 def _text(field: str, value: Any, *, empty: bool = False) -> str:

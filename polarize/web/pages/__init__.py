@@ -6,6 +6,7 @@ from polarize.web.pages.explorer import EXPLORER
 from polarize.web.pages.maths import MATHS
 from polarize.web.pages.phase import PAGE as PHASE
 from polarize.web.pages.sinks import PAGE as SINKS
+from polarize.web.pages.sweeps import PAGE as SWEEPS
 
 NORMALIZERS = normalizers.PAGE
 LOSSES = losses.PAGE
@@ -16,11 +17,11 @@ RATES = rates.PAGE
 COMPARISONS = (NORMALIZERS, LOSSES, TIED, DESCENT, RATES)
 """The comparison pages: several runs side by side, drawn as one animated grid (``web.study``)."""
 
-PAGES = (EXPLORER, *COMPARISONS, PHASE, SINKS, MATHS, DECK)
+PAGES = (EXPLORER, *COMPARISONS, PHASE, SINKS, SWEEPS, MATHS, DECK)
 """Every page, in navigation order."""
 
 __all__ = ["COMPARISONS", "DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE",
-           "RATES", "SINKS", "TIED", "by_name"]
+           "RATES", "SINKS", "SWEEPS", "TIED", "by_name"]
 
 
 def by_name(name: str):

@@ -1,0 +1,92 @@
+"""Reading results back: ``load`` (pandas, through pyarrow) and ``query`` (SQL, through DuckDB).
+
+Only readable files are read (``store.result_files``), so a truncated file left
+by a stopped sweep is invisible here too. In SQL the rows are the table
+``runs`` and the saved series, when there are any, the table ``series``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from polarize.fields import ConfigError
+from polarize.sweeps import store
+
+__all__ = ["load", "load_series", "query"]
+
+MISSING_DUCKDB = "sweep query needs the optional extra: pip install 'polarize[sweep]' (duckdb)"
+
+
+def _files(folder: Path, series: bool = False) -> list[Path]:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError("results", f"{folder} is not a folder")
+    return store.result_files(folder, series=series)
+
+
+def _read(files: list[Path]):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = [pq.read_table(p) for p in files]
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def load(folder: Path):
+    """Every row of a results folder as a pandas DataFrame (one row per cell, chunk or start).
+
+    Parameters
+    ----------
+    folder : path
+        A folder written by ``polarize sweep run``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The grid's columns, the outcome's columns (``polarize.sweeps.outcomes.SCHEMAS``), and
+        ``hash``, ``config`` (JSON), ``status``, ``message``; sorted by cell. Empty when nothing is done.
+    """
+    import pandas as pd
+
+    files = _files(folder)
+    if not files:
+        return pd.DataFrame()
+    frame = _read(files).to_pandas()
+    order = [c for c in ("cell", "start") if c in frame]
+    return frame.sort_values(order, kind="stable").reset_index(drop=True)
+
+
+def load_series(folder: Path):
+    """The saved series of a runs sweep with ``trajectories = true`` (empty DataFrame without)."""
+    import pandas as pd
+
+    files = _files(folder, series=True)
+    return _read(files).to_pandas() if files else pd.DataFrame()
+
+
+def query(folder: Path, sql: str):
+    """Run ``sql`` with DuckDB over the folder's rows (table ``runs``) and series (``series``).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    try:
+        import duckdb
+    except ImportError:
+        raise ConfigError("query", MISSING_DUCKDB) from None
+    files = _files(folder)
+    if not files:
+        raise ConfigError("results", f"{folder} holds no finished results yet")
+    con = duckdb.connect(":memory:")
+    try:
+        con.register("runs", _read(files))
+        series = _files(folder, series=True)
+        if series:
+            con.register("series", _read(series))
+        try:
+            return con.execute(sql).df()
+        except duckdb.Error as exc:
+            raise ConfigError("query", str(exc).splitlines()[0]) from None
+    finally:
+        con.close()

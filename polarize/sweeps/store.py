@@ -1,0 +1,125 @@
+"""The results folder: one Parquet file per finished task, written atomically, and a manifest.
+
+``task-<key>.parquet`` holds a task's rows; ``traj-<key>.parquet`` its saved
+series (written first, so that a task's rows mean its series are there too).
+A file is written under a temporary name and renamed, so a stopped sweep
+leaves whole files or none; a file that cannot be read (truncated by a dying
+disk or a copy) is ignored, and its cells are run again. ``sweep.json``
+records the sweep, the package's version and the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+from polarize.fields import ConfigError
+from polarize.sweeps.spec import Sweep
+
+__all__ = ["MANIFEST", "finished_hashes", "read_manifest", "result_files", "write_manifest", "write_task"]
+
+MANIFEST = "sweep.json"
+_PREFIX, _TRAJ = "task-", "traj-"
+
+
+def _atomic_write(path: Path, write) -> None:
+    """Call ``write(temporary_path)``, then rename it to ``path`` (same folder, so the rename is atomic)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_task(folder: Path, key: str, rows, trajectories=None) -> Path:
+    """Write a task's rows (and series) as Parquet files; returns the rows' file."""
+    import pyarrow.parquet as pq
+
+    folder = Path(folder)
+    if trajectories is not None:
+        _atomic_write(folder / f"{_TRAJ}{key}.parquet", lambda p: pq.write_table(trajectories, p))
+    path = folder / f"{_PREFIX}{key}.parquet"
+    _atomic_write(path, lambda p: pq.write_table(rows, p))
+    return path
+
+
+def _readable(path: Path) -> bool:
+    import pyarrow.parquet as pq
+
+    try:
+        pq.ParquetFile(path).metadata  # noqa: B018 (reading the footer is the check)
+    except Exception:  # truncated or not Parquet at all: as if it were not there
+        return False
+    return True
+
+
+def result_files(folder: Path, *, series: bool = False) -> list[Path]:
+    """The readable result files in ``folder`` (rows, or with ``series`` the saved series), sorted."""
+    prefix = _TRAJ if series else _PREFIX
+    return [p for p in sorted(Path(folder).glob(f"{prefix}*.parquet")) if _readable(p)]
+
+
+def finished_hashes(folder: Path) -> set[str]:
+    """The ``hash`` of every cell with a row in a readable file."""
+    import pyarrow.parquet as pq
+
+    done: set[str] = set()
+    for path in result_files(folder):
+        try:
+            done.update(pq.read_table(path, columns=["hash"]).column("hash").to_pylist())
+        except Exception:  # a footer that reads but data that does not: redo its cells
+            continue
+    return done
+
+
+def _environment() -> dict:
+    versions = {}
+    for name in ("polarize", "numpy", "scipy", "pyarrow", "dask", "distributed", "duckdb"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {"python": sys.version.split()[0], "platform": platform.platform(), "machine": platform.node(),
+            "cpus": os.cpu_count(), "versions": versions}
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """The manifest of a results folder, or None when there is none (or it cannot be read)."""
+    try:
+        data = json.loads((Path(folder) / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_manifest(folder: Path, sweep: Sweep, **extra) -> None:
+    """Create ``folder`` if needed and record the sweep there; refuse a folder holding another sweep."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError("output", f"cannot create {folder}: {exc.strerror or exc}") from None
+    old = read_manifest(folder)
+    if old is not None and old.get("digest") not in (None, sweep.digest()):
+        raise ConfigError("output", f"{folder} holds the results of another sweep ({old.get('name')!r}); "
+                          "give another folder")
+    data = {"name": sweep.name, "kind": sweep.kind, "digest": sweep.digest(), "sweep": sweep.to_dict(),
+            "cells": sweep.n_cells, "environment": _environment(), "updated": time.strftime(
+                "%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra}
+    if old is not None and "created" in old:
+        data["created"] = old["created"]
+    data.setdefault("created", data["updated"])
+    try:
+        text = json.dumps(data, indent=1, default=str)
+        _atomic_write(folder / MANIFEST, lambda p: Path(p).write_text(text))
+    except OSError as exc:
+        raise ConfigError("output", f"cannot write {folder / MANIFEST}: {exc.strerror or exc}") from None

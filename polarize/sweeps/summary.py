@@ -1,0 +1,90 @@
+"""What the Sweeps page draws, computed from a results frame: fractions with Wilson intervals,
+spreads over seeds, and the axes worth drawing against.
+
+Pure pandas and numpy on ``polarize.sweeps.load``'s frame; the figures are in ``polarize.plots.sweeps``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FRACTIONS", "Z95", "fraction_table", "pick_axes", "spread_table", "wilson"]
+
+Z95 = 1.959964
+"""Two-sided 95% normal quantile."""
+
+_POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold (options.polarized_below)")
+_NAIVE = ("p\u1d62(0) wins", "the token with the largest p\u1d62(0) wins (the naive prediction)")
+FRACTIONS = {
+    "runs": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
+    "ensemble": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
+    "sinks": {"sink_found": ("layer-1 sink", "a layer-1 head is a sink (score > 0.9, accuracy > 0.95)")},
+}
+"""Per kind: the fractions the page can show, each a short name (for an axis) and what it counts."""
+
+
+def wilson(k, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The share ``k / n`` and its Wilson score interval (Wilson 1927), elementwise.
+
+    Parameters
+    ----------
+    k, n : array_like
+        Successes and trials (``n >= 1``).
+
+    Returns
+    -------
+    share, low, high : ndarray
+    """
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    share = k / n
+    centre = (share + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z * np.sqrt(share * (1 - share) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return share, np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+def pick_axes(frame, axes: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """The grid axes to draw against: ``x`` (a numeric one if any) and ``colour`` (another), not seeds."""
+    shown = [a for a in axes if a != "seed" and a in frame and frame[a].nunique() > 1]
+    numeric = [a for a in shown if frame[a].dtype.kind in "if"]
+    x = numeric[0] if numeric else (shown[0] if shown else None)
+    others = [a for a in shown if a != x]
+    return x, (others[0] if others else None)
+
+
+def _counts(frame, kind: str, what: str):
+    """Per row: successes and trials of ``what``, errors left out."""
+    ok = frame[frame["status"] != "error"]
+    if kind == "ensemble" and "n_starts" in ok and ok["n_starts"].notna().all():
+        column = {"polarized": "n_polarized", "naive_holds": "n_naive"}[what]
+        return ok, ok[column].astype(float), ok["n_starts"].astype(float)
+    if what == "sink_found":
+        return ok, (ok["layer1_sinks"] > 0).astype(float), np.ones(len(ok))
+    ok = ok[ok[what].notna()]  # no prediction where it is not defined: not a trial
+    return ok, ok[what].astype(float), np.ones(len(ok))
+
+
+def fraction_table(frame, kind: str, what: str, by: list[str]):
+    """Successes ``k`` of trials ``n`` per group of ``by``, with the share and its Wilson interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by`` columns, then ``hits``, ``trials``, ``share``, ``low``, ``high``; one row per group
+        (``hits`` and ``trials``, not ``k`` and ``n``: ``n`` may be a grid axis).
+    """
+    ok, k, n = _counts(frame, kind, what)
+    table = ok[by].copy() if by else ok.iloc[:, :0].copy()
+    table["hits"], table["trials"] = k.to_numpy(), np.asarray(n)
+    table = table.groupby(by, sort=True).sum().reset_index() if by else table.sum().to_frame().T
+    table["share"], table["low"], table["high"] = wilson(table["hits"], table["trials"])
+    return table
+
+
+def spread_table(frame, y: str, by: list[str]):
+    """The median, quartiles, least and largest of ``y`` over the runs of each group (seeds, mostly)."""
+    ok = frame[(frame["status"] != "error") & frame[y].notna()]
+    grouped = ok.groupby(by, sort=True)[y]
+    out = grouped.median().rename("median").to_frame()
+    out["q1"], out["q3"] = grouped.quantile(0.25), grouped.quantile(0.75)
+    out["least"], out["most"], out["runs"] = grouped.min(), grouped.max(), grouped.size()
+    return out.reset_index()

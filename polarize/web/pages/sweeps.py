@@ -1,0 +1,138 @@
+"""The Sweeps page: a sweep's grid and the figures a researcher wants, without writing code.
+
+It reads a results folder written by ``polarize sweep run`` (one of the shipped
+examples, or a folder under ``POLARIZE_DATA_DIR/sweeps``, found when the app
+starts) with ``polarize.sweeps.load`` (pyarrow: neither Dask nor DuckDB needed).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from polarize.plots.sweeps import fraction_figure, sink_heads_figure, spread_figure
+from polarize.sweeps import load, store
+from polarize.sweeps.examples import EXAMPLES, example, user_sweeps
+from polarize.sweeps.summary import FRACTIONS, fraction_table, pick_axes, spread_table
+from polarize.web.controls import Control
+from polarize.web.page import PageSpec
+from polarize.web.view import Columns, Metric, Plot, Table, Text, View
+
+__all__ = ["PAGE", "sources"]
+
+MEASURES = {"one_minus_max": "1 - max s at the end", "entropy_end": "entropy of s at the end (nats)"}
+
+
+def sources() -> dict[str, Path]:
+    """The results folders the page offers: the shipped examples first, then the user's, by option name."""
+    found = {f"example-{name}": example(name) for name in EXAMPLES}
+    try:
+        found.update({f"data:{name}": path for name, path in user_sweeps().items()})
+    except OSError:  # an unreadable data folder: the examples still work
+        pass
+    return found
+
+
+_SOURCES = sources()
+
+
+@functools.lru_cache(maxsize=8)
+def _frame(path: str, stamp: float):
+    return load(Path(path))
+
+
+def _read(name: str):
+    """The manifest and the rows of a source (rows cached until the folder changes)."""
+    path = _SOURCES[name]
+    manifest = store.read_manifest(path) or {}
+    return manifest, _frame(str(path), path.stat().st_mtime)
+
+
+def _kind(values: Mapping[str, Any]) -> str:
+    return (store.read_manifest(_SOURCES[values["sweep"]]) or {}).get("kind", "runs")
+
+
+CONTROLS = (
+    Control("sweep", "Sweep", "select", options=tuple(_SOURCES),
+            help="A shipped example, or a results folder under POLARIZE_DATA_DIR/sweeps "
+                 "(polarize sweep run SWEEP.toml -o that folder)."),
+    Control("fraction", "Fraction", "select", options=("polarized", "naive_holds"),
+            names={"polarized": "polarized", "naive_holds": "largest p\u1d62(0) wins"},
+            applies=lambda v: _kind(v) != "sinks", off_help=" (a sinks sweep counts runs with a sink)"),
+    Control("measure", "Measure", "select", options=tuple(MEASURES), names=MEASURES,
+            applies=lambda v: _kind(v) == "runs", off_help=" (runs sweeps only)"),
+)
+
+
+def _grid_table(manifest: dict) -> Table:
+    grid = manifest.get("sweep", {}).get("grid", {})
+    rows = tuple({"axis": key, "values": ", ".join(map(str, values)), "count": len(values)}
+                 for key, values in grid.items())
+    return Table(rows)
+
+
+def _metrics(frame, manifest: dict) -> Columns:
+    errors = int((frame["status"] == "error").sum()) if len(frame) else 0
+    metrics = (Metric("Rows", f"{len(frame):,}", "one per run, chunk of starts or training"),
+               Metric("Grid cells", f"{manifest.get('cells', 0):,}", "the product of the axes"),
+               Metric("Errors", str(errors), "cells whose config or run failed (a row each)"),
+               Metric("Worker time", f"{frame['seconds'].sum():.0f} s" if len(frame) else "0 s",
+                      "summed over every task"))
+    return Columns(tuple((m,) for m in metrics))
+
+
+def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
+    x, colour = ("variant", None) if kind == "sinks" else pick_axes(frame, axes)
+    by = [a for a in (x, colour) if a]
+    table = fraction_table(frame, kind, what, by)
+    short, label = FRACTIONS[kind][what]
+    if x is None:
+        row = table.iloc[0]
+        table = table.assign(all="all")
+        x = "all"
+        label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
+    return Plot("sweeps-fraction", fraction_figure(table, x, colour, short),
+                f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {x}"
+                + (f" and {colour}" if colour else "") + ", pooled over the other axes, in its 95% Wilson "
+                "band (Wilson 1927). Hover for the counts.")
+
+
+def view(job: tuple[tuple[str, Any], ...]) -> View:
+    values = dict(job)
+    manifest, frame = _read(values["sweep"])
+    if not len(frame):
+        return View(error="This results folder holds no finished cells yet.")
+    kind = manifest.get("kind", "runs")
+    axes = tuple(manifest.get("sweep", {}).get("grid", {}))
+    what = "sink_found" if kind == "sinks" else values["fraction"]
+    blocks: list[Any] = [Text(f"A **{kind}** sweep over {len(axes)} axes: {', '.join(axes)}."),
+                         _metrics(frame, manifest), _grid_table(manifest),
+                         _fraction_plot(frame, kind, what, axes)]
+    if kind == "runs":
+        x, colour = pick_axes(frame, axes)
+        if x is not None:
+            y = values["measure"]
+            table = spread_table(frame, y, [a for a in (x, colour) if a])
+            blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, y),
+                               f"{MEASURES[y]}: the median over seeds (and the other axes) per {x}, "
+                               "quartiles as bars, least to largest as the band."))
+    if kind == "sinks":
+        blocks.append(Plot("sweeps-heads", sink_heads_figure(frame),
+                           "Every layer-1 head of every run: its sink score (attention on BOS, paper "
+                           "section 7), one dot per head, colour by seed; dashed: 0.9, a sink."))
+    errors = frame[frame["status"] == "error"]
+    warnings = (f"{len(errors)} cells failed; the first says: {errors['message'].iloc[0]}",) if len(
+        errors) else ()
+    return View(blocks=tuple(blocks), warnings=warnings, data=frame)
+
+
+PAGE = PageSpec(
+    name="sweeps", nav_title="Sweeps", title="Sweeps", icon=":material/grid_view:", url_path="sweeps",
+    controls=CONTROLS, view=view, spinner="Reading the results...",
+    defaults=lambda preset: {"sweep": "example-runs", "fraction": "polarized", "measure": "one_minus_max"},
+    caption=lambda values: (
+        "Grids of runs, ensembles and sink trainings, run on Dask with `polarize sweep run` and read back "
+        "from Parquet. Pick a results folder to see its grid, how often the runs polarize, and how "
+        "sharply."))

@@ -1,0 +1,109 @@
+"""The Sweeps page on the shipped examples: no warning, and every figure equal to an independent count.
+
+The counts are DuckDB's SQL over the Parquet files; the Wilson bands scipy's ``binomtest``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from polarize.sweeps.examples import EXAMPLES, build_sinks_example, example
+from polarize.web import pages
+from polarize.web.pages.sweeps import PAGE
+
+duckdb = pytest.importorskip("duckdb")
+
+
+def _view(sweep: str, **values):
+    return PAGE.view(tuple(sorted((PAGE.defaults(None) | {"sweep": sweep, **values}).items())))
+
+
+def _sql(name: str, sql: str):
+    files = [str(p) for p in sorted(example(name).glob("task-*.parquet"))]
+    return duckdb.sql(sql.replace("runs", f"read_parquet({files!r})")).fetchall()
+
+
+def _lines(figure):
+    """Each named line (not its band): name -> {x: y}."""
+    return {t.name: dict(zip(t.x, t.y, strict=True)) for t in figure.data if t.mode == "lines+markers"}
+
+
+def _bands(figure):
+    return [t for t in figure.data if t.fill == "toself"]
+
+
+def test_the_page_is_registered_with_its_streamlit_file():
+    assert pages.by_name("sweeps") is PAGE and PAGE in pages.PAGES
+    assert "ui.render(pages.SWEEPS)" in (Path(__file__).parents[1] / "pages" / "sweeps.py").read_text()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("fraction", ["polarized", "naive_holds"])
+def test_every_shipped_example_opens_without_a_warning(name, fraction):
+    view = _view(f"example-{name}", fraction=fraction)
+    assert view.error is None and view.warnings == ()
+    assert len(view.plots()) == 2 if name != "ensemble" else len(view.plots()) == 1
+
+
+def test_the_runs_fraction_is_the_share_sql_counts_in_its_wilson_band():
+    figure = _view("example-runs").plots()[0].figure
+    rows = _sql("runs", "SELECT normalizer, n, sum(polarized::int), count(*) FROM runs "
+                        "WHERE status != 'error' GROUP BY ALL")
+    lines = _lines(figure)
+    assert sum(len(v) for v in lines.values()) == len(rows) == 9
+    for normalizer, n, hits, trials in rows:
+        assert lines[f"normalizer = {normalizer}"][n] == pytest.approx(hits / trials)
+    bands = {t.name: t for t in _bands(figure)}
+    for normalizer, n, hits, trials in rows:
+        band = bands[f"normalizer = {normalizer}"]
+        xs, ys = list(band.x), list(band.y)
+        low, high = binomtest(int(hits), int(trials)).proportion_ci(method="wilson")
+        half = len(xs) // 2
+        assert ys[xs[:half].index(n)] == pytest.approx(high, abs=1e-6)
+        assert ys[half:][xs[half:].index(n)] == pytest.approx(low, abs=1e-6)
+
+
+def test_the_ensemble_fraction_pools_every_start_of_every_chunk():
+    figure = _view("example-ensemble", fraction="naive_holds").plots()[0].figure
+    rows = _sql("ensemble", "SELECT scale, sum(n_naive), sum(n_starts) FROM runs GROUP BY ALL")
+    (line,) = _lines(figure).values()
+    assert {s: h / t for s, h, t in rows} == pytest.approx(line)
+    assert all(t == 3 * 4000 for _, _, t in rows)  # three seeds of 4,000 starts: every chunk counted
+
+
+def test_the_spread_is_the_median_over_seeds():
+    figure = _view("example-runs", measure="entropy_end").plots()[1].figure
+    rows = _sql("runs", "SELECT normalizer, n, median(entropy_end) FROM runs GROUP BY ALL")
+    lines = _lines(figure)
+    for normalizer, n, median in rows:
+        assert lines[f"normalizer = {normalizer}"][n] == pytest.approx(median)
+
+
+def test_the_sink_figure_shows_every_layer1_head_of_every_run():
+    figure = _view("example-sinks").plots()[1].figure
+    rows = _sql("sinks", "SELECT seed, sink_scores[5:8] FROM runs")  # layer 1 of 2 x 4 heads (1-based)
+    shown = sorted(y for t in figure.data if t.mode == "markers" for y in t.y)
+    assert shown == sorted(v for _, scores in rows for v in scores) and len(shown) == 14 * 4
+    shares = _view("example-sinks").plots()[0].figure
+    counted = dict(_sql("sinks", "SELECT variant, avg((layer1_sinks > 0)::int) FROM runs GROUP BY 1"))
+    (line,) = _lines(shares).values()
+    names = dict(zip(shares.layout.xaxis.tickvals, shares.layout.xaxis.ticktext, strict=True))
+    assert {names[x].replace("<br>", "-"): y for x, y in line.items()} == pytest.approx(counted)
+
+
+def test_the_sinks_example_is_the_shipped_trainings(tmp_path):
+    from polarize.sinks.runs import read_run, shipped_runs
+    from polarize.sweeps import load
+
+    assert build_sinks_example(tmp_path) == 14
+    frame = load(tmp_path)
+    shipped = load(example("sinks"))
+    cols = ["variant", "seed", "accuracy", "sinks", "top_sink"]
+    assert frame[cols].equals(shipped[cols])
+    record = read_run(shipped_runs()["paper-softmax-seed0"])
+    row = frame[(frame["variant"] == "softmax") & (frame["seed"] == 0)].iloc[0]
+    assert np.allclose(row["sink_scores"], np.ravel(record["sink_scores"]))
