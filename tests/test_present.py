@@ -329,3 +329,15 @@ def test_the_token_legend_gets_the_rows_it_takes():
     # Presented on a wide page the second row is given back; on a narrow one, the larger type takes more.
     wide, narrow = presented(eight, height=620, width=1500), presented(eight, height=620, width=500)
     assert wide.layout.margin.t < PRESENT_SCALE * eight.layout.margin.t < narrow.layout.margin.t
+
+
+def test_a_figure_with_category_ticks_is_presented():
+    """Two panels sharing an x axis whose ticks are words (not numbers) fit presentation mode."""
+    figure = {"data": [{"type": "bar", "x": ["softmax", "l2"], "y": [1, 2], "xaxis": "x", "yaxis": "y"},
+                       {"type": "bar", "x": ["softmax", "l2"], "y": [2, 1], "xaxis": "x2", "yaxis": "y2"}],
+              "layout": {"height": 600, "xaxis": {"domain": [0, 1], "tickvals": ["softmax", "l2"]},
+                         "xaxis2": {"domain": [0, 1], "tickvals": ["softmax", "l2"], "anchor": "y2"},
+                         "yaxis": {"domain": [0.55, 1]}, "yaxis2": {"domain": [0, 0.45]}}}
+    shown = presented(figure, height=400)
+    assert shown["layout"]["height"] <= 400
+    assert shown["layout"]["xaxis2"]["tickvals"] == ["softmax", "l2"]

@@ -185,4 +185,7 @@ def _wrap_titles(layout: dict[str, Any], axes: dict[str, dict[str, Any]], size: 
 
 
 def _key(value: Any) -> Any:
-    return tuple(round(float(v), 9) for v in value) if isinstance(value, list | tuple) else value
+    """A comparable form of an axis' range or tick values: numbers rounded, categories as they are."""
+    if not isinstance(value, list | tuple):
+        return value
+    return tuple(round(float(v), 9) if isinstance(v, int | float) else str(v) for v in value)
