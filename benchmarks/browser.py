@@ -39,10 +39,10 @@ from polarize.web.links import read_link  # noqa: E402
 SCENARIOS = {"default (n = 8)": "", "n = 64": "n=64&d=64"}
 
 
-def page_load(page, url: str) -> float:
+def page_load(page, url: str, timeout: float = 30.0) -> float:
     start = time.perf_counter()
     page.goto(url)
-    wait_for_figure(page)
+    wait_for_figure(page, timeout=timeout)
     return time.perf_counter() - start
 
 
@@ -79,7 +79,8 @@ def main() -> int:
         browser = launch_browser(playwright)
         context = browser.new_context(viewport={"width": 1920, "height": 1080})
         page = context.new_page()
-        first = page_load(page, server.url + "/")  # cold: server, workers and browser cache
+        # Cold: the server's imports, its workers and the browser's cache (slow on a busy machine).
+        first = page_load(page, server.url + "/", timeout=180)
         print(f"first load of a fresh server: {first:.2f} s", flush=True)
         for name, query in scenarios.items():
             url = f"{server.url}/?{query}"
