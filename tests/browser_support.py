@@ -197,10 +197,10 @@ so a generous time limit lets each draw its figures."""
 def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
     """Pytest fixtures ``server`` (the app, running) and ``browser`` (headless Chromium).
 
-    Use as ``server, browser = module_fixtures(sync_api)`` in a test module. Both are the
-    session's (conftest's ``shared_server`` and ``shared_browser``): every module that asks
-    shares one server and one browser, started once (once per worker under ``pytest -n``).
-    A module that needs a server nobody has used yet takes ``fresh_server_fixture()`` instead.
+    Use as ``server, browser = module_fixtures(sync_api)`` in a test module. The server is the
+    session's (conftest's ``shared_server``): every module that asks shares it, started once
+    (once per process under ``pytest -n``). A module that needs a server nobody has used yet
+    takes ``fresh_server_fixture()`` instead. The browser is the module's (``browser_fixture``).
     """
     import pytest
 
@@ -224,16 +224,19 @@ def fresh_server_fixture(**kwargs: Any) -> Any:
 
 
 def browser_fixture(sync_api: Any) -> Any:
-    """A pytest fixture ``browser``: the session's headless Chromium (conftest's ``shared_browser``).
+    """A module-scoped pytest fixture ``browser``: headless Chromium, shared by a module's tests.
 
-    ``sync_api`` is the module's ``pytest.importorskip("playwright.sync_api")``: a module without
-    Playwright is skipped before it asks for a browser.
+    Module-scoped, not the session's: Playwright's sync API holds the thread's event loop while it
+    runs, which would break any later test that runs one of its own (``asyncio.run``).
     """
     import pytest
 
-    @pytest.fixture
-    def browser(shared_browser: Any) -> Any:
-        return shared_browser
+    @pytest.fixture(scope="module")
+    def browser() -> Any:
+        with sync_api.sync_playwright() as playwright:
+            chromium = launch_browser(playwright)
+            yield chromium
+            chromium.close()
 
     return browser
 

@@ -1,5 +1,5 @@
 """Shared fixtures: tolerances in the units the flow's solver controls, cached runs, hypothesis profiles,
-the one app server and browser the browser tests share, and how the suite splits over processes.
+the one app server the browser tests share, and how the suite splits over processes.
 
 Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
 
@@ -11,7 +11,7 @@ A test's own ``@settings(max_examples=...)`` still bounds that test further.
 
 The suite runs on several processes (pytest-xdist; ``-n auto --dist loadgroup`` in
 pyproject.toml). ``pytest_collection_modifyitems`` puts every browser test in one group, so that
-they share one app server and one Chromium and never compete with each other for the CPU, and
+they share one app server and never compete with each other for the CPU, and
 every other module in a group of its own, so that its module-scoped fixtures are computed once.
 The browser group and the modules with slow tests go first: the longest work starts first and
 the processes finish together.
@@ -100,27 +100,17 @@ def shared_server():
     """The app (``streamlit run app.py``) on a free port, started once for every browser test module
     that does not need a fresh one (``browser_support.module_fixtures``): starting it costs seconds."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from browser_support import SHARED_SERVER_ENV, AppServer
     from stream_client import open_page
 
-    with AppServer(env=SHARED_SERVER_ENV) as running:
+    with AppServer(env=SHARED_SERVER_ENV) as running, ThreadPoolExecutor(1) as thread:
         # One first page, drawn by nobody: the server's imports and workers start here, once, not
-        # inside the first test's 30 s wait for a figure.
-        asyncio.run(open_page(running.url, "/", timeout=180))
+        # inside the first test's 30 s wait for a figure. In a thread of its own: a module's
+        # Playwright (sync API) may hold this thread's event loop.
+        thread.submit(asyncio.run, open_page(running.url, "/", timeout=180)).result()
         yield running
-
-
-@pytest.fixture(scope="session")
-def shared_browser():
-    """Headless Chromium, launched once for the session's browser tests (each opens its own context)."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    from browser_support import launch_browser
-
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
