@@ -2,6 +2,7 @@
 
     python benchmarks/animate.py                # GIF and MP4 of the default run, 1280 px wide
     python benchmarks/animate.py --compare 9    # also kaleido drawing 9 whole frames, per frame
+    python benchmarks/animate.py --quick        # 4 frames, 320 px wide: checks that it runs
 
 The frames are the static exporter's picture drawn once plus Pillow for the moving parts;
 ``--compare`` times the plain way (every frame through kaleido) to show what that saves.
@@ -58,7 +59,11 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=100)
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--compare", type=int, default=0, help="also time N whole frames through kaleido")
+    parser.add_argument("--quick", action="store_true",
+                        help="4 frames, 320 px wide (seconds; for the tests)")
     args = parser.parse_args()
+    if args.quick:
+        args.frames, args.width = 4, 320
     start = time.perf_counter()
     result = simulate(get_preset("default").experiment)
     start = _clock("simulate the default run", start)

@@ -1,6 +1,7 @@
 """How fast the Explorer feels in a real browser (a script, not a test).
 
     python benchmarks/browser.py [--runs 5]
+    python benchmarks/browser.py --quick    # one run of the default settings: checks that it runs
 
 Starts ``streamlit run app.py`` on a free port and drives the system Chromium
 (headless, Playwright) through it. For the default settings and for n = 64 it
@@ -38,10 +39,10 @@ from polarize.web.pages import explorer  # noqa: E402
 SCENARIOS = {"default (n = 8)": "", "n = 64": "n=64&d=64"}
 
 
-def page_load(page, url: str) -> float:
+def page_load(page, url: str, timeout: float = 30.0) -> float:
     start = time.perf_counter()
     page.goto(url)
-    wait_for_figure(page)
+    wait_for_figure(page, timeout=timeout)
     return time.perf_counter() - start
 
 
@@ -58,13 +59,19 @@ def payload_bytes(query: str) -> int:
     values = dict(pair.split("=") for pair in query.split("&") if pair)
     state, _ = read_link(explorer.EXPLORER, values)
     view = explorer.explore(explorer.build_experiment(state))
-    return len(pio.to_json(view.plots()[0].figure.to_dict(), validate=False).encode())
+    # The panels hand Streamlit plain figure dicts; to_json also takes a go.Figure.
+    return len(pio.to_json(view.plots()[0].figure, validate=False).encode())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median reported)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one run of the default settings only (seconds; for the tests)")
     args = parser.parse_args()
+    scenarios = dict(list(SCENARIOS.items())[:1]) if args.quick else SCENARIOS
+    if args.quick:
+        args.runs = 1
     from playwright.sync_api import sync_playwright
 
     rows = []
@@ -72,18 +79,22 @@ def main() -> int:
         browser = launch_browser(playwright)
         context = browser.new_context(viewport={"width": 1920, "height": 1080})
         page = context.new_page()
-        first = page_load(page, server.url + "/")  # cold: server, workers and browser cache
+        # Cold: the server's imports, its workers and the browser's cache (slow on a busy machine).
+        first = page_load(page, server.url + "/", timeout=180)
         print(f"first load of a fresh server: {first:.2f} s", flush=True)
-        for name, query in SCENARIOS.items():
+        for name, query in scenarios.items():
             url = f"{server.url}/?{query}"
             loads = [page_load(page, url) for _ in range(args.runs)]
             signature = wait_for_figure(page)
+            shown = [int(page.get_by_role("spinbutton", name="Seed").input_value())]
             changes, cached = [], []
             for i in range(args.runs):
-                elapsed, signature = change_seed(page, 1000 + i, signature)
+                shown.append(1000 + i)
+                elapsed, signature = change_seed(page, shown[-1], signature)
                 changes.append(elapsed)
             for i in range(args.runs):
-                elapsed, signature = change_seed(page, 1000 + (i % 2), signature)
+                # Back and forth between the last two seeds shown: each is cached, each differs from now.
+                elapsed, signature = change_seed(page, shown[-2 + i % 2], signature)
                 cached.append(elapsed)
             rows.append((name, loads, changes, cached, payload_bytes(query)))
             print(f"measured {name}", flush=True)

@@ -2,6 +2,7 @@
 
     python benchmarks/engine.py            # loops timed on a slice, extrapolated
     python benchmarks/engine.py --full     # run every loop to the end (about 15 minutes)
+    python benchmarks/engine.py --quick    # the first case once, 100 loop steps: checks that it runs
 
 For each case the engine's exact flow (``simulate``, median of a few runs, in a
 fresh process so that its peak memory is its own) runs to the horizon that the
@@ -83,14 +84,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--full", action="store_true", help="run every loop to the end")
     parser.add_argument("--repeats", type=int, default=5, help="engine runs per case (median)")
+    parser.add_argument("--quick", action="store_true",
+                        help="the first case, one engine run, 100 loop steps (a few seconds; for the tests)")
     args = parser.parse_args()
+    cases = dict(list(CASES.items())[:1]) if args.quick else CASES
+    if args.quick:
+        args.repeats, args.full = 1, False
 
     header = f"{'case':<24}{'engine':>10}{'peak MB':>9}{'loop':>12}{'ratio':>9}  {'target':<16}max s"
     print(header)
     print("-" * len(header))
-    for name, (spec, lr, steps, kind, timed, target) in CASES.items():
+    for name, (spec, lr, steps, kind, timed, target) in cases.items():
         got = engine(spec, args.repeats)
-        budget = None if args.full else timed
+        budget = None if args.full else 100 if args.quick else timed
         loop, extrapolated = loop_seconds(spec, lr, steps, kind, budget)
         mark = "*" if extrapolated else " "
         print(f"{name:<24}{got['seconds'] * 1e3:>8.1f}ms{got['peak_mb']:>9.0f}{loop:>11.1f}s{mark}"

@@ -2,6 +2,7 @@
 
     python benchmarks/ensemble.py                  # 100 x 100 grid, n = 3, logistic, horizon 1e4
     python benchmarks/ensemble.py --loop 200       # time the loop on 200 starts instead of 50
+    python benchmarks/ensemble.py --quick          # 5 x 5 grid, horizon 100: checks that it runs
 
 The ensemble runs the whole grid (median of ``--repeats`` runs). The loop costs
 the same per start wherever the start is, so it is timed on ``--loop`` starts
@@ -29,7 +30,11 @@ def main() -> None:
     parser.add_argument("--horizon", type=float, default=1e4)
     parser.add_argument("--loop", type=int, default=50, help="starts timed one by one with simulate")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true",
+                        help="5 x 5 grid, horizon 100, 5 starts looped, one run (a second; for the tests)")
     args = parser.parse_args()
+    if args.quick:
+        args.resolution, args.horizon, args.loop, args.repeats = 5, 100.0, 5, 1
 
     experiment = Experiment(n=3, d=3, loss="logistic", horizon=args.horizon, seed=0).resolved()
     starts = np.log(triangle_grid(args.resolution))

@@ -1,6 +1,7 @@
 """A class opening the app at once: N concurrent sessions against a real server (a script, not a test).
 
     python benchmarks/load.py [--sessions 30] [--sequential 0]
+    python benchmarks/load.py --quick    # 3 sessions, 2 in a row after: checks that it runs
 
 Starts ``streamlit run app.py`` on a free port (``tests/browser_support.AppServer``), opens one
 warm-up session, then N sessions at the same moment, each a different Explorer link (its own
@@ -188,7 +189,11 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=None, help="the server's POLARIZE_APP_TIMEOUT")
     parser.add_argument("--sequential", type=int, default=0, help="distinct runs in a row afterwards")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a session may wait")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 sessions, then 2 runs in a row (seconds; for the tests)")
     args = parser.parse_args()
+    if args.quick:
+        args.sessions, args.sequential = 3, 2
     env = {} if args.limit is None else {"POLARIZE_APP_TIMEOUT": str(args.limit)}
     with AppServer(env=env) as server:
         pid = server.process.pid

@@ -2,6 +2,7 @@
 
     python benchmarks/reproduce.py           # loops timed on a slice of their steps, scaled
     python benchmarks/reproduce.py --full    # every loop to the end (about 15 minutes)
+    python benchmarks/reproduce.py --quick   # no PNG/SVG, 50 loop steps a run: checks that it runs
 
 The engine side times ``reproduce()`` (every paper figure: its runs, its figure, the
 HTML) once with the PNG/SVG export and reports the two parts separately: the
@@ -70,11 +71,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--full", action="store_true", help="run every loop to the end")
     parser.add_argument("--slice", type=int, default=5000, help="loop steps timed per run without --full")
+    parser.add_argument("--quick", action="store_true",
+                        help="no PNG/SVG export, 50 loop steps a run (seconds; for the tests)")
     args = parser.parse_args()
+    if args.quick:
+        args.full, args.slice = False, 50
 
     with tempfile.TemporaryDirectory() as folder:
         lines = []
-        summary = reproduce(folder, log=lines.append)
+        summary = reproduce(folder, images=not args.quick, log=lines.append)
     compute, total = summary["seconds_compute"], summary["seconds"]
     budget = None if args.full else args.slice
     loops = {name: loop_seconds(name, budget) for name in PAPER_FIGURES}

@@ -1,7 +1,7 @@
 """Helpers to drive the real app in headless Chromium (used by test_browser.py and benchmarks/browser.py).
 
-- ``AppServer``: ``streamlit run app.py`` on a free local port, as a subprocess,
-  waited for until it serves, stopped (only that process group) on exit;
+- ``AppServer``: ``streamlit run app.py`` on a free local port, as a subprocess, with its own
+  log and data folder, waited for until it serves, stopped (only that process group) on exit;
 - ``launch_browser``: the system Chromium (Debian's ``/usr/bin/chromium``) through
   Playwright's sync API, headless, with a fresh profile;
 - small page helpers: wait for the dashboard, read its signature, set a widget.
@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -77,15 +78,32 @@ class AppServer:
     def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0,
                  script: str | Path = "app.py"):
         self.script = str(script)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, **(env or {})}
+        self._take_port()
+        # Its own data folder (decks), unless given one: servers started side by side (pytest -n)
+        # share nothing, and no test writes to the user's own decks.
+        self._data = None if "POLARIZE_DATA_DIR" in (env or {}) else tempfile.TemporaryDirectory()
+        data = {} if self._data is None else {"POLARIZE_DATA_DIR": self._data.name}
+        self.env = {**os.environ, **data, **(env or {})}
         self.timeout = timeout
         self.process: subprocess.Popen[bytes] | None = None
-        self.log = ARTIFACTS / "streamlit.log"
+
+    def _take_port(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = ARTIFACTS / f"streamlit-{self.port}.log"
 
     def __enter__(self) -> AppServer:
         ARTIFACTS.mkdir(exist_ok=True)
+        # A port found free can be taken before streamlit binds it (by a server another pytest
+        # worker starts at the same moment): streamlit then exits at once, and a new port is tried.
+        for _ in range(3):
+            if self._start():
+                return self
+            self._take_port()
+        raise RuntimeError(f"streamlit exited with {self.process.returncode} three times; see {self.log}")
+
+    def _start(self) -> bool:
+        """Start the server and wait until it serves (True) or exits (False)."""
         command = [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless", "true",
                    "--server.port", str(self.port), "--server.address", "127.0.0.1",
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
@@ -96,25 +114,26 @@ class AppServer:
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.process.returncode}; see {self.log}")
+                return False
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as reply:
                     if reply.status == 200:
-                        return self
+                        return True
             except OSError:
                 time.sleep(0.2)
         self.__exit__(None, None, None)
         raise RuntimeError(f"streamlit did not answer within {self.timeout} s; see {self.log}")
 
     def __exit__(self, *exc: Any) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        if self._data is not None:
+            self._data.cleanup()
 
 
 def launch_browser(playwright: Any) -> Any:
@@ -170,24 +189,46 @@ def slider_value(page: Any, label: str) -> str:
     return page.get_by_role("slider", name=label).get_attribute("aria-valuetext")
 
 
-def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
-    """Module-scoped pytest fixtures ``server`` (the app, running) and ``browser`` (headless Chromium).
+SHARED_SERVER_ENV = {"POLARIZE_APP_TIMEOUT": "180"}
+"""The shared server's settings: ten pages run at once on a small machine (``test_layout_browser``),
+so a generous time limit lets each draw its figures."""
 
-    Use as ``server, browser = module_fixtures(sync_api)`` in a test module, so that
-    all its tests share one server and one browser.
+
+def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
+    """Pytest fixtures ``server`` (the app, running) and ``browser`` (headless Chromium).
+
+    Use as ``server, browser = module_fixtures(sync_api)`` in a test module. The server is the
+    session's (conftest's ``shared_server``): every module that asks shares it, started once
+    (once per process under ``pytest -n``). A module that needs a server nobody has used yet
+    takes ``fresh_server_fixture()`` instead. The browser is the module's (``browser_fixture``).
     """
     import pytest
 
-    @pytest.fixture(scope="module")
-    def server() -> Any:
-        with AppServer() as running:
-            yield running
+    @pytest.fixture
+    def server(shared_server: AppServer) -> AppServer:
+        return shared_server
 
     return server, browser_fixture(sync_api)
 
 
+def fresh_server_fixture(**kwargs: Any) -> Any:
+    """A module-scoped pytest fixture ``server``: the app on its own, new server (``AppServer(**kwargs)``)."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def server() -> Any:
+        with AppServer(**kwargs) as running:
+            yield running
+
+    return server
+
+
 def browser_fixture(sync_api: Any) -> Any:
-    """A module-scoped pytest fixture ``browser``: headless Chromium, shared by a module's tests."""
+    """A module-scoped pytest fixture ``browser``: headless Chromium, shared by a module's tests.
+
+    Module-scoped, not the session's: Playwright's sync API holds the thread's event loop while it
+    runs, which would break any later test that runs one of its own (``asyncio.run``).
+    """
     import pytest
 
     @pytest.fixture(scope="module")

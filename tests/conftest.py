@@ -1,4 +1,5 @@
-"""Shared fixtures: tolerances in the units the flow's solver controls, cached runs, hypothesis profiles.
+"""Shared fixtures: tolerances in the units the flow's solver controls, cached runs, hypothesis profiles,
+the one app server the browser tests share, and how the suite splits over processes.
 
 Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
 
@@ -7,6 +8,13 @@ Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
 - ``dev``: randomized, for hunting new counterexamples locally.
 
 A test's own ``@settings(max_examples=...)`` still bounds that test further.
+
+The suite runs on several processes (pytest-xdist; ``-n auto --dist loadgroup`` in
+pyproject.toml). ``pytest_collection_modifyitems`` puts every browser test in one group, so that
+they share one app server and never compete with each other for the CPU, and
+every other module in a group of its own, so that its module-scoped fixtures are computed once.
+The browser group and the modules with slow tests go first: the longest work starts first and
+the processes finish together.
 """
 
 from __future__ import annotations
@@ -85,3 +93,33 @@ def run():
 def paper_kl(run) -> Result:
     """The paper's cross-entropy run (preset ``paper-kl``), flow time 1e6."""
     return run(PRESETS["paper-kl"].experiment)
+
+
+@pytest.fixture(scope="session")
+def shared_server():
+    """The app (``streamlit run app.py``) on a free port, started once for every browser test module
+    that does not need a fresh one (``browser_support.module_fixtures``): starting it costs seconds."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from browser_support import SHARED_SERVER_ENV, AppServer
+    from stream_client import open_page
+
+    with AppServer(env=SHARED_SERVER_ENV) as running, ThreadPoolExecutor(1) as thread:
+        # One first page, drawn by nobody: the server's imports and workers start here, once, not
+        # inside the first test's 30 s wait for a figure. In a thread of its own: a module's
+        # Playwright (sync API) may hold this thread's event loop.
+        thread.submit(asyncio.run, open_page(running.url, "/", timeout=180)).result()
+        yield running
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group the tests for ``--dist loadgroup`` and put the long groups first (see the module's notes)."""
+    def group(item: pytest.Item) -> str:
+        return "browser" if item.get_closest_marker("browser") else item.nodeid.split("::")[0]
+
+    slow = {group(item) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (group(item) != "browser", group(item) not in slow))  # stable
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(group(item)))

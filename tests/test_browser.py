@@ -13,8 +13,7 @@ import pytest
 from browser_support import (
     ARTIFACTS,
     BROWSER,
-    AppServer,
-    launch_browser,
+    module_fixtures,
     selectbox_value,
     slider_value,
     wait_for_figure,
@@ -26,18 +25,7 @@ pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
-@pytest.fixture(scope="module")
-def server():
-    with AppServer() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
+server, browser = module_fixtures(sync_api)
 
 
 @pytest.fixture

@@ -13,9 +13,8 @@ import pytest
 from browser_support import (
     ARTIFACTS,
     BROWSER,
-    AppServer,
-    browser_fixture,
     layout_problems,
+    module_fixtures,
     wait_until_settled,
 )
 
@@ -29,15 +28,8 @@ STATES = {"explorer-replicator": ("?repulsion=replicator", ".barlayer .trace.bar
 """Page states besides each page as it opens: name -> (address, what shows the state is drawn)."""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # Ten pages run at once on a small machine: a generous time limit, so that each draws its figures.
-    env = {"POLARIZE_DATA_DIR": str(tmp_path_factory.mktemp("data")), "POLARIZE_APP_TIMEOUT": "180"}
-    with AppServer(env=env) as running:
-        yield running
-
-
-browser = browser_fixture(sync_api)
+# The shared server: its own data folder, and a generous time limit (ten pages run at once here).
+server, browser = module_fixtures(sync_api)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -142,6 +142,7 @@ def test_a_shipped_run_is_reproduced_by_retraining_its_start():
     assert abs(again["accuracy"] - first["accuracy"]) <= 2 / config.eval_size
 
 
+@pytest.mark.slow
 def test_a_live_run_trains_in_a_child_and_reports_its_progress():
     from polarize.serve.training import train_live
 

@@ -7,10 +7,11 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 from __future__ import annotations
 
 import pytest
-from browser_support import ARTIFACTS, BROWSER, AppServer, launch_browser, wait_for_figure
+from browser_support import ARTIFACTS, BROWSER, module_fixtures, wait_for_figure
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+server, browser = module_fixtures(sync_api)
 
 # Null-safe: a predicate that throws (a chart mid-redraw) ends Playwright's wait instead of retrying.
 ACTIVE = "() => document.querySelector('.js-plotly-plot')?._fullLayout?.sliders?.[0]?.active"
@@ -23,16 +24,15 @@ def _frame(page, wanted: int) -> None:
     page.wait_for_function(f"() => ({ACTIVE})() === {wanted}", timeout=10_000)
 
 
-def test_the_offline_html_has_the_keys_and_the_step_buttons(tmp_path):
+def test_the_offline_html_has_the_keys_and_the_step_buttons(browser, tmp_path):
     from polarize import Experiment, simulate
     from polarize.plots import dashboard
     from polarize.web.export import dashboard_html
 
     path = tmp_path / "dashboard.html"
     path.write_text(dashboard_html(dashboard(simulate(Experiment(n=4, d=4, horizon=1e3)), frames=20)))
-    with sync_api.sync_playwright() as playwright:
-        browser = launch_browser(playwright)
-        context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+    try:
         page = context.new_page()
         page.goto(path.as_uri())  # file://, no server, no network
         wait_for_figure(page, timeout=30)
@@ -46,13 +46,14 @@ def test_the_offline_html_has_the_keys_and_the_step_buttons(tmp_path):
         _frame(page, 1)
         page.keyboard.press("Space")  # plays from the current frame
         page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
-        browser.close()
+    finally:
+        context.close()
 
 
-def test_keys_step_buttons_and_keep_playing():
-    with AppServer() as server, sync_api.sync_playwright() as playwright:
-        browser = launch_browser(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+def test_keys_step_buttons_and_keep_playing(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
         page.goto(server.url + "/")
         before = wait_for_figure(page, timeout=120)
         page.wait_for_function(READY, timeout=30_000)
@@ -94,4 +95,5 @@ def test_keys_step_buttons_and_keep_playing():
         page.get_by_role("button", name="New random start").click()
         wait_for_figure(page, different_from=before, timeout=120)
         page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=20_000)
-        browser.close()
+    finally:
+        context.close()

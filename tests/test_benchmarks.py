@@ -1,0 +1,95 @@
+"""Every script in benchmarks/ still runs: its ``--quick`` mode completes and prints its figures.
+
+A benchmark is a script, run by hand, so nothing else notices when it rots (``browser.py``
+once crashed on a figure that had become a plain dict). Each runs here as a subprocess with
+this interpreter, on tiny sizes, from this checkout (``PYTHONPATH``); a test asserts only that
+it exits with 0 and that every line of its table is there with numbers in it, never what the
+numbers are (they are timings, and the machine may be busy).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_support import BROWSER, CHROMIUM, ROOT
+
+needs_chromium = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing")
+needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None or importlib.util.find_spec("optax")
+                               is None, reason="JAX is not installed (pip install 'polarize[sinks]')")
+
+NUMBER = r"\d+(?:\.\d+)?"
+# script: (marks, the lines its quick mode prints, as regular expressions matched at a line's start)
+FIGURES = {
+    "engine": ([], [
+        rf"paper-logistic +{NUMBER}ms +{NUMBER} +{NUMBER}s\*? +{NUMBER}x +< 40 ms +{NUMBER}$",
+        r"engine: median of 1 runs",
+    ]),
+    "ensemble": ([], [
+        r"25 starts, n = 3, logistic, horizon 100$",
+        rf" +simulate_many +{NUMBER} s wall, {NUMBER} s CPU",
+        rf" +loop over simulate +{NUMBER} s wall, {NUMBER} s CPU \({NUMBER} ms per start, timed on 5\)",
+        rf" +speed-up +{NUMBER} x wall, {NUMBER} x CPU",
+        rf" +agreement on those 5: same winner \d/5, largest \|s difference\| {NUMBER}e[-+]\d+",
+    ]),
+    "reproduce": ([], [
+        *(rf"{name} +{NUMBER}s$" for name in ("logistic", "tied", "regression", "kl")),
+        rf"all figures +{NUMBER}s  \(scaled from slices\)",
+        rf"polarize reproduce: {NUMBER} s computing and drawing",
+        rf"ratio: {NUMBER}x faster than the loops",
+    ]),
+    "animate": ([needs_chromium], [
+        rf"simulate the default run +{NUMBER} s$",
+        rf"dashboard \(5 frames\) +{NUMBER} s$",
+        rf"static export once \(browser start incl\.\) +{NUMBER} s$",
+        rf"encode GIF \(5 frames, 320x\d+\) +{NUMBER} s$",
+        rf"encode MP4 \(5 frames, 320x\d+\) +{NUMBER} s$",
+    ]),
+    "sinks": ([needs_jax], [
+        rf"a tiny model \(--quick\) softmax: first chunk \(with compile\) {NUMBER} s wall, {NUMBER} s CPU",
+        rf"per step: {NUMBER} s wall, {NUMBER} s CPU",
+        rf"full run of \d+ steps of that tiny model: ~{NUMBER} min wall",
+    ]),
+    "browser": (BROWSER, [
+        rf"first load of a fresh server: {NUMBER} s$",
+        rf"default \(n = 8\) +{NUMBER} s .*{NUMBER} s .*{NUMBER} s .*{NUMBER} MB$",
+        r"targets: changed control < 1 s",
+    ]),
+    "load": ([], [
+        rf"sessions served: \d / 3 \(burst took {NUMBER} s\)",
+        rf"CPU: {NUMBER} s for the burst, {NUMBER} s per session",
+        rf"RSS: {NUMBER} MB before, {NUMBER} MB peak, {NUMBER} MB 5 s after",
+        rf"2 runs in a row \(\d not served\): RSS every 1 runs {NUMBER} {NUMBER} MB",
+        r"processes left after the server stopped: ",
+    ]),
+}
+
+
+def test_every_benchmark_has_a_quick_mode_that_a_test_runs():
+    """Here, or in a test of its own that names it (as ``benchmarks/NAME.py``)."""
+    here = Path(__file__).name
+    tests = [path.read_text() for path in (ROOT / "tests").glob("test_*.py") if path.name != here]
+    for script in sorted((ROOT / "benchmarks").glob("*.py")):
+        assert "--quick" in script.read_text(), f"{script.name} has no --quick mode"
+        named = f"benchmarks/{script.name}"
+        assert script.stem in FIGURES or any(named in text for text in tests), f"no test runs {named}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", [pytest.param(name, marks=marks) for name, (marks, _) in FIGURES.items()])
+def test_the_quick_mode_runs_and_prints_its_figures(script):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    try:
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(f"benchmarks/{script}.py --quick still ran after {timeout.timeout} s:\n{timeout.stdout}")
+    assert done.returncode == 0, f"benchmarks/{script}.py --quick exited {done.returncode}:\n{done.stderr}"
+    lines = done.stdout.splitlines()
+    missing = [figure for figure in FIGURES[script][1] if not any(re.match(figure, line) for line in lines)]
+    assert not missing, f"benchmarks/{script}.py --quick did not print {missing}; it printed:\n{done.stdout}"
