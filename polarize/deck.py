@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from polarize.env import data_dir_setting
 from polarize.fields import ConfigError
 
 __all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "current", "data_dir", "from_json", "to_json",
@@ -45,9 +46,13 @@ class DeckError(ConfigError):
 
 
 def data_dir() -> Path:
-    """Where polarize keeps its data: ``POLARIZE_DATA_DIR``, else the user's data directory."""
-    if os.environ.get("POLARIZE_DATA_DIR"):
-        return Path(os.environ["POLARIZE_DATA_DIR"])
+    """Where polarize keeps its data: ``POLARIZE_DATA_DIR``, else the user's data directory.
+
+    Raises ``ConfigError`` naming the variable when it names no folder that could be one.
+    """
+    chosen = data_dir_setting()
+    if chosen is not None:
+        return chosen
     home = Path.home()
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"

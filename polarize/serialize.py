@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +22,34 @@ from polarize.fields import ConfigError, FrozenArray, shown
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["ARRAY_FIELDS", "from_dict", "from_flat", "from_flat_lenient", "from_json", "parse_flat",
-           "to_dict", "to_flat"]
+__all__ = ["ARRAY_FIELDS", "finite", "from_dict", "from_flat", "from_flat_lenient", "from_json", "parse_flat",
+           "strict_dumps", "to_dict", "to_flat"]
 
 INT_FIELDS = frozenset({"n", "d", "samples", "seed", "a_vertex", "m"})
 FLOAT_FIELDS = frozenset({"temperature", "eps", "lr", "horizon", "a_scale", "a_shift", "V_scale", "kappa"})
 ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
 _CHUNK = 1 << 20
+
+
+def strict_dumps(value: Any, **kwargs: Any) -> str:
+    """``json.dumps`` that refuses NaN and infinity (``ValueError``): what polarize writes is JSON.
+
+    Python's ``json`` writes them as ``NaN``/``Infinity`` by default, which no strict parser reads.
+    """
+    return json.dumps(value, allow_nan=False, **kwargs)
+
+
+def finite(value: Any) -> Any:
+    """``value`` with numpy scalars made Python ones and non-finite floats None (absent), for strict JSON."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def to_dict(e: Experiment) -> dict[str, Any]:
