@@ -111,7 +111,8 @@ def positive_number(var: str, default: float, *, whole: bool = False, most: floa
     if math.isfinite(most):
         kind += f" up to {int(most):,}" if whole else f" up to {most:g}"
     try:
-        value = float(raw) if len(raw) <= 100 else math.nan  # no 5,000-digit integers
+        # ASCII only (float() also reads Arabic-Indic digits), and no 5,000-digit integers.
+        value = float(raw) if len(raw) <= 100 and raw.isascii() else math.nan
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and 0 < value <= most and (value.is_integer() or not whole)):

@@ -135,8 +135,9 @@ def test_a_memory_store_is_its_own(tmp_path, monkeypatch):
     assert one.path is None and DeckStore().names() == [] and not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize(("raw", "ok"), [("", False), ("0", False), ("1", True), ("yes", None), ("2", None)])
-def test_the_hosted_flag_is_one_or_zero(monkeypatch, raw, ok):
+@pytest.mark.parametrize(("raw", "ok"), [("", False), ("0", False), ("1", True), ("yes", True),
+                                         ("Off", False), ("2", None), ("y", None)])
+def test_the_hosted_flag_is_a_switch(monkeypatch, raw, ok):
     from polarize.config import ConfigError
     from polarize.env import environment_problem, hosted
 
