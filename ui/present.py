@@ -15,7 +15,7 @@ import streamlit as st
 from polarize.config import Experiment
 from polarize.deck import Slide
 from polarize.web import links
-from polarize.web.echo import literal
+from polarize.web.deck import bar_title
 from polarize.web.page import Link, View
 from polarize.web.pages import PAGES
 from polarize.web.present import presented_view
@@ -127,7 +127,7 @@ def show_bar() -> None:
         if st.button("End", key="_show_end"):
             st.session_state[SHOW] = None
             st.switch_page("pages/deck.py")
-        st.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index].title)}", width="content")
+        st.markdown(bar_title(slides, index), width="content")
     if slides[index].notes:
         st.sidebar.subheader("Speaker notes")
         st.sidebar.text(slides[index].notes)
