@@ -248,7 +248,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     app.button(key="_show_next").click().run()
     _no_exception(app)
     assert app.slider(key="explorer_n").value == 3 and app.query_params["n"] in ("3", ["3"])
-    assert app.markdown[0].value == "Slide 2 of 2: Three" and app.button(key="_show_next").disabled
+    assert app.markdown[0].value == "Slide 2 of 2: `Three`" and app.button(key="_show_next").disabled
     app.button(key="_show_back").click().run()
     assert app.slider(key="explorer_n").value == 5
     app.button(key="_show_end").click().run()
