@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextvars
 import gc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -52,12 +53,15 @@ prestart()
 # sessions made since (it took about 0.1 CPU-s of each Explorer load).
 gc.freeze()
 
+ICON = Path(__file__).with_name("icon.png")
+"""The tab's icon, served by the app itself: a ``:material/...:`` icon would make every visitor's
+browser fetch it from fonts.gstatic.com (Streamlit's favicon for those), a third-party host."""
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
 
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
-    st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
+    st.set_page_config(page_title="polarize", page_icon=str(ICON), layout="wide",
                        initial_sidebar_state=present.sidebar_state())
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
