@@ -55,8 +55,9 @@ An int default makes the cap a count, which must be a whole number."""
 
 STARTS = ("POLARIZE_MAX_STARTS", 100_000, 10_000_000)
 """The cap on ``simulate_many``'s starts: (variable, default, most; 10**7 rows are already GBs)."""
-TIMEOUT = ("POLARIZE_APP_TIMEOUT", 20.0, 1e6)
-"""The app's hard time limit per run, in seconds: (variable, default, most: about 11 days)."""
+TIMEOUT = ("POLARIZE_APP_TIMEOUT", 20.0, 1e300)
+"""The app's hard time limit per run, in seconds: (variable, default, most). The runner waits for
+any finite limit (in turns, past what select() takes), so the bound only keeps it a float."""
 IN_PROCESS = "POLARIZE_APP_INPROCESS"
 """The switch that runs the app's runs in its own process (without a time limit)."""
 DATA_DIR = "POLARIZE_DATA_DIR"

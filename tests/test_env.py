@@ -92,8 +92,7 @@ def test_the_cap_on_starts_is_checked_before_any_run(monkeypatch, raw):
 
 
 @pytest.mark.parametrize("var", ["POLARIZE_MAX_SIZE", "POLARIZE_MAX_N", "POLARIZE_MAX_D",
-                                 "POLARIZE_MAX_STEPS", "POLARIZE_MAX_SAMPLES", "POLARIZE_APP_TIMEOUT",
-                                 "POLARIZE_MAX_STARTS"])
+                                 "POLARIZE_MAX_STEPS", "POLARIZE_MAX_SAMPLES", "POLARIZE_MAX_STARTS"])
 def test_caps_have_upper_bounds(monkeypatch, var):
     monkeypatch.setenv(var, "1e18")
     with pytest.raises(ConfigError, match="up to"):
