@@ -132,11 +132,15 @@ def test_bad_data_folders_are_one_sentence(monkeypatch, tmp_path, where):
 def test_a_fifo_as_config_file_does_not_block(tmp_path, capsys):
     import os
 
+    from test_hostile_runs import hard_limit  # a FIFO with no writer blocked the open for ever
+
     from polarize.cli import main
 
     fifo = tmp_path / "config.json"
     os.mkfifo(fifo)
-    assert main(["run", str(fifo), "-o", str(tmp_path / "out.json")]) == 2
+    with hard_limit(30.0):
+        status = main(["run", str(fifo), "-o", str(tmp_path / "out.json")])
+    assert status == 2
     assert "not a regular file" in capsys.readouterr().err
 
 

@@ -139,6 +139,7 @@ def _finite_everywhere(value) -> bool:
 
 
 @pytest.mark.parametrize("config", [
+    {"n": 2, "d": 2, "normalizer": "linear", "horizon": 1e-3, "a0": [-1.0, -1e-320]},  # s / max s = inf
     {"n": 2, "d": 2, "normalizer": "linear", "horizon": 1e-3, "a0": [-1.0, -1e-300]},
     {"n": 3, "d": 3, "normalizer": "sparsemax", "horizon": 10, "samples": 5},
     {"n": 3, "d": 2, "loss": "square", "method": "gd", "lr": 50.0, "horizon": 5000.0, "V_scale": 1.0},
