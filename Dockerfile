@@ -5,7 +5,11 @@
 #   docker run --rm -p 7860:7860 polarize
 # tests/test_deploy.py builds the same environment without Docker (a fresh venv, the same
 # requirements, files and CMD) and checks that it serves; keep the two in step.
-FROM python:3.11-slim
+# The base image by digest, so a rebuild gets the same bytes (a tag moves). This is the digest of
+# python:3.11-slim that two independent public projects pin (one through AWS's mirror of Docker's
+# library); it was not checked against the registry when written (no network then). To move it:
+#   docker buildx imagetools inspect python:3.11-slim   # the "Digest:" line
+FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
 
 ARG EXPORT=0
 ARG SINKS=0
@@ -20,11 +24,12 @@ RUN if [ "$EXPORT" = "1" ]; then \
         && rm -rf /var/lib/apt/lists/*; \
     fi
 
-# Dependencies first (a layer that changes only with requirements.txt), then the package as a
-# wheel built from a copy of its sources, which is then removed: the app imports the installed
-# package, never a source folder beside it.
-COPY requirements.txt /tmp/src/
-RUN pip install -r /tmp/src/requirements.txt \
+# Dependencies first (a layer that changes only with requirements.lock: every package the app
+# needs, pinned with its hashes, made from pyproject.toml within requirements.txt's pins; its
+# first lines say how), then the package as a wheel built from a copy of its sources, which is then
+# removed: the app imports the installed package, never a source folder beside it.
+COPY requirements.lock /tmp/src/
+RUN pip install --require-hashes -r /tmp/src/requirements.lock \
     && if [ "$EXPORT" = "1" ]; then pip install "kaleido==1.5.1"; fi \
     && if [ "$SINKS" = "1" ]; then pip install "jax==0.10.2" "jaxlib==0.10.2" "optax==0.2.8"; fi
 COPY pyproject.toml README.md /tmp/src/
@@ -33,12 +38,14 @@ RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \
     && pip install --no-deps /tmp/wheels/*.whl \
     && rm -rf /tmp/src /tmp/wheels
 
-# Spaces runs the container as user 1000.
+# Spaces runs the container as user 1000. The app's code belongs to root and is read-only to that
+# user (the app writes nothing there; a hosted server keeps decks in memory).
 RUN useradd --create-home --uid 1000 app
 WORKDIR /home/app/polarize
-COPY --chown=app app.py ./
-COPY --chown=app ui ./ui
-COPY --chown=app .streamlit ./.streamlit
+COPY app.py ./
+COPY ui ./ui
+COPY .streamlit ./.streamlit
+RUN chmod -R u=rwX,go=rX /home/app/polarize
 
 USER app
 EXPOSE 7860

@@ -27,13 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import DOP853, LSODA
 
+from polarize.budget import WallClock
 from polarize.integrate import ATOL, RTOL
 from polarize.losses import Logistic, Loss
 from polarize.model import tied_gradients, value_gradients
 from polarize.normalizers import Normalizer
 from polarize.systems import STIFF_SIZE
 
-__all__ = ["ClosedStack", "GroupFailed", "MatrixStack", "descend", "march"]
+__all__ = ["ClosedStack", "GroupFailed", "MatrixStack", "OutOfTime", "descend", "march"]
 
 GROUP_STEPS = 2000
 """Adaptive steps a stack may take before it is split (smooth groups need tens to hundreds)."""
@@ -45,6 +46,28 @@ STAGES = 16
 
 class GroupFailed(Exception):
     """The stack could not be marched as one (failed step, overflow, too many steps)."""
+
+
+class OutOfTime(Exception):
+    """The wall-clock budget ran out before the stack reached its last target."""
+
+
+def _finite_field(stack, clock: WallClock):
+    """``stack.field``, stopping the march at the first value that is not finite or once time is up.
+
+    scipy's steppers shrink a step by a factor computed from its error: a NaN error makes
+    the step size NaN, which no test of "too small" catches, and the step then loops for ever
+    inside ``solver.step()`` (an overflow at one start of a stack is enough). So the stack
+    is split at once, and the start that overflows is judged by ``simulate`` alone.
+    """
+    def field(t, y):
+        if clock.expired():
+            raise OutOfTime(clock.message())
+        out = stack.field(t, y)
+        if not np.all(np.isfinite(out)):
+            raise GroupFailed("the field overflowed")
+        return out
+    return field
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,8 +182,11 @@ class MatrixStack:
         return a, self.normalizer.forward(a)
 
 
-def march(stack, Y0: np.ndarray, targets: np.ndarray) -> np.ndarray:
+def march(stack, Y0: np.ndarray, targets: np.ndarray, clock: WallClock | None = None) -> np.ndarray:
     """March the rows ``Y0`` (k, m) of ``stack`` through the clock values ``targets`` (T,).
+
+    ``clock`` is the wall-clock budget (none when not given), looked at at every evaluation
+    of the field.
 
     Returns
     -------
@@ -170,12 +196,14 @@ def march(stack, Y0: np.ndarray, targets: np.ndarray) -> np.ndarray:
     Raises
     ------
     GroupFailed
-        A failed step, a state that overflowed, or more than ``GROUP_STEPS`` steps.
+        A failed step, a field or state that overflowed, or more than ``GROUP_STEPS`` steps.
+    OutOfTime
+        The budget ran out first.
     """
     k, m = Y0.shape
     stepper, options = stack.stepper(m)
     scale = np.sqrt(k)
-    solver = stepper(stack.field, targets[0], stack.pack(Y0), targets[-1],
+    solver = stepper(_finite_field(stack, clock or WallClock()), targets[0], stack.pack(Y0), targets[-1],
                      rtol=RTOL / scale, atol=ATOL / scale, **options)
     out = np.empty((k, len(targets), m))
     out[:, 0] = Y0
@@ -195,18 +223,23 @@ def march(stack, Y0: np.ndarray, targets: np.ndarray) -> np.ndarray:
     raise GroupFailed(f"more than {GROUP_STEPS} steps")
 
 
-def descend(stack: MatrixStack, Y0: np.ndarray, lr: float, save_at: np.ndarray) -> np.ndarray:
+def descend(stack: MatrixStack, Y0: np.ndarray, lr: float, save_at: np.ndarray,
+            clock: WallClock | None = None) -> np.ndarray:
     """Gradient descent on every row of ``Y0`` (k, m), saved at the step counts ``save_at`` (T,).
 
     Returns an array (k, T, m); raises ``GroupFailed`` when a row diverges (``simulate`` then
-    says where, for that start alone).
+    says where, for that start alone), ``OutOfTime`` when the budget ``clock`` runs out
+    (looked at every 64 steps, as ``simulate`` does).
     """
+    clock = clock or WallClock()
     Y = Y0.copy()
     out = np.empty((len(Y0), len(save_at), Y0.shape[1]))
     out[:, 0] = Y
     step = 0
     for j, target in enumerate(save_at[1:], start=1):
         while step < target:
+            if step % 64 == 0 and clock.expired():
+                raise OutOfTime(clock.message())
             Y = Y - lr * stack.gradient(Y)
             step += 1
         if not np.all(np.isfinite(Y)):

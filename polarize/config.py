@@ -14,7 +14,6 @@ experiment object and remembers the answer.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -327,8 +326,8 @@ class Experiment:
         return serialize.from_dict(cls, data)
 
     def to_json(self, **kwargs: Any) -> str:
-        """``to_dict()`` as JSON text (``kwargs`` go to ``json.dumps``)."""
-        return json.dumps(self.to_dict(), **kwargs)
+        """``to_dict()`` as strict JSON text (``kwargs`` go to ``json.dumps``; its fields are finite)."""
+        return serialize.strict_dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> Experiment:

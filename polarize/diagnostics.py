@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
-__all__ = ["Result", "Recorder", "top_singular_values", "N_SINGULAR"]
+__all__ = ["Result", "Recorder", "ScoresTooSmall", "top_singular_values", "N_SINGULAR"]
 
 N_SINGULAR = 3
 """How many leading singular values of ``V`` are saved at each time."""
@@ -30,6 +30,18 @@ def top_singular_values(V: np.ndarray, k: int = N_SINGULAR) -> np.ndarray:
     """The ``k`` largest singular values of ``V``, zero-padded to length ``k``."""
     values = np.linalg.svd(V, compute_uv=False)[:k]
     return np.pad(values, (0, k - len(values)))
+
+
+class ScoresTooSmall(FloatingPointError):
+    """The scores are so close to zero that ``s_i / max s`` or the entropy leave the floats."""
+
+
+def _derived(s: np.ndarray) -> dict[str, np.ndarray]:
+    """What ``Result`` derives from the scores ``s`` (K, n): entropy, ``s_i / max s``, ``1 - max s``."""
+    biggest = np.max(s, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.where(biggest[:, None] != 0, s / biggest[:, None], 0.0)
+        return {"entropy": entropy(s), "ratio": ratio, "one_minus_max": 1.0 - biggest}
 
 
 def _frozen(x: Any) -> np.ndarray:
@@ -194,6 +206,11 @@ class Recorder:
         if bad:
             # Refuse the sample rather than let a NaN reach a figure.
             raise FloatingPointError(f"{', '.join(bad)} no longer finite (the run diverges)")
+        derived = [key for key, value in _derived(arrays["s"]).items() if not np.all(np.isfinite(value))]
+        if derived:
+            # e.g. linear scores [-1, -1e-320]: s / max s is 1e320. A finished run holds finite numbers only.
+            raise ScoresTooSmall(f"{', '.join(derived)} of the scores would not be a finite number (the "
+                                 "largest score is too close to 0)")
         for key, value in arrays.items():
             self.rows.setdefault(key, []).append(value)
 
@@ -206,15 +223,14 @@ class Recorder:
         k = len(self)
         series = {key: _frozen(np.concatenate(v)) for key, v in self.rows.items()}
         s = series["s"]
-        biggest = np.max(s, axis=1)
-        h = entropy(s)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(biggest[:, None] != 0, s / biggest[:, None], 0.0)
+        derived = _derived(s)  # finite: add() refused any sample where it is not
+        h = derived["entropy"]
         return Result(
             experiment=experiment, t=_frozen(t[:k]), s=s, a=series["a"], u=series["u"],
             p=series.get("p"), loss=series["loss"], entropy=_frozen(h),
-            effective_support=_frozen(np.exp(h)), one_minus_max=_frozen(1.0 - biggest),
-            ratio=_frozen(ratio), grad_norm_V=series["grad_norm_V"], grad_norm_a=series["grad_norm_a"],
+            effective_support=_frozen(np.exp(h)), one_minus_max=_frozen(derived["one_minus_max"]),
+            ratio=_frozen(derived["ratio"]), grad_norm_V=series["grad_norm_V"],
+            grad_norm_a=series["grad_norm_a"],
             singular_values=series["singular_values"], column_norms=series["column_norms"],
             V_final=_frozen(V_final), status=status, message=message, n_evaluations=n_evaluations,
             switches=switches, note=note,

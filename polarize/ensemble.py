@@ -5,13 +5,15 @@ The starts are run as stacks (``polarize.batched``) in groups of at most
 overflow, a start that needs far more steps than the rest) is split in two and
 each half tried again, so that one slow start holds back only the few it is
 grouped with; the starts of a small group that fails are run by ``simulate`` itself, which says why
-it stopped. Every entry therefore agrees with ``simulate`` on the same start.
+it stopped or refuses the start. Every entry therefore agrees with ``simulate`` on the same start.
+A field that overflows anywhere in a stack splits it at once (a NaN would otherwise trap scipy's
+step-size control in an endless loop), and a wall-clock ``budget`` stops the whole ensemble,
+keeping the starts done before it ran out.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,8 +23,10 @@ from numpy.typing import ArrayLike
 from threadpoolctl import ThreadpoolController
 
 from polarize import summary
-from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
+from polarize.batched import ClosedStack, GroupFailed, MatrixStack, OutOfTime, descend, march
+from polarize.budget import OUT_OF_TIME, WallClock
 from polarize.config import ConfigError, Experiment
+from polarize.env import max_starts
 from polarize.integrate import sample_steps, simulate
 from polarize.normalizers import DegenerateStateError
 from polarize.systems import build_loss
@@ -43,16 +47,6 @@ TRAJECTORY_FLOATS = 1 << 24
 SPLIT_ABOVE = 8
 """A failing group of at most this many starts is not split further: each runs alone."""
 _THREADPOOLS = ThreadpoolController()
-
-
-def max_starts() -> int:
-    """The cap on the number of starts (``POLARIZE_MAX_STARTS``, default 100,000)."""
-    raw = os.environ.get("POLARIZE_MAX_STARTS")
-    try:
-        return int(float(raw)) if raw else 100_000
-    except ValueError:
-        raise ConfigError("POLARIZE_MAX_STARTS",
-                          f"environment variable must be a number, got {raw!r}") from None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -78,6 +72,9 @@ class Ensemble:
         The scores at the saved times, with ``trajectories=True``.
     alone : int
         How many starts had to be run one by one.
+    status : {"finished", budget.OUT_OF_TIME}
+        ``OUT_OF_TIME`` when the budget ran out: the ensemble then holds only the first starts,
+        those done in time (``len(ensemble)`` is less than the number asked for).
     """
 
     experiment: Experiment
@@ -90,6 +87,7 @@ class Ensemble:
     t: np.ndarray | None = None
     s_path: np.ndarray | None = None
     alone: int = 0
+    status: str = "finished"
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -148,7 +146,8 @@ class Ensemble:
         return summary.as_dict(self)
 
 
-def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool = False) -> Ensemble:
+def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool = False,
+                  budget: float | None = None) -> Ensemble:
     """Run ``experiment`` from each row of ``a0`` at once.
 
     Parameters
@@ -161,6 +160,10 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     trajectories : bool
         Also keep the scores at the saved times (``Ensemble.t``, ``Ensemble.s_path``);
         when K * samples * n would exceed ``TRAJECTORY_FLOATS`` fewer times are saved.
+    budget : float, optional
+        Seconds of wall-clock time the ensemble may take (none when not given). Past
+        them it stops, with ``status == budget.OUT_OF_TIME``, and holds the first starts,
+        those it finished in time.
 
     Returns
     -------
@@ -170,10 +173,13 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     ------
     ConfigError
         Naming ``a0``: not a (K, n) array of finite numbers, more starts than the cap
-        (``POLARIZE_MAX_STARTS``), or a start where the normalizer is undefined.
+        (``POLARIZE_MAX_STARTS``), or a start that ``simulate`` refuses (one where the
+        normalizer is undefined, or whose loss or gradient overflows a float); the
+        message says which row.
     """
     e = experiment.resolved()
     starts = _checked_starts(e, a0)
+    clock = WallClock() if budget is None else WallClock(budget)
     normalizer = e.sigma
     loss = build_loss(e)
     kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
@@ -183,27 +189,35 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     rows = np.empty((len(starts), len(t), e.n)) if trajectories else None
     a_end, s_end = np.empty_like(starts), np.empty_like(starts)
     finished = np.ones(len(starts), dtype=bool)
-    alone = 0
+    alone = done = 0
+    status = "finished"
     with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
                                                                       divide="ignore"):
         size = min(GROUP_SIZE, max(1, GROUP_FLOATS // stack.floats_per_start()))
-        for begin in range(0, len(starts), size):
-            group = np.arange(begin, min(begin + size, len(starts)))
-            for index, a, s, ok, single in _run_group(e, stack, starts, group, t):
-                a_end[index], s_end[index] = a[:, -1], s[:, -1]
-                finished[index] = ok
-                alone += single
-                if rows is not None:
-                    rows[index] = s
-    winner = np.argmax(s_end, axis=1)
-    return Ensemble(experiment=e, a0=starts, s=s_end, a=a_end, winner=winner,
-                    one_minus_max=1.0 - s_end[np.arange(len(starts)), winner], finished=finished,
-                    t=t if trajectories else None, s_path=rows, alone=alone)
+        try:
+            for begin in range(0, len(starts), size):
+                group = np.arange(begin, min(begin + size, len(starts)))
+                for index, a, s, ok, single in _run_group(e, stack, starts, group, t, clock):
+                    a_end[index], s_end[index] = a[:, -1], s[:, -1]
+                    finished[index] = ok
+                    alone += single
+                    done = index[-1] + 1  # the parts of a group come in order
+                    if rows is not None:
+                        rows[index] = s
+        except OutOfTime:
+            status = OUT_OF_TIME
+    s_end, winner = s_end[:done], np.argmax(s_end[:done], axis=1)
+    return Ensemble(experiment=e, a0=starts[:done], s=s_end, a=a_end[:done], winner=winner,
+                    one_minus_max=1.0 - s_end[np.arange(done), winner], finished=finished[:done],
+                    t=t if trajectories else None, s_path=rows[:done] if trajectories else None, alone=alone,
+                    status=status)
 
 
 def _checked_starts(e: Experiment, a0) -> np.ndarray:
     try:
         starts = np.array(a0, dtype=float)
+    except OverflowError:
+        raise ConfigError("a0", "holds a number too large for a float") from None
     except (TypeError, ValueError):
         raise ConfigError("a0", "must be a (K, n) array of numbers") from None
     if starts.ndim != 2 or starts.shape[1] != e.n or len(starts) == 0:
@@ -240,17 +254,19 @@ def _saved_times(e: Experiment, K: int, trajectories: bool) -> np.ndarray:
     return t
 
 
-def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: np.ndarray):
+def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: np.ndarray,
+               clock: WallClock):
     """Yield ``(index, a, s, finished, alone)`` for parts of a group, splitting it where it cannot run as one.
 
-    ``a`` and ``s`` are (k, T, n) at the saved times ``t``.
+    ``a`` and ``s`` are (k, T, n) at the saved times ``t``. Raises ``OutOfTime`` once ``clock``
+    has run out.
     """
     Y0 = stack.start(starts[index])
     try:
         if e.method == "gd":
-            Y = descend(stack, Y0, e.lr, np.rint(t / e.lr).astype(np.int64))
+            Y = descend(stack, Y0, e.lr, np.rint(t / e.lr).astype(np.int64), clock)
         else:
-            Y = march(stack, Y0, stack.clock(t))
+            Y = march(stack, Y0, stack.clock(t), clock)
         a, s = stack.scores(Y)
         # simulate stops a run whose measurements (loss, gradients) overflow, even if its state did not.
         velocity = stack.field(stack.clock(t)[-1], stack.pack(Y[:, -1]))
@@ -259,7 +275,7 @@ def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: n
     except (GroupFailed, DegenerateStateError, FloatingPointError):
         if len(index) <= SPLIT_ABOVE:
             for k in index:
-                yield _alone(e, starts[k], np.array([k]), t)
+                yield _alone(e, starts[k], np.array([k]), t, clock)
             return
         half = len(index) // 2
         yield from _run_group(e, stack, starts, index[:half], t)
@@ -268,9 +284,16 @@ def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: n
     yield index, a, s, True, False
 
 
-def _alone(e: Experiment, a0: np.ndarray, index: np.ndarray, t: np.ndarray):
-    """One start by ``simulate``, its saved scores read at ``t`` (held at the last one if it stopped)."""
-    result = simulate(dataclasses.replace(e, a0=a0, samples=max(e.samples, 2)))
+def _alone(e: Experiment, a0: np.ndarray, index: np.ndarray, t: np.ndarray, clock: WallClock):
+    """One start by ``simulate`` (in the time left), its saved scores read at ``t`` (held at the last
+    one if it stopped); a start ``simulate`` refuses is refused, naming its row."""
+    try:
+        result = simulate(dataclasses.replace(e, a0=a0, samples=max(e.samples, 2)), budget=clock.remaining())
+    except ConfigError as exc:
+        why = str(exc).split(": ", 1)[-1].removeprefix("cannot start there: ")
+        raise ConfigError("a0", f"cannot start from row {index[0]}: {why}") from None
+    if result.status == OUT_OF_TIME:
+        raise OutOfTime(clock.message())
     where = np.clip(np.searchsorted(result.t, t * (1 - 1e-12)), 0, len(result.t) - 1)
     ok = result.status == "finished"
     return index, np.asarray(result.a)[where][None], np.asarray(result.s)[where][None], ok, True

@@ -1,17 +1,24 @@
-"""The environment variables that set the caps and the app's time limit, parsed strictly.
+"""Every ``POLARIZE_*`` environment variable, parsed strictly, in one place (``VARIABLES``).
 
-Each must be a positive finite number (a whole one for counts); anything else
-(``inf``, ``nan``, ``0``, ``-1``, ``2.9`` for a count, ``lots``) is a
+Caps and the app's time limit must be positive finite numbers (a whole one for
+counts) no larger than the most the code can honour; anything else (``inf``,
+``nan``, ``0``, ``-1``, ``2.9`` for a count, ``1e18`` for a size, ``lots``) is a
 ``ConfigError`` naming the variable and saying what it accepts, never a cap
-silently removed or truncated. An unset or empty variable means the default.
+silently removed or truncated. Switches (``flag``) take ``1``/``0``,
+``true``/``false``, ``yes``/``no`` or ``on``/``off`` in any case, and refuse
+anything else. ``POLARIZE_DATA_DIR`` must name a folder that can be one (not a
+file, a device, a path under ``/proc``, ``/sys`` or ``/dev``, or an over-long
+name). An unset or empty variable means the default.
 
 The defaults are sized for the hosted app. The command line runs on one's own
 machine, inside ``local_caps()``, where an unset variable means ``LOCAL_CAPS``
 instead: enough for every preset in full (``paper-kl`` by descent is the
 notebook's 1e7 steps). A variable that is set is the cap everywhere.
 
-``POLARIZE_HOSTED`` (``1`` or ``0``, unset: ``0``) says the app serves the public
+``POLARIZE_HOSTED`` (a switch, unset: off) says the app serves the public
 (the Dockerfile sets it): then no visitor sees another's data or the server's paths.
+``POLARIZE_APP_INPROCESS`` (a switch, unset: off) runs the app's runs in its own
+process, without their time limit.
 """
 
 from __future__ import annotations
@@ -21,27 +28,43 @@ import contextvars
 import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "data_dir", "environment_problem", "hosted", "limits",
-           "local_caps", "positive_number"]
+__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting", "environment_problem",
+           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number"]
 
 HOSTED = "POLARIZE_HOSTED"
 """The variable that marks a public server: ``1`` or ``0``."""
 
 CAPS = {
-    "max_n": ("POLARIZE_MAX_N", 4096),
-    "max_d": ("POLARIZE_MAX_D", 4096),
-    "max_size": ("POLARIZE_MAX_SIZE", 1 << 20),
-    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e300),  # the closed logistic flow gets there in a second
-    "max_steps": ("POLARIZE_MAX_STEPS", 2_000_000),
-    "max_samples": ("POLARIZE_MAX_SAMPLES", 2000),
+    "max_n": ("POLARIZE_MAX_N", 4096, 1 << 20),
+    "max_d": ("POLARIZE_MAX_D", 4096, 1 << 20),
+    # 2**28 entries: 2 GiB a matrix; the longest config text (serialize.max_text_bytes) stays an int
+    # that a file read can take.
+    "max_size": ("POLARIZE_MAX_SIZE", 1 << 20, 1 << 28),
+    # 1e300: the closed logistic flow gets there in a second; beyond, horizon / lr leaves the floats.
+    "max_horizon": ("POLARIZE_MAX_HORIZON", 1e300, 1e300),
+    # Step counts are int64 (2**63 ~ 9e18) in the descent's save plan: 1e15 leaves room.
+    "max_steps": ("POLARIZE_MAX_STEPS", 2_000_000, 10**15),
+    "max_samples": ("POLARIZE_MAX_SAMPLES", 2000, 1_000_000),
 }
-"""Caps sized for a hosted demo: key of ``limits()`` -> (variable, default). An int default
-makes the cap a count, which must be a whole number."""
+"""Caps sized for a hosted demo: key of ``limits()`` -> (variable, default, most it may be set to).
+An int default makes the cap a count, which must be a whole number."""
+
+STARTS = ("POLARIZE_MAX_STARTS", 100_000, 10_000_000)
+"""The cap on ``simulate_many``'s starts: (variable, default, most; 10**7 rows are already GBs)."""
+TIMEOUT = ("POLARIZE_APP_TIMEOUT", 20.0, 1e300)
+"""The app's hard time limit per run, in seconds: (variable, default, most). The runner waits for
+any finite limit (in turns, past what select() takes), so the bound only keeps it a float."""
+IN_PROCESS = "POLARIZE_APP_INPROCESS"
+"""The switch that runs the app's runs in its own process (without a time limit)."""
+DATA_DIR = "POLARIZE_DATA_DIR"
+"""The folder of polarize's data (the deck store); unset: the user's data directory."""
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+_SYSTEM_TREES = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 LOCAL_CAPS = {"max_steps": 100_000_000}
 """Defaults that replace those of ``CAPS`` inside ``local_caps()`` (the command line): ten times the
@@ -64,7 +87,7 @@ def local_caps() -> Iterator[None]:
         _LOCAL.reset(token)
 
 
-def positive_number(var: str, default: float, *, whole: bool = False) -> float:
+def positive_number(var: str, default: float, *, whole: bool = False, most: float = math.inf) -> float:
     """The value of environment variable ``var``: a positive finite number, or ``default`` when unset.
 
     Parameters
@@ -75,23 +98,76 @@ def positive_number(var: str, default: float, *, whole: bool = False) -> float:
         Returned when the variable is unset or empty.
     whole : bool
         Require a whole number (``"1e7"`` and ``"4096"`` are whole) and return an ``int``.
+    most : float
+        The largest value accepted.
 
     Raises
     ------
     ConfigError
-        Naming ``var``, when the value is not a positive finite (whole) number.
+        Naming ``var``, when the value is not a positive finite (whole) number up to ``most``.
     """
     raw = os.environ.get(var, "").strip()
     if not raw:
         return default
     kind = "a positive whole number" if whole else "a positive finite number"
+    if math.isfinite(most):
+        kind += f" up to {int(most):,}" if whole else f" up to {most:g}"
     try:
-        value = float(raw)
+        # ASCII only (float() also reads Arabic-Indic digits), and no 5,000-digit integers.
+        value = float(raw) if len(raw) <= 100 and raw.isascii() else math.nan
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0 and (value.is_integer() or not whole)):
+    if not (math.isfinite(value) and 0 < value <= most and (value.is_integer() or not whole)):
         raise ConfigError(var, f"environment variable must be {kind}, got {shown(raw)}")
     return int(value) if whole else value
+
+
+def flag(var: str, default: bool = False) -> bool:
+    """The switch ``var``: ``1``, ``true``, ``yes``, ``on`` or ``0``, ``false``, ``no``, ``off`` (any case).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``var``, when it is set to anything else.
+    """
+    raw = os.environ.get(var, "").strip().lower()
+    if not raw:
+        return default
+    if raw in _TRUE or raw in _FALSE:
+        return raw in _TRUE
+    raise ConfigError(var, f"environment variable must be one of {', '.join(_TRUE)} (on) or "
+                      f"{', '.join(_FALSE)} (off), got {shown(os.environ[var].strip())}")
+
+
+def data_dir_setting() -> Path | None:
+    """``POLARIZE_DATA_DIR`` as a folder polarize can keep data in, or None when unset.
+
+    Raises
+    ------
+    ConfigError
+        Naming the variable, when the path is a file or device, lies under ``/proc``,
+        ``/sys`` or ``/dev``, or has a name too long for the file system.
+    """
+    raw = os.environ.get(DATA_DIR, "")
+    if not raw.strip():
+        return None
+    path = Path(raw).expanduser().absolute()
+    if any(path == tree or tree in path.parents for tree in _SYSTEM_TREES):
+        raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, under a system folder; "
+                          "set it to a folder of your own")
+    try:
+        if len(os.fsencode(path)) > 4000 or any(len(os.fsencode(part)) > 255 for part in path.parts):
+            raise ConfigError(DATA_DIR, "environment variable names a path too long for a file system; "
+                              "set it to a shorter folder")
+        existing = next(p for p in (path, *path.parents) if p.exists())
+    except (OSError, ValueError, UnicodeError):
+        raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, which is not a usable path; "
+                          "set it to a folder") from None
+    if not existing.is_dir():
+        what = "is" if existing == path else f"lies inside {shown(str(existing))}, which is"
+        raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, which {what} not a folder; "
+                          "set it to a folder")
+    return path
 
 
 def limits() -> dict[str, float]:
@@ -109,42 +185,74 @@ def limits() -> dict[str, float]:
         Naming the variable whose value is not a positive finite (whole) number.
     """
     local = LOCAL_CAPS if _LOCAL.get() else {}
-    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int))
-            for key, (var, default) in CAPS.items()}
+    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int), most=most)
+            for key, (var, default, most) in CAPS.items()}
+
+
+def max_starts() -> int:
+    """The cap on ``simulate_many``'s starts (``POLARIZE_MAX_STARTS``)."""
+    var, default, most = STARTS
+    return positive_number(var, default, whole=True, most=most)
+
+
+def timeout() -> float:
+    """The app's hard time limit per run, in seconds (``POLARIZE_APP_TIMEOUT``)."""
+    var, default, most = TIMEOUT
+    return positive_number(var, default, most=most)
+
+
+def in_process() -> bool:
+    """Whether the app runs its runs in its own process, without a time limit (``POLARIZE_APP_INPROCESS``)."""
+    return flag(IN_PROCESS)
 
 
 def hosted() -> bool:
-    """Whether the app serves the public (``POLARIZE_HOSTED=1``): each visitor's decks stay theirs.
+    """Whether the app serves the public (``POLARIZE_HOSTED`` on): each visitor's decks stay theirs.
 
     Raises
     ------
     ConfigError
-        Naming ``POLARIZE_HOSTED``, when it is set to anything but ``1`` or ``0``.
+        Naming ``POLARIZE_HOSTED``, when it is not a switch's value (``flag``).
     """
-    raw = os.environ.get(HOSTED, "").strip()
-    if raw not in ("", "0", "1"):
-        raise ConfigError(HOSTED, f"environment variable must be 1 or 0, got {shown(raw)}")
-    return raw == "1"
+    return flag(HOSTED)
+
+
+def _cap(var: str) -> Callable[[], object]:
+    key = next(key for key, (name, *_) in CAPS.items() if name == var)
+    return lambda: limits()[key]
+
+
+VARIABLES: dict[str, Callable[[], object]] = {
+    **{var: _cap(var) for var, *_ in CAPS.values()},
+    STARTS[0]: max_starts,
+    TIMEOUT[0]: timeout,
+    HOSTED: hosted,
+    IN_PROCESS: in_process,
+    DATA_DIR: data_dir_setting,
+}
+"""Every ``POLARIZE_*`` variable polarize reads -> the function that reads it (and raises ``ConfigError``
+naming it when its value cannot be used). Nothing reads a ``POLARIZE_*`` variable but these."""
 
 
 def environment_problem() -> str | None:
-    """What is wrong with the caps, ``POLARIZE_APP_TIMEOUT`` or ``POLARIZE_HOSTED``, in one line, or None.
+    """What is wrong with the first bad ``POLARIZE_*`` variable (``VARIABLES``), in one line, or None.
 
     For entry points to check before anything else runs (the app, the command line).
     """
     try:
-        limits()
-        positive_number("POLARIZE_APP_TIMEOUT", 1.0)
-        hosted()
+        for read in VARIABLES.values():
+            read()
     except ConfigError as exc:
         return str(exc)
     return None
 
 
 def data_dir() -> Path:
-    """Where polarize keeps its data: ``POLARIZE_DATA_DIR``, else the user's data directory."""
-    if os.environ.get("POLARIZE_DATA_DIR"):
-        return Path(os.environ["POLARIZE_DATA_DIR"])
+    """Where polarize keeps its data: ``POLARIZE_DATA_DIR`` (``ConfigError`` if it cannot be a folder), else
+    the user's data directory."""
+    chosen = data_dir_setting()
+    if chosen is not None:
+        return chosen
     home = Path.home()
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"

@@ -84,7 +84,9 @@ ArrayInput = FrozenArray | np.ndarray | Sequence[Any]
 
 def shown(value: Any, width: int = 40) -> str:
     """``value`` as a short one-line text for an error message (never the whole of a huge value)."""
-    if isinstance(value, (list, tuple, dict, set, np.ndarray, FrozenArray)):
+    if isinstance(value, (np.ndarray, FrozenArray)):  # 0-d arrays and np.ma.masked too: they have no len
+        return f"an array of shape {np.shape(value)}"
+    if isinstance(value, (list, tuple, dict, set)):
         return f"a {type(value).__name__} of {len(value)} items"
     try:
         text = repr(value)
@@ -100,6 +102,8 @@ def _is_number_type(kind: type) -> bool:
 
 def _row(name: str, row: Any) -> Any:
     """One flat run of numbers (a list, tuple or numeric array), checked entry type by entry type."""
+    if isinstance(row, np.ma.MaskedArray):  # its masked entries would silently become numbers
+        raise ConfigError(name, "must be a plain list or array of numbers, not a masked array")
     if isinstance(row, (np.ndarray, FrozenArray)):
         row = np.asarray(row)
         if row.dtype.kind not in "iuf":
@@ -129,9 +133,9 @@ def _as_floats(name: str, value: Any) -> FrozenArray:
 def vector(name: str, value: Any, length: int | None = None, *, most: int | None = None) -> FrozenArray:
     """A flat list of finite numbers: ``length`` entries when given, else 1 to ``most``."""
     row = _row(name, value)
-    size = len(row)
     if getattr(row, "ndim", 1) != 1:
         raise ConfigError(name, f"must be a flat list of numbers, got shape {row.shape}")
+    size = len(row)
     if length is not None and size != length:
         raise ConfigError(name, f"must have {length} entries, got {size}")
     if length is None and not 1 <= size <= (most or size):

@@ -23,7 +23,7 @@ from threadpoolctl import ThreadpoolController
 
 from polarize.budget import MAX_FLOW_STEPS, OUT_OF_TIME, STALL_STEPS, WallClock, steps_message
 from polarize.config import ConfigError, Experiment
-from polarize.diagnostics import Recorder, Result
+from polarize.diagnostics import Recorder, Result, ScoresTooSmall
 from polarize.normalizers import DegenerateStateError
 from polarize.switching import AT_REST, SwitchLog, start_solver
 from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
@@ -211,7 +211,7 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
         # Measured before anything runs, so that a start where the normalizer is undefined is
         # refused as bad input rather than reported as a run that stopped at t = 0.
         system.record(system.y0[:, None], recorder)
-    except DegenerateStateError as exc:
+    except (DegenerateStateError, ScoresTooSmall) as exc:
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
     except (FloatingPointError, np.linalg.LinAlgError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,32 @@ from polarize.fields import ConfigError, FrozenArray, shown
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["ARRAY_FIELDS", "from_dict", "from_json", "load_json", "max_text_bytes", "to_dict"]
+__all__ = ["ARRAY_FIELDS", "finite", "from_dict", "from_json", "load_json", "max_text_bytes", "strict_dumps",
+           "to_dict"]
 
 ARRAY_FIELDS = ("a0", "V0", "target", "X", "y")
 _CHUNK = 1 << 20
+
+
+def strict_dumps(value: Any, **kwargs: Any) -> str:
+    """``json.dumps`` that refuses NaN and infinity (``ValueError``): what polarize writes is JSON.
+
+    Python's ``json`` writes them as ``NaN``/``Infinity`` by default, which no strict parser reads.
+    """
+    return json.dumps(value, allow_nan=False, **kwargs)
+
+
+def finite(value: Any) -> Any:
+    """``value`` with numpy scalars made Python ones and non-finite floats None (absent), for strict JSON."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
 
 
 def to_dict(e: Experiment) -> dict[str, Any]:

@@ -168,7 +168,8 @@ def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
     (table,) = [b for b in view.blocks if isinstance(b, Table)]
     assert [row["title"] for row in table.rows] == [s.title for s in SLIDES]  # a table shows text as it is
     texts = [b.text for b in view.blocks if isinstance(b, Text)]
-    assert any(r"Lecture \*3\* \<b\>" in t for t in texts) and not any("<b>" in t for t in texts)
+    # The deck's name as a code span: shown as typed, never Markdown, HTML or a link (test_injection).
+    assert any("`Lecture *3* <b>`" in t for t in texts)
     assert DeckStore().import_json(view.downloads[0].data(), replace=True).slides == SLIDES
     rows = [b for b in view.blocks if isinstance(b, Columns)]
     buttons = [a for column in rows[0].columns for a in column if isinstance(a, Action)]
@@ -204,3 +205,145 @@ def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
     at.button(key="deck_remove0_0").click().run()
     assert not at.exception and [s.value for s in at.success] == ["Removed slide 1."]
     assert DeckStore().get("Lecture *3* <b>").slides == SLIDES[1:]
+
+
+# ---- hostile files and stores (issue 22): one sentence naming the folder, never a raw error --------
+
+
+def _one_sentence(error: DeckError, folder: Path) -> None:
+    text = str(error)
+    assert "\n" not in text and str(folder) in text and ("POLARIZE_DATA_DIR" in text or "try again" in text)
+
+
+def _every_call(store: DeckStore):
+    """Each of the store's calls, the view documented never to raise among them."""
+    from polarize.web.deck_store import use
+    from polarize.web.pages.deck import deck_view
+
+    use(store)
+    return (store.names, store.revision, lambda: store.get("d"), lambda: store.add_slide("d", SLIDES[0]),
+            lambda: store.move("d", 0, 0), lambda: store.remove("d", 0), lambda: store.delete("d"),
+            lambda: store.import_json(to_json(Deck(name="d", slides=SLIDES))),
+            lambda: (_ for _ in ()).throw(DeckError("view", deck_view().error or "no error")))
+
+
+def test_a_folder_where_the_database_file_should_be_is_one_sentence(tmp_path):
+    (tmp_path / "decks.sqlite3").mkdir()
+    store = DeckStore(tmp_path / "decks.sqlite3")
+    try:
+        for call in _every_call(store):
+            with pytest.raises(DeckError) as info:
+                call()
+            assert str(tmp_path) in str(info.value) and "\n" not in str(info.value)
+    finally:
+        from polarize.web.deck_store import use
+        use(None)
+
+
+def test_a_data_folder_inside_a_file_is_one_sentence(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    store = DeckStore(tmp_path / "file" / "data" / "decks.sqlite3")
+    assert store.names() == []  # nothing to read: no decks
+    with pytest.raises(DeckError) as info:
+        store.add_slide("d", SLIDES[0])
+    _one_sentence(info.value, tmp_path / "file" / "data")
+
+
+def test_a_damaged_revision_is_one_sentence(store):
+    import sqlite3
+
+    store.add_slide("d", SLIDES[0])
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE revision SET value = 'abc'")
+    with pytest.raises(DeckError) as info:
+        store.revision()
+    _one_sentence(info.value, store.path.parent)
+
+
+@pytest.mark.parametrize(("index", "to"), [("0", 0), (0.5, 0), (0, "1"), (True, 0), (None, 0), (0, 1.0)])
+def test_slide_places_must_be_whole_numbers(store, index, to):
+    store.save(Deck(name="D", slides=SLIDES))
+    with pytest.raises(DeckError) as info:
+        store.move("D", index, to)
+    assert info.value.field in ("index", "to")
+    if not isinstance(index, int) or isinstance(index, bool):
+        with pytest.raises(DeckError):
+            store.remove("D", index)
+    assert store.get("D").slides == SLIDES
+
+
+READER = """
+import sys
+from polarize.web.deck_store import DeckStore, DeckError, Slide
+store = DeckStore(sys.argv[1])
+print(store.names(), store.get("D").slides[0].title, store.revision())
+try:
+    store.add_slide("D", Slide(link="/rates", title="x"))
+except DeckError as exc:
+    print("REFUSED", exc)
+"""
+
+
+def test_a_read_only_store_can_be_read_and_refuses_writes_in_one_sentence(tmp_path):
+    """Reads write nothing (no schema); a write says what to do. As root, read as user nobody."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="polarize-ro-"))
+    try:
+        path = folder / "decks.sqlite3"
+        DeckStore(path).save(Deck(name="D", slides=SLIDES))
+        before = path.read_bytes()
+        path.chmod(0o444)
+        folder.chmod(0o555)
+        prefix = []
+        if os.geteuid() == 0:
+            if not shutil.which("setpriv"):
+                pytest.skip("root, and no setpriv to read as another user")
+            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        root = Path(__file__).resolve().parents[1]
+        done = subprocess.run([*prefix, sys.executable, "-c", READER, str(path)], capture_output=True,
+                              text=True, timeout=120, cwd=folder, env={**os.environ, "PYTHONPATH": str(root)})
+        assert done.returncode == 0, done.stderr
+        listed, refused = done.stdout.splitlines()
+        assert listed == "['D'] Softmax polarizes 1"
+        assert refused.startswith("REFUSED file:") and str(folder) in refused
+        assert "POLARIZE_DATA_DIR" in refused
+        assert path.read_bytes() == before
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def test_an_upload_of_deeply_nested_json_is_one_line():
+    with pytest.raises(DeckError, match="deeper") as info:
+        DeckStore.in_memory().import_json("[" * 200_000 + "]" * 200_000)
+    assert info.value.field == "file"
+
+
+def test_a_lone_surrogate_in_a_title_is_refused_in_words():
+    content = {"name": "D", "slides": [{"title": "bad \ud800 title", "link": "/rates", "notes": ""}]}
+    from polarize.web.deck_store import _digest
+
+    text = json.dumps({"format": "polarize-deck", "version": 1, "deck": content, "sha256": _digest(content)})
+    assert "\\ud800" in text  # a valid JSON escape, with a correct checksum
+    store = DeckStore.in_memory()
+    with pytest.raises(DeckError, match="surrogate") as info:
+        store.import_json(text)
+    assert info.value.field == "slides.0.title" and store.names() == []
+
+
+@pytest.mark.parametrize("upload", [("[" * 100_000).encode(), b'{"format": "\\ud800"}', b"\xff\xfe",
+                                    b"{" * 5])
+def test_the_deck_page_import_says_one_line_for_any_upload(upload):
+    from polarize.web.deck_store import use
+    from polarize.web.pages.deck import _import
+
+    use(DeckStore.in_memory())
+    try:
+        ok, message = _import(upload)
+    finally:
+        use(None)
+    assert not ok and "\n" not in message

@@ -2,11 +2,15 @@
 
 There is no Docker daemon here, so ``test_the_dockerfile_environment_serves_the_app``
 rebuilds what the Dockerfile builds, read from the Dockerfile itself: its ``COPY`` lines
-stage the same files, its dependency layer is a virtual environment with
-``requirements.txt`` (kept between runs under ``test-artifacts/``, as Docker keeps that
-layer, and rebuilt whenever the file changes), the package goes in as a freshly built
-wheel, and the server starts with the image's ``CMD`` (on a free local port). It then asks
-the ``HEALTHCHECK`` URL and opens one page over the app's websocket.
+stage the same files (read-only, as the image's app folder is to its user), its dependency
+layer is a virtual environment with ``requirements.lock`` installed with its hashes (kept
+between runs under ``test-artifacts/``, as Docker keeps that layer, and rebuilt whenever the
+file changes), the package goes in as a freshly built wheel, and the server starts with the
+image's ``CMD`` (on a free local port). It then asks the ``HEALTHCHECK`` URL and opens one
+page over the app's websocket.
+
+``requirements.lock`` is made from ``pyproject.toml`` by uv (its first lines give the command);
+``test_the_lock_file_is_in_step`` checks, without a network, that it still is.
 """
 
 from __future__ import annotations
@@ -91,6 +95,65 @@ def test_the_deploy_files_agree():
     assert "\nUSER app\n" in (ROOT / "Dockerfile").read_text()  # not root
 
 
+def test_the_base_image_is_pinned_by_digest():
+    (base,) = [line.split()[1] for line in (ROOT / "Dockerfile").read_text().splitlines()
+               if line.startswith("FROM ")]
+    assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", base), base
+
+
+def test_the_app_code_belongs_to_root_and_is_read_only_to_its_user():
+    text = re.sub(r"\\\n\s*", " ", (ROOT / "Dockerfile").read_text())
+    image = read_dockerfile()
+    assert not [line for line in text.splitlines() if line.startswith("COPY") and "--chown" in line]
+    user = text.index("\nUSER app\n")
+    code = image.workdir
+    assert f"RUN chmod -R u=rwX,go=rX {code}" in text[:user]  # no write bit for others, whatever the checkout
+    copies = [m.start() for m in re.finditer(r"^COPY ", text, flags=re.M)]
+    assert copies and max(copies) < user  # all the code is in place, as root, before the user takes over
+
+
+def _locked() -> dict[str, tuple[str, list[str]]]:
+    """``requirements.lock``: name -> (version, hashes)."""
+    entries: dict[str, tuple[str, list[str]]] = {}
+    text = re.sub(r"\\\n\s*", " ", (ROOT / "requirements.lock").read_text())
+    for line in text.splitlines():
+        if line and not line.startswith(("#", " ")):
+            spec, *hashes = line.split(" --hash=")
+            name, version = spec.split(";")[0].strip().split("==")
+            entries[name.lower().replace("_", "-")] = (version, [h.strip() for h in hashes])
+    return entries
+
+
+def test_the_lock_file_is_in_step():
+    """Every dependency of ``pyproject.toml`` is locked within its range, at ``requirements.txt``'s pin,
+    with hashes; and so is every requirement of every locked package (the lock is closed)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    locked = _locked()
+    assert locked and all(hashes and all(h.startswith("sha256:") for h in hashes)
+                          for _, hashes in locked.values())
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+                if line and not line.startswith("#"))
+    for raw in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        wanted = Requirement(raw)
+        version, _ = locked[wanted.name.lower()]
+        assert wanted.specifier.contains(version), f"{wanted} is locked at {version}: run the lock's command"
+        assert pins.get(wanted.name) in (None, version), f"requirements.txt pins {wanted.name} otherwise"
+    image = {"python_version": "3.11", "python_full_version": "3.11.0", "sys_platform": "linux",
+             "platform_system": "Linux", "os_name": "posix", "implementation_name": "cpython",
+             "platform_machine": "x86_64", "platform_python_implementation": "CPython", "extra": ""}
+    for name in locked:
+        try:
+            needs = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:  # not installed here: its own needs cannot be read offline
+            continue
+        for requirement in map(Requirement, needs):
+            if requirement.marker is None or requirement.marker.evaluate(image):
+                assert requirement.name.lower().replace("_", "-") in locked, f"{name} needs {requirement}"
+
+
 def test_requirements_pin_the_versions_the_tests_run_with():
     pins = [line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
             if line and not line.startswith("#")]
@@ -128,13 +191,14 @@ def _stage(image: Image, root: Path) -> None:
 
 
 def _dependency_layer(requirements: Path) -> Path:
-    """A venv with ``requirements.txt`` installed, reused while the file is unchanged."""
+    """A venv with ``requirements.lock`` installed (hashes checked), reused while the file is unchanged."""
     digest = hashlib.sha1(requirements.read_bytes()).hexdigest()[:12]
     venv = ARTIFACTS / f"deploy-venv-{digest}"
     if not (venv / "bin" / "streamlit").exists():
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([venv / "bin" / "pip", "install", "-q", "-r", requirements], check=True)
+        subprocess.run([venv / "bin" / "pip", "install", "-q", "--require-hashes", "-r", requirements],
+                       check=True)
     return venv
 
 
@@ -161,12 +225,13 @@ def _healthy(url: str, process: subprocess.Popen[bytes], most: float = 60.0) -> 
 @pytest.mark.slow
 def test_the_dockerfile_environment_serves_the_app(tmp_path):
     image = read_dockerfile()
-    install = ("pip install -r /tmp/src/requirements.txt", "pip wheel --no-deps -w /tmp/wheels /tmp/src",
+    install = ("pip install --require-hashes -r /tmp/src/requirements.lock",
+               "pip wheel --no-deps -w /tmp/wheels /tmp/src",
                "pip install --no-deps /tmp/wheels/*.whl")
     assert all(any(step in run for run in image.runs) for step in install), "the Dockerfile changed"
     ARTIFACTS.mkdir(exist_ok=True)
     _stage(image, tmp_path)
-    venv = _dependency_layer(tmp_path / "tmp/src/requirements.txt")
+    venv = _dependency_layer(tmp_path / "tmp/src/requirements.lock")
     pip = venv / "bin" / "pip"
     subprocess.run([pip, "wheel", "-q", "--no-deps", "-w", tmp_path / "wheels", tmp_path / "tmp/src"],
                    check=True)
@@ -175,6 +240,8 @@ def test_the_dockerfile_environment_serves_the_app(tmp_path):
     subprocess.run([pip, "check"], check=True)  # the pins satisfy the package's own requirements
     app = tmp_path / image.workdir.lstrip("/")
     assert not (app / "polarize").exists()  # the app must import the installed wheel
+    for path in (app, *app.rglob("*")):  # read-only, as the image's user finds it
+        path.chmod(0o555 if path.is_dir() else 0o444)
     port = free_port()
     server = _serve(image.cmd, app, venv, port)
     try:
@@ -185,3 +252,22 @@ def test_the_dockerfile_environment_serves_the_app(tmp_path):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=15)
+
+
+@pytest.mark.slow
+def test_the_page_icon_is_served_by_the_app_itself(monkeypatch, tmp_path):
+    """A ``:material/...:`` page icon makes the browser fetch the tab's icon from fonts.gstatic.com."""
+    import streamlit
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    asked: list[dict] = []
+    real = streamlit.set_page_config
+    monkeypatch.setattr(streamlit, "set_page_config", lambda **kw: (asked.append(kw), real(**kw))[1])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["horizon"] = "1"
+    at.run()
+    assert not at.exception and asked, "the app sets its page config"
+    icon = Path(asked[0]["page_icon"])
+    assert icon.is_file() and icon.suffix == ".png" and ROOT / "ui" in icon.parents  # COPY ui carries it
+    assert icon.read_bytes().startswith(b"\x89PNG")

@@ -142,9 +142,9 @@ def test_large_states_are_marched_in_smaller_groups(monkeypatch, flow_tol):
     seen = []
     real_march = ensemble_module.march
 
-    def spy(stack, Y0, targets):
+    def spy(stack, Y0, targets, clock=None):
         seen.append(len(Y0))
-        return real_march(stack, Y0, targets)
+        return real_march(stack, Y0, targets, clock)
 
     monkeypatch.setattr(ensemble_module, "march", spy)
     monkeypatch.setattr(ensemble_module, "GROUP_FLOATS", 2 * (16 * 12 + 3 * 12 * 12))

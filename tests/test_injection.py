@@ -9,6 +9,7 @@ appear only inside code spans, and no link, image or HTML may appear at all.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from app_support import page as app_page
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
+from polarize.web.deck_store import Deck, DeckStore, Slide, to_json
 from polarize.web.echo import echo, literal
 from polarize.web.pages import PAGES
 
@@ -34,6 +36,17 @@ ATTACKS = (
     f"$\\href{{https://{MARK}}}{{\\text{{log in}}}}$",
     f"https://{MARK}/\n\n# {MARK} <script>alert(1)</script>",
 )
+BARE = (
+    f"https://{MARK}/login",
+    f"Log in again at www.{MARK}/session",
+    f"http://www.{MARK}",
+    f"see {MARK}.com or mail admin@{MARK}",
+    f"ftp://{MARK}/x (www.{MARK})",
+)
+"""Bare URLs and ``www.`` names: Streamlit's Markdown (GFM) links them even when every character is
+escaped (``literal``), so a user's text must never be prose."""
+LINKIFIED = re.compile(r"(?i)(https?://|ftp://|www\.|\S@\S)")
+"""What GFM's autolinking turns into a link in text (CommonMark, and so the parser here, does not)."""
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
@@ -45,8 +58,8 @@ def exposed(markdown: str) -> list[str]:
         if block.type == "html_block" or (block.type != "inline" and MARK in block.content):
             found.append(block.content)
         for token in block.children or ():
-            if token.type in ("link_open", "image", "html_inline") or (
-                    token.type != "code_inline" and MARK in token.content):
+            if token.type in ("link_open", "image", "html_inline") or (token.type != "code_inline" and (
+                    MARK in token.content or LINKIFIED.search(token.content))):
                 found.append(f"{token.type}: {token.content}")
     return found
 
@@ -88,4 +101,51 @@ def test_no_link_can_inject_markdown_into_a_page(spec):
     shown = shown_markdown(at)
     (warning,) = [text for text in shown if "could not use" in text] if spec.keys else [""]
     assert all(f"{key}=" in warning for key in spec.keys)  # each attack was shown, and refused
+    assert [bad for text in shown for bad in exposed(text)] == []
+
+
+# ---- deck text: what one user types, others see -------------------------------------------------
+
+
+@pytest.mark.parametrize("attack", ATTACKS + BARE)
+def test_echo_keeps_bare_urls_in_a_code_span(attack):
+    assert exposed(echo(attack, most=500)) == []
+    assert exposed(literal(attack)), "escaped prose would still be auto-linked: the test must see it"
+
+
+def _deck(attack: str) -> Deck:
+    return Deck(name=attack[:100], slides=(Slide(link="/rates?n=4", title=attack[:200], notes=attack),))
+
+
+@pytest.mark.parametrize("attack", ATTACKS + BARE)
+def test_deck_messages_show_names_and_titles_as_text(attack, tmp_path, monkeypatch):
+    from polarize.web import deck as web_deck
+    from polarize.web.deck_store import DeckError
+    from ui import deckbar
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    ok, imported = web_deck._import(to_json(_deck(attack)).encode())
+    assert ok and exposed(imported) == []
+    ok, added = deckbar._add(attack[:100], "/rates?n=4", attack[:200], attack)
+    assert ok and exposed(added) == []
+    ok, again = web_deck._import(to_json(_deck(attack)).encode())  # exists already: the error names it
+    assert not ok and exposed(again) == []
+    assert exposed(web_deck.shown_error(DeckError("name", f"there is no deck called {attack!r}"))) == []
+    assert exposed(web_deck.bar_title(_deck(attack).slides, 0)) == []
+    assert exposed(web_deck._delete(attack[:100])[1]) == []
+
+
+@pytest.mark.slow
+def test_no_deck_can_put_a_link_on_the_deck_page(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    store = DeckStore()
+    for attack in ATTACKS + BARE:
+        store.save(_deck(attack))
+    at = app_page("deck", timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = shown_markdown(at)
+    assert any("www" in text for text in shown)  # the decks are on the page
     assert [bad for text in shown for bad in exposed(text)] == []

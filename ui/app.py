@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import gc
+from pathlib import Path
 
 import streamlit as st
 
@@ -18,6 +19,10 @@ from ui import present_mode
 from ui.navigation import st_page
 
 __all__ = ["run_app"]
+
+ICON = Path(__file__).with_name("icon.png")
+"""The tab's icon, served by the app itself: a ``:material/...:`` icon would make every visitor's
+browser fetch it from fonts.gstatic.com (Streamlit's favicon for those), a third-party host."""
 
 
 @functools.cache
@@ -36,7 +41,7 @@ def _start_server() -> None:
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
     _start_server()
-    st.set_page_config(page_title="polarize", page_icon=":material/scatter_plot:", layout="wide",
+    st.set_page_config(page_title="polarize", page_icon=str(ICON), layout="wide",
                        initial_sidebar_state=present_mode.sidebar_state())
     # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
     st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")

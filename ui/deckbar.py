@@ -15,8 +15,9 @@ import streamlit as st
 from polarize.env import hosted
 from polarize.web import deck_store as deck
 from polarize.web import links
-from polarize.web.echo import literal
+from polarize.web.echo import echo
 from polarize.web.page import PageSpec
+from polarize.web.pages.deck import NAME, shown_error
 from ui import present_mode
 
 __all__ = ["bind_store", "deck_box"]
@@ -55,13 +56,13 @@ def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
 
 
 def _add(name: str, link: str, title: str, notes: str) -> tuple[bool, str]:
-    """Append a slide to the deck ``name``: ``(ok, message)``, user strings escaped."""
+    """Append a slide to the deck ``name``: ``(ok, message)``, user strings in code spans (never links)."""
     try:
         slide = deck.Slide(link=link, title=title.strip(), notes=notes)
         saved = deck.current().add_slide(name.strip(), slide)
     except deck.DeckError as exc:
-        return False, literal(str(exc))
-    return True, f"Added slide {len(saved.slides)} to the deck {literal(saved.name)}."
+        return False, shown_error(exc)
+    return True, f"Added slide {len(saved.slides)} to the deck {echo(saved.name, NAME)}."
 
 
 def _absolute(spec: PageSpec, link: str) -> str:

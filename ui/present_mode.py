@@ -15,8 +15,8 @@ import streamlit as st
 from polarize.serve.cache import SharedCache
 from polarize.web import links
 from polarize.web.deck_store import Slide
-from polarize.web.echo import literal
 from polarize.web.pages import PAGES
+from polarize.web.pages.deck import bar_title
 from polarize.web.present_view import presented_view
 from polarize.web.view import Link, View
 from ui.navigation import switch_to
@@ -128,7 +128,7 @@ def show_bar() -> None:
         if st.button("End", key="_show_end"):
             st.session_state[SHOW] = None
             switch_to("deck")
-        st.markdown(f"Slide {index + 1} of {len(slides)}: {literal(slides[index].title)}", width="content")
+        st.markdown(bar_title(slides, index), width="content")
     if slides[index].notes:
         st.sidebar.subheader("Speaker notes")
         st.sidebar.text(slides[index].notes)

@@ -1,6 +1,6 @@
 """The ``polarize`` command line: run an experiment from JSON or a preset.
 
-    polarize run CONFIG.json -o RESULT.json [--allow-large] [--progress]
+    polarize run CONFIG.json|- -o RESULT.json [--allow-large] [--progress]
     polarize run --preset NAME -o RESULT.json
     polarize presets
     polarize reproduce -o DIR
@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
+import os
+import stat
 import sys
 import time
 import warnings
@@ -41,7 +42,7 @@ from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
 from polarize.integrate import sample_steps, simulate
 from polarize.presets import PRESETS, get_preset
-from polarize.serialize import max_text_bytes
+from polarize.serialize import max_text_bytes, strict_dumps
 
 __all__ = ["main"]
 
@@ -58,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     run = commands.add_parser("run", help="simulate one experiment and write the result as JSON")
     source = run.add_mutually_exclusive_group(required=True)
-    source.add_argument("config", nargs="?", type=Path, help="experiment as a JSON file")
+    source.add_argument("config", nargs="?", type=Path,
+                        help="experiment as a JSON file (- for standard input)")
     source.add_argument("--preset", help="a preset name (see 'polarize presets')")
     run.add_argument("-o", "--output", type=Path, required=True, help="where to write the result JSON")
     run.add_argument("--allow-large", action="store_true",
@@ -83,11 +85,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load(path: Path) -> Experiment:
-    """The experiment in a JSON file, its size bounded before it is read and parsed."""
+    """The experiment in a JSON file (``-``: standard input), its size bounded before it is read and parsed.
+
+    Only a regular file is read: a FIFO, a device or a folder would block or never end.
+    """
     cap = max_text_bytes()
     try:
-        with path.open("rb") as file:
-            data = file.read(cap + 1)
+        data = sys.stdin.buffer.read(cap + 1) if str(path) == "-" else _read_regular(path, cap + 1)
     except OSError as exc:
         raise ConfigError("config", f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > cap:
@@ -98,6 +102,17 @@ def _load(path: Path) -> Experiment:
     except UnicodeDecodeError as exc:
         raise ConfigError("config", f"{path} is not UTF-8 text (byte {exc.start})") from None
     return Experiment.from_json(text)
+
+
+def _read_regular(path: Path, most: int) -> bytes:
+    """At most ``most`` bytes of the regular file ``path``; anything else is a ``ConfigError``."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ConfigError("config", f"{path} is not a regular file (give a JSON file, or - for "
+                              "standard input)")
+        return file.read(most)
 
 
 @contextlib.contextmanager
@@ -161,7 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     with _writing(args.output):
-        args.output.write_text(json.dumps(result.to_dict()))
+        args.output.write_text(strict_dumps(result.to_dict()))
     if not result.finished:
         print(f"polarize: warning: {result.message}", file=sys.stderr)
     print(f"t = {result.t[-1]:.3g}: max s = {result.s[-1].max():.6f} (token {result.winner}), "

@@ -8,7 +8,6 @@ export (kaleido), as PNG and SVG, plus ``summary.json`` with the key numbers.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from polarize.plots.paper import (
 )
 from polarize.plots.static import find_browser, missing_for_images, write_images
 from polarize.presets import PAPER_KAPPAS, PAPER_TIED_SIZES, PRESETS
+from polarize.serialize import finite, strict_dumps
 
 __all__ = ["PAPER_FIGURES", "PaperFigure", "find_browser", "reproduce", "summarize"]
 
@@ -123,7 +123,7 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
     summary["seconds_compute"] = time.perf_counter() - start
     summary["images"] = _export_images(figures, out, log) if images else "not requested"
     summary["seconds"] = time.perf_counter() - start
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    (out / "summary.json").write_text(strict_dumps(finite(summary), indent=2))
     return summary
 
 

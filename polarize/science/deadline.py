@@ -128,12 +128,17 @@ class Deadline:
                 size = max(row, int(self.clock.remaining() / 2 / max(pace, 1e-12)) // row * row)
             end = min(K, begin + size)
             name = label if begin == 0 else f"{label}'s last {K - begin:,} of {K:,} starts"
+            # The budget is the hard stop: a chunk slower than its pace said stops with the starts it did.
             chunk = self.part(name, end - begin, lambda b=begin, e=end: simulate_many(
-                experiment, starts[b:e], trajectories=trajectories))
+                experiment, starts[b:e], trajectories=trajectories, budget=self.clock.remaining()))
             if chunk is None:
                 break
-            chunks.append(chunk)
-            begin = end
+            if len(chunk):
+                chunks.append(chunk)
+            begin += len(chunk)
+            if chunk.status == OUT_OF_TIME:
+                self.left_out.append(f"{label}'s last {K - begin:,} of {K:,} starts" if begin else label)
+                break
         return joined(chunks) if chunks else None
 
     def simulate(self, label: str, experiment: Experiment) -> Result | None:

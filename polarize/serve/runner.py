@@ -24,7 +24,7 @@ unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
 the caller's ``__main__`` in every worker and breaks any script without a
 ``__main__`` guard. Plain ``python -c`` children have neither problem.
 
-Set ``POLARIZE_APP_INPROCESS=1`` to run in the calling process instead (no time
+Set ``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in the calling process instead (no time
 limit; also the fallback where there are no POSIX pipes), and
 ``POLARIZE_APP_TIMEOUT`` to change the limit (seconds).
 """
@@ -45,7 +45,7 @@ from typing import Any
 
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
-from polarize.env import positive_number
+from polarize.env import TIMEOUT, in_process, timeout
 from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 from polarize.serve.admission import Admission, ServerBusy, queue_notices
@@ -55,7 +55,7 @@ __all__ = [
     "queue_notices", "run_with_timeout", "shutdown", "timeout_seconds",
 ]
 
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = TIMEOUT[1]
 """Seconds a run may take before it is stopped (``POLARIZE_APP_TIMEOUT`` overrides)."""
 
 
@@ -76,11 +76,11 @@ def timeout_seconds() -> float:
 
     Raises ``ConfigError`` naming the variable when it is not a positive finite number.
     """
-    return positive_number("POLARIZE_APP_TIMEOUT", DEFAULT_TIMEOUT)
+    return timeout()
 
 
 def _in_process() -> bool:
-    return os.name != "posix" or os.environ.get("POLARIZE_APP_INPROCESS", "") not in ("", "0")
+    return os.name != "posix" or in_process()
 
 
 def _pack_error(exc: BaseException) -> tuple[str, str, str]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from polarize.fields import ConfigError
+from polarize.serialize import finite, strict_dumps
 from polarize.sinks.config import SinksConfig
 from polarize.sinks.metrics import sink_heads
 
@@ -40,8 +41,8 @@ class RunInfo:
 def run_json(record: Mapping[str, Any]) -> str:
     """A record as compact JSON, its ``config`` a dict or a ``SinksConfig`` (``read_run`` reads it back)."""
     config = record["config"]
-    return json.dumps({**record, "config": config.to_dict() if isinstance(config, SinksConfig) else config},
-                      separators=(",", ":"))
+    record = {**record, "config": config.to_dict() if isinstance(config, SinksConfig) else config}
+    return strict_dumps(finite(record), separators=(",", ":"))
 
 
 def write_run(record: dict[str, Any], path: Path) -> None:

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from polarize.env import data_dir
 from polarize.fields import ConfigError
 
@@ -37,6 +39,8 @@ __all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "current", "data
 FORMAT, VERSION = "polarize-deck", 1
 _MOST = {"name": 100, "title": 200, "link": 4000, "notes": 10000, "slides": 500}
 """Longest deck name, slide title, link and notes (characters); most slides in a deck."""
+_MOST_FILE = 64 << 20
+"""Longest deck file (characters): 500 slides of the longest fields fit, even written as JSON escapes."""
 
 
 class DeckError(ConfigError):
@@ -46,6 +50,10 @@ class DeckError(ConfigError):
 def _text(field: str, value: Any, *, empty: bool = False) -> str:
     if not isinstance(value, str):
         raise DeckError(field, f"must be text, not {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800" is a valid JSON escape): no page can show it
+        raise DeckError(field, "holds a character that is not text (a lone surrogate)") from None
     if not empty and not value.strip():
         raise DeckError(field, "must not be empty")
     if len(value) > _MOST[field.split(".")[-1]]:
@@ -129,10 +137,14 @@ def from_json(text: str | bytes) -> Deck:
         export (its SHA-256 no longer matches), or holds a field a deck may not; ``field``
         names where (e.g. ``slides.3.link``).
     """
+    if len(text) > _MOST_FILE:
+        raise DeckError("file", f"is larger than {_MOST_FILE >> 20} MiB, more than any deck needs")
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         raise DeckError("file", f"is not JSON ({exc})") from None
+    except RecursionError:
+        raise DeckError("file", "nests lists or objects far deeper than a deck file does") from None
     top = _exact_keys("file", data, {"format", "version", "deck", "sha256"})
     if top["format"] != FORMAT or top["version"] != VERSION:
         raise DeckError("file", f"is not a {FORMAT} file of version {VERSION}")
@@ -160,6 +172,14 @@ CREATE TABLE IF NOT EXISTS slides (
 CREATE TABLE IF NOT EXISTS revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
 INSERT OR IGNORE INTO revision VALUES (1, 0);
 """
+_TABLES = {"decks", "slides", "revision"}
+
+
+def _place(field: str, value: Any) -> int:
+    """A slide's place: a whole number (not a bool, a float or a string)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise DeckError(field, f"must be a slide's place (a whole number), not {type(value).__name__}")
+    return int(value)
 
 
 class DeckStore:
@@ -179,45 +199,63 @@ class DeckStore:
     """
 
     def __init__(self, path: Path | str | None = None):
-        self.path: Path | None = Path(path) if path is not None else data_dir() / "decks.sqlite3"
+        if path is None:
+            try:
+                path = data_dir() / "decks.sqlite3"
+            except ConfigError as exc:  # a bad POLARIZE_DATA_DIR: as a fault of the store, in words
+                raise DeckError(exc.field, str(exc).split(": ", 1)[1]) from None
+        self.path: Path | None = Path(path)
         self.key = str(self.path)
         self._keeper: sqlite3.Connection | None = None
 
     @classmethod
     def in_memory(cls) -> DeckStore:
         """A store of its own in this process's memory, gone with the object (one visitor's decks)."""
-        store = cls()
+        store = cls(":memory:")
         store.path, store.key = None, f"file:polarize-decks-{uuid.uuid4().hex}?mode=memory&cache=shared"
         # A shared in-memory database lives while a connection to it is open.
         store._keeper = sqlite3.connect(store.key, uri=True, check_same_thread=False)
         return store
 
     def _open(self, write: bool) -> sqlite3.Connection:
+        """A connection: read-only to read a file (reads work in a read-only folder), to an empty
+        database in memory when there is no file or it has no decks yet."""
         if self.path is None:
             return sqlite3.connect(self.key, uri=True, timeout=30, isolation_level=None)
-        if not write and not self.path.exists():
-            return sqlite3.connect(":memory:", isolation_level=None)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        return sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        if write:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        if self.path.exists():
+            connection = sqlite3.connect(self.path.absolute().as_uri() + "?mode=ro", uri=True, timeout=30,
+                                         isolation_level=None)
+            if {row[0] for row in connection.execute("SELECT name FROM sqlite_master")} >= _TABLES:
+                return connection
+            connection.close()
+        empty = sqlite3.connect(":memory:", isolation_level=None)
+        empty.executescript(_SCHEMA)
+        return empty
 
     @contextmanager
     def _connect(self, write: bool) -> Iterator[sqlite3.Connection]:
-        """A connection in one transaction (``BEGIN IMMEDIATE`` for writes: one writer at a time)."""
-        connection = self._open(write)
+        """A connection in one transaction (``BEGIN IMMEDIATE`` for writes: one writer at a time);
+        any fault of the file or its folder as a ``DeckError`` (``_fault``)."""
+        try:
+            connection = self._open(write)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._fault(exc, write) from None
         try:
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            for statement in filter(str.strip, _SCHEMA.split(";")):
+            for statement in filter(str.strip, _SCHEMA.split(";") if write or self.path is None else ()):
                 connection.execute(statement)
             yield connection
             if write:
                 connection.execute("UPDATE revision SET value = value + 1")
             connection.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.Error, OSError) as exc:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-            where = self.path or "the session's store"
-            raise DeckError("file", f"{where} is not a deck database that can be used ({exc})") from None
+            raise self._fault(exc, write) from None
         except BaseException:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
@@ -225,10 +263,34 @@ class DeckStore:
         finally:
             connection.close()
 
+    def _fault(self, exc: BaseException, write: bool) -> DeckError:
+        """What went wrong with the store, in one sentence that names its folder and says what to do."""
+        doing = "saved to" if write else "read from"
+        words = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reason = " ".join((words or type(exc).__name__).split())[:200]  # one line, an OSError's without errno
+        if self.path is None:
+            return DeckError("file", f"the decks of this session could not be {doing} ({reason}); "
+                             "export your decks and reload the page")
+        folder, lowered = self.path.parent, reason.lower()
+        if "readonly" in lowered or "read-only" in lowered or isinstance(exc, PermissionError):
+            fix = "make it writable, or set POLARIZE_DATA_DIR to a folder you can write to"
+        elif "locked" in lowered or "busy" in lowered:
+            fix = "another program is writing to it: try again in a moment"
+        elif not isinstance(exc, OSError):
+            return DeckError("file", f"{self.path} is not a deck database that can be used ({reason}): move "
+                             f"it out of the folder {folder} (a new one is made), or set POLARIZE_DATA_DIR "
+                             "to another folder")
+        else:
+            fix = "set POLARIZE_DATA_DIR to a folder you can write to"
+        return DeckError("file", f"the decks in the folder {folder} could not be {doing} ({reason}): {fix}")
+
     def revision(self) -> int:
         """A number that changes with every write (for caches)."""
         with self._connect(False) as db:
-            return int(db.execute("SELECT value FROM revision").fetchone()[0])
+            value = db.execute("SELECT value FROM revision").fetchone()
+        if value is None or not isinstance(value[0], int):
+            raise self._fault(sqlite3.DatabaseError("its revision is not a number, so it is damaged"), False)
+        return value[0]
 
     def names(self) -> list[str]:
         """Every deck's name, alphabetically."""
@@ -266,6 +328,7 @@ class DeckStore:
 
     def move(self, name: str, index: int, to: int) -> Deck:
         """Move slide ``index`` (0-based) of deck ``name`` to place ``to``; the deck after it."""
+        index, to = _place("index", index), _place("to", to)
         with self._connect(True) as db:
             slides = list(self._read(db, name).slides)
             if not (0 <= index < len(slides) and 0 <= to < len(slides)):
@@ -275,6 +338,7 @@ class DeckStore:
 
     def remove(self, name: str, index: int) -> Deck:
         """Remove slide ``index`` (0-based) of deck ``name``; the deck after it."""
+        index = _place("index", index)
         with self._connect(True) as db:
             slides = list(self._read(db, name).slides)
             if not 0 <= index < len(slides):

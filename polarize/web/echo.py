@@ -12,8 +12,10 @@ close it early, and line breaks are folded so that no text can leave its line.
 What counts as user-supplied: the raw text of a link (``st.query_params``) and
 what a file brings in (a deck's names, titles and notes). The controls' parsed
 values are ours (numbers in range, options from fixed lists), so the pages format
-those directly. ``literal`` is the other form, for running prose such as a slide's
-title: every punctuation character escaped, so it reads as typed, in the body font.
+those directly. ``literal`` is the other form, every punctuation character escaped,
+for text of our own that may hold Markdown's characters: not for a user's text,
+because Streamlit's Markdown (GFM) still turns a bare URL or a ``www.`` name in
+escaped text into a link, and only a code span keeps it from doing so.
 """
 
 from __future__ import annotations
@@ -53,10 +55,12 @@ def echo(value: Any, most: int = 60) -> str:
 
 
 def literal(value: Any) -> str:
-    """``value`` escaped for Markdown, so that it shows as typed: no markup, links, maths or HTML.
+    """``value`` escaped for Markdown, so that it shows as typed: no markup, Markdown links, maths or HTML.
 
     CommonMark allows a backslash before every ASCII punctuation character, and
     each is escaped; line breaks become spaces, so no text can leave its line.
+    A bare URL or ``www.`` name still becomes a link under GFM's autolinking:
+    show a user's text with ``echo``.
     """
     return "".join(f"\\{c}" if c in _PUNCTUATION else " " if c in "\r\n" else c for c in str(value))
 

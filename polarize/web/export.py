@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import io
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.plots.style import FONT_FAMILY
+from polarize.serialize import strict_dumps
 from polarize.web import transport
 from polarize.web.view import Download
 
@@ -73,7 +73,7 @@ def trajectory_csv(result: Result) -> str:
 
 def trajectory_json(result: Result) -> str:
     """The whole result as JSON (``Result.to_dict``: the resolved configuration and every series)."""
-    return json.dumps(result.to_dict())
+    return strict_dumps(result.to_dict())
 
 
 def config_json(result_or_experiment: Result | Experiment) -> str:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
-import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +23,7 @@ from polarize.budget import OUT_OF_TIME, within
 from polarize.config import ConfigError
 from polarize.science import format_time
 from polarize.science.deadline import Partial, within_budget
+from polarize.serialize import finite, strict_dumps
 from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.web import export, overtime
 from polarize.web.controls import Control, format_value
@@ -109,7 +108,7 @@ class Drawn:
         """Every run as JSON: the settings, the table, then each ``Result.to_dict`` (non-finite as null)."""
         data = {"page": self.page, "settings": self.values, "table": self.table,
                 "runs": {label: r.to_dict() for label, r in self.runs.items()}}
-        return json.dumps(_finite(data))
+        return strict_dumps(finite(data))
 
     def table_csv(self) -> str:
         """The table as CSV."""
@@ -192,19 +191,6 @@ def study_view(page: str, values: Values, study: Study,
     )
     return View(blocks=blocks, warnings=drawn.notes, downloads=downloads, data=drawn,
                 seconds=time.perf_counter() - begin, passing=cut_short)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with numpy scalars made Python ones and non-finite floats None (strict JSON)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _csv_cell(value: Any) -> str:

@@ -4,7 +4,9 @@ The decks live in ``polarize.web.deck_store.current()``: SQLite under ``POLARIZE
 on a hosted server this session's own store in memory. The page has no controls: its
 ``job`` is the store and its revision, so the renderer's cache of the view lasts exactly
 until the next write. Every user's string (deck names, titles, notes, links) is shown
-through a table or ``echo.literal``; slides open through ``Link`` buttons labelled in our
+through a table or as a code span (``echo.echo``), never as prose: Streamlit's Markdown
+auto-links a bare URL or ``www.`` name even when every character is escaped, and a code
+span is the one place it does not. Slides open through ``Link`` buttons labelled in our
 own words.
 """
 
@@ -14,12 +16,25 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from polarize.web.deck_store import Deck, DeckError, DeckStore, current
-from polarize.web.echo import literal
+from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, current
+from polarize.web.echo import echo
 from polarize.web.page import PageSpec
 from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
 
-__all__ = ["DECK", "deck_view"]
+__all__ = ["DECK", "NAME", "TITLE", "bar_title", "deck_view", "shown_error"]
+
+NAME, TITLE = 100, 200
+"""Longest deck name and slide title (``polarize.deck``): shown whole."""
+
+
+def bar_title(slides: tuple[Slide, ...], index: int) -> str:
+    """The presentation bar's Markdown: which slide of how many, and its title as text."""
+    return f"Slide {index + 1} of {len(slides)}: {echo(slides[index].title, TITLE)}"
+
+
+def shown_error(exc: DeckError) -> str:
+    """A deck's error as Markdown that shows it as text: our words, the user's inside a code span."""
+    return echo(str(exc), most=600)
 
 
 def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> tuple[bool, str]:
@@ -27,13 +42,13 @@ def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> 
     try:
         outcome = change(current())
     except DeckError as exc:
-        return False, literal(str(exc))
+        return False, shown_error(exc)
     return True, done(outcome)
 
 
 def _import(data: bytes) -> tuple[bool, str]:
     return _attempt(lambda store: store.import_json(data),
-                    lambda deck: f"Imported the deck {literal(deck.name)} ({len(deck.slides)} slides).")
+                    lambda deck: f"Imported the deck {echo(deck.name, NAME)} ({len(deck.slides)} slides).")
 
 
 def _move(name: str, index: int, to: int) -> tuple[bool, str]:
@@ -46,13 +61,13 @@ def _remove(name: str, index: int) -> tuple[bool, str]:
 
 
 def _delete(name: str) -> tuple[bool, str]:
-    return _attempt(lambda store: store.delete(name), lambda _: f"Deleted the deck {literal(name)}.")
+    return _attempt(lambda store: store.delete(name), lambda _: f"Deleted the deck {echo(name, NAME)}.")
 
 
 def _slide_row(j: int, deck: Deck, k: int) -> Columns:
     """One slide: its number and title, and buttons to open it, move it up or down, or remove it."""
     last, slide = len(deck.slides) - 1, deck.slides[k]
-    title = Text(f"**{k + 1}.** {literal(slide.title)}")
+    title = Text(f"**{k + 1}.** {echo(slide.title, TITLE)}")
     buttons = (
         Link(f"open{j}_{k}", "Open", (slide,), "Open this view in presentation mode"),
         Action(f"up{j}_{k}", "\u2191", lambda: _move(deck.name, k, max(k - 1, 0)), "Move this slide up"),
@@ -71,13 +86,13 @@ def _file_name(name: str) -> str:
 
 def deck_view(job: Any = None) -> View:
     """Every deck: a table of all slides, then per deck its slides with their buttons; never raises."""
-    store = current()
     importer = Action("import", "Import a deck (JSON)", _import, upload=("json",),
                       help="A file exported from this page, on this machine or another.")
     try:
+        store = current()
         decks = [store.get(name) for name in store.names()]
     except DeckError as exc:
-        return View(error=literal(str(exc)))
+        return View(error=shown_error(exc))
     where = Caption(_where(store))
     if not decks:
         return View(blocks=(where, Text(_NONE), importer))
@@ -86,7 +101,7 @@ def deck_view(job: Any = None) -> View:
     blocks: list[Any] = [where, Table(rows), importer]
     downloads = []
     for j, deck in enumerate(decks):
-        blocks.append(Text(f"#### {literal(deck.name)} ({len(deck.slides)} slides)"))
+        blocks.append(Text(f"#### {echo(deck.name, NAME)} ({len(deck.slides)} slides)"))
         if deck.slides:
             blocks.append(Link(f"present{j}", f"Present deck {j + 1}", deck.slides,
                                "Show its slides one after another in presentation mode (Next, Previous; "
@@ -106,12 +121,15 @@ def _where(store: DeckStore) -> str:
     if store.path is None:
         return ("This server keeps your decks for this visit only, for you alone: export a deck to keep it, "
                 "and import it on your next visit.")
-    return f"Decks are kept in {literal(str(store.path))} (set POLARIZE\\_DATA\\_DIR to move them)."
+    return f"Decks are kept in {echo(store.path, 300)} (set POLARIZE\\_DATA\\_DIR to move them)."
 
 
 def _job(values: Any) -> tuple[str, int]:
     """The store and its revision: the cached view is made again after every write, and for every store."""
-    store = current()
+    try:
+        store = current()
+    except DeckError as exc:
+        return str(exc), -1
     try:
         return store.key, store.revision()
     except DeckError:

@@ -26,6 +26,7 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.studies import NormalizerRow, compare_normalizers, normalizer_row
+from polarize.serialize import strict_dumps
 from polarize.web.pages.explorer import build_experiment
 
 __all__ = ["DATA", "NOTE", "STORED", "stored_rows", "write"]
@@ -93,7 +94,7 @@ def write(folder: Path = DATA) -> list[Path]:
                     arrays[f"{name}.{f.name}"] = value
                 elif f.name != "experiment" and value is not None:
                     runs[name][f.name] = value
-        meta = json.dumps({"experiment": experiment.to_json(), "runs": runs})
+        meta = strict_dumps({"experiment": experiment.to_json(), "runs": runs})
         packed = io.BytesIO()
         np.savez(packed, meta=np.array(meta), **arrays)
         paths.append(folder / f"{stem}.npz.xz")

@@ -1,0 +1,165 @@
+"""Every POLARIZE_* variable goes through polarize.env's strict parsers (issue 22).
+
+The variables are found by scanning the code (not from a list kept by hand), so a new
+``os.environ`` read of a ``POLARIZE_*`` name that bypasses ``polarize.env`` fails here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from polarize import Experiment, simulate_many
+from polarize.config import ConfigError
+from polarize.env import VARIABLES, environment_problem, flag, limits
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE = [*sorted((ROOT / "polarize").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
+        *sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py"]
+HOSTILE = ["inf", "-inf", "nan", "1e400", "9" * 5000, "-1", "0", "2.5", "lots", "1e18", " ", "0x10", "١٢"]
+"""Values no variable should take silently (the blank one means unset: the default)."""
+
+
+def read_variables() -> set[str]:
+    names = set()
+    for path in CODE:
+        names |= set(re.findall(r"POLARIZE_[A-Z_]+[A-Z]", path.read_text()))
+    return names
+
+
+def test_every_variable_the_code_names_has_one_strict_reader():
+    named = read_variables()
+    assert named >= {"POLARIZE_MAX_STARTS", "POLARIZE_APP_INPROCESS", "POLARIZE_DATA_DIR",
+                     "POLARIZE_MAX_SIZE"}
+    assert named == set(VARIABLES), "a POLARIZE_* variable is read without polarize.env.VARIABLES"
+
+
+def test_only_polarize_env_reads_the_environment_for_polarize_variables():
+    for path in CODE:
+        if path.name == "env.py":
+            continue
+        for line in path.read_text().splitlines():
+            if re.search(r"os\.environ|getenv\(", line):
+                assert "POLARIZE_" not in line, f"{path.relative_to(ROOT)} reads {line.strip()!r} itself"
+
+
+@pytest.mark.parametrize("var", sorted(VARIABLES))
+@pytest.mark.parametrize("raw", HOSTILE)
+def test_each_variable_refuses_hostile_values_in_one_line_naming_it(monkeypatch, tmp_path, var, raw):
+    monkeypatch.chdir(tmp_path)  # a relative path that is a number names a folder that may be made here
+    monkeypatch.setenv(var, raw)
+    try:
+        value = VARIABLES[var]()
+    except ConfigError as exc:
+        assert exc.field == var and var in str(exc) and "\n" not in str(exc) and len(str(exc)) < 300
+        assert environment_problem() == str(exc)
+        return
+    # Accepted: only a value that means what it says (a switch's spelling, a folder, a blank, a number
+    # that is the cap exactly: 2.5 s of time limit, a horizon of 1e18).
+    if var == "POLARIZE_DATA_DIR":
+        assert value is None or isinstance(value, Path)
+    elif isinstance(value, bool):
+        assert raw.strip() in ("", "0")
+    elif raw.strip():
+        assert raw.isascii() and value == float(raw) and 0 < value < float("inf")
+    assert environment_problem() is None
+
+
+@pytest.mark.parametrize("raw", ["1", "true", "TRUE", "yes", "on", "On"])
+def test_switches_accept_the_usual_spellings_for_on(monkeypatch, raw):
+    monkeypatch.setenv("POLARIZE_APP_INPROCESS", raw)
+    assert flag("POLARIZE_APP_INPROCESS") is True
+
+
+@pytest.mark.parametrize("raw", ["0", "false", "False", "no", "off", "OFF", ""])
+def test_switches_accept_the_usual_spellings_for_off(monkeypatch, raw):
+    """``false``, ``no`` and ``off`` used to turn the in-process mode (no time limit) on."""
+    from polarize.serve import runner
+
+    monkeypatch.setenv("POLARIZE_APP_INPROCESS", raw)
+    assert flag("POLARIZE_APP_INPROCESS") is False and not runner._in_process()
+
+
+@pytest.mark.parametrize("raw", ["1e400", "inf", "9" * 5000, "-1", "0", "2.5", "1e300"])
+def test_the_cap_on_starts_is_checked_before_any_run(monkeypatch, raw):
+    monkeypatch.setenv("POLARIZE_MAX_STARTS", raw)
+    with pytest.raises(ConfigError) as info:
+        simulate_many(Experiment(n=3, d=3, horizon=1.0), np.zeros((2, 3)))
+    assert info.value.field == "POLARIZE_MAX_STARTS"
+
+
+@pytest.mark.parametrize("var", ["POLARIZE_MAX_SIZE", "POLARIZE_MAX_N", "POLARIZE_MAX_D",
+                                 "POLARIZE_MAX_STEPS", "POLARIZE_MAX_SAMPLES", "POLARIZE_MAX_STARTS"])
+def test_caps_have_upper_bounds(monkeypatch, var):
+    monkeypatch.setenv(var, "1e18")
+    with pytest.raises(ConfigError, match="up to"):
+        VARIABLES[var]()
+
+
+def test_the_largest_caps_are_honoured(monkeypatch, tmp_path):
+    """At the most each cap may be set to, the code still works: ``polarize run`` reads and runs a config."""
+    from polarize import env
+    from polarize.cli import main
+
+    for var, _, most in env.CAPS.values():
+        monkeypatch.setenv(var, str(most))
+    monkeypatch.setenv(env.STARTS[0], str(env.STARTS[2]))
+    monkeypatch.setenv(env.TIMEOUT[0], str(env.TIMEOUT[2]))
+    assert environment_problem() is None and limits()["max_size"] == env.CAPS["max_size"][2]
+    source = tmp_path / "good.json"
+    source.write_text('{"n": 3, "d": 3, "horizon": 10}')
+    assert main(["run", str(source), "-o", str(tmp_path / "out.json")]) == 0
+
+
+@pytest.mark.parametrize("where", ["/dev/null", "/proc/self", "/proc/nonexistent/polarize", "/sys/kernel",
+                                   "file/inside", "x" * 300, "deep/" + "y" * 5000])
+def test_bad_data_folders_are_one_sentence(monkeypatch, tmp_path, where):
+    from polarize.web.deck_store import DeckStore, data_dir
+
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("POLARIZE_DATA_DIR", where)
+    with pytest.raises(ConfigError) as info:
+        data_dir()
+    assert info.value.field == "POLARIZE_DATA_DIR" and "\n" not in str(info.value)
+    with pytest.raises(ConfigError):
+        DeckStore().names()
+
+
+def test_a_fifo_as_config_file_does_not_block(tmp_path, capsys):
+    import os
+
+    from test_hostile_runs import hard_limit  # a FIFO with no writer blocked the open for ever
+
+    from polarize.cli import main
+
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)
+    with hard_limit(30.0):
+        status = main(["run", str(fifo), "-o", str(tmp_path / "out.json")])
+    assert status == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_folder_as_config_file_is_one_line(tmp_path, capsys):
+    from polarize.cli import main
+
+    assert main(["run", str(tmp_path), "-o", str(tmp_path / "out.json")]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_standard_input_is_read_when_asked_within_the_size_cap(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    from polarize.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"n": 3, "d": 3, "horizon": 10}')))
+    assert main(["run", "-", "-o", str(tmp_path / "out.json")]) == 0
+    monkeypatch.setenv("POLARIZE_MAX_SIZE", "1")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b" " * 1_000_000)))
+    assert main(["run", "-", "-o", str(tmp_path / "out.json")]) == 2
+    assert "larger than" in capsys.readouterr().err
