@@ -266,7 +266,8 @@ class Sparsemax:
         k = np.arange(1, a.shape[-1] + 1)
         cumulative = np.cumsum(z, axis=-1)
         support = 1.0 + k * z > cumulative
-        size = np.sum(support, axis=-1, keepdims=True)
+        # At least 1: only a non-finite row has an empty support, and its tau is then NaN, not a 0/0 warning.
+        size = np.maximum(np.sum(support, axis=-1, keepdims=True), 1)
         tau = (np.take_along_axis(cumulative, size - 1, axis=-1) - 1.0) / size
         return tau
 
