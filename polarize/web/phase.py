@@ -121,7 +121,7 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
                            "shares": shares, "velocity": velocity, "reference": reference}
     # One start: a plain run (as ``simulate_many`` would make it), so the deadline can cut it.
     out["picked"] = deadline.simulate("your start", dataclasses.replace(
-        e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0))[0]))
+        e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0), e.temperature)[0]))
     odds = outcomes.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
     out["odds"] = odds if len(odds.scales) else None
     # The costliest part last, row by row of its grid: when time is short, the rows done are drawn.
