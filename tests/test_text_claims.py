@@ -107,6 +107,18 @@ def test_off_the_simplex_the_explorer_shows_the_distance_to_it():
     assert distance_to_simplex(np.array([1.0, 1.0])) == pytest.approx(math.sqrt(0.5))
 
 
+def test_a_dead_relu_run_shows_no_entropy_or_winner_but_a_dash_with_the_reason():
+    """ReLU on the default start (a = 0) switches every token off: s = 0 is no distribution, and an
+    entropy of 0 with a winning token 0 would read as full polarization."""
+    r = simulate(Experiment(normalizer="relu", horizon=10.0))
+    assert np.all(np.asarray(r.s)[-1] == 0)
+    metrics = {label: (value, help) for label, value, help in text.summary_metrics(r)}
+    for label in ("Final entropy", "Winning token"):
+        assert metrics[label][0] == "\u2014" and "every score is 0" in metrics[label][1]
+    alive = {label: value for label, value, _ in text.summary_metrics(simulate(Experiment(horizon=10.0)))}
+    assert alive["Final entropy"] != "\u2014" and alive["Winning token"] in {"0", "1", "2"}
+
+
 def test_the_verdict_approaches_a_vertex_and_states_its_thresholds():
     softmax = judge(simulate(Experiment(horizon=1e6)))
     assert softmax.status == "yes" and "approaches a vertex" in softmax.sentence

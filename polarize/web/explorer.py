@@ -242,6 +242,9 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
                       THRESHOLDS),
                Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
+    why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
+    if why:  # the dashes above, said in words where they show
+        numbers = (*numbers[:2], Text(f"No entropy or winner: {why}."), *numbers[2:])
     captions = text.panel_captions(experiment, repulsion=repulsion)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
