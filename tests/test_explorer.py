@@ -357,3 +357,12 @@ def test_no_streamlit_in_the_package_and_imports_run_one_way():
         assert "import streamlit" not in source and "from streamlit" not in source, path
         if "web" not in path.relative_to(root).parts:
             assert "polarize.web" not in source, path  # nothing below the pages imports them
+
+
+@pytest.mark.parametrize("normalizer", ["softmax", "relu", "sparsemax", "linear"])
+def test_the_title_names_the_chosen_normalizer(normalizer):
+    """It said "watch softmax polarize" whatever the normalizer; whether it polarizes is the verdict's."""
+    values = {**ex.EXPLORER.defaults(None), "normalizer": normalizer}
+    heading = ex.EXPLORER.heading(values)
+    assert normalizer in heading and all(other not in heading for other in ("softmax", "relu", "sparsemax",
+                                                                             "linear") if other != normalizer)

@@ -102,7 +102,7 @@ def render(spec: PageSpec) -> None:
     values = _sidebar(spec)
     _share(spec, values)
     deckbar.deck_box(spec, values)
-    st.title(spec.title)
+    st.title(spec.heading(values))
     present.show_bar()
     caption = spec.caption(values)
     if caption and not present.on():

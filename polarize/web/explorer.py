@@ -308,4 +308,5 @@ EXPLORER = PageSpec(
     name="explorer", nav_title="Explorer", title="Explorer: watch softmax polarize",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
-    view=lambda shown: explore(*shown), caption=caption, spinner=running)
+    view=lambda shown: explore(*shown), caption=caption, spinner=running,
+    titled=lambda values: f"Explorer: does {values['normalizer']} polarize?")
