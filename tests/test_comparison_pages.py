@@ -170,6 +170,18 @@ def test_descent_page_reports_divergence_in_words(views):
         assert all(np.isfinite(np.asarray(trace.y, dtype=float))), trace.name
 
 
+def test_descent_table_is_words_and_numbers_not_python(views):
+    """A diverged descent's winner read "None", and flags read True/False: every cell is now text a
+    student reads, and what it says matches the runs (a diverged row names no winner)."""
+    view = views["descent"]
+    assert any(row["diverged"] == "yes" for row in view.data.table)
+    for row in view.data.table:
+        assert all(isinstance(v, str) and v not in ("None", "True", "False") and not v.startswith(("(", "["))
+                   for v in row.values()), row
+        assert (row["descent winner"] == "none: it diverged") == (row["diverged"] == "yes")
+        assert row["flow winner"].startswith("token ")
+
+
 def test_descent_refuses_too_many_steps():
     view = compare("descent", {"lrs": (0.01,), "horizon": 1e5})
     assert view.error and view.error.startswith("Learning rates:") and "200,000" in view.error

@@ -155,7 +155,9 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
     started = sum((len(basins.ensemble) if basins else 0, len(odds.scales) * odds.starts if odds else 0,
                    1 if picked else 0))
     metrics += (Metric("starts run", f"{started:,}"),)
-    table = [{f"shares of tokens {tokens}": str(np.round(r.shares, 3).tolist()), "support": str(r.support),
+    names = ", ".join(map(str, tokens))
+    table = [{f"shares of tokens {names}": ", ".join(f"{x:.3f}" for x in r.shares),
+              "support": ("token " if len(r.support) == 1 else "tokens ") + ", ".join(map(str, r.support)),
               "stability": r.stability} for r in out["rest"]]
     runs = {} if out["reference"] is None else {"from a(0) = 0": out["reference"]}
     return Drawn(plots=plots, table=table, runs=runs, metrics=metrics)
