@@ -237,3 +237,53 @@ def test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels(seed, at
             run = solve_ivp(lambda _t, q: slice_velocity(e, V, q)[0], (0, 5.0 / abs(match.invasion[0])),
                             start, method="Radau", rtol=1e-10, atol=1e-14)
             assert np.sign(run.y[j, -1] - eps) == np.sign(match.invasion[0])
+
+
+# ---- the basin map's cells ----------------------------------------------------------------------------
+
+
+def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner():
+    """Square markers of one size left striped bars near the top vertex (rows far apart there): the cells
+    now tile the triangle (areas add up to its area, none overlapping), each holds its own start, and is
+    filled in the colour of that start's winner."""
+    from polarize.plots.panels import project_to_polygon, simplex_vertices
+    from polarize.science import basins as outcomes
+    from polarize.web import pages
+
+    view = pages.PHASE.view(pages.PHASE.make_job({**pages.PHASE.defaults(None), "resolution": 30}))
+    figure = view.plots()[1].figure
+    starts = next(t for t in figure.data if t.uid == "basin-starts")
+    cells = [t for t in figure.data if t.uid.startswith("basin-cells-")]
+    polygons, colours = [], []
+    for trace in cells:
+        xy = np.array([[np.nan if v is None else v for v in trace.x],
+                       [np.nan if v is None else v for v in trace.y]], dtype=float).T
+        for shape in np.split(xy, np.flatnonzero(np.isnan(xy[:, 0])) + 1):
+            shape = shape[~np.isnan(shape[:, 0])]
+            if len(shape):
+                polygons.append(shape[:-1])
+                colours.append(trace.fillcolor)
+    assert len(polygons) == 900
+
+    def area(p):
+        x, y = p[:, 0], p[:, 1]
+        return 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+    triangle = area(simplex_vertices(3))
+    assert sum(area(p) for p in polygons) == pytest.approx(triangle, rel=1e-3)
+    shares = phase.triangle_grid(30)
+    e = Experiment(n=3, d=3, loss="logistic", seed=0, horizon=1e4, samples=120)
+    winners = outcomes.basins(e, 30).ensemble.winner
+    colour_of = dict(zip(starts.text, starts.marker.color, strict=True))
+    for k, where in enumerate(project_to_polygon(shares)):
+        inside = [i for i, p in enumerate(polygons) if _contains(p, where)]
+        assert len(inside) == 1
+        assert colours[inside[0]] == colour_of[f"token {winners[k]} wins"]
+
+
+def _contains(polygon, point):
+    """Whether the convex ``polygon`` (corners in order) holds ``point`` strictly inside."""
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    real = np.hypot(*edges.T) > 1e-9  # a top row's cell is a triangle: two of its corners are the vertex
+    cross = (edges[:, 0] * (point[1] - polygon[:, 1]) - edges[:, 1] * (point[0] - polygon[:, 0]))[real]
+    return bool(np.all(cross > 1e-12) or np.all(cross < -1e-12))

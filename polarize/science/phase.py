@@ -38,7 +38,7 @@ from polarize.normalizers import make_normalizer
 from polarize.systems import build_loss
 
 __all__ = ["RestPoint", "field_at", "naive_winner", "portrait_field", "rest_points", "slice_logits",
-           "slice_shares", "triangle_grid", "values_at"]
+           "slice_shares", "square_to_triangle", "triangle_grid", "values_at"]
 
 FD_STEP = 1e-6
 """Largest step of the central differences that linearize the field on a face."""
@@ -62,8 +62,13 @@ def triangle_grid(resolution: int) -> np.ndarray:
     """
     centres = (np.arange(resolution) + 0.5) / resolution
     x, y = np.meshgrid(centres, centres, indexing="ij")
-    root_x = np.sqrt(x.ravel())
-    return np.stack([1 - root_x, root_x * (1 - y.ravel()), root_x * y.ravel()], axis=1)
+    return square_to_triangle(x.ravel(), y.ravel())
+
+
+def square_to_triangle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Shares (..., 3) ``(1 - sqrt x, sqrt x (1 - y), sqrt x y)`` of points ``(x, y)`` of the unit square."""
+    root_x = np.sqrt(np.asarray(x, dtype=float))
+    return np.stack([1 - root_x, root_x * (1 - np.asarray(y)), root_x * np.asarray(y)], axis=-1)
 
 
 def slice_logits(shares: np.ndarray, tokens: tuple[int, int, int], reference: np.ndarray,
