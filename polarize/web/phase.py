@@ -94,7 +94,8 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 FIELD_CAPTION = (
     "Arrows: the direction the scores move with V frozen at the chosen time (colour: speed). Grey: runs "
     "from starts across the triangle, V learning along the way; red: the run from the start you chose. "
-    "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle. Under logistic loss "
+    "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle; open square: "
+    "degenerate (a zero eigenvalue or invasion rate: the linearization does not decide). Under logistic loss "
     "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
     "moving the time shows the ranking of p change as V learns.")
 SLICE_CAPTION = (
