@@ -305,7 +305,7 @@ def running(values: Mapping[str, Any]) -> str:
 
 
 EXPLORER = PageSpec(
-    name="explorer", nav_title="Explorer", title="Explorer: watch softmax polarize",
+    name="explorer", nav_title="Explorer", title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     view=lambda shown: explore(*shown), caption=caption, spinner=running,
