@@ -15,6 +15,7 @@ the full coordinates, step for step as a plain loop would.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import cast
 
@@ -24,7 +25,7 @@ from threadpoolctl import ThreadpoolController
 from polarize.budget import MAX_FLOW_STEPS, OUT_OF_TIME, STALL_STEPS, WallClock, steps_message
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Recorder, Result, ScoresTooSmall
-from polarize.normalizers import DegenerateStateError
+from polarize.normalizers import DegenerateStateError, make_normalizer
 from polarize.switching import AT_REST, SwitchLog, start_solver
 from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
 
@@ -215,6 +216,9 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
         name = "a0" if experiment.a0 is not None else "a_init"
         raise ConfigError(name, f"cannot start there: {exc}") from None
     except (FloatingPointError, np.linalg.LinAlgError):
+        if _starts_at_unit_temperature(e):
+            raise ConfigError("temperature", f"{e.temperature:g} is too small: the gradients, divided by it, "
+                              "overflow a float at the start") from None
         raise ConfigError(_largest_given(experiment), "cannot start there: the loss, its gradient or the "
                           "singular values of V overflow a float at the start (entries too large)") from None
 
@@ -281,6 +285,19 @@ def _descend(system: DescentSystem, lr: float, save_at: np.ndarray, calls,
 def _stopped_message(e: Experiment, t: np.ndarray, saved: int, why: str) -> str:
     when = f"t = {t[saved - 1]:.3g}" if saved else "the start"
     return f"stopped after {when} of {e.horizon:.3g}: {why}"
+
+
+def _starts_at_unit_temperature(e: Experiment) -> bool:
+    """Whether a start that overflows would not at temperature 1: then the temperature is at fault."""
+    if e.temperature == 1.0:
+        return False
+    one = dataclasses.replace(e, temperature=1.0)
+    system = build_system(one, build_loss(one), make_normalizer(one.normalizer, eps=one.eps))
+    try:
+        system.record(system.y0[:, None], Recorder())
+    except (FloatingPointError, np.linalg.LinAlgError, DegenerateStateError):
+        return False
+    return True
 
 
 def _largest_given(experiment: Experiment) -> str:

@@ -144,12 +144,45 @@ def test_tied_page_shows_the_winning_column_growing(views):
     assert view.plots()[0].figure.layout.meta["panels"] == 12
 
 
+
+def test_tied_page_alpha_colours_mean_one_thing_in_every_row(views):
+    """One legend for all rows: each name has one colour everywhere, and in each row the line drawn as
+    the winner is the alpha that ends largest (read off the chart's own data). Coloured by rank per
+    row, the D = 20 row drew its winner alpha 3 blue while the legend said orange."""
+    figure = views["tied"].plots()[0].figure
+    alphas = [t for t in figure.data if t.name and t.name.startswith("\u03b1 of")]
+    colours: dict[str, set] = {}
+    for trace in alphas:
+        colours.setdefault(trace.name, set()).add(trace.line.color)
+    assert all(len(c) == 1 for c in colours.values()) and len(set.union(*colours.values())) == len(colours)
+    rows = {}
+    for trace in alphas:
+        rows.setdefault(trace.xaxis, []).append(trace)
+    assert len(rows) == 4
+    for traces in rows.values():
+        final = [float(np.asarray(t.y, dtype=float)[-1]) for t in traces]
+        (winner,) = [t for t in traces if t.name == "\u03b1 of the winning token"]
+        assert float(np.asarray(winner.y, dtype=float)[-1]) == max(final)
+
+
 def test_descent_page_reports_divergence_in_words(views):
     view = views["descent"]
     assert any("diverges" in note for note in view.warnings)
     assert any("ends on token" in note for note in view.warnings)
     for trace in view.plots()[0].figure.data:
         assert all(np.isfinite(np.asarray(trace.y, dtype=float))), trace.name
+
+
+def test_descent_table_is_words_and_numbers_not_python(views):
+    """A diverged descent's winner read "None", and flags read True/False: every cell is now text a
+    student reads, and what it says matches the runs (a diverged row names no winner)."""
+    view = views["descent"]
+    assert any(row["diverged"] == "yes" for row in view.data.table)
+    for row in view.data.table:
+        assert all(isinstance(v, str) and v not in ("None", "True", "False") and not v.startswith(("(", "["))
+                   for v in row.values()), row
+        assert (row["descent winner"] == "none: it diverged") == (row["diverged"] == "yes")
+        assert row["flow winner"].startswith("token ")
 
 
 def test_descent_refuses_too_many_steps():

@@ -151,3 +151,25 @@ def test_large_states_are_marched_in_smaller_groups(monkeypatch, flow_tol):
     ensemble = simulate_many(e, starts(3, 5, seed=9))
     assert max(seen) <= 2 and sum(seen) == 5
     assert_agrees(ensemble, flow_tol)
+
+
+@pytest.mark.parametrize("method", ["flow", "gd"])
+def test_l1_starts_under_the_flow_run_alone_without_a_stack_attempt_first(monkeypatch, method, flow_tol):
+    """A stack cannot follow l1's sliding mode: each failed attempt (up to its step budget, then halves)
+    made simulate_many ~7x slower than a loop of simulate. Under the flow no stack is tried at all, so
+    the work is the loop's; descent has no kinks to slide on and keeps its stacks."""
+    calls = []
+    real = ensemble_module.march
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ensemble_module, "march", counted)
+    e = Experiment(n=3, d=3, normalizer="l1", horizon=30.0, seed=1, method=method, lr=0.1)
+    ensemble = simulate_many(e, starts(3, 5, seed=2))
+    if method == "flow":
+        assert calls == [] and ensemble.alone == 5
+    else:
+        assert ensemble.alone == 0
+    assert_agrees(ensemble, flow_tol)

@@ -362,3 +362,10 @@ def test_the_explorer_offers_its_dashboard_as_an_mp4_clip_for_slides():
     assert data[4:8] == b"ftyp" and len(data) > 10_000  # an MP4 container with frames in it
 
 
+@pytest.mark.parametrize("normalizer", ["softmax", "relu", "sparsemax", "linear"])
+def test_the_title_names_the_chosen_normalizer(normalizer):
+    """It said "watch softmax polarize" whatever the normalizer; whether it polarizes is the verdict's."""
+    values = {**ex.EXPLORER.defaults(None), "normalizer": normalizer}
+    heading = ex.EXPLORER.heading(values)
+    assert normalizer in heading and all(other not in heading for other in ("softmax", "relu", "sparsemax",
+                                                                             "linear") if other != normalizer)

@@ -112,6 +112,15 @@ def test_a_start_that_overflows_is_refused_naming_the_array(config, field):
     assert caught.value.field == field and "cannot start there" in str(caught.value)
 
 
+@pytest.mark.parametrize("loss", ["logistic", "square"])
+def test_a_temperature_so_small_that_the_start_overflows_is_blamed_not_V_scale(loss):
+    """Nothing but the temperature is set: the refusal must name it, not a field the config left alone."""
+    with pytest.raises(ConfigError) as caught:
+        simulate(Experiment(n=3, d=2, loss=loss, temperature=1e-300))
+    assert caught.value.field == "temperature" and "too small" in str(caught.value)
+    assert simulate(Experiment(n=3, d=2, loss=loss, temperature=1e-3, horizon=1.0)).finished
+
+
 def test_a_diverging_descent_stops_in_words_with_finite_numbers():
     result = simulate(Experiment(loss="square", n=3, d=3, method="gd", lr=900.0, horizon=9e4, samples=20,
                                  V_scale=1.0, a_init="gaussian"))

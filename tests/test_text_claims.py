@@ -6,7 +6,9 @@ text says something the runs behind it do not show.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from polarize import Experiment, simulate
 from polarize.integrate import sample_steps
 from polarize.normalizers import Softmax
+from polarize.plots.portrait import STABILITY_MARKERS
 from polarize.presets import get_preset
 from polarize.science import (
     GROUP_TITLES,
@@ -26,8 +29,11 @@ from polarize.science import (
     polarization_rate,
 )
 from polarize.web import text
+from polarize.web.pages import phase as phase_page
 from polarize.web.pages import rates as rates_page
+from polarize.web.pages import sinks as sinks_page
 from polarize.web.pages.maths import maths_runs, view
+from polarize.web.view import Columns, Metric
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +113,18 @@ def test_off_the_simplex_the_explorer_shows_the_distance_to_it():
     assert distance_to_simplex(np.array([1.0, 1.0])) == pytest.approx(math.sqrt(0.5))
 
 
+def test_a_dead_relu_run_shows_no_entropy_or_winner_but_a_dash_with_the_reason():
+    """ReLU on the default start (a = 0) switches every token off: s = 0 is no distribution, and an
+    entropy of 0 with a winning token 0 would read as full polarization."""
+    r = simulate(Experiment(normalizer="relu", horizon=10.0))
+    assert np.all(np.asarray(r.s)[-1] == 0)
+    metrics = {label: (value, help) for label, value, help in text.summary_metrics(r)}
+    for label in ("Final entropy", "Winning token"):
+        assert metrics[label][0] == "\u2014" and "every score is 0" in metrics[label][1]
+    alive = {label: value for label, value, _ in text.summary_metrics(simulate(Experiment(horizon=10.0)))}
+    assert alive["Final entropy"] != "\u2014" and alive["Winning token"] in {"0", "1", "2"}
+
+
 def test_the_verdict_approaches_a_vertex_and_states_its_thresholds():
     softmax = judge(simulate(Experiment(horizon=1e6)))
     assert softmax.status == "yes" and "approaches a vertex" in softmax.sentence
@@ -157,3 +175,66 @@ def test_the_rate_walks_toward_minus_two_at_astronomical_horizons():
     assert -2.15 < rate.slope < -2.0 and abs(rate.corrected_slope - rate.slope) < 0.01
     assert abs(rate.gap[-1] / rate.corrected[-1] - 1) < 0.01
     assert abs(rate.gap[-1] / rate.sharp[-1] - 1) < 0.05  # the sharp form, at last
+
+
+# ---- the README's and the Attention sinks page's sentences on the shipped runs --------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "polarize" / "sinks" / "data"
+
+
+def _timings(size: str) -> tuple[list[float], list[float]]:
+    runs = [json.loads(p.read_text()) for p in sorted(SHIPPED.glob(f"{size}-*.json"))]
+    assert runs
+    return [r["timing"]["seconds"] for r in runs], [r["timing"]["cpu_seconds"] for r in runs]
+
+
+def test_the_readme_quotes_the_shipped_runs_own_timings():
+    """It said 18 to 24 minutes of wall time for the paper size, while the runs' own timing reaches 49,
+    and "about 50 s" for classroom runs whose timing reaches 301 s."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    wall, cpu = _timings("paper")
+    assert (f"{round(min(cpu) / 60)} to {round(max(cpu) / 60)} CPU-minutes a run and "
+            f"{round(min(wall) / 60)} to {round(max(wall) / 60)} minutes of wall time "
+            f"({min(wall):,.0f} to {max(wall):,.0f} s in the shipped runs' own `timing`") in readme
+    wall, cpu = _timings("classroom")
+    assert (f"trains in {min(cpu):.0f} to {max(cpu):.0f} CPU-seconds there and {min(wall):.0f} to "
+            f"{max(wall):.0f} s of wall time") in readme
+
+
+def test_the_unnormalized_sigmoid_sinks_are_counted_as_the_metric_counts_them():
+    """Seed 0's layer-1 scores are 0.882, 0.937, 0.952, 0.871: two sinks (over 0.9) and two nearly so,
+    not 'the layer's other heads almost off'; seed 1 has one."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    files = {seed: SHIPPED / f"paper-sigmoid-unnormalized-seed{seed}.json" for seed in (0, 1)}
+    scores = {seed: np.asarray(json.loads(f.read_text())["sink_scores"])[1] for seed, f in files.items()}
+    sinks = {seed: sorted(x for x in s if x > 0.9) for seed, s in scores.items()}
+    nearly = sorted((x for x in scores[0] if 0.85 < x <= 0.9), reverse=True)
+    assert len(sinks[0]) == 2 and len(nearly) == 2 and len(sinks[1]) == 1
+    assert (f"two layer-1 heads are sinks ({sinks[0][0]:.3f}, {sinks[0][1]:.3f}) and two nearly so "
+            f"({nearly[0]:.3f}, {nearly[1]:.3f})") in readme
+    assert f"one sink by the score ({sinks[1][0]:.3f})" in readme
+    counted = "seed 0 has two layer-1 sink heads and two nearly so, seed 1 one"
+    assert counted in readme and counted in " ".join(sinks_page.TIE_BACK.split())
+
+
+def test_the_sinks_page_counts_no_sink_heads_where_the_score_means_nothing():
+    """Raw attention's weights are signed: the page says its score says nothing about sinks, so it
+    shows no count, in its numbers or its table."""
+    assert "says nothing about sinks" in " ".join(sinks_page.TIE_BACK.split())
+    for variant, counted in (("raw-unnormalized", False), ("softmax", True)):
+        view = sinks_page.view(tuple({**sinks_page.PAGE.defaults(None), "variant": variant}.items()))
+        columns = next(b for b in view.blocks if isinstance(b, Columns))
+        metrics = {m.label: m.value for column in columns.columns for m in column if isinstance(m, Metric)}
+        assert (metrics["Sink heads"] == "\u2014") != counted
+    rows = sinks_page._table().rows
+    assert all(row["sink heads"].startswith("\u2014") == row["variant"].startswith("raw") for row in rows)
+
+
+def test_the_phase_portrait_says_which_labels_its_rest_points_carry():
+    """Rest points are labelled by their linearization: stable, unstable, saddle, or degenerate where
+    it does not decide; README and page caption say so, and the figure has a marker for each."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "marked stable, unstable, saddle or degenerate (by the field's linearization)" in readme
+    assert "open square: degenerate" in phase_page.FIELD_CAPTION
+    assert set(STABILITY_MARKERS) == {"stable", "unstable", "saddle", "degenerate"}

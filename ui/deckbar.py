@@ -46,7 +46,8 @@ def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"
             name = st.text_input("Deck", value="Lecture", max_chars=100, key=f"{key}_name")
-            title = st.text_input("Slide title", value=spec.title, max_chars=200, key=f"{key}_title")
+            title = st.text_input("Slide title", value=spec.heading(values), max_chars=200,
+                                  key=f"{key}_title")
             notes = st.text_area("Speaker notes", max_chars=10000, key=f"{key}_notes")
             if st.form_submit_button("Add to deck", icon=":material/add:"):
                 st.session_state[_SAID] = _add(name, links.link(spec, values), title, notes)

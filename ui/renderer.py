@@ -53,7 +53,7 @@ def render(spec: PageSpec) -> None:
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> None:
     """The title, the presentation bar, the caption and what the opening link had that was ignored."""
-    st.title(spec.title)
+    st.title(spec.heading(values))
     present_mode.show_bar()
     caption = spec.caption(values)
     if caption and not present_mode.on():

@@ -202,11 +202,11 @@ def tied_panels(D: int, r: Result) -> list[Panel]:
     lead = np.argmax(r.s, axis=1)
     others = np.where(np.arange(norms.shape[1])[None, :] == lead[:, None], np.nan, norms)
     grey = style.PALETTE.grey
+    winner = int(np.argmax(r.s[-1]))
     return [
         Panel(title=f"D = {D}: loss", lines=(Line(x=r.t, y=r.loss, name="loss", width=3),), log_y=True,
               note=stopped_note(r)),
-        Panel(title=f"D = {D}: \u03b1<sub>i</sub>(t)",
-              lines=token_lines(r.t, r.s, prefix="\u03b1", legend=True),
+        Panel(title=f"D = {D}: \u03b1<sub>i</sub>(t), token {winner} wins", lines=_alpha_lines(r, winner),
               y_floor=(0.0, 1.0)),
         Panel(title=f"D = {D}: column norms of U", y_floor=(0.0, 1.0), lines=(
             Line(x=r.t, y=r.winner_column_norm, name="column at argmax \u03b1", color=style.PALETTE.alert,
@@ -216,6 +216,20 @@ def tied_panels(D: int, r: Result) -> list[Panel]:
             Line(x=r.t, y=np.nanmin(others, axis=1), name="smallest other column", color=grey, dash="dot",
                  legend=True))),
     ]
+
+
+def _alpha_lines(r: Result, winner: int) -> tuple[Line, ...]:
+    """``alpha_i(t)``: the winner in the colour of its column of U, the others grey, in every row alike.
+
+    (Coloured by rank within each row, one legend entry "alpha k" meant a different colour per row.)
+    """
+    others = tuple(Line(x=r.t, y=r.s[:, i], name="\u03b1 of the other tokens", color=style.PALETTE.grey,
+                        width=1.2, legend=True, moving=False,
+                        hover=f"\u03b1<sub>{i}</sub>: %{{y:.3g}} at t = %{{x:.3g}}<extra></extra>")
+                   for i in range(r.s.shape[1]) if i != winner)
+    hover = f"\u03b1<sub>{winner}</sub> (wins): %{{y:.3g}} at t = %{{x:.3g}}<extra></extra>"
+    return (*others, Line(x=r.t, y=r.s[:, winner], name="\u03b1 of the winning token",
+                          color=style.PALETTE.alert, width=3.5, legend=True, hover=hover))
 
 
 def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:

@@ -19,7 +19,7 @@ from polarize.plots import style
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
 from polarize.science.basins import Basins, NaiveOdds
-from polarize.science.phase import RestPoint, naive_winner, slice_shares
+from polarize.science.phase import RestPoint, naive_winner, slice_shares, square_to_triangle
 
 __all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure", "starts_figure"]
 
@@ -160,6 +160,37 @@ def portrait_figure(shares: np.ndarray, velocity: np.ndarray, *, rest: Sequence[
     return _layout(figure, height, title)
 
 
+def cell_corners(resolution: int) -> np.ndarray:
+    """The corners (R^2, 4, 3) of the basin grid's cells, as shares: start ``k``'s cell of the unit square,
+    mapped as ``triangle_grid`` maps its centre (straight edges: rows are horizontal, columns run to
+    the top vertex, so the cells tile the triangle with no gap)."""
+    edges = np.arange(resolution + 1) / resolution
+    i, j = np.divmod(np.arange(resolution**2), resolution)
+    x = np.stack([edges[i], edges[i], edges[i + 1], edges[i + 1]], axis=1)
+    y = np.stack([edges[j], edges[j + 1], edges[j + 1], edges[j]], axis=1)
+    return square_to_triangle(x, y)
+
+
+def _cells(resolution: int, winner: np.ndarray, holds: np.ndarray, colors: np.ndarray) -> list[go.Scatter]:
+    """The run starts' cells filled by winner, one trace per (winner, naive holds): squares of one size
+    left stripes near the top vertex, where the rows are far apart and each row's cells are narrow."""
+    corners = project_to_polygon(cell_corners(resolution)[:len(winner)].reshape(-1, 3)).reshape(-1, 4, 2)
+    traces = []
+    for token in np.unique(winner):
+        for fades in (True, False):
+            chosen = np.flatnonzero((winner == token) & (holds[:len(winner)] == fades))
+            if not len(chosen):
+                continue
+            breaks = np.full((len(chosen), 1, 2), np.nan)
+            shapes = np.concatenate([corners[chosen], corners[chosen, :1], breaks], axis=1).reshape(-1, 2)
+            traces.append(go.Scatter(
+                x=_gaps(shapes[:, 0]), y=_gaps(shapes[:, 1]), mode="lines", fill="toself", hoverinfo="skip",
+                fillcolor=colors[token], line=dict(width=0.5, color=colors[token]),
+                opacity=0.55 if fades else 1.0,
+                showlegend=False, uid=f"basin-cells-{token}-{'naive' if fades else 'other'}"))
+    return traces
+
+
 def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str = "",
                  height: int = 560) -> go.Figure:
     """Each start of the grid coloured by the token that wins from it, and where the naive guess fails.
@@ -177,18 +208,20 @@ def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str
     holds = basins.naive_holds
     clicked = [[k, *pair] for k, pair in enumerate(rounded(basins.shares[:run, :2]))]
     size = max(3, 360 // basins.resolution)
+    # The cells below show the colours; these markers, not drawn, carry each start's hover and click.
     starts = go.Scatter(
         x=rounded(xy[:run, 0]), y=rounded(xy[:run, 1]), mode="markers", name="start, coloured by its winner",
-        marker=dict(symbol="square", size=size, color=colors[winner].tolist(),
-                    opacity=np.where(holds, 0.55, 1.0).tolist(), line=dict(width=0)),
-        customdata=clicked, text=[f"token {w} wins" for w in winner],
+        marker=dict(symbol="square", size=size, color=colors[winner].tolist(), opacity=0.0,
+                    line=dict(width=0)),
+        showlegend=False, customdata=clicked, text=[f"token {w} wins" for w in winner],
         hovertemplate="%{text}<extra></extra>", uid="basin-starts")
     boundary = project_to_polygon(basins.boundary()) if len(basins.boundary()) else np.zeros((0, 2))
     line = go.Scatter(x=rounded(boundary[:, 0]), y=rounded(boundary[:, 1]), mode="markers",
                       marker=dict(size=4, color=style.PALETTE.ink), uid="basin-naive-line",
                       name=f"where 'the largest p\u1d62(0) wins' (token {basins.naive}) stops holding",
                       hoverinfo="skip")
-    traces: list[Any] = [*_triangle(basins.tokens, n), starts, line]
+    traces: list[Any] = [*_triangle(basins.tokens, n), *_cells(basins.resolution, winner, holds, colors),
+                         starts, line]
     if basins.missing:
         traces.append(go.Scatter(
             x=rounded(xy[run:, 0]), y=rounded(xy[run:, 1]), mode="markers", uid="basin-missing",

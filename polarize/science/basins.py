@@ -103,7 +103,8 @@ def basins(experiment: Experiment, resolution: int, tokens: tuple[int, int, int]
     """
     e, deadline = experiment.resolved(), deadline or Deadline()
     shares = triangle_grid(resolution)
-    ensemble = deadline.ensemble("the basin map", e, slice_logits(shares, tokens, np.asarray(e.a0)),
+    starts = slice_logits(shares, tokens, np.asarray(e.a0), e.temperature)
+    ensemble = deadline.ensemble("the basin map", e, starts,
                                  row=resolution, trajectories=trajectories)
     if ensemble is None:
         return None

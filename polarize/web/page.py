@@ -78,6 +78,8 @@ class PageSpec:
         those fields of a link until the values pass.
     caption : callable
         ``caption(values)``: markdown under the title.
+    titled : callable, optional
+        ``titled(values)``: the title at the top of the page when it depends on the settings (``heading``).
     spinner : str or callable
         Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
     slide : bool
@@ -95,6 +97,7 @@ class PageSpec:
     job: Callable[[Values], Hashable | Problem] | None = None
     check: Callable[[Values], Problem | None] = _no_problem
     caption: Callable[[Values], str] = field(default=lambda values: "")
+    titled: Callable[[Values], str] | None = None
     spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
     slide: bool = True
@@ -114,6 +117,10 @@ class PageSpec:
     @property
     def keys(self) -> tuple[str, ...]:
         return tuple(c.key for c in self.controls)
+
+    def heading(self, values: Values) -> str:
+        """The title at the top of the page for ``values``."""
+        return self.title if self.titled is None else self.titled(values)
 
     def running(self, values: Values) -> str:
         """What the spinner says while ``view`` runs for ``values``."""

@@ -12,7 +12,7 @@ from polarize.plots.dashboard import titles
 from polarize.science import distance_to_simplex, format_time
 
 __all__ = ["A_INIT_NAMES", "LOSS_NAMES", "NORMALIZER_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
-           "panel_captions", "summary_metrics"]
+           "not_a_distribution", "panel_captions", "summary_metrics"]
 
 LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
 NORMALIZER_NAMES = {
@@ -33,18 +33,39 @@ def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
     """The final numbers shown beside the dashboard, as (label, value, help).
 
     Final entropy, winning token, ``1 - max s`` (off the simplex: the distance to it), final loss and
-    the time reached.
+    the time reached. Where the final ``s`` is not a distribution (every score 0 in a dead ReLU run,
+    a negative score, a total other than 1) entropy and winner mean nothing: a dash, and why.
     """
     n = result.s.shape[1]
+    why = not_a_distribution(np.asarray(result.s[-1], dtype=float))
+    if why:
+        shown = [("Final entropy", "\u2014", f"No entropy: {why}."),
+                 ("Winning token", "\u2014", f"No winner: {why}.")]
+    else:
+        shown = [("Final entropy", f"{result.entropy[-1]:.3g}", "Entropy of the final scores, in nats; "
+                  "uniform "
+                  f"scores have log n = {math.log(n):.3g}, one-hot 0."),
+                 ("Winning token", f"{result.winner}",
+                  "The token with the largest final score (tokens count from 0).")]
     return [
-        ("Final entropy", f"{result.entropy[-1]:.3g}",
-         f"Entropy of the final scores, in nats; uniform scores have log n = {math.log(n):.3g}, one-hot 0."),
-        ("Winning token", f"{result.winner}",
-         "The token with the largest final score (tokens count from 0)."),
+        *shown,
         _distance_metric(result),
         ("Final loss", f"{result.loss[-1]:.3g}", "The loss at the last saved time."),
         ("Time reached", format_time(float(result.t[-1])), "The last saved time t."),
     ]
+
+
+def not_a_distribution(s: np.ndarray) -> str:
+    """Why the scores ``s`` (n,) are not a probability distribution, in words; empty when they are."""
+    if not np.all(np.isfinite(s)):
+        return "the final scores are not finite numbers"
+    if np.all(s == 0):
+        return "every score is 0 (every token switched off), so s is not a distribution"
+    if np.min(s) < -1e-9:
+        return f"a score is negative ({np.min(s):.3g}), so s is not a distribution"
+    if abs(np.sum(s) - 1) > 1e-6:
+        return f"the scores add up to {np.sum(s):.3g}, not 1, so s is not a distribution"
+    return ""
 
 
 def _distance_metric(result: Any) -> tuple[str, str, str]:

@@ -53,10 +53,13 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 def draw(values: Mapping[str, Any], comparisons: list[Any]) -> Drawn:
     runs = {f"flow lr={c.lr:g}": c.flow for c in comparisons[:1]}
     runs |= {f"gd lr={c.lr:g}": c.descent for c in comparisons}
-    table = [{"lr": c.lr, "steps": round(values["horizon"] / c.lr), "flow winner": c.flow.winner,
-              "descent winner": None if c.diverged else c.descent.winner,
-              "largest distance": round(float(c.distance.max()), 4) if len(c.distance) else None,
-              "same winner": c.same_winner, "diverged": c.diverged, "what happened": c.message}
+    # Words and numbers, never Python's None, True or tuples: a diverged descent has no winner.
+    table = [{"lr": f"{c.lr:g}", "steps": f"{round(values['horizon'] / c.lr):,}",
+              "flow winner": f"token {c.flow.winner}",
+              "descent winner": "none: it diverged" if c.diverged else f"token {c.descent.winner}",
+              "largest distance": f"{float(c.distance.max()):.3g}" if len(c.distance) else "\u2014",
+              "same winner": "yes" if c.same_winner else "no", "diverged": "yes" if c.diverged else "no",
+              "what happened": c.message}
              for c in comparisons]
     plot = Plot("descent", descent_figure(comparisons), (
         "Top: the exact flow (solid) and gradient descent (dashed, same colours) at each step size, "

@@ -230,6 +230,9 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
                       THRESHOLDS),
                Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
+    why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
+    if why:  # the dashes above, said in words where they show
+        numbers = (*numbers[:2], Text(f"No entropy or winner: {why}."), *numbers[2:])
     captions = text.panel_captions(experiment, repulsion=repulsion)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
@@ -290,7 +293,8 @@ def running(values: Mapping[str, Any]) -> str:
 
 
 EXPLORER = PageSpec(
-    name="explorer", nav_title="Explorer", title="Explorer: watch softmax polarize",
+    name="explorer", nav_title="Explorer", title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
-    view=lambda shown: explore(*shown), caption=caption, spinner=running)
+    view=lambda shown: explore(*shown), caption=caption, spinner=running,
+    titled=lambda values: f"Explorer: does {values['normalizer']} polarize?")

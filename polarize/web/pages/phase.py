@@ -95,7 +95,8 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 FIELD_CAPTION = (
     "Arrows: the direction the scores move with V frozen at the chosen time (colour: speed). Grey: runs "
     "from starts across the triangle, V learning along the way; red: the run from the start you chose. "
-    "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle. Under logistic loss "
+    "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle; open square: "
+    "degenerate (a zero eigenvalue or invasion rate: the linearization does not decide). Under logistic loss "
     "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
     "moving the time shows the ranking of p change as V learns.")
 SLICE_CAPTION = (
@@ -122,7 +123,7 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
                            "shares": shares, "velocity": velocity, "reference": reference}
     # One start: a plain run (as ``simulate_many`` would make it), so the deadline can cut it.
     out["picked"] = deadline.simulate("your start", dataclasses.replace(
-        e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0))[0]))
+        e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0), e.temperature)[0]))
     odds = outcomes.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
     out["odds"] = odds if len(odds.scales) else None
     # The costliest part last, row by row of its grid: when time is short, the rows done are drawn.
@@ -156,7 +157,9 @@ def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
     started = sum((len(basins.ensemble) if basins else 0, len(odds.scales) * odds.starts if odds else 0,
                    1 if picked else 0))
     metrics += (Metric("starts run", f"{started:,}"),)
-    table = [{f"shares of tokens {tokens}": str(np.round(r.shares, 3).tolist()), "support": str(r.support),
+    names = ", ".join(map(str, tokens))
+    table = [{f"shares of tokens {names}": ", ".join(f"{x:.3f}" for x in r.shares),
+              "support": ("token " if len(r.support) == 1 else "tokens ") + ", ".join(map(str, r.support)),
               "stability": r.stability} for r in out["rest"]]
     runs = {} if out["reference"] is None else {"from a(0) = 0": out["reference"]}
     return Drawn(plots=plots, table=table, runs=runs, metrics=metrics)
