@@ -286,8 +286,8 @@ def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: n
                 yield _alone(e, starts[k], np.array([k]), t, clock)
             return
         half = len(index) // 2
-        yield from _run_group(e, stack, starts, index[:half], t)
-        yield from _run_group(e, stack, starts, index[half:], t)
+        yield from _run_group(e, stack, starts, index[:half], t, clock)
+        yield from _run_group(e, stack, starts, index[half:], t, clock)
         return
     yield index, a, s, True, False
 

@@ -84,6 +84,23 @@ def test_a_group_that_cannot_run_as_one_is_run_start_by_start(monkeypatch, flow_
     assert_agrees(ensemble, flow_tol)
 
 
+def test_a_large_group_that_fails_is_split_in_halves_that_run_as_stacks(monkeypatch, flow_tol):
+    """Above SPLIT_ABOVE starts a failed group is halved and each half marched again (not run alone)."""
+    march = ensemble_module.march
+
+    def fails_when_large(stack, Y0, *args):
+        if len(Y0) > 4:
+            raise ensemble_module.GroupFailed("forced")
+        return march(stack, Y0, *args)
+
+    monkeypatch.setattr(ensemble_module, "march", fails_when_large)
+    monkeypatch.setattr(ensemble_module, "SPLIT_ABOVE", 2)
+    e = Experiment(n=3, d=3, horizon=100.0, seed=8)
+    ensemble = simulate_many(e, starts(3, 10, seed=6))
+    assert len(ensemble) == 10 and ensemble.alone == 0
+    assert_agrees(ensemble, flow_tol)
+
+
 def _always_fails(*args, **kwargs):
     raise ensemble_module.GroupFailed("forced")
 
