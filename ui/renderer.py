@@ -22,7 +22,7 @@ from polarize.web.view import View
 from ui import deckbar, present_mode, transport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
-from ui.state import init_state, share
+from ui.state import init_state, mended_note, share
 from ui.viewport import viewport
 
 __all__ = ["VIEWS", "render"]
@@ -58,6 +58,9 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     caption = spec.caption(values)
     if caption and not present_mode.on():
         st.caption(caption)
+    note = mended_note(spec, values)
+    if note:
+        st.info(note, icon=":material/swap_horiz:")
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")

@@ -18,7 +18,7 @@ from polarize.plots.style import narrow_screen
 from polarize.web.controls import Control
 from polarize.web.view import Plot, View
 
-__all__ = ["PageSpec", "Problem", "Screen", "selected_values"]
+__all__ = ["Mend", "PageSpec", "Problem", "Screen", "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -29,6 +29,22 @@ class Problem:
 
     fields: tuple[str, ...]
     message: str
+
+
+@dataclass(frozen=True)
+class Mend:
+    """Where a page moves after a choice that leaves it nowhere to go, and one line saying so.
+
+    Attributes
+    ----------
+    changes : mapping
+        Control key -> its new value (the other controls keep theirs).
+    note : str
+        Markdown shown under the title while the page holds these values.
+    """
+
+    changes: Mapping[str, Any]
+    note: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +65,10 @@ class Screen:
 
 
 def _no_problem(values: Values) -> Problem | None:
+    return None
+
+
+def _no_mend(values: Values, key: str) -> Mend | None:
     return None
 
 
@@ -76,6 +96,10 @@ class PageSpec:
     check : callable
         ``check(values)``: a ``Problem`` naming the fields at fault, or None. The link reader drops
         those fields of a link until the values pass.
+    mend : callable
+        ``mend(values, key)``, after the user set control ``key``: a ``Mend`` when these values
+        would be a dead end that other values of the controls avoid (the renderer moves there and
+        shows its note), else None.
     caption : callable
         ``caption(values)``: markdown under the title.
     spinner : str or callable
@@ -94,6 +118,7 @@ class PageSpec:
     defaults: Callable[[str | None], dict[str, Any]] = field(default=lambda preset: {})
     job: Callable[[Values], Hashable | Problem] | None = None
     check: Callable[[Values], Problem | None] = _no_problem
+    mend: Callable[[Values, str], Mend | None] = _no_mend
     caption: Callable[[Values], str] = field(default=lambda values: "")
     spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
