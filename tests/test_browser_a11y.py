@@ -1,0 +1,92 @@
+"""Every page in headless Chromium for a newcomer: no dead end, formulas that fit, WCAG 2.1 AA (axe-core).
+
+Skipped, with the reason, when Chromium, Playwright or npm (which installs axe-core: ``axe_support``)
+is missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from axe_support import axe_violations
+from browser_support import (
+    BROWSER,
+    figure_signature,
+    module_fixtures,
+    selectbox_value,
+    wait_for_figure,
+    wait_until_settled,
+)
+
+from polarize.normalizers import NORMALIZERS
+from polarize.web import text
+from polarize.web.pages import PAGES
+
+pytestmark = BROWSER
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+server, browser = module_fixtures(sync_api)
+
+# JavaScript: every formula (or other box) on the page whose content is wider than its box: cut
+# off, or behind a scroll bar.
+OVERFLOWING_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stMain"] :is(.katex-display, .stMarkdown)')]
+  .filter((e) => e.checkVisibility() && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => `${e.textContent.trim().slice(0, 40)}: ${e.scrollWidth} px in ${e.clientWidth}`)"""
+
+
+def address(spec, query: str = "") -> str:
+    return f"/{'' if spec.default else spec.url_path}{query}"
+
+
+def opened(browser, server, spec, *, width=1280, height=720, scheme="light", query=""):
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(server.url + address(spec, query))
+    wait_until_settled(page)
+    return context, page
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
+def test_axe_finds_no_wcag_21_aa_violation(server, browser, spec):
+    context, page = opened(browser, server, spec)
+    try:
+        assert axe_violations(page) == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280, 1920])
+def test_long_formulas_wrap_at_every_width(server, browser, width):
+    maths = next(p for p in PAGES if p.name == "maths")
+    context, page = opened(browser, server, maths, width=width, height=844 if width == 390 else 720)
+    try:
+        assert page.locator(".katex-display").count() >= 6
+        assert page.evaluate(OVERFLOWING_JS) == []
+    finally:
+        context.close()
+
+
+def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, browser):
+    explorer = next(p for p in PAGES if p.default)
+    context, page = opened(browser, server, explorer)
+    try:
+        label = "Normalizer \u03c3"
+        wait_for_figure(page)
+        for name in [n for n in NORMALIZERS if n != "softmax"]:
+            page.get_by_role("button", name="Reset to preset").click()  # each from the default preset
+            page.wait_for_url("**normalizer=softmax&**a_init=zeros&**")
+            wait_until_settled(page)
+            box = page.get_by_role("combobox", name=label)
+            box.click()  # a searchable select: type the option's name, then Enter
+            page.keyboard.type(text.NORMALIZER_NAMES[name])
+            page.get_by_role("option", name=text.NORMALIZER_NAMES[name], exact=True).wait_for()
+            page.keyboard.press("Enter")
+            page.wait_for_url(f"**normalizer={name}&**")  # relu, l1 and sum agree on positive logits:
+            wait_until_settled(page)  # their dashboards are the same, so wait for the address instead
+            assert figure_signature(page) is not None
+            assert selectbox_value(page, label) == text.NORMALIZER_NAMES[name]
+            assert page.locator('[data-testid="stAlertContentError"]').count() == 0, name
+            moved = name in ("l2", "l1", "sum", "relu")
+            assert ("a_init=shifted" in page.url) == moved, name
+            assert page.get_by_text("the address has the new start").count() == int(moved), name
+    finally:
+        context.close()

@@ -1,0 +1,30 @@
+"""The app's look on every page: our own CSS (no user text), written once per run by ``ui.run_app``.
+
+- long formulas wrap at their relations and operators (KaTeX sets each piece between two
+  break points as its own box; a display formula is kept on one line only by ``nowrap``), so
+  no formula is cut off or needs a scroll bar at any width;
+- captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
+  type (Streamlit's own caption grey is about 4:1);
+- less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+__all__ = ["CAPTION_OPACITY", "style"]
+
+CAPTION_OPACITY = 0.8
+"""Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
+
+_CSS = f"""<style>
+[data-testid='stMainBlockContainer'] {{padding-top: 2.2rem;}}
+.katex-display > .katex {{white-space: normal;}}
+.katex-display .base {{margin: 0.15em 0;}}
+[data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
+</style>"""
+
+
+def style() -> None:
+    """Write the app's CSS into the page (``st.html`` of a style sheet takes no room)."""
+    st.html(_CSS)
