@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import textwrap
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -262,9 +262,28 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
     return figure
 
 
-def wrap(text: str, width: int, lines: int = 4) -> str:
-    """``text`` broken into at most ``lines`` lines of about ``width`` characters (plotly does not wrap)."""
-    return "<br>".join(textwrap.wrap(text, width, max_lines=lines, placeholder="..."))
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _shown_length(text: str) -> int:
+    """How many characters of plotly text show: its tags (``<sub>``, ``<b>``) take no room."""
+    return len(_TAG.sub("", text))
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` broken at spaces into lines of at most ``width`` shown characters (plotly does not wrap).
+
+    Nothing is cut off: a long text takes as many lines as it needs (the caller counts the
+    ``<br>`` to make room). Tags count for nothing and are never split; a word longer than a line
+    has a line of its own.
+    """
+    rows: list[str] = []
+    for word in text.split():
+        if rows and _shown_length(rows[-1]) + 1 + _shown_length(word) <= width:
+            rows[-1] += " " + word
+        else:
+            rows.append(word)
+    return "<br>".join(rows)
 
 
 _NARROW = contextvars.ContextVar("narrow", default=False)

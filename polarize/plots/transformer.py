@@ -122,7 +122,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     title = "Attention (rows: queries, columns: keys) during training"
     figure.update_layout(**style.base_layout(height=plot + head_room + 130, delta=-2,
                                              margin=dict(l=20, r=20, t=head_room, b=130)),
-                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                         title=dict(text=style.wrap(title, 36) if narrow else title,
                                     font=style.font(-1)),
                          meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
                          **_playing(animation_controls(names, names, plot_height=plot)))
@@ -155,7 +155,7 @@ def training_figure(record: Mapping[str, Any]) -> go.Figure:
     height = 80 + _NARROW_PLOT + bottom if narrow else 420
     figure.update_layout(**style.base_layout(height=height, delta=-2,
                                              margin=dict(l=20, r=20, t=80, b=bottom)),
-                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                         title=dict(text=style.wrap(title, 36) if narrow else title,
                                     font=style.font(-1)),
                          # Under the x title; its rows are estimated high, so the spare room goes below it.
                          legend=dict(orientation="h", x=0, y=-_AXIS_ROOM / _NARROW_PLOT,
