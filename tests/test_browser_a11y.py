@@ -90,3 +90,24 @@ def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, brow
             assert page.get_by_text("the address has the new start").count() == int(moved), name
     finally:
         context.close()
+
+
+# JavaScript: whether the chart's toolbar shows once the pointer rests on the figure's top right.
+TOOLBAR_SHOWN_JS = """() => [...document.querySelectorAll('.js-plotly-plot .modebar-container .modebar')]
+  .some((m) => m.checkVisibility({opacityProperty: true}) && m.getBoundingClientRect().width > 0)"""
+
+
+@pytest.mark.parametrize(("width", "height", "query", "shown"),
+                         [(1280, 720, "", True), (390, 844, "", False), (1280, 720, "?present=true", False)])
+def test_the_chart_toolbar_stays_off_phones_and_slides(server, browser, width, height, query, shown):
+    explorer = next(p for p in PAGES if p.default)
+    context, page = opened(browser, server, explorer, width=width, height=height, query=query)
+    try:
+        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
+        page.wait_for_timeout(500)
+        assert page.evaluate(TOOLBAR_SHOWN_JS) == shown
+    finally:
+        context.close()

@@ -29,8 +29,10 @@ def _columns(block: Columns, page: str) -> None:
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    charts.chart(block.figure, key=key, theme=None,
-                 config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
+    config = PLOT_CONFIG if block.modebar else {"displaylogo": False}
+    if present_mode.on():  # on a slide the toolbar only hides the legend under it (a phone's: ui.theme)
+        config = {**config, "displayModeBar": False}
+    charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
     if block.caption:
         st.caption(block.caption)
 

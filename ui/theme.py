@@ -5,6 +5,7 @@
   no formula is cut off or needs a scroll bar at any width;
 - captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
   type (Streamlit's own caption grey is about 4:1);
+- no chart toolbar on a phone, where it covered the legend (in presentation mode: ``ui.blocks``);
 - less blank space above the title, so that the dashboard fits a projector's 1080 lines.
 """
 
@@ -12,16 +13,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-__all__ = ["CAPTION_OPACITY", "style"]
+__all__ = ["CAPTION_OPACITY", "PHONE", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
+
+PHONE = 640
+"""Windows at most this wide (px) are phones: no chart toolbar there."""
 
 _CSS = f"""<style>
 [data-testid='stMainBlockContainer'] {{padding-top: 2.2rem;}}
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
+@media (max-width: {PHONE}px) {{.js-plotly-plot .modebar-container {{display: none;}}}}
 </style>"""
 
 
