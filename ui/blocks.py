@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from polarize.plots.summary import describe
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.view import Action, Caption, Columns, Header, Link, Maths, Metric, Plot, Table, Text, View
-from ui import charts, present_mode
+from ui import charts, present_mode, theme
 from ui.state import current_values, settle, widget_key
 
 __all__ = ["PLOT_CONFIG", "draw_block", "draw_downloads"]
@@ -32,6 +34,9 @@ def _plot(block: Plot, page: str) -> None:
     config = PLOT_CONFIG if block.modebar else {"displaylogo": False}
     if present_mode.on():  # on a slide the toolbar only hides the legend under it (a phone's: ui.theme)
         config = {**config, "displayModeBar": False}
+    # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
+    st.markdown(f"<p class='{theme.SCREEN_READER}'>{html.escape(describe(block.figure))}</p>",
+                unsafe_allow_html=True)
     charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
     if block.caption:
         st.caption(block.caption)

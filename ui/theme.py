@@ -5,6 +5,7 @@
   no formula is cut off or needs a scroll bar at any width;
 - captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
   type (Streamlit's own caption grey is about 4:1);
+- a figure's summary in words (``polarize.plots.summary``) kept for screen readers only;
 - no chart toolbar on a phone, where it covered the legend (in presentation mode: ``ui.blocks``);
 - less blank space above the title, so that the dashboard fits a projector's 1080 lines.
 """
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-__all__ = ["CAPTION_OPACITY", "PHONE", "style"]
+__all__ = ["CAPTION_OPACITY", "PHONE", "SCREEN_READER", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
 
+SCREEN_READER = "polarize-sr"
+"""The class of text for screen readers only (a figure's summary): in the page, out of sight."""
 PHONE = 640
 """Windows at most this wide (px) are phones: no chart toolbar there."""
 
@@ -26,6 +29,8 @@ _CSS = f"""<style>
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
+[data-testid='stElementContainer']:has(.{SCREEN_READER}), .{SCREEN_READER} {{position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; margin: -1px; padding: 0; border: 0;}}
 @media (max-width: {PHONE}px) {{.js-plotly-plot .modebar-container {{display: none;}}}}
 </style>"""
 
