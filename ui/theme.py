@@ -29,7 +29,8 @@ _CSS = f"""<style>
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
-[data-testid='stElementContainer']:has(.{SCREEN_READER}), .{SCREEN_READER} {{position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+[data-testid='stElementContainer']:has(.{SCREEN_READER}), .{SCREEN_READER} {{
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; margin: -1px; padding: 0; border: 0;}}
 @media (max-width: {PHONE}px) {{.js-plotly-plot .modebar-container {{display: none;}}}}
 </style>"""
