@@ -18,6 +18,7 @@ from browser_support import (
 )
 
 from polarize.normalizers import NORMALIZERS
+from polarize.plots import style
 from polarize.web import text
 from polarize.web.pages import PAGES
 
@@ -45,11 +46,35 @@ def opened(browser, server, spec, *, width=1280, height=720, scheme="light", que
     return context, page
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
-def test_axe_finds_no_wcag_21_aa_violation(server, browser, spec):
-    context, page = opened(browser, server, spec)
+def test_axe_finds_no_wcag_21_aa_violation(server, browser, spec, scheme):
+    context, page = opened(browser, server, spec, scheme=scheme)
     try:
         assert axe_violations(page) == []
+    finally:
+        context.close()
+
+
+# JavaScript: the background of every figure on the page.
+BACKGROUNDS_JS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                  ".map((g) => g._fullLayout.paper_bgcolor)")
+
+
+@pytest.mark.parametrize(("scheme", "query", "dark"),
+                         [("light", "", False), ("dark", "", True), ("dark", "?present=true", False)])
+def test_figures_follow_the_system_theme_but_slides_stay_light(server, browser, scheme, query, dark):
+    explorer = next(p for p in PAGES if p.default)
+    context, page = opened(browser, server, explorer, scheme=scheme, query=query)
+    try:
+        page.wait_for_function(f"() => ({BACKGROUNDS_JS})().length > 0")
+        expected = style.DARK.background if dark else style.palette().background
+        assert set(page.evaluate(BACKGROUNDS_JS)) == {expected}
+        if not query:  # the app menu's switch: the figures are drawn again for the other theme
+            page.get_by_test_id("stMainMenu").click()
+            page.get_by_test_id(f"stMainMenuItem-theme-{'Light' if dark else 'Dark'}").click()
+            other = style.palette().background if dark else style.DARK.background
+            page.wait_for_function(f"() => ({BACKGROUNDS_JS})().every((c) => c === {other!r})")
     finally:
         context.close()
 

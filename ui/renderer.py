@@ -19,7 +19,7 @@ from polarize.web.page import PageSpec, Problem, Screen
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
-from ui import deckbar, present_mode, transport
+from ui import deckbar, present_mode, theme, transport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
@@ -35,6 +35,7 @@ immutable, and ``ui.charts`` hands its figures to Streamlit without building the
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     window = viewport(measure_height=present_mode.on())  # once a run, for every use of the window's size
+    theme.dark_style(window.dark)
     deckbar.bind_store()
     present_mode.look()
     ignored = init_state(spec)
@@ -46,7 +47,7 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    screen = Screen(narrow=window.narrow)  # a phone: panels stacked
+    screen = Screen(narrow=window.narrow, dark=theme.dark(window.dark))  # a phone: panels stacked
     view = _view(spec, job, screen, spec.running(values))
     _show(present_mode.fitted(spec.name, (job, screen), view, window.height, narrow=screen.narrow), spec.name)
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-__all__ = ["CAPTION_OPACITY", "PHONE", "SCREEN_READER", "style"]
+from ui import present_mode
+
+__all__ = ["CAPTION_OPACITY", "PHONE", "SCREEN_READER", "dark", "dark_style", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
@@ -34,6 +36,27 @@ _CSS = f"""<style>
   white-space: nowrap; margin: -1px; padding: 0; border: 0;}}
 @media (max-width: {PHONE}px) {{.js-plotly-plot .modebar-container {{display: none;}}}}
 </style>"""
+
+
+def dark(shown: bool) -> bool:
+    """Whether this page's figures are drawn dark, the page showing a dark theme or not (``shown``:
+    the system's, or the one chosen in the app menu, as ``ui.viewport`` reports it): not in
+    presentation mode, whose figures stay light (a projector washes dark slides out)."""
+    return shown and not present_mode.on()
+
+
+# The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
+# the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
+_DARK_CSS = """<style>
+[data-testid='stMultiSelectTagsContainer'] [data-tag], [data-testid='stMultiSelectTagsContainer'] [data-tag] *
+  {color: #0E1117;}
+</style>"""
+
+
+def dark_style(shown: bool) -> None:
+    """What the dark theme needs besides Streamlit's (``shown``: the page shows it, ``ui.viewport``)."""
+    if shown:
+        st.html(_DARK_CSS)
 
 
 def style() -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polarize.config import ConfigError
-from polarize.plots.style import narrow_screen
+from polarize.plots.style import dark_figures, narrow_screen
 from polarize.web.controls import Control
 from polarize.web.view import Plot, View
 
@@ -55,13 +55,17 @@ class Screen:
     ----------
     narrow : bool
         A phone's window: every figure the view builds stacks its panels (``plots.style.narrow``).
+    dark : bool
+        A dark page: every figure the view builds is drawn in the dark palette (``plots.style.DARK``).
     """
 
     narrow: bool = False
+    dark: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.narrow, bool):
-            raise ConfigError("narrow", f"must be true or false, not {self.narrow!r}")
+        for name in ("narrow", "dark"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(name, f"must be true or false, not {getattr(self, name)!r}")
 
 
 def _no_problem(values: Values) -> Problem | None:
@@ -125,8 +129,8 @@ class PageSpec:
     slide: bool = True
 
     def show(self, job: Any, screen: Screen = Screen()) -> View:
-        """``view(job)`` with its figures built for ``screen`` (stacked on a narrow one)."""
-        with narrow_screen(screen.narrow):
+        """``view(job)``, its figures built for ``screen`` (stacked on a narrow one, dark on a dark one)."""
+        with narrow_screen(screen.narrow), dark_figures(screen.dark):
             return self.view(job)
 
     def control(self, key: str) -> Control:
