@@ -136,3 +136,31 @@ def test_the_chart_toolbar_stays_off_phones_and_slides(server, browser, width, h
         assert page.evaluate(TOOLBAR_SHOWN_JS) == shown
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("name", ["explorer", "descent"])
+def test_playing_pausing_and_stepping_log_no_error(server, browser, name):
+    """Every Pause, Space or Step during play used to log "Uncaught (in promise) undefined": plotly's
+    way of saying an animation was interrupted."""
+    spec = next(p for p in PAGES if p.name == name)
+    context, page = opened(browser, server, spec)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text
+            else None)  # resources (the page icon, Streamlit's probes) are not the transport's
+    try:
+        def press(label):
+            page.locator(".updatemenu-button").filter(has_text=label).first.click()
+            page.wait_for_timeout(600)
+
+        press("Play")
+        press("Pause")
+        press("Play")
+        press("Step \u25b6")
+        page.locator('[data-testid="stPlotlyChart"]').first.hover()
+        for key in ("Space", "Space", "ArrowRight", "ArrowLeft", "Home"):
+            page.keyboard.press(key)
+            page.wait_for_timeout(400)
+        assert errors == []
+    finally:
+        context.close()
