@@ -15,6 +15,7 @@ import streamlit as st
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
+from polarize.web.leads import LEADS, TOURS
 from polarize.web.page import PageSpec, Problem, Screen
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
@@ -56,6 +57,7 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     """The title, the presentation bar, the caption and what the opening link had that was ignored."""
     st.title(spec.title)
     present_mode.show_bar()
+    _orientation(spec.name)
     caption = spec.caption(values)
     if caption and not present_mode.on():
         st.caption(caption)
@@ -65,6 +67,20 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
+
+
+def _orientation(page: str) -> None:
+    """The page's lead and its guided first visit (open the first time in a session), not on a slide."""
+    if present_mode.on():
+        return
+    if page in LEADS:
+        st.markdown(LEADS[page])
+    if page in TOURS:
+        seen = f"_{page}_toured"
+        with st.expander("First visit? What to watch for", icon=":material/tour:",
+                         expanded=seen not in st.session_state):
+            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(TOURS[page], 1)))
+        st.session_state[seen] = True
 
 
 def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
