@@ -213,3 +213,13 @@ def test_wrapping_never_cuts_text_and_tags_take_no_room():
             "and so on for a while longer")
     lines = style.wrap(note, 20).split("<br>")
     assert " ".join(lines) == note and all(len(line) <= 20 for line in lines) and len(lines) > 4
+
+
+def test_a_phones_step_forward_does_not_look_like_play():
+    from polarize.plots.animation import animation_controls
+
+    with style.narrow_screen():
+        buttons = animation_controls(["0", "1"], ["0", "1"])["updatemenus"][0]["buttons"]
+    labels = [b["label"] for b in buttons]
+    assert len(set(labels)) == len(labels)  # five buttons, five different faces
+    assert all(len(label) <= 3 for label in labels)  # still symbols, to fit a phone's row

@@ -112,8 +112,9 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     names = list(names)
     px = 1.0 / plot_height  # plotly places them in fractions of the plot area
     palette = style.PALETTE
-    # On a phone the words would push the last buttons off the figure: the symbols alone fit.
-    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("",) * 5
+    # On a phone the words would push the last buttons off the figure: the symbols alone fit, the
+    # steps marked "1" (one frame), or Step forward would look just like Play.
+    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("", "", "", "1", "1")
     transport = [
         dict(label=f"\u25b6 {words[0]}".strip(), name="play", method="animate", args=_play(SPEEDS["normal"])),
         dict(label=f"\u275a\u275a {words[1]}".strip(), name="pause", method="animate", args=_still([None])),
