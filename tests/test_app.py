@@ -7,12 +7,14 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from app_support import open_page
 from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.clips import animate
+from polarize.normalizers import NORMALIZERS, make_normalizer
 from polarize.plots.animation import frame_indices
 from polarize.web import export
 
@@ -179,9 +181,35 @@ def test_a_tied_preset_keeps_d_equal_to_n():
     assert at.slider(key="explorer_d").value == 6 and at.query_params["d"] in (["6"], "6")
 
 
-def test_an_impossible_start_is_an_error_message_not_a_traceback():
+@pytest.mark.parametrize("normalizer", sorted(NORMALIZERS))
+def test_every_normalizer_from_the_default_preset_gives_a_figure(normalizer):
+    """No dead end in the menu: where a normalizer is undefined (l2, l1, sum) or dead (relu) at
+    a(0) = 0, the page moves to a start where it is defined, says so, and the address has it."""
     at = explorer()
-    at.selectbox(key="explorer_normalizer").set_value("L2: a² / sum a²").run()
+    at.selectbox(key="explorer_normalizer").set_value(normalizer).run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert dashboard(at)["layout"]["meta"]["n"] == 8
+    values = {key: at.query_params[key] for key in ("normalizer", "a_init", "a_shift", "a_scale", "seed")}
+    values = {key: value[-1] if isinstance(value, list) else value for key, value in values.items()}
+    assert values["normalizer"] == normalizer and values["seed"] == "0"
+    a0 = Experiment(a_init=values["a_init"], a_shift=float(values["a_shift"]),
+                    a_scale=float(values["a_scale"])).resolved().a0
+    sigma = make_normalizer(normalizer)
+    scores = sigma.forward(np.asarray(a0))  # an independent look at the start
+    assert np.all(np.isfinite(scores)) and (np.any(scores) or not sigma.on_simplex)  # linear's s = a moves
+    moved = normalizer in ("l2", "l1", "sum", "relu")
+    assert (values["a_init"] == "shifted") == moved
+    notes = [i.value for i in at.info if "start" in i.value]
+    assert len(notes) == int(moved) and all(len(note.splitlines()) == 1 for note in notes)
+    if moved:
+        at.selectbox(key="explorer_loss").set_value("square").run()  # the note goes once the user moves on
+        assert not [i.value for i in at.info if "now start" in i.value]
+
+
+def test_a_start_the_normalizer_cannot_use_is_an_error_message_not_a_traceback():
+    at = explorer({"normalizer": "l2", "a_init": "gaussian", "a_scale": "0.5"})
+    at.selectbox(key="explorer_a_init").set_value("zeros").run()  # the user's own choice: said, not undone
     no_exception(at)
     assert at.error and "undefined" in at.error[0].value
     assert not at.get("plotly_chart")

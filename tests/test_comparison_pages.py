@@ -311,7 +311,7 @@ def test_every_page_runs_from_the_app(name):
     spec = pages.by_name(name)
     view = compare(name)
     assert at.title[0].value == spec.title
-    assert len(at.get("plotly_chart")) == len(view.plots()) and at.dataframe
+    assert len(at.get("plotly_chart")) == len(view.plots()) and (at.dataframe or at.table)
     assert [b.label for b in at.get("download_button")] == [d.label for d in view.downloads]
     assert not [w for w in at.warning if "link" in w.value]  # the Explorer's address is not a link here
     captions = [c.value for c in at.caption]
@@ -381,3 +381,14 @@ def test_link_values_are_shown_as_text_not_markdown():
     at = page("rates", {"seed": "**x** `y` $z$"})
     (warning,) = [w.value for w in at.warning if "could not use" in w.value]
     assert "`` seed=**x** `y` $z$ ``: must be a number" in warning
+
+
+def test_flow_vs_descent_shows_what_happened_whole():
+    """The grid cut "what happened" to "descent ends on tok..."; a table of sentences wraps instead."""
+    at = app_page("descent").run()
+    assert not at.exception
+    (table,) = at.table
+    shown = table.value["what happened"].tolist()
+    spec = pages.by_name("descent")
+    expected = [row["what happened"] for row in spec.view(spec.make_job(spec.defaults(None))).data.table]
+    assert shown == expected and max(map(len, shown)) > 40

@@ -7,6 +7,8 @@ place, the screen passed from the renderer to every figure a page builds.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -197,3 +199,27 @@ def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
         assert len(notes) == 1 and (scale.y[0] - notes[0].y) * px >= row, narrow
         assert (axis.range[1] - scale.y[0]) * px >= row / 2  # inside the panel
         assert len(scale.text[0]) <= 16  # "bars ÷ 0.069": narrower than the panel
+
+
+def test_wrapping_never_cuts_text_and_tags_take_no_room():
+    """Flow vs descent's lower titles were cut to "lr = 0.1: |s<sub>gd</sub> -..." by a wrap that
+    counted the tags as letters and gave up after two lines."""
+    title = "lr = 0.1: |s<sub>gd</sub> \u2212 s<sub>flow</sub>|"
+    wrapped = style.wrap(title, 20)
+    assert wrapped.replace("<br>", " ") == title  # every word kept, each tag whole
+    shown = [re.sub(r"<[^>]+>", "", line) for line in wrapped.split("<br>")]
+    assert shown == ["lr = 0.1: |sgd \u2212", "sflow|"]
+    note = ("descent ends on token 0, the flow on token 1: the step is too large to follow the flow, "
+            "and so on for a while longer")
+    lines = style.wrap(note, 20).split("<br>")
+    assert " ".join(lines) == note and all(len(line) <= 20 for line in lines) and len(lines) > 4
+
+
+def test_a_phones_step_forward_does_not_look_like_play():
+    from polarize.plots.animation import animation_controls
+
+    with style.narrow_screen():
+        buttons = animation_controls(["0", "1"], ["0", "1"])["updatemenus"][0]["buttons"]
+    labels = [b["label"] for b in buttons]
+    assert len(set(labels)) == len(labels)  # five buttons, five different faces
+    assert all(len(label) <= 3 for label in labels)  # still symbols, to fit a phone's row

@@ -41,7 +41,7 @@ def _softmax_run() -> dict:
     return read_run(shipped_runs()[name])
 
 
-def test_attention_figure_plays_the_checkpoints_and_marks_sinks_as_they_appear():
+def test_attention_figure_opens_at_the_end_plays_the_checkpoints_and_marks_sinks_as_they_appear():
     record = _softmax_run()
     figure = attention_figure(record)
     assert len(figure.data) == 8
@@ -51,7 +51,13 @@ def test_attention_figure_plays_the_checkpoints_and_marks_sinks_as_they_appear()
         np.testing.assert_allclose(frame.data[4].z, np.asarray(snapshot["weights"])[0][1, 0])
         marked = any("SINK" in a.text for a in frame.layout.annotations)
         assert marked == bool(entry["accuracy"] > 0.95 and np.max(entry["sink_scores"]) > 0.9)
-    assert not any("SINK" in a.text for a in figure.layout.annotations)  # step 0 is drawn first
+    # It opens at the end of training, where the page's numbers are (not at step 0, where the heads
+    # showed sink scores of 0.2 under a headline of 0.99): the last checkpoint's maps and titles.
+    last = record["maps"][-1]
+    np.testing.assert_allclose(figure.data[4].z, np.asarray(last["weights"])[0][1, 0])
+    titles = [a.text for a in figure.frames[-1].layout.annotations]
+    assert [a.text for a in figure.layout.annotations][:len(titles)] == titles
+    assert figure.layout.sliders[0].active == len(figure.frames) - 1
     # Heatmaps change only when redrawn: every play button and slider step must redraw.
     steps = figure.layout.sliders[0].steps
     assert [s.label for s in steps] == [frame.name for frame in figure.frames]
@@ -249,3 +255,13 @@ def test_the_readme_table_lists_every_shipped_paper_run_as_it_is():
         config = record["config"]
         shipped[(config.variant, config.seed)] = (f"{record['accuracy']:.3f}", f"{top:.3f}")
     assert table == shipped
+
+
+def test_the_sinks_page_explains_before_its_figures():
+    from polarize.web.pages import by_name
+    from polarize.web.view import Plot, Text
+
+    spec = by_name("sinks")
+    blocks = spec.view(spec.make_job(spec.defaults(None))).blocks
+    why = next(i for i, b in enumerate(blocks) if isinstance(b, Text) and "Why a sink?" in b.text)
+    assert why < min(i for i, b in enumerate(blocks) if isinstance(b, Plot))

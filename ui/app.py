@@ -15,7 +15,7 @@ import streamlit as st
 
 from polarize.serve.runner import prestart
 from polarize.web.pages import PAGES
-from ui import present_mode
+from ui import present_mode, theme
 from ui.navigation import st_page
 
 __all__ = ["run_app"]
@@ -43,6 +43,5 @@ def run_app() -> None:
     _start_server()
     st.set_page_config(page_title="polarize", page_icon=str(ICON), layout="wide",
                        initial_sidebar_state=present_mode.sidebar_state())
-    # Less blank space above the title, so that the dashboard fits a projector's 1080 lines.
-    st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2.2rem;}</style>")
+    theme.style()
     st.navigation([st_page(spec) for spec in PAGES]).run()

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from polarize.plots.summary import describe
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.view import Action, Caption, Columns, Header, Link, Maths, Metric, Plot, Table, Text, View
-from ui import charts, present_mode
+from ui import charts, present_mode, theme
 from ui.state import current_values, settle, widget_key
 
 __all__ = ["PLOT_CONFIG", "draw_block", "draw_downloads"]
@@ -29,10 +31,32 @@ def _columns(block: Columns, page: str) -> None:
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    charts.chart(block.figure, key=key, theme=None,
-                 config=PLOT_CONFIG if block.modebar else {"displaylogo": False}, **clicks)
+    config = PLOT_CONFIG if block.modebar else {"displaylogo": False}
+    if present_mode.on():  # on a slide the toolbar only hides the legend under it (a phone's: ui.theme)
+        config = {**config, "displayModeBar": False}
+    # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
+    st.markdown(f"<p class='{theme.SCREEN_READER}'>{html.escape(describe(block.figure))}</p>",
+                unsafe_allow_html=True)
+    charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
     if block.caption:
         st.caption(block.caption)
+
+
+LONG_CELL = 32
+"""Characters of a cell's text above which a table is drawn whole (it wraps) rather than as a grid."""
+
+
+def _table(block: Table, page: str) -> None:
+    """A grid (sortable, scrolls), or a plain table whose cells wrap for a ``wrap`` table with long text.
+
+    The grid cuts a long cell at its column's width (Flow vs descent's "what happened" was read
+    as "descent ends on tok..."); a plain table shows all of it, and is read out as a table.
+    """
+    rows = list(block.rows)
+    if block.wrap and any(len(str(value)) > LONG_CELL for row in rows for value in row.values()):
+        st.table(rows)
+    else:
+        st.dataframe(rows, key=f"{page}_table", hide_index=True)
 
 
 def _clicked(block: Plot, page: str) -> None:
@@ -70,7 +94,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Header: lambda b, page: st.header(b.text),
     Maths: lambda b, page: st.latex(b.latex),
     Metric: lambda b, page: st.metric(b.label, b.value, help=b.help or None),
-    Table: lambda b, page: st.dataframe(list(b.rows), key=f"{page}_table", hide_index=True),
+    Table: lambda b, page: _table(b, page),
     Plot: _plot,
     Columns: _columns,
     Action: _action,
@@ -86,6 +110,8 @@ def draw_downloads(view: View, page: str) -> None:
     if not view.downloads:
         return
     st.subheader("Downloads")
-    for column, d in zip(st.columns(len(view.downloads)), view.downloads, strict=True):
-        column.download_button(d.label, d.data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
-                               key=f"{page}_download_{d.key}", help=d.help)
+    # A row that wraps, each button as wide as its label: in equal columns the labels were cut.
+    with st.container(horizontal=True, key=f"{page}_downloads"):
+        for d in view.downloads:
+            st.download_button(d.label, d.data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
+                               key=f"{page}_download_{d.key}", help=d.help, width="content")

@@ -15,14 +15,15 @@ import streamlit as st
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
+from polarize.web.leads import LEADS, TOURS
 from polarize.web.page import PageSpec, Problem, Screen
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
-from ui import deckbar, present_mode, transport
+from ui import deckbar, present_mode, theme, transport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
-from ui.state import init_state, share
+from ui.state import init_state, mended_note, share
 from ui.viewport import viewport
 
 __all__ = ["VIEWS", "render"]
@@ -35,6 +36,7 @@ immutable, and ``ui.charts`` hands its figures to Streamlit without building the
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     window = viewport(measure_height=present_mode.on())  # once a run, for every use of the window's size
+    theme.dark_style(window.dark)
     deckbar.bind_store()
     present_mode.look()
     ignored = init_state(spec)
@@ -46,7 +48,7 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    screen = Screen(narrow=window.narrow)  # a phone: panels stacked
+    screen = Screen(narrow=window.narrow, dark=theme.dark(window.dark))  # a phone: panels stacked
     view = _view(spec, job, screen, spec.running(values))
     _show(present_mode.fitted(spec.name, (job, screen), view, window.height, narrow=screen.narrow), spec.name)
 
@@ -55,12 +57,30 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     """The title, the presentation bar, the caption and what the opening link had that was ignored."""
     st.title(spec.heading(values))
     present_mode.show_bar()
+    _orientation(spec.name)
     caption = spec.caption(values)
     if caption and not present_mode.on():
         st.caption(caption)
+    note = mended_note(spec, values)
+    if note:
+        st.info(note, icon=":material/swap_horiz:")
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
+
+
+def _orientation(page: str) -> None:
+    """The page's lead and its guided first visit (open the first time in a session), not on a slide."""
+    if present_mode.on():
+        return
+    if page in LEADS:
+        st.markdown(LEADS[page])
+    if page in TOURS:
+        seen = f"_{page}_toured"
+        with st.expander("First visit? What to watch for", icon=":material/tour:",
+                         expanded=seen not in st.session_state):
+            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(TOURS[page], 1)))
+        st.session_state[seen] = True
 
 
 def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:

@@ -10,7 +10,7 @@ import streamlit as st
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec
 from ui import present_mode, starts
-from ui.state import current_values, load_preset, settle, widget_key
+from ui.state import changed, current_values, load_preset, settle, widget_key
 
 __all__ = ["sidebar"]
 
@@ -42,7 +42,8 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
     key = widget_key(spec, control.key)
     enabled = control.enabled(values)
     help_text = control.help + ("" if enabled else control.off_help)
-    common = {"key": key, "disabled": not enabled, "help": None if present_mode.on() else help_text}
+    common = {"key": key, "disabled": not enabled, "help": None if present_mode.on() else help_text,
+              "on_change": changed, "args": (spec, control.key)}
     c = control
     if c.kind in ("slider", "number"):
         number = where.slider if c.kind == "slider" else where.number_input
@@ -52,9 +53,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
             number(c.label, float(c.low), float(c.high), step=c.step, format="%g", **common)
     else:
         draw: dict[str, Callable[..., Any]] = {
-            "select": lambda: where.selectbox(c.label, c.options, format_func=c.name, **common,
-                                              on_change=load_preset if c.key == "preset" else None,
-                                              args=(spec,)),
+            "select": lambda: where.selectbox(c.label, c.options, format_func=c.name, **common),
             "radio": lambda: where.radio(c.label, c.options, format_func=c.name, horizontal=True, **common),
             "select_slider": lambda: where.select_slider(c.label, c.options, format_func=c.name, **common),
             "multiselect": lambda: where.multiselect(c.label, c.options, format_func=c.name,

@@ -17,7 +17,8 @@ from polarize.web.page import PageSpec
 from polarize.web.pages import PAGES
 from ui import present_mode
 
-__all__ = ["current_values", "init_state", "load_preset", "settle", "share", "widget_key"]
+__all__ = ["changed", "current_values", "init_state", "load_preset", "mended_note", "settle", "share",
+           "widget_key"]
 
 
 def widget_key(spec: PageSpec, key: str) -> str:
@@ -98,6 +99,35 @@ def share(spec: PageSpec, values: dict[str, Any]) -> None:
     query = links.to_query(spec, values, present=links.presenting(st.query_params.to_dict()) is True)
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
+
+
+def changed(spec: PageSpec, key: str) -> None:
+    """Widget callback of every control: a preset loads its values; then the page may move off a dead end.
+
+    The page's ``mend`` sees the values with this change; its changes are written into the widgets
+    here (a callback runs before the rerun draws them) and its note kept for as long as the controls
+    hold what it chose (``mended_note``). The address follows on the rerun (``share``).
+    """
+    if key == "preset":
+        load_preset(spec)
+    mend = spec.mend(settle(spec, current_values(spec)), key)
+    if mend is None:
+        st.session_state.pop(f"_{spec.name}_mended", None)
+        return
+    for name, value in mend.changes.items():
+        st.session_state[widget_key(spec, name)] = value
+    st.session_state[f"_{spec.name}_mended"] = (settle(spec, current_values(spec)), mend.note)
+
+
+def mended_note(spec: PageSpec, values: dict[str, Any]) -> str:
+    """The note of the page's last move off a dead end, while ``values`` are still where it moved; else ""."""
+    mended = st.session_state.get(f"_{spec.name}_mended")
+    if mended is None:
+        return ""
+    if mended[0] != values:
+        del st.session_state[f"_{spec.name}_mended"]  # the user has moved on
+        return ""
+    return mended[1]
 
 
 def load_preset(spec: PageSpec) -> None:

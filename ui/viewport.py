@@ -1,7 +1,8 @@
 """The browser window's size class, reported by a tiny component (``viewport_frontend/index.html``).
 
-``viewport()`` tells the renderer whether the window is narrow (a phone) and, when
-asked, how tall it is (presentation mode sizes the figure to fit it). Python sends
+``viewport()`` tells the renderer whether the window is narrow (a phone), whether the
+page shows a dark theme, and, when asked, how tall it is (presentation mode sizes the
+figure to fit it). Python sends
 what it assumes, and the page posts a value back only when the truth differs: an
 ordinary desktop visitor costs no rerun, a phone one rerun on its first page, and a
 resize one rerun when the class changes (debounced in the page). The component
@@ -44,19 +45,23 @@ class Viewport:
         Narrower than ``NARROW_BELOW`` px: panels stack, grids take one or two columns.
     height : int or None
         The window's inner height in px, rounded down to ``HEIGHT_STEP``; None when not measured.
+    dark : bool
+        The page shows a dark theme (the system's, or the app menu's choice): figures are drawn dark.
     """
 
     narrow: bool = False
     height: int | None = None
+    dark: bool = False
 
     @classmethod
     def from_browser(cls, value: Any) -> Viewport:
         """The size class a page posted, read with care (it comes from the browser); default if unreadable."""
         if not isinstance(value, dict):
             return cls()
-        narrow, height = value.get("narrow"), value.get("height")
+        narrow, height, dark = value.get("narrow"), value.get("height"), value.get("dark")
         height_ok = isinstance(height, int) and not isinstance(height, bool) and 0 < height <= _TALLEST
-        return cls(narrow=narrow if isinstance(narrow, bool) else False, height=height if height_ok else None)
+        return cls(narrow=narrow if isinstance(narrow, bool) else False, height=height if height_ok else None,
+                   dark=dark is True)
 
 
 def viewport(*, measure_height: bool = False) -> Viewport:
@@ -69,7 +74,7 @@ def viewport(*, measure_height: bool = False) -> Viewport:
         height changes cost no rerun.
     """
     assumed = _known(st.session_state.get(KEY), measure_height)
-    value = _component(assumed={"narrow": assumed.narrow, "height": assumed.height},
+    value = _component(assumed={"narrow": assumed.narrow, "height": assumed.height, "dark": assumed.dark},
                        measure_height=measure_height, narrow_below=NARROW_BELOW, step=HEIGHT_STEP,
                        debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)
     return _known(value, measure_height)
@@ -78,4 +83,4 @@ def viewport(*, measure_height: bool = False) -> Viewport:
 def _known(value: Any, measure_height: bool) -> Viewport:
     """The size class the page last posted (None: nothing yet), the height dropped when not measured."""
     known = Viewport.from_browser(value)
-    return known if measure_height or known.height is None else Viewport(narrow=known.narrow)
+    return known if measure_height or known.height is None else Viewport(narrow=known.narrow, dark=known.dark)

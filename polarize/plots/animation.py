@@ -88,7 +88,7 @@ def _play(ms: int) -> list[Any]:
 
 
 def animation_controls(names: Sequence[str], labels: Sequence[str], *,
-                       plot_height: float = PLOT_HEIGHT) -> dict[str, Any]:
+                       plot_height: float = PLOT_HEIGHT, start: int = 0) -> dict[str, Any]:
     """The transport controls and the time slider of an animated figure (layout entries).
 
     Parameters
@@ -100,6 +100,8 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     plot_height : float
         Pixels of the figure's plot area: Plotly places the controls in fractions of it, so
         they are scaled to sit the same distance in pixels below any plot.
+    start : int
+        The frame the slider shows first (the figure's own traces must be that frame's).
 
     Returns
     -------
@@ -110,8 +112,9 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     names = list(names)
     px = 1.0 / plot_height  # plotly places them in fractions of the plot area
     palette = style.PALETTE
-    # On a phone the words would push the last buttons off the figure: the symbols alone fit.
-    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("",) * 5
+    # On a phone the words would push the last buttons off the figure: the symbols alone fit, the
+    # steps marked "1" (one frame), or Step forward would look just like Play.
+    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("", "", "", "1", "1")
     transport = [
         dict(label=f"\u25b6 {words[0]}".strip(), name="play", method="animate", args=_play(SPEEDS["normal"])),
         dict(label=f"\u275a\u275a {words[1]}".strip(), name="pause", method="animate", args=_still([None])),
@@ -135,7 +138,8 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
             *speeds,
         ],
         sliders=[dict(
-            active=0, x=0.0, len=1.0, y=-SLIDER_TOP * px, xanchor="left", yanchor="top", pad=dict(t=0, b=0),
+            active=start, x=0.0, len=1.0, y=-SLIDER_TOP * px, xanchor="left", yanchor="top",
+            pad=dict(t=0, b=0),
             currentvalue=dict(prefix="t = ", font=style.font(9, palette.ink), xanchor="left", offset=8),
             # The steps' labels would crowd the slider: the counter says the time instead.
             font=dict(size=1, color=style.TRANSPARENT), ticklen=0, minorticklen=0,

@@ -181,7 +181,7 @@ def _wrap_titles(layout: dict[str, Any], axes: dict[str, dict[str, Any]], size: 
         chars = int(min(over, default=1.0) * plot_width / (font * _CHAR))
         plain = re.sub(r"<[^>]+>", "", text)
         if chars >= 8 and len(plain) > chars and text == plain:
-            note["text"] = style.wrap(text, chars, lines=2)
+            note["text"] = style.wrap(text, chars)
 
 
 def _key(value: Any) -> Any:

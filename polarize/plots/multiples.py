@@ -223,7 +223,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         cols, row_height, height = 1, max(row_height, _NARROW_ROW), None
     specs, where = _cells(panels, cols)
     rows = len(specs)
-    titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow), lines=2) for p in panels]
+    titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
     title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
     bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
     names = list(dict.fromkeys(line.name for p in panels for line in p.lines if line.legend and legend))

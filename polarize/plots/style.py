@@ -2,7 +2,8 @@
 
 Colours live in one ``Palette``; ``PALETTE`` is the one in use. Swapping it
 (``set_palette``) recolours every builder that runs afterwards, because the
-builders read colours through ``token_colors`` and ``PALETTE`` at call time.
+builders read colours through ``token_colors`` and ``PALETTE`` at call time;
+inside ``dark_figures()`` they read ``DARK``, the palette for a dark page.
 
 Kinds of curves are told apart by more than colour, so that a figure still reads
 in grey or to a colour-blind eye: tokens are solid lines in the token colours;
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import textwrap
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,8 +27,7 @@ __all__ = [
     "FONT_FAMILY",
     "FONT_SIZE",
     "TRANSPARENT",
-    "LOSS_COLORS",
-    "PALETTE",
+    "DARK",
     "PRESENT_SCALE",
     "Palette",
     "axis_style",
@@ -38,7 +38,9 @@ __all__ = [
     "loss_stroke",
     "plotly_template",
     "narrow",
+    "dark_figures",
     "narrow_screen",
+    "palette",
     "scale_fonts",
     "set_palette",
     "token_colors",
@@ -108,20 +110,50 @@ class Palette:
     slider_active: str = "#5F6368"
 
 
-PALETTE = Palette()
+_LIGHT = [Palette()]
 """The palette in use: Okabe-Ito for the tokens (colour-blind safe; ``tests/test_palette.py``
-checks the CIE distances under simulated colour blindness), dark dashed lines for runs."""
+checks the CIE distances under simulated colour blindness), dark dashed lines for runs. Read as
+``PALETTE`` (module ``__getattr__``), which is ``DARK`` inside ``dark_figures()``."""
 
-LOSS_COLORS = PALETTE.runs
-"""One colour per loss (they are runs, not tokens). A name bound at import: builders call
-``loss_stroke``, which follows ``set_palette``."""
+DARK = Palette(
+    # The same Okabe-Ito hues; black, the last, would vanish on the dark page: white instead.
+    tokens=("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#F5F5F5"),
+    rest="#5F6368", runs={"logistic": "#E8EAED", "square": "#BDC1C6", "kl": "#E8EAED"},
+    ink="#E8EAED", grey="#80868B", light="#3C4043", muted="#BDC1C6", alert="#FF7B8A",
+    background="#0E1117", veil="rgba(14,17,23,0.85)", grid="#262A31", axis_line="#5F6368",
+    button="#262A31", slider="#3C4043", slider_active="#BDC1C6")
+"""The palette of figures on a dark page (Streamlit's dark background, light ink)."""
+
+_DARK = contextvars.ContextVar("dark", default=False)
 
 
-def set_palette(palette: Palette) -> None:
-    """Use ``palette`` for every figure built from now on."""
-    global PALETTE, LOSS_COLORS
-    PALETTE = palette
-    LOSS_COLORS = palette.runs
+def palette() -> Palette:
+    """The palette the figures built now use: ``DARK`` inside ``dark_figures()``, else the one set."""
+    return DARK if _DARK.get() else _LIGHT[0]
+
+
+def __getattr__(name: str) -> Any:
+    # PALETTE and LOSS_COLORS follow set_palette and dark_figures (each session's thread its own).
+    if name == "PALETTE":
+        return palette()
+    if name == "LOSS_COLORS":
+        return palette().runs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def set_palette(chosen: Palette) -> None:
+    """Use ``chosen`` for every (light) figure built from now on."""
+    _LIGHT[0] = chosen
+
+
+@contextlib.contextmanager
+def dark_figures(on: bool = True) -> Iterator[None]:
+    """Build the figures inside for a dark page (``on``) with ``DARK``, or for a light one."""
+    token = _DARK.set(on)
+    try:
+        yield
+    finally:
+        _DARK.reset(token)
 
 
 def top_tokens(final: Any) -> list[int]:
@@ -155,28 +187,28 @@ def token_colors(n: int, top: Sequence[int] | None = None) -> list[str]:
     Returns
     -------
     list of str, length n
-        Token ``i`` in ``PALETTE.tokens[i]`` when ``n <= len(PALETTE.tokens)``.
+        Token ``i`` in ``palette().tokens[i]`` when ``n <= len(palette().tokens)``.
         Beyond the palette's size, distinct hues cannot stay apart: the leading
         tokens of ``top`` get the palette's colours, in that order, and the others
-        ``PALETTE.rest``, a light grey.
+        ``palette().rest``, a light grey.
     """
-    size = len(PALETTE.tokens)
+    size = len(palette().tokens)
     if n <= size:
-        return list(PALETTE.tokens[:n])
-    out = [PALETTE.rest] * n
-    for color, i in zip(PALETTE.tokens, list(top if top is not None else range(n))[:size], strict=False):
+        return list(palette().tokens[:n])
+    out = [palette().rest] * n
+    for color, i in zip(palette().tokens, list(top if top is not None else range(n))[:size], strict=False):
         out[i] = color
     return out
 
 
 def loss_color(loss: str) -> str:
     """The colour of a run with loss ``loss`` (ink for an unknown one)."""
-    return PALETTE.runs.get(loss, PALETTE.ink)
+    return palette().runs.get(loss, palette().ink)
 
 
 def loss_stroke(loss: str) -> dict[str, str]:
     """``color`` and ``dash`` of a run with loss ``loss``: dark, told apart by the dash."""
-    return {"color": loss_color(loss), "dash": PALETTE.run_dashes.get(loss, "solid")}
+    return {"color": loss_color(loss), "dash": palette().run_dashes.get(loss, "solid")}
 
 
 def font(delta: int = 0, color: str | None = None) -> dict[str, Any]:
@@ -190,8 +222,8 @@ def axis_style(*, tick_delta: int = -3) -> dict[str, Any]:
     The margins grow to fit the tick labels and titles (``automargin``): with the margins fixed, a
     long label is cut off by the figure's edge or pushed into its axis title.
     """
-    return dict(showgrid=True, gridcolor=PALETTE.grid, zeroline=False, showline=True,
-                linecolor=PALETTE.axis_line, tickfont=font(tick_delta), exponentformat="power",
+    return dict(showgrid=True, gridcolor=palette().grid, zeroline=False, showline=True,
+                linecolor=palette().axis_line, tickfont=font(tick_delta), exponentformat="power",
                 automargin=True)
 
 
@@ -224,9 +256,9 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
         To pass to ``layout.update``. No named template: plotly.js cannot resolve
         template names, and figures built without validation keep them as names.
     """
-    return dict(height=height, font=font(delta, PALETTE.ink) | {"family": FONT_FAMILY},
-                colorway=list(PALETTE.cycle),  # for curves that callers add without a colour
-                paper_bgcolor=PALETTE.background, plot_bgcolor=PALETTE.background, hovermode="closest",
+    return dict(height=height, font=font(delta, palette().ink) | {"family": FONT_FAMILY},
+                colorway=list(palette().cycle),  # for curves that callers add without a colour
+                paper_bgcolor=palette().background, plot_bgcolor=palette().background, hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
 
 
@@ -262,9 +294,28 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
     return figure
 
 
-def wrap(text: str, width: int, lines: int = 4) -> str:
-    """``text`` broken into at most ``lines`` lines of about ``width`` characters (plotly does not wrap)."""
-    return "<br>".join(textwrap.wrap(text, width, max_lines=lines, placeholder="..."))
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _shown_length(text: str) -> int:
+    """How many characters of plotly text show: its tags (``<sub>``, ``<b>``) take no room."""
+    return len(_TAG.sub("", text))
+
+
+def wrap(text: str, width: int) -> str:
+    """``text`` broken at spaces into lines of at most ``width`` shown characters (plotly does not wrap).
+
+    Nothing is cut off: a long text takes as many lines as it needs (the caller counts the
+    ``<br>`` to make room). Tags count for nothing and are never split; a word longer than a line
+    has a line of its own.
+    """
+    rows: list[str] = []
+    for word in text.split():
+        if rows and _shown_length(rows[-1]) + 1 + _shown_length(word) <= width:
+            rows[-1] += " " + word
+        else:
+            rows.append(word)
+    return "<br>".join(rows)
 
 
 _NARROW = contextvars.ContextVar("narrow", default=False)

@@ -80,8 +80,9 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        ``layers x heads`` heatmaps showing step 0, one frame per checkpoint (named by its
-        step), play buttons and a step slider below. One colour scale for every frame.
+        ``layers x heads`` heatmaps showing the end of training (where the sinks are: the numbers
+        a page shows are for it), one frame per checkpoint (named by its step), play buttons and a
+        step slider below. One colour scale for every frame.
     """
     snapshots = record["maps"]
     stack = np.asarray([np.asarray(s["weights"])[sequence] for s in snapshots])  # (C, L, H, T, T)
@@ -91,7 +92,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     rows = -(-layers * heads // cols)
     plot = (260 if narrow else _PANEL) * rows
     head_room = 130 if narrow else 100  # the title, then the first row's two title lines
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[0]["step"]),
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[-1]["step"]),
                            horizontal_spacing=0.04,
                            vertical_spacing=95 / plot)  # rotated ticks, then two title lines
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
@@ -100,7 +101,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
         for head in range(heads):
             row, col = divmod(layer * heads + head, cols)
             figure.add_trace(go.Heatmap(
-                z=stack[0, layer, head], x=labels, y=labels, zmin=low, zmax=top, colorscale="Blues",
+                z=stack[-1, layer, head], x=labels, y=labels, zmin=low, zmax=top, colorscale="Blues",
                 showscale=layer == 0 and head == heads - 1,
                 hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"),
                 row=row + 1, col=col + 1)
@@ -122,10 +123,10 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     title = "Attention (rows: queries, columns: keys) during training"
     figure.update_layout(**style.base_layout(height=plot + head_room + 130, delta=-2,
                                              margin=dict(l=20, r=20, t=head_room, b=130)),
-                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                         title=dict(text=style.wrap(title, 36) if narrow else title,
                                     font=style.font(-1)),
                          meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
-                         **_playing(animation_controls(names, names, plot_height=plot)))
+                         **_playing(animation_controls(names, names, plot_height=plot, start=len(names) - 1)))
     return figure
 
 
@@ -155,7 +156,7 @@ def training_figure(record: Mapping[str, Any]) -> go.Figure:
     height = 80 + _NARROW_PLOT + bottom if narrow else 420
     figure.update_layout(**style.base_layout(height=height, delta=-2,
                                              margin=dict(l=20, r=20, t=80, b=bottom)),
-                         title=dict(text=style.wrap(title, 36, lines=2) if narrow else title,
+                         title=dict(text=style.wrap(title, 36) if narrow else title,
                                     font=style.font(-1)),
                          # Under the x title; its rows are estimated high, so the spare room goes below it.
                          legend=dict(orientation="h", x=0, y=-_AXIS_ROOM / _NARROW_PLOT,

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from polarize.config import ConfigError
-from polarize.plots.style import narrow_screen
+from polarize.plots.style import dark_figures, narrow_screen
 from polarize.web.controls import Control
 from polarize.web.view import Plot, View
 
-__all__ = ["PageSpec", "Problem", "Screen", "selected_values"]
+__all__ = ["Mend", "PageSpec", "Problem", "Screen", "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -31,6 +31,22 @@ class Problem:
     message: str
 
 
+@dataclass(frozen=True)
+class Mend:
+    """Where a page moves after a choice that leaves it nowhere to go, and one line saying so.
+
+    Attributes
+    ----------
+    changes : mapping
+        Control key -> its new value (the other controls keep theirs).
+    note : str
+        Markdown shown under the title while the page holds these values.
+    """
+
+    changes: Mapping[str, Any]
+    note: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Screen:
     """What a view is shown on: the renderer's one view option for every page (part of the cache key).
@@ -39,16 +55,24 @@ class Screen:
     ----------
     narrow : bool
         A phone's window: every figure the view builds stacks its panels (``plots.style.narrow``).
+    dark : bool
+        A dark page: every figure the view builds is drawn in the dark palette (``plots.style.DARK``).
     """
 
     narrow: bool = False
+    dark: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.narrow, bool):
-            raise ConfigError("narrow", f"must be true or false, not {self.narrow!r}")
+        for name in ("narrow", "dark"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(name, f"must be true or false, not {getattr(self, name)!r}")
 
 
 def _no_problem(values: Values) -> Problem | None:
+    return None
+
+
+def _no_mend(values: Values, key: str) -> Mend | None:
     return None
 
 
@@ -76,6 +100,10 @@ class PageSpec:
     check : callable
         ``check(values)``: a ``Problem`` naming the fields at fault, or None. The link reader drops
         those fields of a link until the values pass.
+    mend : callable
+        ``mend(values, key)``, after the user set control ``key``: a ``Mend`` when these values
+        would be a dead end that other values of the controls avoid (the renderer moves there and
+        shows its note), else None.
     caption : callable
         ``caption(values)``: markdown under the title.
     titled : callable, optional
@@ -96,6 +124,7 @@ class PageSpec:
     defaults: Callable[[str | None], dict[str, Any]] = field(default=lambda preset: {})
     job: Callable[[Values], Hashable | Problem] | None = None
     check: Callable[[Values], Problem | None] = _no_problem
+    mend: Callable[[Values, str], Mend | None] = _no_mend
     caption: Callable[[Values], str] = field(default=lambda values: "")
     titled: Callable[[Values], str] | None = None
     spinner: str | Callable[[Values], str] = "Running..."
@@ -103,8 +132,8 @@ class PageSpec:
     slide: bool = True
 
     def show(self, job: Any, screen: Screen = Screen()) -> View:
-        """``view(job)`` with its figures built for ``screen`` (stacked on a narrow one)."""
-        with narrow_screen(screen.narrow):
+        """``view(job)``, its figures built for ``screen`` (stacked on a narrow one, dark on a dark one)."""
+        with narrow_screen(screen.narrow), dark_figures(screen.dark):
             return self.view(job)
 
     def control(self, key: str) -> Control:

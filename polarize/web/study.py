@@ -174,7 +174,7 @@ def study_view(page: str, values: Values, study: Study,
     blocks: tuple[Any, ...] = (Caption(precomputed.NOTE),) if ahead else ()
     if drawn.metrics:
         blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
-    blocks += (*drawn.plots, Table(tuple(drawn.table)))
+    blocks += (*drawn.plots, Table(tuple(drawn.table), wrap=True))  # a run's message is a sentence
     downloads = (
         Download("csv", "Table (CSV)", drawn.table_csv, f"{stem}.csv", "text/csv", ":material/table:"),
         Download("json", "Every run (JSON)", drawn.data_json, f"{stem}.json", "application/json",

@@ -41,7 +41,10 @@
   }
 
   // Looked up at each use: the page may load its plotly.js after this script has started.
-  function animate(g, frames, options) { return host.Plotly.animate(g, frames, options); }
+  // An animation cut short by the next one (Pause, a step, Space) rejects its promise with nothing:
+  // that is how plotly says "interrupted", not an error.
+  function interrupted(reason) { if (reason !== undefined) throw reason; }
+  function animate(g, frames, options) { return host.Plotly.animate(g, frames, options).catch(interrupted); }
   function frameNames(g) { return g._fullLayout.sliders[0].steps.map((s) => s.args[0][0]); }
   function current(g) { return g._fullLayout.sliders[0].active || 0; }
   function playing(g) { return Boolean(g._transitionData._animationRaf); }
@@ -84,6 +87,11 @@
     if (!g) return;
     event.preventDefault();  // space would scroll the page, Home jump to its top
     action(g);
+  });
+  // The figure's own Play and Pause buttons leave plotly's interrupted promises unhandled: the
+  // console would show an "Uncaught (in promise)" for every Pause. Only those (no reason) are quiet.
+  listen("interrupted", host, "unhandledrejection", (event) => {
+    if (event.reason === undefined) event.preventDefault();
   });
   listen("pointer", page, "pointerover", (event) => {
     const g = event.target.closest && event.target.closest(".js-plotly-plot");

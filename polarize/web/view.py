@@ -72,7 +72,10 @@ class Metric:
 
 @dataclass(frozen=True)
 class Table:
+    """Rows of a table (column -> value). ``wrap``: long text in it is drawn whole, its cells wrapping."""
+
     rows: tuple[Mapping[str, Any], ...]
+    wrap: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -27,11 +27,11 @@ from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.failures import config_reason, failure_view
-from polarize.web.page import PageSpec, Problem
+from polarize.web.page import Mend, PageSpec, Problem
 from polarize.web.view import Caption, Columns, Download, Metric, Plot, Text, View
 
 __all__ = ["CONTROLS", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
-           "build_experiment", "check", "explore", "job", "preset_values"]
+           "build_experiment", "check", "explore", "job", "mend", "preset_values", "start_trouble"]
 
 DEFAULT_PRESET = "default"
 MAX_TOKENS = 128
@@ -179,6 +179,54 @@ def undefined_start(resolved: Experiment) -> Problem | None:
     return None
 
 
+def start_trouble(resolved: Experiment) -> str | None:
+    """What makes the (resolved) start a dead end for its normalizer, in words, or None.
+
+    Undefined (l2, l1 or sum at a(0) = 0), or every score zero where the scores should lie on the
+    simplex (relu with no positive logit): then nothing moves, V s = 0 and s stays 0 for ever.
+    """
+    try:
+        scores = resolved.sigma.forward(np.asarray(resolved.a0))
+    except (DegenerateStateError, ConfigError):
+        return "is undefined"
+    if resolved.sigma.on_simplex and not np.any(scores):
+        return "gives every token a zero score (a run that cannot move)"
+    return None
+
+
+COMPARISON_START = "paper-compare-logistic"
+"""The preset whose start (a shift plus a scaled random draw) every normalizer is defined at."""
+
+
+def mend(values: Mapping[str, Any], key: str) -> Mend | None:
+    """After a new normalizer: a start where it is defined and alive, when the current one is not.
+
+    Tried in turn: the shifted start with the page's own shift and scale, then the one of the
+    paper's normalizer comparison (arXiv:2603.06248 section 6: a = 1 + 0.1 randn), so that the
+    normalizer menu has no dead end. The seed is kept.
+    """
+    if key != "normalizer":
+        return None
+    exploration = job(values)
+    if isinstance(exploration, Problem):
+        return None
+    trouble = start_trouble(exploration.experiment.resolved())
+    if trouble is None:
+        return None
+    paper = get_preset(COMPARISON_START).experiment
+    for shift, scale in ((values["a_shift"], values["a_scale"]), (paper.a_shift, paper.a_scale)):
+        changes = {"a_init": "shifted", "a_shift": float(shift), "a_scale": float(scale)}
+        moved = job({**values, **changes})
+        if not isinstance(moved, Problem) and start_trouble(moved.experiment.resolved()) is None:
+            was = "at a(0) = 0" if values["a_init"] == "zeros" else "at this start"
+            name = text.NORMALIZER_NAMES[values["normalizer"]].split(":")[0]
+            return Mend(changes, (
+                f"The normalizer {name} {trouble} {was}, so the logits now start at a(0) = {shift:g} + "
+                f"{scale:g} \u00d7 randn (shift + scale \u00d7 randn, as in the paper's normalizer "
+                "comparison); the address has the new start."))
+    return None
+
+
 def check(values: Mapping[str, Any]) -> Problem | None:
     """Why the Explorer will not run these values (the step cap, a clash, an undefined start), or None."""
     exploration = job(values)
@@ -296,5 +344,6 @@ EXPLORER = PageSpec(
     name="explorer", nav_title="Explorer", title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
+    mend=mend,
     view=lambda shown: explore(*shown), caption=caption, spinner=running,
     titled=lambda values: f"Explorer: does {values['normalizer']} polarize?")

@@ -197,18 +197,19 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                       f"AdamW lr {config.lr:g}, batch {config.batch}, width {config.width}"))
     sequence = int(values["sequence"])
     attention = attention_figure(record, sequence)
-    blocks = (Columns(tuple((metric,) for metric in metrics)),
+    blocks = (Columns(tuple((metric,) for metric in metrics)), Text(TIE_BACK),
               Plot("sinks-attention", attention,
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
-                   "Press play to watch training: a sink head moves its rows' weight into the first "
-                   "column, onto BOS (\u2605 from the checkpoint where it counts)."),
+                   "It opens at the end of training; press play to watch training from the start: a "
+                   "sink head moves its rows' weight into the first column, onto BOS (\u2605 from the "
+                   "checkpoint where it counts)."),
               Plot("sinks-training", training_figure(record),
                    "Sink score of every head (colour: head, dash: layer) and induction accuracy (thick)."),
               Plot("sinks-massive", massive_figure(record, _tied()),
                    "Left: the residual-stream norm at BOS after each layer, over training. Right: the "
                    "tied toy model (the Massive activations page): the column of U at the winning token "
                    "grows while the others stay near 1."),
-              Text(TIE_BACK), _table())
+              _table())
     return View(blocks=blocks, data=record, downloads=_downloads(record, attention, sequence))
 
 

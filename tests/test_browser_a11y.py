@@ -1,0 +1,166 @@
+"""Every page in headless Chromium for a newcomer: no dead end, formulas that fit, WCAG 2.1 AA (axe-core).
+
+Skipped, with the reason, when Chromium, Playwright or npm (which installs axe-core: ``axe_support``)
+is missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from axe_support import axe_violations
+from browser_support import (
+    BROWSER,
+    figure_signature,
+    module_fixtures,
+    selectbox_value,
+    wait_for_figure,
+    wait_until_settled,
+)
+
+from polarize.normalizers import NORMALIZERS
+from polarize.plots import style
+from polarize.web import text
+from polarize.web.pages import PAGES
+
+pytestmark = BROWSER
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+server, browser = module_fixtures(sync_api)
+
+# JavaScript: every formula (or other box) on the page whose content is wider than its box: cut
+# off, or behind a scroll bar.
+OVERFLOWING_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stMain"] :is(.katex-display, .stMarkdown)')]
+  .filter((e) => e.checkVisibility() && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => `${e.textContent.trim().slice(0, 40)}: ${e.scrollWidth} px in ${e.clientWidth}`)"""
+
+
+def address(spec, query: str = "") -> str:
+    return f"/{'' if spec.default else spec.url_path}{query}"
+
+
+def opened(browser, server, spec, *, width=1280, height=720, scheme="light", query=""):
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(server.url + address(spec, query))
+    wait_until_settled(page)
+    return context, page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
+def test_axe_finds_no_wcag_21_aa_violation(server, browser, spec, scheme):
+    context, page = opened(browser, server, spec, scheme=scheme)
+    try:
+        assert axe_violations(page) == []
+    finally:
+        context.close()
+
+
+# JavaScript: the background of every figure on the page.
+BACKGROUNDS_JS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                  ".map((g) => g._fullLayout.paper_bgcolor)")
+
+
+@pytest.mark.parametrize(("scheme", "query", "dark"),
+                         [("light", "", False), ("dark", "", True), ("dark", "?present=true", False)])
+def test_figures_follow_the_system_theme_but_slides_stay_light(server, browser, scheme, query, dark):
+    explorer = next(p for p in PAGES if p.default)
+    context, page = opened(browser, server, explorer, scheme=scheme, query=query)
+    try:
+        page.wait_for_function(f"() => ({BACKGROUNDS_JS})().length > 0")
+        expected = style.DARK.background if dark else style.palette().background
+        assert set(page.evaluate(BACKGROUNDS_JS)) == {expected}
+        if not query:  # the app menu's switch: the figures are drawn again for the other theme
+            page.get_by_test_id("stMainMenu").click()
+            page.get_by_test_id(f"stMainMenuItem-theme-{'Light' if dark else 'Dark'}").click()
+            other = style.palette().background if dark else style.DARK.background
+            page.wait_for_function(f"() => ({BACKGROUNDS_JS})().every((c) => c === {other!r})")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280, 1920])
+def test_long_formulas_wrap_at_every_width(server, browser, width):
+    maths = next(p for p in PAGES if p.name == "maths")
+    context, page = opened(browser, server, maths, width=width, height=844 if width == 390 else 720)
+    try:
+        assert page.locator(".katex-display").count() >= 6
+        assert page.evaluate(OVERFLOWING_JS) == []
+    finally:
+        context.close()
+
+
+def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, browser):
+    explorer = next(p for p in PAGES if p.default)
+    context, page = opened(browser, server, explorer)
+    try:
+        label = "Normalizer \u03c3"
+        wait_for_figure(page)
+        for name in [n for n in NORMALIZERS if n != "softmax"]:
+            page.get_by_role("button", name="Reset to preset").click()  # each from the default preset
+            page.wait_for_url("**normalizer=softmax&**a_init=zeros&**")
+            wait_until_settled(page)
+            box = page.get_by_role("combobox", name=label)
+            box.click()  # a searchable select: type the option's name, then Enter
+            page.keyboard.type(text.NORMALIZER_NAMES[name])
+            page.get_by_role("option", name=text.NORMALIZER_NAMES[name], exact=True).wait_for()
+            page.keyboard.press("Enter")
+            page.wait_for_url(f"**normalizer={name}&**")  # relu, l1 and sum agree on positive logits:
+            wait_until_settled(page)  # their dashboards are the same, so wait for the address instead
+            assert figure_signature(page) is not None
+            assert selectbox_value(page, label) == text.NORMALIZER_NAMES[name]
+            assert page.locator('[data-testid="stAlertContentError"]').count() == 0, name
+            moved = name in ("l2", "l1", "sum", "relu")
+            assert ("a_init=shifted" in page.url) == moved, name
+            assert page.get_by_text("the address has the new start").count() == int(moved), name
+    finally:
+        context.close()
+
+
+# JavaScript: whether the chart's toolbar shows once the pointer rests on the figure's top right.
+TOOLBAR_SHOWN_JS = """() => [...document.querySelectorAll('.js-plotly-plot .modebar-container .modebar')]
+  .some((m) => m.checkVisibility({opacityProperty: true}) && m.getBoundingClientRect().width > 0)"""
+
+
+@pytest.mark.parametrize(("width", "height", "query", "shown"),
+                         [(1280, 720, "", True), (390, 844, "", False), (1280, 720, "?present=true", False)])
+def test_the_chart_toolbar_stays_off_phones_and_slides(server, browser, width, height, query, shown):
+    explorer = next(p for p in PAGES if p.default)
+    context, page = opened(browser, server, explorer, width=width, height=height, query=query)
+    try:
+        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
+        page.wait_for_timeout(500)
+        assert page.evaluate(TOOLBAR_SHOWN_JS) == shown
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("name", ["explorer", "descent"])
+def test_playing_pausing_and_stepping_log_no_error(server, browser, name):
+    """Every Pause, Space or Step during play used to log "Uncaught (in promise) undefined": plotly's
+    way of saying an animation was interrupted."""
+    spec = next(p for p in PAGES if p.name == name)
+    context, page = opened(browser, server, spec)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text
+            else None)  # resources (the page icon, Streamlit's probes) are not the transport's
+    try:
+        def press(label):
+            page.locator(".updatemenu-button").filter(has_text=label).first.click()
+            page.wait_for_timeout(600)
+
+        press("Play")
+        press("Pause")
+        press("Play")
+        press("Step \u25b6")
+        page.locator('[data-testid="stPlotlyChart"]').first.hover()
+        for key in ("Space", "Space", "ArrowRight", "ArrowLeft", "Home"):
+            page.keyboard.press(key)
+            page.wait_for_timeout(400)
+        assert errors == []
+    finally:
+        context.close()

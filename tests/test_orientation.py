@@ -1,0 +1,41 @@
+"""Every page says what it is and what to try first; the Explorer guides a first visit."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from app_support import page
+
+from polarize.web.leads import LEADS, TOURS
+from polarize.web.pages import PAGES
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=lambda p: p.name)
+def test_every_page_opens_with_a_two_sentence_lead(spec):
+    lead = LEADS[spec.name]
+    assert len(re.findall(r"[.!?](?:\s|$)", lead)) == 2, lead
+    at = page(spec.name).run()
+    assert not at.exception
+    assert lead in [m.value for m in at.markdown]
+
+
+def test_the_explorer_guides_a_first_visit_then_folds_it_away():
+    at = page("explorer").run()
+    (tour,) = [e for e in at.expander if "First visit" in e.label]
+    assert tour.proto.expanded
+    text = tour.markdown[0].value
+    for panel in ("Scores on the simplex", "Entropy", "Repulsion", "Loss", "Play", "Normalizer"):
+        assert panel in text
+    assert text.count("\n") == len(TOURS["explorer"]) - 1
+    at.run()
+    (tour,) = [e for e in at.expander if "First visit" in e.label]
+    assert not tour.proto.expanded  # seen once in this session
+
+
+def test_a_slide_has_no_lead_or_tour():
+    at = page("explorer")
+    at.query_params["present"] = "true"
+    at.run()
+    assert LEADS["explorer"] not in [m.value for m in at.markdown]
+    assert not [e for e in at.expander if "First visit" in e.label]

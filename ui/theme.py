@@ -1,0 +1,64 @@
+"""The app's look on every page: our own CSS (no user text), written once per run by ``ui.run_app``.
+
+- long formulas wrap at their relations and operators (KaTeX sets each piece between two
+  break points as its own box; a display formula is kept on one line only by ``nowrap``), so
+  no formula is cut off or needs a scroll bar at any width;
+- captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
+  type (Streamlit's own caption grey is about 4:1);
+- a figure's summary in words (``polarize.plots.summary``) kept for screen readers only;
+- no chart toolbar on a phone, where it covered the legend (in presentation mode: ``ui.blocks``);
+- less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import present_mode
+
+__all__ = ["CAPTION_OPACITY", "PHONE", "SCREEN_READER", "dark", "dark_style", "style"]
+
+CAPTION_OPACITY = 0.8
+"""Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
+
+SCREEN_READER = "polarize-sr"
+"""The class of text for screen readers only (a figure's summary): in the page, out of sight."""
+PHONE = 640
+"""Windows at most this wide (px) are phones: no chart toolbar there."""
+
+_CSS = f"""<style>
+[data-testid='stMainBlockContainer'] {{padding-top: 2.2rem;}}
+.katex-display > .katex {{white-space: normal;}}
+.katex-display .base {{margin: 0.15em 0;}}
+[data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
+[data-testid='stElementContainer']:has(.{SCREEN_READER}), .{SCREEN_READER} {{
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+  white-space: nowrap; margin: -1px; padding: 0; border: 0;}}
+@media (max-width: {PHONE}px) {{.js-plotly-plot .modebar-container {{display: none;}}}}
+</style>"""
+
+
+def dark(shown: bool) -> bool:
+    """Whether this page's figures are drawn dark, the page showing a dark theme or not (``shown``:
+    the system's, or the one chosen in the app menu, as ``ui.viewport`` reports it): not in
+    presentation mode, whose figures stay light (a projector washes dark slides out)."""
+    return shown and not present_mode.on()
+
+
+# The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
+# the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
+_DARK_CSS = """<style>
+[data-testid='stMultiSelectTagsContainer'] [data-tag], [data-testid='stMultiSelectTagsContainer'] [data-tag] *
+  {color: #0E1117;}
+</style>"""
+
+
+def dark_style(shown: bool) -> None:
+    """What the dark theme needs besides Streamlit's (``shown``: the page shows it, ``ui.viewport``)."""
+    if shown:
+        st.html(_DARK_CSS)
+
+
+def style() -> None:
+    """Write the app's CSS into the page (``st.html`` of a style sheet takes no room)."""
+    st.html(_CSS)
