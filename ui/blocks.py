@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from polarize.plots.summary import describe
+from polarize.plots.alt_text import describe
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.view import Action, Caption, Columns, Header, Link, Maths, Metric, Plot, Table, Text, View

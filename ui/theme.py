@@ -5,7 +5,7 @@
   no formula is cut off or needs a scroll bar at any width;
 - captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
   type (Streamlit's own caption grey is about 4:1);
-- a figure's summary in words (``polarize.plots.summary``) kept for screen readers only;
+- a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only;
 - no chart toolbar on a phone, where it covered the legend (in presentation mode: ``ui.blocks``);
 - less blank space above the title, so that the dashboard fits a projector's 1080 lines.
 """

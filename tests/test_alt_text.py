@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from app_support import page
 
+from polarize.plots.alt_text import describe
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import animated_grid
-from polarize.plots.summary import describe
 from polarize.web.pages import PAGES
 
 
