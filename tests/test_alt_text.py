@@ -32,6 +32,8 @@ def test_every_figure_on_every_page_comes_with_its_summary(spec):
     at = page(spec.name).run()
     assert not at.exception
     charts = at.get("plotly_chart")
-    summaries = [m.value for m in at.markdown if "polarize-sr" in m.value]
+    # As HTML, escaped (never Markdown, which would turn a URL in a title into a link).
+    summaries = [h.value for h in at.get("html") if "polarize-sr" in h.value]
+    assert not any("polarize-sr" in m.value for m in at.markdown)
     assert charts and len(summaries) == len(charts)
     assert all("Figure" in s for s in summaries)

@@ -119,7 +119,7 @@ def _deck(attack: str) -> Deck:
 
 @pytest.mark.parametrize("attack", ATTACKS + BARE)
 def test_deck_messages_show_names_and_titles_as_text(attack, tmp_path, monkeypatch):
-    from polarize.web import deck as web_deck
+    from polarize.web.pages import deck as web_deck
     from polarize.web.deck_store import DeckError
     from ui import deckbar
 

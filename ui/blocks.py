@@ -35,8 +35,8 @@ def _plot(block: Plot, page: str) -> None:
     if present_mode.on():  # on a slide the toolbar only hides the legend under it (a phone's: ui.theme)
         config = {**config, "displayModeBar": False}
     # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
-    st.markdown(f"<p class='{theme.SCREEN_READER}'>{html.escape(describe(block.figure))}</p>",
-                unsafe_allow_html=True)
+    # As escaped HTML, never Markdown: a title may hold a user's text, and Markdown would link a URL.
+    st.html(f"<p class='{theme.SCREEN_READER}'>{html.escape(describe(block.figure))}</p>")
     charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
     if block.caption:
         st.caption(block.caption)
