@@ -217,7 +217,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     s_end, winner = s_end[:done], np.argmax(s_end[:done], axis=1)
     return Ensemble(experiment=e, a0=starts[:done], s=s_end, a=a_end[:done], winner=winner,
                     one_minus_max=1.0 - s_end[np.arange(done), winner], finished=finished[:done],
-                    t=t if trajectories else None, s_path=rows[:done] if trajectories else None, alone=alone,
+                    t=t if trajectories else None, s_path=None if rows is None else rows[:done], alone=alone,
                     status=status)
 
 

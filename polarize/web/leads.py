@@ -38,6 +38,10 @@ LEADS: dict[str, str] = {
         "A small transformer trained on a copying task learns to put most of a head's attention on "
         "the first token, an attention sink, by the same rich-get-richer force. The numbers at the "
         "top are for the end of training; play the training to see the sink form."),
+    "sweeps": (
+        "Many runs at once: a grid of settings and seeds, each run to its end, and how often the "
+        "scores polarize across the grid. Pick a sweep and a measure, then read the fraction "
+        "against the grid's settings with its 95% band."),
     "maths": (
         "The model, its replicator form and why softmax polarizes, in a few formulas with live "
         "figures. Read it before or after the Explorer; its last section says what to look for there."),
