@@ -46,8 +46,11 @@ def compare(name: str, values: dict | None = None) -> View:
 
 @pytest.fixture(scope="module")
 def views() -> dict[str, View]:
-    """Every page at its defaults (one study each)."""
-    return {name: compare(name) for name in PAGES}
+    """Every page at its defaults (one study each), whole: the time limit is raised, so that what is
+    tested is what the pages show, not how loaded the machine is (test_study_overtime cuts on purpose)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("POLARIZE_APP_TIMEOUT", "600")
+        return {name: compare(name) for name in PAGES}
 
 
 def animated(figure: go.Figure) -> tuple[int, int]:

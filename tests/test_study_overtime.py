@@ -204,5 +204,6 @@ def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeyp
     traces = {t.uid: t for t in view.plots()[1].figure.data}
     run, missing = len(traces["basin-starts"].x), len(traces["basin-missing"].x)
     assert run > 0 and missing > 0 and run + missing == 2500
-    assert f"Not run: the basin map's last {missing:,} of 2,500 starts." in view.warnings[0]
+    # (On a loaded machine the odds may be cut too; they are then named first, in the same sentence.)
+    assert f"the basin map's last {missing:,} of 2,500 starts." in view.warnings[0]
     assert f"Grey: the {missing:,} starts not run" in view.plots()[1].caption
