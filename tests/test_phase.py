@@ -15,7 +15,7 @@ from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
 from polarize.science import basins as outcomes
 from polarize.science import deadline as deadline_module
-from polarize.science import phase
+from polarize.science import phase, rest_points
 from polarize.science.deadline import Deadline
 from polarize.web import pages
 from polarize.web.page import selected_values
@@ -31,7 +31,7 @@ def square_experiment() -> Experiment:
 def test_rest_points_of_the_square_loss_solve_equal_fitness_on_their_face():
     e = square_experiment()
     V = phase.values_at(e, 10.0)
-    points = phase.rest_points(e, V)
+    points = rest_points.rest_points(e, V)
     assert [p.support for p in points if len(p.support) == 1] == [(0,), (1,), (2,)]
     (inner,) = [p for p in points if len(p.support) == 3]
     # u = V^T beta_* - V^T V s is affine in s: the interior rest point solves u_i = u_j, sum s = 1.
@@ -57,7 +57,7 @@ def _jacobian_other_coordinates(e, V, s, h=1e-4):
 def test_the_stability_of_an_interior_rest_point_matches_a_finite_difference_jacobian():
     e = square_experiment()
     V = phase.values_at(e, 10.0)
-    (inner,) = [p for p in phase.rest_points(e, V) if len(p.support) == 3]
+    (inner,) = [p for p in rest_points.rest_points(e, V) if len(p.support) == 3]
     expected = np.sort_complex(np.linalg.eigvals(_jacobian_other_coordinates(e, V, inner.s)))
     np.testing.assert_allclose(np.sort_complex(np.array(inner.eigenvalues)), expected, rtol=1e-5, atol=1e-9)
     assert inner.stability == ("stable" if np.all(expected.real < 0) else
@@ -71,7 +71,7 @@ def test_a_vertex_is_stable_exactly_when_every_other_token_dies_out_near_it(loss
     e = Experiment(n=3, d=3, loss=loss, seed=2, horizon=100.0).resolved()
     V = phase.values_at(e, 5.0)
     eps = 1e-5
-    for point in (p for p in phase.rest_points(e, V) if len(p.support) == 1):
+    for point in (p for p in rest_points.rest_points(e, V) if len(p.support) == 1):
         (k,) = point.support
         measured, _, u = [], *phase.field_at(e, V, np.log(point.s + 1e-300)[None])
         for j in (j for j in range(3) if j != k):
@@ -96,7 +96,7 @@ def test_an_edge_rest_point_is_invaded_as_the_frozen_flow_does(loss, seed, at):
     along a straight line, which ignored how the edge's shares adjust, got kl, seed 2, t = 50 wrong."""
     e = Experiment(n=3, d=3, loss=loss, seed=seed, horizon=100.0).resolved()
     V = phase.values_at(e, at)
-    edges = [p for p in phase.rest_points(e, V) if len(p.support) == 2]
+    edges = [p for p in rest_points.rest_points(e, V) if len(p.support) == 2]
     assert edges
 
     def rhs(_t, a):
@@ -138,7 +138,7 @@ def test_rest_points_on_a_slice_rest_and_their_stability_matches_the_field(loss,
     against the field of all four tokens by finite differences."""
     e = Experiment(n=4, d=4, loss=loss, seed=seed, horizon=100.0).resolved()
     V = phase.values_at(e, at)
-    points = phase.rest_points(e, V, SLICE)
+    points = rest_points.rest_points(e, V, SLICE)
     assert sorted(p.support for p in points if len(p.support) == 1) == [(0,), (2,), (3,)]
     assert len(points) > 3  # this slice has rest points off its vertices too
     h, eps = 1e-4, 1e-6
@@ -166,7 +166,7 @@ def test_rest_points_on_a_slice_rest_and_their_stability_matches_the_field(loss,
 def test_logistic_rest_points_are_the_vertices_and_the_largest_p_is_the_stable_one():
     e = Experiment(n=3, d=3, seed=3, horizon=1e3).resolved()
     V = np.asarray(e.V0)
-    points = phase.rest_points(e, V)
+    points = rest_points.rest_points(e, V)
     assert sorted(p.support for p in points) == [(0,), (1,), (2,)]
     (stable,) = [p for p in points if p.stability == "stable"]
     assert stable.support == (int(np.argmax(V.T @ np.asarray(e.target))),)

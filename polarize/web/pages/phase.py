@@ -11,7 +11,7 @@ import numpy as np
 from polarize.config import ConfigError, Experiment
 from polarize.plots.portrait import basin_figure, odds_figure, portrait_figure
 from polarize.science import basins as outcomes
-from polarize.science import format_time, phase
+from polarize.science import format_time, phase, rest_points
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime, text
 from polarize.web.controls import Control
@@ -119,7 +119,7 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
     V = phase.values_at(e, values["at"])
     shares, velocity = phase.portrait_field(e, V, 13, tokens)
     pick = np.array([[values["pick_a"], values["pick_b"], 1 - values["pick_a"] - values["pick_b"]]])
-    out: dict[str, Any] = {"experiment": e, "tokens": tokens, "rest": phase.rest_points(e, V, tokens),
+    out: dict[str, Any] = {"experiment": e, "tokens": tokens, "rest": rest_points.rest_points(e, V, tokens),
                            "shares": shares, "velocity": velocity, "reference": reference}
     # One start: a plain run (as ``simulate_many`` would make it), so the deadline can cut it.
     out["picked"] = deadline.simulate("your start", dataclasses.replace(

@@ -1,0 +1,267 @@
+"""The rest points of the replicator field on a triangle of three tokens, and their stability.
+
+With ``V`` held fixed the scores move in the field of ``polarize.science.phase``.
+Its rest points are those of the replicator equation, ``s_i (u_i - s.u) = 0``:
+the vertices, and points of a face where every token of the face has the same
+fitness (docs/derivations.md section 1).
+
+On a slice (n > 3 tokens seen through three) the shares ``r = s_S / sum s_S``
+move as ``dr_i/dt = r_i (da_i - r.da_S) / T``, so the slice's rest points are its
+vertices and the points of its faces where the face's logits move at one
+common speed ``c`` (for n = 3, ``c = 0``: equal fitness). Off the face a share
+then grows at the rate ``-c / T``, the same for every token off it. Where
+``c = 0`` (always for n = 3) that linear rate vanishes; the field ``J(Ju)``
+then has the inertia of the replicator field ``Ju``, whose rate off the face is
+``(u_j - s.u) / T``: its sign decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq, least_squares
+
+from polarize.config import Experiment
+from polarize.losses import Square
+from polarize.normalizers import make_normalizer
+from polarize.science.phase import slice_field, slice_logits
+from polarize.systems import build_loss
+
+__all__ = ["RestPoint", "rest_points"]
+
+FD_STEP = 1e-6
+"""Largest step of the central differences that linearize the field on a face."""
+ZERO = 1e-6
+"""A rate or eigenvalue this small against the fitness's size (over T, or T^2) counts as zero: degenerate."""
+EDGE_SCAN = 400
+"""Points along an edge at which a non-affine fitness's rest condition is scanned for sign changes."""
+INSIDE_STARTS = 6
+"""Starts per side of the grid from which rest points inside the triangle are sought."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestPoint:
+    """A rest point of the field on the triangle of three tokens, with ``V`` held fixed.
+
+    Attributes
+    ----------
+    s : ndarray, shape (n,)
+        The scores there.
+    shares : ndarray, shape (3,)
+        The point on the triangle: the three tokens' shares among themselves (for n = 3, ``s``).
+    support : tuple of int
+        The triangle's tokens with a positive share.
+    invasion : tuple of float
+        For each of the triangle's tokens off the support: positive when its share grows back from
+        near zero, negative when it dies out. On a slice (n > 3) it is the share's growth rate
+        ``(dr_j/dt) / r_j`` there, ``-c/T`` for the support's common logit velocity ``c``; where that
+        is zero (always on the whole simplex) it is the replicator's rate ``(u_j - s.u) / T``, whose
+        sign the field ``J(Ju)`` shares.
+    eigenvalues : tuple of complex
+        Of the field linearized along the support's face (``len(support) - 1`` of them).
+    stability : {"stable", "unstable", "saddle", "degenerate"}
+        By the signs of ``invasion`` and of the eigenvalues' real parts; "degenerate" where one of
+        them is zero (the linearization does not decide).
+    """
+
+    s: np.ndarray
+    shares: np.ndarray
+    support: tuple[int, ...]
+    invasion: tuple[float, ...]
+    eigenvalues: tuple[complex, ...]
+    stability: str
+
+
+def rest_points(experiment: Experiment, V: np.ndarray,
+                tokens: tuple[int, int, int] = (0, 1, 2)) -> list[RestPoint]:
+    """Every rest point of the field on the triangle of ``tokens`` (``slice_field``), with its stability.
+
+    On each face of the triangle (support ``S``) a rest point is where the face's logits move at one
+    common speed (on the whole simplex: ``u_i = u_j`` for ``i, j`` in ``S``). Under the square loss the
+    fitness ``u = b - G s`` is affine in ``s`` (``b = (XV)^T y``, ``G = (XV)^T XV``), and on the whole
+    simplex each face is one linear system, ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1``, solved exactly;
+    on a slice an edge's condition is a cubic in its one share, whose roots are exact. Elsewhere a
+    root finder that never leaves the face runs from a grid of starts, and only the answers at which
+    the field really stands still are kept. The vertices always rest.
+    """
+    e = experiment.resolved()
+    V = np.asarray(V, dtype=float)
+    affine = _affine_fitness(e, V)
+    found: list[RestPoint] = []
+    for size in (1, 2, 3):
+        for face in itertools.combinations(range(3), size):
+            for r in _face_solutions(e, V, face, tokens, affine):
+                found.append(_classified(e, V, r, face, tokens))
+    return found
+
+
+def _affine_fitness(e: Experiment, V: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(b, G)`` with ``u(s) = b - G s`` (n,), (n, n), where the fitness is affine in ``s``; else None."""
+    loss = build_loss(e)
+    if not isinstance(loss, Square):
+        return None
+    W = loss.X @ V
+    return W.T @ loss.y, W.T @ W
+
+
+def _on_face(x: np.ndarray, face: tuple[int, ...]) -> np.ndarray:
+    r = np.zeros(3)
+    r[list(face)] = [*x, 1 - np.sum(x)]
+    return r
+
+
+def _face_rates(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
+                tokens: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The face's logit velocities minus the last one's, (len(face) - 1,) per point, and the fitness."""
+    _, da, u = slice_field(e, V, np.atleast_2d(r), tokens)
+    on = da[:, [tokens[i] for i in face]]
+    return on[:, :-1] - on[:, -1:], u
+
+
+def _face_solutions(e: Experiment, V: np.ndarray, face: tuple[int, ...], tokens: tuple[int, int, int],
+                    affine: tuple[np.ndarray, np.ndarray] | None) -> list[np.ndarray]:
+    if len(face) == 1:
+        return [_on_face(np.zeros(0), face)]
+    if affine is not None and e.n == 3:
+        candidates = _exact_simplex(affine, face)
+    elif affine is not None and len(face) == 2:
+        candidates = _cubic_edge(e, V, face, tokens)
+    elif len(face) == 2:
+        candidates = _scanned_edge(e, V, face, tokens)
+    else:
+        candidates = _searched_inside(e, V, face, tokens)
+    out: list[np.ndarray] = []
+    for r in candidates:
+        if np.all(r[list(face)] > 0) and not any(np.max(np.abs(r - other)) < 1e-9 for other in out):
+            out.append(r)
+    return out
+
+
+def _exact_simplex(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> list[np.ndarray]:
+    """The face's point of equal fitness: ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1`` (n = 3)."""
+    b, G = affine
+    k = len(face)
+    system = np.zeros((k + 1, k + 1))
+    system[:k, :k] = G[np.ix_(face, face)]
+    system[:k, k] = system[k, :k] = 1.0
+    rhs = np.append(b[list(face)], 1.0)
+    solution, *_ = np.linalg.lstsq(system, rhs, rcond=None)
+    if np.max(np.abs(system @ solution - rhs)) > 1e-9 * max(1.0, float(np.max(np.abs(rhs)))):
+        return []  # singular and inconsistent: no point of the face has equal fitness
+    r = np.zeros(3)
+    r[list(face)] = solution[:k]
+    return [r]
+
+
+def _cubic_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...],
+                tokens: tuple[int, int, int]) -> list[np.ndarray]:
+    """On a slice's edge ``da_i - da_j`` is a cubic in the share ``x`` of ``i`` (``s`` affine in ``x``,
+    ``u`` affine in ``s``): four values fix it, its real roots in (0, 1) are the edge's rest points."""
+    x = 0.5 - 0.5 * np.cos(np.pi * (np.arange(4) + 0.5) / 4)
+    values = _face_rates(e, V, np.stack([_on_face(np.array([xi]), face) for xi in x]), face, tokens)[0][:, 0]
+    roots = np.roots(np.polyfit(x, values, 3))
+    return [_on_face(np.array([z.real]), face) for z in roots
+            if abs(z.imag) < 1e-9 and 0 < z.real < 1]
+
+
+def _scanned_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...],
+                  tokens: tuple[int, int, int]) -> list[np.ndarray]:
+    """Sign changes of ``da_i - da_j`` along the edge, each closed in by bisection (never off the edge)."""
+    x = np.linspace(0, 1, EDGE_SCAN + 1)[1:-1]
+    values = _face_rates(e, V, np.stack([_on_face(np.array([xi]), face) for xi in x]), face, tokens)[0][:, 0]
+
+    def residual(xi: float) -> float:
+        return float(_face_rates(e, V, _on_face(np.array([xi]), face), face, tokens)[0][0, 0])
+
+    out = [_on_face(np.array([xi]), face) for xi, v in zip(x, values, strict=True) if v == 0]
+    for k in np.flatnonzero(values[:-1] * values[1:] < 0):
+        out.append(_on_face(np.array([brentq(residual, x[k], x[k + 1], xtol=1e-15, rtol=1e-15)]), face))
+    return out
+
+
+def _searched_inside(e: Experiment, V: np.ndarray, face: tuple[int, ...],
+                     tokens: tuple[int, int, int]) -> list[np.ndarray]:
+    """Roots inside the triangle from a grid of starts, in coordinates ``(p, q)`` of the unit square
+    (shares ``p, (1-p) q, (1-p)(1-q)``) kept in it by bounds; an answer counts only where the field
+    stands still to rounding."""
+    def point(pq: np.ndarray) -> np.ndarray:
+        return np.array([pq[0], (1 - pq[0]) * pq[1], (1 - pq[0]) * (1 - pq[1])])
+
+    def residual(pq: np.ndarray) -> np.ndarray:
+        return _face_rates(e, V, point(pq), face, tokens)[0][0]
+
+    grid = (np.arange(INSIDE_STARTS) + 0.5) / INSIDE_STARTS
+    out = []
+    for start in itertools.product(grid, grid):
+        fit = least_squares(residual, np.array(start), bounds=(0.0, 1.0), xtol=1e-15, ftol=1e-15, gtol=1e-15)
+        r = point(fit.x)
+        if np.all(r > 0) and _stands_still(e, V, r, face, tokens):
+            out.append(r)
+    return out
+
+
+def _stands_still(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
+                  tokens: tuple[int, int, int]) -> bool:
+    """Whether the face's logits move at one speed at ``r``, to rounding of the terms ``s_i (u_i - s.u)``."""
+    rates, u = _face_rates(e, V, r, face, tokens)
+    return bool(np.max(np.abs(rates)) <= 1e-9 * max(1e-300, 2 * float(np.max(np.abs(u)))) / e.temperature)
+
+
+def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
+                tokens: tuple[int, int, int]) -> RestPoint:
+    _, da, u = slice_field(e, V, r[None], tokens)
+    da, u = da[0], u[0]
+    s = make_normalizer("softmax", temperature=e.temperature).forward(
+        slice_logits(r[None], tokens, np.asarray(e.a0), e.temperature))[0]
+    off = [i for i in range(3) if i not in face]
+    common = float(np.mean(da[[tokens[i] for i in face]]))
+    scale = max(1e-300, float(np.max(np.abs(u)))) / e.temperature
+    if abs(common) > 1e-7 * scale:
+        # On a slice the shares off the face move at a linear rate: dr_j/r_j -> (0 - r.da) / T.
+        invasion = tuple(-common / e.temperature for _ in off)
+    else:
+        # Where the linear rate vanishes (always on the whole simplex) the field ds/dt = J(Ju) has the
+        # inertia of the replicator field Ju: a token off the face grows back exactly when its fitness
+        # beats the mean, at the replicator's rate (u_j - s.u) / T.
+        invasion = tuple(float(u[tokens[i]] - s @ u) / e.temperature for i in off)
+    eigenvalues = tuple(complex(v) for v in np.linalg.eigvals(_face_jacobian(e, V, r, face, tokens)))
+    stability = _stability(np.array(invasion), np.array(eigenvalues), scale, e.temperature)
+    return RestPoint(s=s, shares=r, support=tuple(tokens[i] for i in face), invasion=invasion,
+                     eigenvalues=eigenvalues, stability=stability)
+
+
+def _stability(invasion: np.ndarray, eigenvalues: np.ndarray, scale: float, temperature: float) -> str:
+    """Stable, unstable or saddle by the signs of the linearization; degenerate where one is zero.
+
+    ``scale`` is the size of the fitness (over the temperature): invasion rates are read against it,
+    the face's eigenvalues (which scale like ``s^2 G / T^2``) against it over the temperature too.
+    """
+    flat = np.abs(eigenvalues.real) <= ZERO * scale / temperature
+    if np.any(np.abs(invasion) <= ZERO * scale) or np.any(flat):
+        return "degenerate"
+    signs = np.concatenate([invasion, eigenvalues.real])
+    if np.all(signs < 0):
+        return "stable"
+    if np.all(signs > 0):
+        return "unstable"
+    return "saddle"
+
+
+def _face_jacobian(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
+                   tokens: tuple[int, int, int]) -> np.ndarray:
+    """The field's Jacobian along the face, in the coordinates ``x``: the face's shares but the last.
+
+    Central differences with a step that keeps every probe on the face.
+    """
+    k = len(face)
+    if k == 1:
+        return np.zeros((0, 0))
+    step = min(FD_STEP, 0.25 * float(np.min(r[list(face)])))
+    x0 = r[list(face)][:-1]
+    steps = np.eye(k - 1) * step
+    points = np.stack([_on_face(x, face) for x in np.concatenate([x0 + steps, x0 - steps])])
+    with np.errstate(divide="ignore"):
+        dr = slice_field(e, V, points, tokens)[0][:, list(face)][:, :-1]
+    return ((dr[:k - 1] - dr[k - 1:]) / (2 * step)).T
