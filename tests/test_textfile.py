@@ -20,7 +20,7 @@ def test_a_regular_file_and_standard_input_are_read(tmp_path, monkeypatch):
     path = tmp_path / "x.txt"
     path.write_text("h\u00e9llo", encoding="utf-8")
     assert read_text(path, field="f", most=100) == "h\u00e9llo"
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("from stdin".encode())))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"from stdin")))
     assert read_text("-", field="f", most=100) == "from stdin"
 
 

@@ -1,6 +1,6 @@
 """The rest points of the replicator field on a triangle of three tokens, and their stability.
 
-With ``V`` held fixed the scores move in the field of ``polarize.science.phase``.
+With ``V`` held fixed the scores move in the field of ``polarize.science.flow_field``.
 Its rest points are those of the replicator equation, ``s_i (u_i - s.u) = 0``:
 the vertices, and points of a face where every token of the face has the same
 fitness (docs/derivations.md section 1).
@@ -26,7 +26,7 @@ from scipy.optimize import brentq, least_squares
 from polarize.config import Experiment
 from polarize.losses import Square
 from polarize.normalizers import make_normalizer
-from polarize.science.phase import slice_field, slice_logits
+from polarize.science.flow_field import slice_field, slice_logits
 from polarize.systems import build_loss
 
 __all__ = ["RestPoint", "rest_points"]
