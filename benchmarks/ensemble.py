@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from polarize import Experiment, simulate, simulate_many
-from polarize.science.phase import triangle_grid
+from polarize.science.flow_field import triangle_grid
 
 
 def main() -> None:

@@ -447,3 +447,23 @@ def test_rate_figure_draws_the_corrected_asymptotics_and_it_meets_the_run():
     assert np.allclose(x[at], np.asarray(corrected.x)[late])
     assert np.max(np.abs(y_run[at] / y_fit[late] - 1)) < 0.025
     assert rate.gap[-1] / rate.sharp[-1] > 1.3
+
+
+def test_a_dead_relu_run_has_no_entropy_curve_rather_than_zero():
+    """Every score 0 is no distribution: the entropy panel draws a gap there, not the 0 of a one-hot s."""
+    from polarize.plots.dashboard import dashboard_spec
+
+    dead = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[-1.0, -2.0, -0.5], horizon=10.0))
+    assert not np.any(dead.s)  # independent of the figure: relu of negative logits is 0 throughout
+    spec = dashboard_spec(dead, frames=4)
+    json.dumps(spec, allow_nan=False)  # the gaps are nulls, not NaN
+    go.Figure(spec)  # and valid for plotly
+    (curve,) = [t for t in spec["data"] if t.get("uid") == "entropy-curve"]
+    assert curve["y"] and all(y is None for y in curve["y"])
+    (index,) = [k for k, t in enumerate(spec["data"]) if t.get("uid") == "entropy-now"]
+    now = [frame["data"][frame["traces"].index(index)] for frame in spec["frames"]]
+    assert now and all(t["y"] == [None] for t in now)
+
+    live = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[0.3, -2.0, -0.5], horizon=100.0, seed=1))
+    (curve,) = [t for t in dashboard_spec(live, frames=4)["data"] if t.get("uid") == "entropy-curve"]
+    assert None not in curve["y"]

@@ -15,7 +15,7 @@ from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
 from polarize.science import basins as outcomes
 from polarize.science import deadline as deadline_module
-from polarize.science import phase
+from polarize.science import flow_field, rest_points
 from polarize.science.deadline import Deadline
 from polarize.web import pages
 from polarize.web.page import selected_values
@@ -30,8 +30,8 @@ def square_experiment() -> Experiment:
 
 def test_rest_points_of_the_square_loss_solve_equal_fitness_on_their_face():
     e = square_experiment()
-    V = phase.values_at(e, 10.0)
-    points = phase.rest_points(e, V)
+    V = flow_field.values_at(e, 10.0)
+    points = rest_points.rest_points(e, V)
     assert [p.support for p in points if len(p.support) == 1] == [(0,), (1,), (2,)]
     (inner,) = [p for p in points if len(p.support) == 3]
     # u = V^T beta_* - V^T V s is affine in s: the interior rest point solves u_i = u_j, sum s = 1.
@@ -39,7 +39,7 @@ def test_rest_points_of_the_square_loss_solve_equal_fitness_on_their_face():
     system = np.vstack([(A[0] - A[1]), (A[0] - A[2]), np.ones(3)])
     rhs = np.array([q[0] - q[1], q[0] - q[2], 1.0])
     np.testing.assert_allclose(inner.s, np.linalg.solve(system, rhs), atol=1e-9)
-    ds, _ = phase.field_at(e, V, np.log(inner.s)[None])
+    ds, _ = flow_field.field_at(e, V, np.log(inner.s)[None])
     assert np.max(np.abs(ds)) < 1e-12
 
 
@@ -47,7 +47,7 @@ def _jacobian_other_coordinates(e, V, s, h=1e-4):
     """Finite differences in the shares of the last two tokens (the page uses the first two)."""
     def velocity(y):
         point = np.array([1 - y.sum(), *y])
-        ds, _ = phase.field_at(e, V, np.log(point)[None])
+        ds, _ = flow_field.field_at(e, V, np.log(point)[None])
         return ds[0, 1:]
     y0 = s[1:]
     columns = [(velocity(y0 + h * step) - velocity(y0 - h * step)) / (2 * h) for step in np.eye(2)]
@@ -56,8 +56,8 @@ def _jacobian_other_coordinates(e, V, s, h=1e-4):
 
 def test_the_stability_of_an_interior_rest_point_matches_a_finite_difference_jacobian():
     e = square_experiment()
-    V = phase.values_at(e, 10.0)
-    (inner,) = [p for p in phase.rest_points(e, V) if len(p.support) == 3]
+    V = flow_field.values_at(e, 10.0)
+    (inner,) = [p for p in rest_points.rest_points(e, V) if len(p.support) == 3]
     expected = np.sort_complex(np.linalg.eigvals(_jacobian_other_coordinates(e, V, inner.s)))
     np.testing.assert_allclose(np.sort_complex(np.array(inner.eigenvalues)), expected, rtol=1e-5, atol=1e-9)
     assert inner.stability == ("stable" if np.all(expected.real < 0) else
@@ -69,16 +69,16 @@ def test_a_vertex_is_stable_exactly_when_every_other_token_dies_out_near_it(loss
     """Along the edge from vertex k to token j, ds_j/dt = 2 s_j^2 (u_j - u_k) + O(s_j^3): the invasion
     rate u_j - s.u has the sign the field itself shows."""
     e = Experiment(n=3, d=3, loss=loss, seed=2, horizon=100.0).resolved()
-    V = phase.values_at(e, 5.0)
+    V = flow_field.values_at(e, 5.0)
     eps = 1e-5
-    for point in (p for p in phase.rest_points(e, V) if len(p.support) == 1):
+    for point in (p for p in rest_points.rest_points(e, V) if len(p.support) == 1):
         (k,) = point.support
-        measured, _, u = [], *phase.field_at(e, V, np.log(point.s + 1e-300)[None])
+        measured, _, u = [], *flow_field.field_at(e, V, np.log(point.s + 1e-300)[None])
         for j in (j for j in range(3) if j != k):
             s = np.zeros(3)
             s[k], s[j] = 1 - eps, eps
             with np.errstate(divide="ignore"):
-                ds, _ = phase.field_at(e, V, np.log(s)[None])
+                ds, _ = flow_field.field_at(e, V, np.log(s)[None])
             measured.append(ds[0, j] / eps**2)
         np.testing.assert_allclose(measured, 2 * np.array(point.invasion), rtol=1e-3, atol=1e-8)
         np.testing.assert_allclose(point.invasion, [u[0, j] - u[0, k] for j in range(3) if j != k],
@@ -95,14 +95,14 @@ def test_an_edge_rest_point_is_invaded_as_the_frozen_flow_does(loss, seed, at):
     here) makes that share grow exactly when the point's invasion rate is positive; the old reading
     along a straight line, which ignored how the edge's shares adjust, got kl, seed 2, t = 50 wrong."""
     e = Experiment(n=3, d=3, loss=loss, seed=seed, horizon=100.0).resolved()
-    V = phase.values_at(e, at)
-    edges = [p for p in phase.rest_points(e, V) if len(p.support) == 2]
+    V = flow_field.values_at(e, at)
+    edges = [p for p in rest_points.rest_points(e, V) if len(p.support) == 2]
     assert edges
 
     def rhs(_t, a):
         s = np.exp(a - a.max())
         s /= s.sum()
-        u = phase.field_at(e, V, a[None])[1][0]
+        u = flow_field.field_at(e, V, a[None])[1][0]
         return s * (u - s @ u)  # da/dt at temperature 1
 
     eps = 1e-4
@@ -125,11 +125,11 @@ def _slice_velocity(e, V, r, h=1e-20):
     """dr/dt on the slice, straight from the full field: the shares among SLICE moved along ds/dt
     (a complex step, exact to rounding)."""
     with np.errstate(divide="ignore"):
-        a = phase.slice_logits(np.asarray(r, dtype=float)[None], SLICE, np.asarray(e.a0))
+        a = flow_field.slice_logits(np.asarray(r, dtype=float)[None], SLICE, np.asarray(e.a0))
     s = np.exp(a - a.max())
     s /= s.sum()
-    ds, _ = phase.field_at(e, V, a)
-    return np.imag(phase.slice_shares(s + 1j * h * ds, SLICE))[0] / h
+    ds, _ = flow_field.field_at(e, V, a)
+    return np.imag(flow_field.slice_shares(s + 1j * h * ds, SLICE))[0] / h
 
 
 @pytest.mark.parametrize("loss, seed, at", [("square", 2, 10.0), ("logistic", 3, 0.0), ("kl", 2, 5.0)])
@@ -137,14 +137,14 @@ def test_rest_points_on_a_slice_rest_and_their_stability_matches_the_field(loss,
     """For n > 3 the triangle is a slice (token 1 keeps its logit): its own rest points, checked
     against the field of all four tokens by finite differences."""
     e = Experiment(n=4, d=4, loss=loss, seed=seed, horizon=100.0).resolved()
-    V = phase.values_at(e, at)
-    points = phase.rest_points(e, V, SLICE)
+    V = flow_field.values_at(e, at)
+    points = rest_points.rest_points(e, V, SLICE)
     assert sorted(p.support for p in points if len(p.support) == 1) == [(0,), (2,), (3,)]
     assert len(points) > 3  # this slice has rest points off its vertices too
     h, eps = 1e-4, 1e-6
     for point in points:
         r = point.shares
-        np.testing.assert_allclose(phase.slice_shares(point.s, SLICE), r, atol=1e-12)
+        np.testing.assert_allclose(flow_field.slice_shares(point.s, SLICE), r, atol=1e-12)
         assert np.max(np.abs(_slice_velocity(e, V, r))) < 1e-9
         face = [SLICE.index(t) for t in point.support]
         # Along the face, in its last shares (the module uses the first ones).
@@ -166,7 +166,7 @@ def test_rest_points_on_a_slice_rest_and_their_stability_matches_the_field(loss,
 def test_logistic_rest_points_are_the_vertices_and_the_largest_p_is_the_stable_one():
     e = Experiment(n=3, d=3, seed=3, horizon=1e3).resolved()
     V = np.asarray(e.V0)
-    points = phase.rest_points(e, V)
+    points = rest_points.rest_points(e, V)
     assert sorted(p.support for p in points) == [(0,), (1,), (2,)]
     (stable,) = [p for p in points if p.stability == "stable"]
     assert stable.support == (int(np.argmax(V.T @ np.asarray(e.target))),)
@@ -175,8 +175,8 @@ def test_logistic_rest_points_are_the_vertices_and_the_largest_p_is_the_stable_o
 def test_the_naive_prediction_is_the_largest_value_projection_and_wins_from_zero_logits():
     e = Experiment(n=4, d=4, seed=4, horizon=1e4).resolved()
     p0 = np.asarray(e.V0).T @ np.asarray(e.target)
-    assert phase.naive_winner(e) == int(np.argmax(p0))
-    assert simulate(dataclasses.replace(e, a0=np.zeros(4))).winner == phase.naive_winner(e)
+    assert flow_field.naive_winner(e) == int(np.argmax(p0))
+    assert simulate(dataclasses.replace(e, a0=np.zeros(4))).winner == flow_field.naive_winner(e)
 
 
 @pytest.mark.parametrize("n, tokens", [(3, (0, 1, 2)), (4, (0, 2, 3))])
@@ -184,8 +184,8 @@ def test_basin_winners_are_those_of_single_runs_at_sampled_grid_points(n, tokens
     e = Experiment(n=n, d=n, seed=5, horizon=1e4).resolved()
     basins = outcomes.basins(e, 12, tokens)
     for k in np.random.default_rng(0).choice(len(basins.shares), 6, replace=False):
-        a0 = phase.slice_logits(basins.shares[k:k + 1], tokens, np.asarray(e.a0))[0]
-        np.testing.assert_allclose(phase.slice_shares(np.exp(a0) / np.exp(a0).sum(), tokens),
+        a0 = flow_field.slice_logits(basins.shares[k:k + 1], tokens, np.asarray(e.a0))[0]
+        np.testing.assert_allclose(flow_field.slice_shares(np.exp(a0) / np.exp(a0).sum(), tokens),
                                    basins.shares[k], atol=1e-12)
         assert simulate(dataclasses.replace(e, a0=a0)).winner == basins.ensemble.winner[k]
     holds = basins.naive_holds.reshape(12, 12)
@@ -255,7 +255,7 @@ def test_a_click_on_the_basin_map_sets_the_start_to_the_clicked_square():
     view = spec.view(spec.make_job(values))
     basin = view.plots()[1]
     (curve,) = [i for i, t in enumerate(basin.figure.data) if t.uid == "basin-starts"]
-    shares = phase.triangle_grid(30)
+    shares = flow_field.triangle_grid(30)
     for k in (0, 17, 450, 899):  # corners and middle of the grid
         data = list(basin.figure.data[curve].customdata[k])
         point = {"curve_number": curve, "point_index": k, "customdata": data}

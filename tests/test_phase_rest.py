@@ -19,7 +19,7 @@ from scipy.optimize import brentq, fsolve
 from scipy.special import softmax
 
 from polarize import Experiment
-from polarize.science import phase
+from polarize.science import flow_field, rest_points
 
 PAGE_TIMES = (0.0, 1.0, 10.0, 100.0, 1000.0)
 
@@ -112,15 +112,15 @@ def test_the_page_finds_every_rest_point_of_the_square_loss_and_labels_it_right(
     e = page_experiment(seed)
     y = np.asarray(e.target)
     for at in PAGE_TIMES:
-        V = phase.values_at(e, at)
-        same_points(enumerate_simplex(V, y), phase.rest_points(e, V))
+        V = flow_field.values_at(e, at)
+        same_points(enumerate_simplex(V, y), rest_points.rest_points(e, V))
 
 
 def test_the_stable_interior_point_of_seed_6_at_t_100_is_found():
     """The case the old root finder lost: it stepped off the simplex and stopped on a false root."""
     e = page_experiment(6)
-    V = phase.values_at(e, 100.0)
-    inner = [p for p in phase.rest_points(e, V) if p.support == (0, 1, 2)]
+    V = flow_field.values_at(e, 100.0)
+    inner = [p for p in rest_points.rest_points(e, V) if p.support == (0, 1, 2)]
     assert [p.stability for p in inner] == ["stable"]
 
 
@@ -131,7 +131,7 @@ def test_random_values_rest_points_match_the_exact_enumeration(d, temperature):
     y = np.asarray(e.target)
     for _ in range(60):
         V = rng.normal(size=(d, 3)) * rng.choice([0.3, 1.0, 3.0])
-        same_points(enumerate_simplex(V, y), phase.rest_points(e, V))
+        same_points(enumerate_simplex(V, y), rest_points.rest_points(e, V))
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -139,7 +139,7 @@ def test_each_label_is_what_the_frozen_flow_does_next_to_the_point(seed):
     e = page_experiment(seed)
     y = np.asarray(e.target)
     for at in PAGE_TIMES:
-        V = phase.values_at(e, at)
+        V = flow_field.values_at(e, at)
         for S, s, label in enumerate_simplex(V, y):
             if label == "degenerate":
                 continue
@@ -223,8 +223,8 @@ def slice_label(e, V, S, r):
 @pytest.mark.parametrize("seed, at", [(2, 10.0), (0, 0.0), (5, 100.0), (7, 1.0), (11, 1000.0)])
 def test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels(seed, at):
     e = page_experiment(seed, n=4)
-    V = phase.values_at(e, at)
-    page = phase.rest_points(e, V, SLICE)
+    V = flow_field.values_at(e, at)
+    page = rest_points.rest_points(e, V, SLICE)
     mine = enumerate_slice(e, V)
     assert len(page) == len(mine), ([(p.support, p.shares.round(4)) for p in page], mine)
     for S, r, label in mine:
@@ -272,7 +272,7 @@ def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(mon
 
     triangle = area(simplex_vertices(3))
     assert sum(area(p) for p in polygons) == pytest.approx(triangle, rel=1e-3)
-    shares = phase.triangle_grid(30)
+    shares = flow_field.triangle_grid(30)
     e = Experiment(n=3, d=3, loss="logistic", seed=0, horizon=1e4, samples=120)
     winners = outcomes.basins(e, 30).ensemble.winner
     colour_of = dict(zip(starts.text, starts.marker.color, strict=True))

@@ -17,7 +17,7 @@ import pytest
 from polarize import Experiment, simulate, simulate_many
 from polarize.cli import main
 from polarize.presets import get_preset
-from polarize.science.phase import naive_winner
+from polarize.science.flow_field import naive_winner
 from polarize.sweeps import read_sweep, store
 from polarize.sweeps.outcomes import ensemble_starts, run_cell, table
 from polarize.sweeps.tasks import make_cells, make_tasks, run_task

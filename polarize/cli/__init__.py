@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import stat
 import sys
 import time
 import warnings
@@ -43,6 +41,7 @@ from polarize.env import environment_problem, local_caps
 from polarize.integrate import sample_steps, simulate
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes, strict_dumps
+from polarize.textfile import read_text
 
 __all__ = ["main"]
 
@@ -85,34 +84,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load(path: Path) -> Experiment:
-    """The experiment in a JSON file (``-``: standard input), its size bounded before it is read and parsed.
-
-    Only a regular file is read: a FIFO, a device or a folder would block or never end.
-    """
-    cap = max_text_bytes()
-    try:
-        data = sys.stdin.buffer.read(cap + 1) if str(path) == "-" else _read_regular(path, cap + 1)
-    except OSError as exc:
-        raise ConfigError("config", f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > cap:
-        raise ConfigError("config", f"{path} is larger than {cap} bytes, more than arrays within the caps "
-                          "need (POLARIZE_MAX_SIZE)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError("config", f"{path} is not UTF-8 text (byte {exc.start})") from None
-    return Experiment.from_json(text)
-
-
-def _read_regular(path: Path, most: int) -> bytes:
-    """At most ``most`` bytes of the regular file ``path``; anything else is a ``ConfigError``."""
-    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise ConfigError("config", f"{path} is not a regular file (give a JSON file, or - for "
-                              "standard input)")
-        return file.read(most)
+    """The experiment in a JSON file (``-``: standard input), its size bounded before it is parsed."""
+    return Experiment.from_json(read_text(path, field="config", most=max_text_bytes(), larger=(
+        ", more than arrays within the caps need (POLARIZE_MAX_SIZE)")))
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DIGITS", "log_span", "round_significant", "rounded", "span"]
+__all__ = ["DIGITS", "log_span", "round_significant", "rounded", "rounded_with_gaps", "span"]
 
 DIGITS = 5
 """Significant digits kept for every number sent to the browser."""
@@ -57,6 +57,12 @@ def round_significant(x: Any, digits: int = DIGITS) -> np.ndarray:
 def rounded(x: Any, digits: int = DIGITS) -> list:
     """Rounded values as a (nested) list of Python floats: the shortest JSON (see the module note)."""
     return round_significant(x, digits).tolist()
+
+
+def rounded_with_gaps(x: Any, digits: int = DIGITS) -> list:
+    """``rounded`` values of a 1-D ``x`` with None where they are NaN: a gap in a Plotly line, and
+    valid JSON (a NaN is not)."""
+    return [None if math.isnan(v) else v for v in rounded(x, digits)]
 
 
 def span(values: Any, *, pad: float = 0.06, floor: tuple[float, float] | None = None) -> list[float]:

@@ -21,7 +21,7 @@ from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.animation import frame_indices
 from polarize.plots.lines import line_trace, token_lines
-from polarize.plots.numbers import log_span, round_significant, rounded, span
+from polarize.plots.numbers import log_span, round_significant, rounded, rounded_with_gaps, span
 from polarize.science import simplex_shares
 
 __all__ = [
@@ -295,8 +295,13 @@ def scores_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
 
 
 def entropy_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
-    """Panel 3: the entropy ``H(s(t))``, with its uniform value ``log n`` marked."""
-    h = np.asarray(view.result.entropy, dtype=float)
+    """Panel 3: the entropy ``H(s(t))``, with its uniform value ``log n`` marked.
+
+    Where every score is 0 (a dead ReLU run) there is no distribution and so no entropy: the curve
+    has a gap there, not the 0 of a one-hot ``s`` that ``Result.entropy`` holds.
+    """
+    dead = ~np.any(np.asarray(view.result.s, dtype=float) != 0, axis=-1)
+    h = np.where(dead, np.nan, np.asarray(view.result.entropy, dtype=float))
     log_n = math.log(view.n)
     ink, ends = style.PALETTE.ink, [float(view.tx[0]), float(view.tx[-1])]
     static = [
@@ -304,16 +309,16 @@ def entropy_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
              mode="lines", line=dict(color=style.PALETTE.grey, width=2, dash="dash"),
              hovertemplate=f"log n = {log_n:.3g} (uniform scores)<extra></extra>", xaxis=xa, yaxis=ya),
         dict(type="scatter", uid="entropy-curve", name="entropy", x=rounded(view.tx),
-             y=rounded(view.over_time(h)), mode="lines", line=dict(color=ink, width=3),
+             y=rounded_with_gaps(view.over_time(h)), mode="lines", line=dict(color=ink, width=3),
              hovertemplate="H = %{y:.3g} at t = %{x:.3g}<extra></extra>", xaxis=xa, yaxis=ya),
     ]
     styles = [dict(uid="entropy-now", name="H now", mode="markers", marker=dict(color=ink, size=14),
                    hovertemplate="H = %{y:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]
 
-    h_rounded = round_significant(h)
+    h_rounded = rounded_with_gaps(h)
 
     def at(k: int) -> list[dict[str, Any]]:
-        return [dict(x=[view.time(k)], y=h_rounded[k:k + 1].tolist())]
+        return [dict(x=[view.time(k)], y=h_rounded[k:k + 1])]
 
     t_axis = view.time_axis()
     axes = dict(x=panel_axis(**t_axis),

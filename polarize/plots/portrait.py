@@ -19,7 +19,8 @@ from polarize.plots import style
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import project_to_polygon, simplex_vertices
 from polarize.science.basins import Basins, NaiveOdds
-from polarize.science.phase import RestPoint, naive_winner, slice_shares, square_to_triangle
+from polarize.science.flow_field import naive_winner, slice_shares, square_to_triangle
+from polarize.science.rest_points import RestPoint
 
 __all__ = ["ARROW", "STABILITY_MARKERS", "basin_figure", "odds_figure", "portrait_figure", "starts_figure"]
 

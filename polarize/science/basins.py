@@ -1,8 +1,8 @@
 """Where starts end, against the naive prediction: the basin map of a triangle and the odds at random starts.
 
-The naive prediction (``phase.naive_winner``) names the token with the largest
+The naive prediction (``flow_field.naive_winner``) names the token with the largest
 fitness at the uniform scores; the basin map runs a grid of starts on the
-triangle of three tokens (``phase.triangle_grid``) and says where it fails, and
+triangle of three tokens (``flow_field.triangle_grid``) and says where it fails, and
 ``naive_odds`` how often it holds from random logits of a growing scale. Both
 are ensembles; under a ``Deadline`` the basin map is run row by row of its grid
 (``Deadline.ensemble``), so a budget running out leaves its first rows.
@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 from polarize.config import Experiment
 from polarize.ensemble import Ensemble, simulate_many
 from polarize.science.deadline import Deadline
-from polarize.science.phase import naive_winner, slice_logits, triangle_grid
+from polarize.science.flow_field import naive_winner, slice_logits, triangle_grid
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

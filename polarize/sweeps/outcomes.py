@@ -17,7 +17,7 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.ensemble import simulate_many
 from polarize.integrate import simulate
-from polarize.science.phase import naive_winner
+from polarize.science.flow_field import naive_winner
 
 __all__ = ["SCHEMAS", "error_rows", "in_words", "run_cell", "sinks_row", "table", "trajectories"]
 

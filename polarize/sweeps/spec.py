@@ -40,6 +40,7 @@ from polarize.config import Experiment
 from polarize.fields import ConfigError, shown
 from polarize.presets import get_preset
 from polarize.sinks.config import SIZES, VARIANTS, SinksConfig, variant_config
+from polarize.textfile import read_text
 
 __all__ = ["KINDS", "MAX_CELLS", "MAX_FILE_BYTES", "Sweep", "parse_sweep", "read_sweep"]
 
@@ -127,17 +128,9 @@ class Sweep:
 def read_sweep(path: Path, *, allow_large: bool = False) -> Sweep:
     """Read and validate a sweep file (``ConfigError`` naming the key and value at fault)."""
     path = Path(path)
+    text = read_text(path, field="sweep", most=MAX_FILE_BYTES, larger="; a sweep is a few lines")
     try:
-        with path.open("rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError("sweep", f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError("sweep", f"{path} is larger than {MAX_FILE_BYTES} bytes; a sweep is a few lines")
-    try:
-        table = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError("sweep", f"{path} is not UTF-8 text (byte {exc.start})") from None
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("sweep", f"{path} is not valid TOML: {exc}") from None
     stem = path.stem if _NAME.fullmatch(path.stem) else "sweep"

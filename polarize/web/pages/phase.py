@@ -11,7 +11,7 @@ import numpy as np
 from polarize.config import ConfigError, Experiment
 from polarize.plots.portrait import basin_figure, odds_figure, portrait_figure
 from polarize.science import basins as outcomes
-from polarize.science import format_time, phase
+from polarize.science import flow_field, format_time, rest_points
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime, text
 from polarize.web.controls import Control
@@ -116,14 +116,14 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
     e = experiment(values).resolved()
     tokens = _tokens(values)
     reference = deadline.simulate("the run from a(0) = 0", e)  # first: what the page's data holds
-    V = phase.values_at(e, values["at"])
-    shares, velocity = phase.portrait_field(e, V, 13, tokens)
+    V = flow_field.values_at(e, values["at"])
+    shares, velocity = flow_field.portrait_field(e, V, 13, tokens)
     pick = np.array([[values["pick_a"], values["pick_b"], 1 - values["pick_a"] - values["pick_b"]]])
-    out: dict[str, Any] = {"experiment": e, "tokens": tokens, "rest": phase.rest_points(e, V, tokens),
+    out: dict[str, Any] = {"experiment": e, "tokens": tokens, "rest": rest_points.rest_points(e, V, tokens),
                            "shares": shares, "velocity": velocity, "reference": reference}
     # One start: a plain run (as ``simulate_many`` would make it), so the deadline can cut it.
     out["picked"] = deadline.simulate("your start", dataclasses.replace(
-        e, a0=phase.slice_logits(pick, tokens, np.asarray(e.a0), e.temperature)[0]))
+        e, a0=flow_field.slice_logits(pick, tokens, np.asarray(e.a0), e.temperature)[0]))
     odds = outcomes.naive_odds(e, ODDS_SCALES, ODDS_STARTS, seed=values["seed"], deadline=deadline)
     out["odds"] = odds if len(odds.scales) else None
     # The costliest part last, row by row of its grid: when time is short, the rows done are drawn.
@@ -133,9 +133,9 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
 
 def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
     basins, tokens, picked, odds = out["basins"], out["tokens"], out["picked"], out["odds"]
-    paths = [] if basins is None else [phase.slice_shares(basins.ensemble.s_path[k], tokens)
+    paths = [] if basins is None else [flow_field.slice_shares(basins.ensemble.s_path[k], tokens)
                                        for k in np.linspace(0, len(basins.ensemble) - 1, PATHS).astype(int)]
-    mine = None if picked is None else phase.slice_shares(picked.s, tokens)
+    mine = None if picked is None else flow_field.slice_shares(picked.s, tokens)
     when = format_time(values["at"])
     plots = (Plot("field", portrait_figure(
         out["shares"], out["velocity"], rest=out["rest"], paths=paths, picked=mine, tokens=tokens,
