@@ -119,8 +119,8 @@ def _deck(attack: str) -> Deck:
 
 @pytest.mark.parametrize("attack", ATTACKS + BARE)
 def test_deck_messages_show_names_and_titles_as_text(attack, tmp_path, monkeypatch):
-    from polarize.web.pages import deck as web_deck
     from polarize.web.deck_store import DeckError
+    from polarize.web.pages import deck as web_deck
     from ui import deckbar
 
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
