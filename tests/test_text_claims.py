@@ -218,6 +218,23 @@ def test_the_unnormalized_sigmoid_sinks_are_counted_as_the_metric_counts_them():
     assert counted in readme and counted in " ".join(sinks_page.TIE_BACK.split())
 
 
+def test_the_unnormalized_sigmoid_row_masses_are_those_of_the_stored_maps():
+    """'The top head puts 0.63 (seed 0) or 0.87 (seed 1) on BOS, the other heads' mean row sums 0.01 to
+    0.16': recomputed here from the stored attention maps (end of training, query rows 1 to 9)."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    bos, others = {}, []
+    for seed in (0, 1):
+        run = json.loads((SHIPPED / f"paper-sigmoid-unnormalized-seed{seed}.json").read_text())
+        maps = run["maps"][-1]
+        assert maps["step"] == run["config"]["steps"]
+        rows = np.asarray(maps["weights"], dtype=float)[:, 1, :, 1:10, :]  # sequence, head, query, key
+        top = int(np.argmax(run["sink_scores"][1]))
+        bos[seed] = rows[:, top, :, 0].mean()
+        others += [rows[:, h].sum(axis=-1).mean() for h in range(rows.shape[1]) if h != top]
+    assert f"puts {bos[0]:.2f} (seed 0) or {bos[1]:.2f} (seed 1) of a unit of weight on BOS" in readme
+    assert f"mean row sums {min(others):.2f} to {max(others):.2f}" in readme
+
+
 def test_the_sinks_page_counts_no_sink_heads_where_the_score_means_nothing():
     """Raw attention's weights are signed: the page says its score says nothing about sinks, so it
     shows no count, in its numbers or its table."""
