@@ -42,6 +42,9 @@ _COLORBAR = 110
 """Pixels right of the plots for a colour bar and its tick labels."""
 _SUPERSAMPLE = 2
 """Moving parts are drawn this many times larger and shrunk: Pillow does not antialias."""
+_TILE = 16
+"""Side of the squares (picture pixels) in which drawn moving parts are found and shrunk (pictures are
+multiples of 16 pixels wide and high)."""
 
 
 # ---- the static picture and its geometry -------------------------------------------------------
@@ -296,9 +299,11 @@ def clip_frames(figure: Any, *, title: Sequence[str] = (), width: int = LAYOUT_W
     ink = fig["layout"].get("font", {}).get("color", style.PALETTE.ink)
     labels = _frame_labels(fig)
     zoom = scale * _SUPERSAMPLE
+    # One layer for every frame, cleared where the last drew: a new one, and shrinking all of it,
+    # cost 0.07 s a frame at 1280 px, when what moves covers a part of the picture.
+    layer = Image.new("RGBA", (size[0] * _SUPERSAMPLE, size[1] * _SUPERSAMPLE), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
     for j, frame in enumerate(fig.get("frames", [])):
-        layer = Image.new("RGBA", (size[0] * _SUPERSAMPLE, size[1] * _SUPERSAMPLE), (0, 0, 0, 0))
-        draw = ImageDraw.Draw(layer)
         states = dict(zip(frame.get("traces", moving), frame["data"], strict=True))
         for index in moving:
             trace = clipdraw.merge(fig["data"][index], states.get(index, {}))
@@ -310,10 +315,43 @@ def clip_frames(figure: Any, *, title: Sequence[str] = (), width: int = LAYOUT_W
             if at is not None and notes[j][i].get("visible", True):
                 clipdraw.draw_note(draw, notes[j][i], at, zoom, ink)
         picture = canvas.copy()
-        small = layer.reduce(_SUPERSAMPLE)
-        picture.paste(small, (0, 0), small)
+        _paste_shrunk(picture, layer)
         if j < len(labels):
             ImageDraw.Draw(picture).text((round(24 * scale), round((height - 22) * scale)), labels[j],
                                          font=clipdraw.font(max(10, round(24 * scale))), anchor="lm",
                                          fill=clipdraw.rgba(style.PALETTE.ink)[:3])
         yield picture
+
+
+_ANY = [0] + [255] * 255
+"""A lookup table: any alpha but 0 becomes 255."""
+
+
+def _tiles_used(alpha: Any, tile: int) -> Any:
+    """Which ``tile`` x ``tile`` squares of an alpha channel hold a pixel that is not clear (sides divide).
+
+    Shrunk by 4 at a time, never more: the mean of 16 pixels of which one is 255 is still
+    not 0. (In Pillow: NumPy would first copy the channel, and took twice as long.)
+    """
+    while tile > 1:
+        alpha, tile = alpha.point(_ANY).reduce(min(4, tile)), tile // min(4, tile)
+    return alpha
+
+
+def _paste_shrunk(picture: Any, layer: Any) -> None:
+    """Shrink what ``layer`` holds (``_SUPERSAMPLE`` times ``picture``'s size) onto ``picture``; clear it.
+
+    Only the tiles something was drawn on, a row's neighbours joined into one box: what moves
+    is spread over every panel but covers little of it. Tiles sit on whole blocks of
+    ``_SUPERSAMPLE`` pixels, so each pixel is the same mean of the same block as shrinking the
+    whole layer gives.
+    """
+    k, tile = _SUPERSAMPLE, _TILE * _SUPERSAMPLE
+    used = np.asarray(_tiles_used(layer.getchannel("A"), tile))
+    for row in range(used.shape[0]):
+        columns = np.flatnonzero(used[row])
+        for run in np.split(columns, np.flatnonzero(np.diff(columns) > 1) + 1) if columns.size else ():
+            box = (int(run[0]) * tile, row * tile, (int(run[-1]) + 1) * tile, (row + 1) * tile)
+            small = layer.crop(box).reduce(k)
+            picture.paste(small, (box[0] // k, box[1] // k), small)
+            layer.paste((0, 0, 0, 0), box)
