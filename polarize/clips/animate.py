@@ -111,14 +111,41 @@ def write_clip(figure: Any, path: Path | str, *, title: Sequence[str] = (), fps:
 
 
 def _write_gif(pictures: Iterator[Any], path: Path, fps: float) -> tuple[int, tuple[int, int]]:
-    """A looping GIF; each frame quantized by a fast octree (median cut took 0.17 s a frame)."""
+    """A looping GIF, every frame mapped to one palette (``_palette``) without dithering.
+
+    One palette keeps what does not move the same bytes from frame to frame, so the GIF
+    stores only what changed: a palette of each frame's own (fast octree) took three times
+    as long to write and made a file half as large again.
+    """
     from PIL import Image
 
-    frames = [picture.quantize(colors=255, method=Image.Quantize.FASTOCTREE) for picture in pictures]
-    if not frames:
+    rgb = list(pictures)
+    if not rgb:
         raise ValueError("the figure has no frames")
+    palette = _palette(rgb)
+    frames = [picture.quantize(palette=palette, dither=Image.Dither.NONE) for picture in rgb]
     frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps), loop=0)
     return len(frames), frames[0].size
+
+
+PALETTE_SAMPLES = 4
+"""Frames, evenly spread from first to last, whose colours make a GIF's palette."""
+
+
+def _palette(pictures: Sequence[Any]) -> Any:
+    """255 colours for all ``pictures`` (Pillow images, one size): a fast octree of a few stacked.
+
+    The still parts are in every frame; the moving ones take their colours from the
+    figure's, the same in each frame, so a few frames hold them all.
+    """
+    from PIL import Image
+
+    picks = sorted({round(k) for k in np.linspace(0, len(pictures) - 1, PALETTE_SAMPLES)})
+    width, height = pictures[0].size
+    sample = Image.new("RGB", (width, height * len(picks)))
+    for row, k in enumerate(picks):
+        sample.paste(pictures[k], (0, row * height))
+    return sample.quantize(colors=255, method=Image.Quantize.FASTOCTREE)
 
 
 def _write_mp4(pictures: Iterator[Any], path: Path, fps: float) -> tuple[int, tuple[int, int]]:
