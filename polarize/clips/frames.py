@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from polarize.clips import draw as clipdraw
-from polarize.plots import style
+from polarize.plots import static, style
 from polarize.science import format_time
 
 __all__ = ["LAYOUT_WIDTH", "clip_frames"]
@@ -255,11 +255,9 @@ def _frame_labels(figure: dict[str, Any]) -> list[str]:
 
 def _render(figure: dict[str, Any], height: int, scale: float) -> Any:
     """The static exporter's PNG of ``figure``, as a Pillow image."""
-    import kaleido
     from PIL import Image
 
-    png = kaleido.calc_fig_sync(figure, opts=dict(format="png", width=LAYOUT_WIDTH, height=height,
-                                                  scale=scale))
+    png = static.render(figure, format="png", width=LAYOUT_WIDTH, height=height, scale=scale)
     return Image.open(io.BytesIO(png)).convert("RGB")
 
 
