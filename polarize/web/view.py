@@ -89,7 +89,15 @@ class Columns:
 
 @dataclass(frozen=True, eq=False)
 class Download:
-    """A download button; ``data`` is text, bytes, or a callable making them on click."""
+    """A download button; ``data`` is text, bytes, or a callable making them on click.
+
+    Attributes
+    ----------
+    slow : bool
+        ``data`` takes seconds and reports how far it has got (``polarize.web.progress.report``):
+        a button makes it first, in a run of the page that shows its progress, and the download
+        button then offers what it made.
+    """
 
     key: str
     label: str
@@ -98,6 +106,7 @@ class Download:
     mime: str
     icon: str = ":material/download:"
     help: str | None = None
+    slow: bool = False
 
 
 @dataclass(frozen=True, eq=False)
