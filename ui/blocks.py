@@ -87,8 +87,12 @@ def _clicked(block: Plot, page: str) -> None:
 
 
 def _action(block: Action, page: str) -> None:
-    """A button (or file upload) that changes stored data; what it said shows under it after the rerun."""
-    key, said = f"{page}_{block.key}", f"_{page}_{block.key}_said"
+    """A button (or file upload) that changes stored data; what it said shows under it after the rerun.
+
+    An answer that asks (``(ok, message, choices)``) stays, its choices as buttons under it,
+    until one is clicked; then that one's answer shows.
+    """
+    key, said, asking = f"{page}_{block.key}", f"_{page}_{block.key}_said", f"_{page}_{block.key}_asking"
     if block.upload:
         file = st.file_uploader(block.label, type=list(block.upload), key=key, help=block.help or None)
         if file is not None and st.session_state.get(f"{said}_file") != file.file_id:
@@ -99,8 +103,26 @@ def _action(block: Action, page: str) -> None:
         st.session_state[said] = block.run()
         st.rerun()
     if said in st.session_state:
-        ok, message = st.session_state.pop(said)
-        (st.success if ok else st.error)(message)
+        ok, message, *choices = st.session_state.pop(said)
+        if choices and choices[0]:
+            st.session_state[asking] = (message, choices[0])
+        else:
+            st.session_state.pop(asking, None)
+            (st.success if ok else st.error)(message)
+    if asking in st.session_state:
+        _ask(key, said, asking)
+
+
+def _ask(key: str, said: str, asking: str) -> None:
+    """The question an action asked, with a button for each choice."""
+    message, choices = st.session_state[asking]
+    st.info(message, icon=":material/help:")
+    with st.container(horizontal=True):
+        for choice in choices:
+            if st.button(choice.label, key=f"{key}_{choice.key}", help=choice.help or None, width="content"):
+                st.session_state.pop(asking)
+                st.session_state[said] = choice.run()
+                st.rerun()
 
 
 _DRAW: dict[type, Callable[[Any, str], None]] = {

@@ -120,7 +120,9 @@ class Action:
         Our own words (a button label is markdown: never a user's string).
     run : callable
         ``run()``, or ``run(data)`` with the uploaded file's bytes: ``(ok, message)``, the
-        message markdown with any user's string escaped (``echo.literal``).
+        message markdown with any user's string shown as text (``echo.echo``); or
+        ``(ok, message, choices)``, a question: ``choices`` are ``Action``s (plain buttons)
+        shown under the message until one is clicked, then the answer is that one's.
     help : str
     upload : tuple of str
         File types to accept; empty for a plain button.
@@ -128,7 +130,7 @@ class Action:
 
     key: str
     label: str
-    run: Callable[..., tuple[bool, str]]
+    run: Callable[..., tuple[bool, str] | tuple[bool, str, tuple[Action, ...]]]
     help: str = ""
     upload: tuple[str, ...] = ()
 
