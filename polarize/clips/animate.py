@@ -20,7 +20,7 @@ import numpy as np
 
 from polarize.clips.frames import LAYOUT_WIDTH, clip_frames
 from polarize.diagnostics import Result
-from polarize.plots import dashboard
+from polarize.plots import dashboard, static
 from polarize.plots.static import find_browser
 from polarize.science import title_lines
 
@@ -112,6 +112,7 @@ def write_clip(figure: Any, path: Path | str, *, title: Sequence[str] = (), fps:
     absent = missing(suffix)
     if absent:
         raise ValueError(f"writing {suffix} needs {', '.join(absent)}: pip install 'polarize[animate]'")
+    static.start_browser()  # while the figure is read, when no browser is running yet
     fig = figure if isinstance(figure, dict) else figure.to_dict()
     tell = progress or (lambda fraction, text: None)
     tell(0.0, "Drawing the still parts of the figure")
