@@ -31,6 +31,8 @@ IDLE_SECONDS = 120.0
 """The browser closes after this long without an export."""
 RENDER_SECONDS = 90.0
 """A figure not drawn in this long fails (kaleido's own limit), and the browser is started again."""
+CLOSE_SECONDS = 15.0
+"""Longest wait for the browser to close (a stuck one is left to die with the process)."""
 
 
 def find_browser() -> str | None:
@@ -79,13 +81,13 @@ class _Browser:
             self.loop.call_soon_threadsafe(self.loop.stop)
             raise
 
-    def run(self, work: Coroutine[Any, Any, Any]) -> Any:
+    def run(self, work: Coroutine[Any, Any, Any], timeout: float = RENDER_SECONDS * 4) -> Any:
         """Wait for ``work`` on the browser's loop; its result, or its exception raised here."""
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=RENDER_SECONDS * 4)
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=timeout)
 
     def close(self) -> None:
         try:
-            self.run(self.kaleido.close())
+            self.run(self.kaleido.close(), timeout=CLOSE_SECONDS)  # not more, at the process's exit
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(timeout=10)
