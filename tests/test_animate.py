@@ -239,3 +239,31 @@ def test_the_sinks_cells_land_where_the_exporter_draws_them():
             for x, y in axes.to_pixels(list(range(cells)), [query] * cells):
                 spot = round(y * zoom), round(x * zoom)
                 assert np.abs(ours[spot] - chromium[spot]).sum() < 30, (trace["xaxis"], query, x)
+
+
+@needs_browser
+def test_one_browser_serves_exports_from_many_threads_each_getting_its_own_figure():
+    """kaleido's own calls start a Chromium per call; ``static`` keeps one, shared by threads."""
+    import io
+    from concurrent.futures import ThreadPoolExecutor
+
+    from polarize.plots import static
+
+    def picture(color: str) -> tuple[int, ...]:
+        figure = {"data": [], "layout": {"paper_bgcolor": color, "plot_bgcolor": color, "width": 64,
+                                         "height": 48}}
+        png = static.render(figure, format="png", width=64, height=48)
+        with PIL.open(io.BytesIO(png)) as image:
+            return image.convert("RGB").getpixel((2, 2))
+
+    colors = {"#ff0000": (255, 0, 0), "#00ff00": (0, 255, 0), "#0000ff": (0, 0, 255),
+              "#ffffff": (255, 255, 255)}
+    picture("#ffffff")
+    browser = static._STATE["browser"]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(picture, list(colors) * 2))
+    assert got == list(colors.values()) * 2
+    assert static._STATE["browser"] is browser  # the same Chromium drew them all
+    static.close_browser()
+    assert static._STATE["browser"] is None
+    assert picture("#0000ff") == (0, 0, 255)  # and the next export starts one again

@@ -61,16 +61,42 @@ def test_explorer_is_the_default_page(default_app):
     assert metric(at, "Polarized?") == "Yes"
     assert metric(at, "Winning token").isdigit()
     assert not at.warning and not at.error
-    clip = [f"Clip ({kind})" for suffix, (kind, _) in export.CLIPS.items()  # needs a browser, the extra
+    clip = [f"Make clip ({kind})" for suffix, (kind, _) in export.CLIPS.items()  # needs a browser, the extra
             if animate.available(suffix)]
     assert [b.label for b in at.get("download_button")] == ["Trajectory (CSV)", "Trajectory (JSON)",
-                                                           "Configuration (JSON)", "Dashboard (HTML)", *clip]
+                                                           "Configuration (JSON)", "Dashboard (HTML)"]
+    assert [b.label for b in at.button if b.label.startswith("Make")] == clip  # made when asked
     captions = [c.value for c in at.caption]
     assert "Logistic loss, 8 tokens, softmax, from uniform scores." in captions  # the preset's description
     assert "Preset **default**. Every setting is in the page's address: copy it to share this exact run." \
         in captions
     for panel in ("Scores on the simplex", "Scores s_i(t)", "Repulsion", "Entropy H(s(t))", "Loss"):
         assert any(c.startswith(f"**{panel}") for c in captions), panel  # what to notice in each panel
+
+
+@pytest.mark.skipif(not animate.available(".gif"), reason="needs the animate extra and a browser")
+def test_a_clip_is_made_when_asked_and_then_offered_for_download(monkeypatch):
+    told = []
+    make = animate.clip_bytes
+
+    def clip_bytes(*args, progress, **kwargs):  # the page's own clip; what it tells the page kept
+        def tell(fraction, text):
+            told.append((fraction, text))
+            progress(fraction, text)
+        return make(*args, progress=tell, **kwargs)
+
+    monkeypatch.setattr(animate, "clip_bytes", clip_bytes)
+    at = explorer({"horizon": "100", "n": "3", "d": "3"})
+    (button,) = [b for b in at.button if b.label == "Make clip (GIF)"]
+    button.click().run()
+    no_exception(at)
+    assert [b.label for b in at.get("download_button")][-1] == "Clip (GIF)"
+    assert "Make clip (GIF)" not in [b.label for b in at.button]
+    fractions = [fraction for fraction, _ in told]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0 and fractions == sorted(fractions)
+    assert any(text.startswith("Frame 1 of ") for _, text in told)
+    at.run()  # the clip is kept for the same view: no button to make it again
+    assert [b.label for b in at.get("download_button")][-1] == "Clip (GIF)"
 
 
 def test_every_control_has_its_key(default_app):

@@ -49,6 +49,9 @@ FIGURES = {
         rf"static export once \(browser start incl\.\) +{NUMBER} s$",
         rf"encode GIF \(5 frames, 320x\d+\) +{NUMBER} s$",
         rf"encode MP4 \(5 frames, 320x\d+\) +{NUMBER} s$",
+        rf"default GIF end to end, no browser running +{NUMBER} s  \({NUMBER} s CPU, \d+ kB\)$",
+        rf"the same again, browser kept +{NUMBER} s  \({NUMBER} s CPU, \d+ kB\)$",
+        rf"CPU of all the above, browsers included +{NUMBER} s$",
     ]),
     "sinks": ([needs_jax], [
         rf"a tiny model \(--quick\) softmax: first chunk \(with compile\) {NUMBER} s wall, {NUMBER} s CPU",

@@ -17,7 +17,8 @@ from app_support import page as app_page
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from polarize.web.deck_store import Deck, DeckStore, Slide, to_json
+from polarize.web.deck_file import to_json
+from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.echo import echo, literal
 from polarize.web.pages import PAGES
 
@@ -129,8 +130,13 @@ def test_deck_messages_show_names_and_titles_as_text(attack, tmp_path, monkeypat
     assert ok and exposed(imported) == []
     ok, added = deckbar._add(attack[:100], "/rates?n=4", attack[:200], attack)
     assert ok and exposed(added) == []
-    ok, again = web_deck._import(to_json(_deck(attack)).encode())  # exists already: the error names it
-    assert not ok and exposed(again) == []
+    ok, again, choices = web_deck._import(to_json(_deck(attack)).encode())  # exists already: it asks
+    assert ok and exposed(again) == [] and choices
+    backwards = attack[::-1]
+    edited = Deck(name=attack[:100], slides=(Slide(link="/losses", title=backwards[:200], notes=backwards),))
+    ok, asked, choices = web_deck._import(to_json(edited).encode())  # its changes listed, as text
+    assert ok and exposed(asked) == [] and "title" in asked and "notes" in asked
+    assert exposed(choices[1].run()[1]) == []  # imported as a copy
     assert exposed(web_deck.shown_error(DeckError("name", f"there is no deck called {attack!r}"))) == []
     assert exposed(web_deck.bar_title(_deck(attack).slides, 0)) == []
     assert exposed(web_deck._delete(attack[:100])[1]) == []

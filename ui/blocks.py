@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,21 @@ import streamlit as st
 from polarize.plots.alt_text import describe
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
-from polarize.web.view import Action, Caption, Columns, Header, Link, Maths, Metric, Plot, Table, Text, View
+from polarize.web.progress import progress_notices
+from polarize.web.view import (
+    Action,
+    Caption,
+    Columns,
+    Download,
+    Header,
+    Link,
+    Maths,
+    Metric,
+    Plot,
+    Table,
+    Text,
+    View,
+)
 from ui import charts, present_mode, theme
 from ui.state import current_values, settle, widget_key
 
@@ -72,8 +87,12 @@ def _clicked(block: Plot, page: str) -> None:
 
 
 def _action(block: Action, page: str) -> None:
-    """A button (or file upload) that changes stored data; what it said shows under it after the rerun."""
-    key, said = f"{page}_{block.key}", f"_{page}_{block.key}_said"
+    """A button (or file upload) that changes stored data; what it said shows under it after the rerun.
+
+    An answer that asks (``(ok, message, choices)``) stays, its choices as buttons under it,
+    until one is clicked; then that one's answer shows.
+    """
+    key, said, asking = f"{page}_{block.key}", f"_{page}_{block.key}_said", f"_{page}_{block.key}_asking"
     if block.upload:
         file = st.file_uploader(block.label, type=list(block.upload), key=key, help=block.help or None)
         if file is not None and st.session_state.get(f"{said}_file") != file.file_id:
@@ -84,8 +103,26 @@ def _action(block: Action, page: str) -> None:
         st.session_state[said] = block.run()
         st.rerun()
     if said in st.session_state:
-        ok, message = st.session_state.pop(said)
-        (st.success if ok else st.error)(message)
+        ok, message, *choices = st.session_state.pop(said)
+        if choices and choices[0]:
+            st.session_state[asking] = (message, choices[0])
+        else:
+            st.session_state.pop(asking, None)
+            (st.success if ok else st.error)(message)
+    if asking in st.session_state:
+        _ask(key, said, asking)
+
+
+def _ask(key: str, said: str, asking: str) -> None:
+    """The question an action asked, with a button for each choice."""
+    message, choices = st.session_state[asking]
+    st.info(message, icon=":material/help:")
+    with st.container(horizontal=True):
+        for choice in choices:
+            if st.button(choice.label, key=f"{key}_{choice.key}", help=choice.help or None, width="content"):
+                st.session_state.pop(asking)
+                st.session_state[said] = choice.run()
+                st.rerun()
 
 
 _DRAW: dict[type, Callable[[Any, str], None]] = {
@@ -110,8 +147,35 @@ def draw_downloads(view: View, page: str) -> None:
     if not view.downloads:
         return
     st.subheader("Downloads")
+    asked = None
     # A row that wraps, each button as wide as its label: in equal columns the labels were cut.
     with st.container(horizontal=True, key=f"{page}_downloads"):
         for d in view.downloads:
-            st.download_button(d.label, d.data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
+            data = _made(d, page) if d.slow else d.data
+            if data is None:  # a slow one not made yet: a button makes it, below, with its progress
+                label = f"Make {d.label[:1].lower()}{d.label[1:]}"
+                if st.button(label, key=f"{page}_make_{d.key}", icon=d.icon, help=d.help, width="content"):
+                    asked = d
+                continue
+            st.download_button(d.label, data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
                                key=f"{page}_download_{d.key}", help=d.help, width="content")
+    if asked is not None:
+        _make(asked, page)
+
+
+def _made(d: Download, page: str) -> bytes | str | None:
+    """What a slow download made for this view (its ``data`` callable is the view's own), or None."""
+    made = st.session_state.get(f"_{page}_made_{d.key}")
+    return made[1] if made is not None and made[0] is d.data else None
+
+
+def _make(d: Download, page: str) -> None:
+    """Make a slow download with a progress bar, keep it for the session, and rerun to offer it."""
+    bar = st.progress(0.0, text=f"Making {d.filename}")
+    start = time.perf_counter()
+    with progress_notices(lambda fraction, text: bar.progress(fraction, text=text)):
+        data = d.data() if callable(d.data) else d.data
+    st.session_state[f"_{page}_made_{d.key}"] = (d.data, data)
+    st.toast(f"{d.label} made in {time.perf_counter() - start:.1f} s: download it with its button.",
+             icon=":material/check_circle:")
+    st.rerun()

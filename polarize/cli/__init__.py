@@ -161,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
 def _animate(args: argparse.Namespace) -> int:
     """``polarize animate``: refuse what cannot be written before running anything."""
     from polarize.clips import animate
-    from polarize.plots.static import find_browser
+    from polarize.plots.static import find_browser, start_browser
 
     suffix = args.output.suffix.lower()
     absent = animate.missing(suffix)
@@ -177,6 +177,7 @@ def _animate(args: argparse.Namespace) -> int:
         if not ok:
             raise ConfigError(field, message)
     experiment = _experiment(args)
+    start_browser()  # Chromium starts while the run is computed and drawn
     with _writing(args.output):
         clip = animate.write_result_clip(simulate(experiment), args.output, frames=args.frames, fps=args.fps,
                                          width=args.width)

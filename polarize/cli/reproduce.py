@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from polarize.plots.paper import (
     regression_figure,
     tied_figure,
 )
-from polarize.plots.static import find_browser, missing_for_images, write_images
+from polarize.plots.static import TABS, find_browser, missing_for_images, start_browser, write_images
 from polarize.presets import PAPER_KAPPAS, PAPER_TIED_SIZES, PRESETS
 from polarize.serialize import finite, strict_dumps
 
@@ -110,33 +111,55 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"figures": {}}
-    figures: dict[str, go.Figure] = {}
+    # The images are drawn by Chromium while the next figure is computed (two cores at work):
+    # the browser starts now, and each figure is exported as soon as it is drawn.
+    export = _Export(out, log) if images else None
     start = time.perf_counter()
     for name, figure in PAPER_FIGURES.items():
         results = {label: simulate(e) for label, e in figure.runs().items()}
         fig = figure.draw(results)
         fig.update_layout(title_text=figure.title)
         fig.write_html(out / f"{name}.html", include_plotlyjs=True, full_html=True)
-        figures[name] = fig
+        if export is not None:
+            export.add(name, fig)
         summary["figures"][name] = {label: summarize(r) for label, r in results.items()}
         log(f"{name}: {len(results)} runs, {time.perf_counter() - start:.2f} s so far")
     summary["seconds_compute"] = time.perf_counter() - start
-    summary["images"] = _export_images(figures, out, log) if images else "not requested"
+    summary["images"] = export.finish() if export is not None else "not requested"
     summary["seconds"] = time.perf_counter() - start
     (out / "summary.json").write_text(strict_dumps(finite(summary), indent=2))
     return summary
 
 
-def _export_images(figures: dict[str, go.Figure], out: Path, log: Callable[[str], None]) -> str:
-    missing = missing_for_images(find_browser())
-    if missing is not None:
-        log(f"no PNG/SVG: {missing}; wrote HTML only")
-        return f"skipped: {missing}"
-    try:
-        write_images({out / f"{name}.{suffix}": fig
-                      for suffix in ("png", "svg") for name, fig in figures.items()})
-    except Exception as exc:  # kaleido's failures come in many types; say what it said
-        log(f"static export failed, wrote HTML only: {exc}")
-        return f"failed: {exc}"
-    log(f"wrote PNG and SVG for {len(figures)} figures")
-    return "png, svg"
+class _Export:
+    """PNG and SVG of each figure given, written in the background by the shared browser."""
+
+    def __init__(self, out: Path, log: Callable[[str], None]) -> None:
+        self.out, self.log, self.jobs = out, log, []
+        self.missing = missing_for_images(find_browser())
+        if self.missing is None:
+            start_browser()
+            self.pool = ThreadPoolExecutor(max_workers=TABS, thread_name_prefix="polarize-export")
+
+    def add(self, name: str, fig: go.Figure) -> None:
+        if self.missing is None:
+            self.jobs.append((name, self.pool.submit(write_images, {self.out / f"{name}.{suffix}": fig
+                                                                    for suffix in ("png", "svg")})))
+
+    def finish(self) -> str:
+        """What was written: ``"png, svg"``, or why not (also logged)."""
+        if self.missing is not None:
+            self.log(f"no PNG/SVG: {self.missing}; wrote HTML only")
+            return f"skipped: {self.missing}"
+        self.pool.shutdown(wait=True)
+        errors = []
+        for name, job in self.jobs:
+            try:
+                job.result()
+            except Exception as exc:  # kaleido's failures come in many types; say what it said
+                errors.append(f"{name}: {exc}")
+        if errors:
+            self.log(f"static export failed, those figures are HTML only: {'; '.join(errors)}")
+            return f"failed: {'; '.join(errors)}"
+        self.log(f"wrote PNG and SVG for {len(self.jobs)} figures")
+        return "png, svg"

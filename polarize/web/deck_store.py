@@ -3,11 +3,9 @@
 A ``DeckStore`` keeps every deck in one SQLite file (stdlib ``sqlite3``) under
 ``POLARIZE_DATA_DIR``, by default the user's data directory. Every write is one
 ``BEGIN IMMEDIATE`` transaction, so several processes (app sessions, scripts) can
-write at once without losing a slide. Decks travel as JSON (``to_json``,
-``from_json``) with a SHA-256 of their content: a file that is not a deck, was
-edited after export, or holds anything a deck may not (a link to another site, an
-over-long field) is refused with a ``DeckError`` naming what is wrong, and the
-store is left as it was.
+write at once without losing a slide. Every deck and slide is checked when it is
+made: anything a deck may not hold (a link to another site, an over-long field) is a
+``DeckError`` naming the field. Decks travel as JSON files (``polarize.web.deck_file``).
 
 A hosted server (``POLARIZE_HOSTED=1``) shares no decks between visitors: each
 session keeps its own in memory (``DeckStore.in_memory``), made the current store
@@ -17,8 +15,6 @@ of its runs (``use``, ``current``), and carries decks away and back as JSON.
 from __future__ import annotations
 
 import contextvars
-import hashlib
-import json
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -33,14 +29,10 @@ import numpy as np
 from polarize.env import data_dir
 from polarize.fields import ConfigError
 
-__all__ = ["FORMAT", "Deck", "DeckError", "DeckStore", "Slide", "current", "data_dir", "from_json", "to_json",
-           "use"]
+__all__ = ["MOST", "Deck", "DeckError", "DeckStore", "Slide", "current", "data_dir", "use"]
 
-FORMAT, VERSION = "polarize-deck", 1
-_MOST = {"name": 100, "title": 200, "link": 4000, "notes": 10000, "slides": 500}
+MOST = {"name": 100, "title": 200, "link": 4000, "notes": 10000, "slides": 500}
 """Longest deck name, slide title, link and notes (characters); most slides in a deck."""
-_MOST_FILE = 64 << 20
-"""Longest deck file (characters): 500 slides of the longest fields fit, even written as JSON escapes."""
 
 
 class DeckError(ConfigError):
@@ -56,8 +48,8 @@ def _text(field: str, value: Any, *, empty: bool = False) -> str:
         raise DeckError(field, "holds a character that is not text (a lone surrogate)") from None
     if not empty and not value.strip():
         raise DeckError(field, "must not be empty")
-    if len(value) > _MOST[field.split(".")[-1]]:
-        raise DeckError(field, f"is longer than {_MOST[field.split('.')[-1]]} characters")
+    if len(value) > MOST[field.split(".")[-1]]:
+        raise DeckError(field, f"is longer than {MOST[field.split('.')[-1]]} characters")
     return value
 
 
@@ -93,74 +85,12 @@ class Deck:
 
     def __post_init__(self) -> None:
         _text("name", self.name)
-        if len(self.slides) > _MOST["slides"]:
-            raise DeckError("slides", f"a deck holds at most {_MOST['slides']} slides")
+        if len(self.slides) > MOST["slides"]:
+            raise DeckError("slides", f"a deck holds at most {MOST['slides']} slides")
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "slides": [{"title": s.title, "link": s.link, "notes": s.notes}
                                               for s in self.slides]}
-
-
-def _digest(content: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
-
-
-def to_json(deck: Deck) -> str:
-    """A deck as a JSON file to carry to another machine (``from_json`` reads it back).
-
-    Returns
-    -------
-    str
-        ``{"format", "version", "deck": {"name", "slides": [{"title", "link", "notes"}]}, "sha256"}``.
-    """
-    content = deck.to_dict()
-    return json.dumps({"format": FORMAT, "version": VERSION, "deck": content, "sha256": _digest(content)},
-                      indent=1, ensure_ascii=False)
-
-
-def _exact_keys(field: str, value: Any, keys: set[str]) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise DeckError(field, f"must be an object, not {type(value).__name__}")
-    if set(value) != keys:
-        odd = sorted(set(value) ^ keys)
-        raise DeckError(field, f"has the wrong keys ({', '.join(odd)}); expected {', '.join(sorted(keys))}")
-    return value
-
-
-def from_json(text: str | bytes) -> Deck:
-    """The deck in a file written by ``to_json``.
-
-    Raises
-    ------
-    DeckError
-        When the text is not JSON, not a deck file of a known version, was changed after
-        export (its SHA-256 no longer matches), or holds a field a deck may not; ``field``
-        names where (e.g. ``slides.3.link``).
-    """
-    if len(text) > _MOST_FILE:
-        raise DeckError("file", f"is larger than {_MOST_FILE >> 20} MiB, more than any deck needs")
-    try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DeckError("file", f"is not JSON ({exc})") from None
-    except RecursionError:
-        raise DeckError("file", "nests lists or objects far deeper than a deck file does") from None
-    top = _exact_keys("file", data, {"format", "version", "deck", "sha256"})
-    if top["format"] != FORMAT or top["version"] != VERSION:
-        raise DeckError("file", f"is not a {FORMAT} file of version {VERSION}")
-    content = _exact_keys("deck", top["deck"], {"name", "slides"})
-    if not isinstance(content["slides"], list):
-        raise DeckError("slides", "must be a list")
-    if top["sha256"] != _digest(content):
-        raise DeckError("file", "was changed after it was exported (its SHA-256 does not match)")
-    slides = []
-    for k, raw in enumerate(content["slides"]):
-        item = _exact_keys(f"slides.{k}", raw, {"title", "link", "notes"})
-        try:
-            slides.append(Slide(link=item["link"], title=item["title"], notes=item["notes"]))
-        except DeckError as exc:
-            raise DeckError(f"slides.{k}.{exc.field}", str(exc).split(": ", 1)[1]) from None
-    return Deck(name=content["name"], slides=tuple(slides))
 
 
 _SCHEMA = """
@@ -319,8 +249,8 @@ class DeckStore:
             db.execute("INSERT OR IGNORE INTO decks (name) VALUES (?)", (name,))
             deck_id, count = db.execute("SELECT d.id, COUNT(s.id) FROM decks d LEFT JOIN slides s "
                                         "ON s.deck = d.id WHERE d.name = ? GROUP BY d.id", (name,)).fetchone()
-            if count >= _MOST["slides"]:
-                raise DeckError("slides", f"a deck holds at most {_MOST['slides']} slides")
+            if count >= MOST["slides"]:
+                raise DeckError("slides", f"a deck holds at most {MOST['slides']} slides")
             db.execute("INSERT INTO slides (deck, position, title, link, notes) VALUES "
                        "(?, (SELECT COALESCE(MAX(position) + 1, 0) FROM slides WHERE deck = ?), ?, ?, ?)",
                        (deck_id, deck_id, slide.title, slide.link, slide.notes))
@@ -350,16 +280,6 @@ class DeckStore:
         """Delete the deck ``name`` and its slides (nothing when there is none)."""
         with self._connect(True) as db:
             db.execute("DELETE FROM decks WHERE name = ?", (name,))
-
-    def import_json(self, text: str | bytes, *, replace: bool = False) -> Deck:
-        """Store the deck of a ``to_json`` file (checked whole before anything is written)."""
-        deck = from_json(text)
-        self.save(deck, replace=replace)
-        return deck
-
-    def export_json(self, name: str) -> str:
-        """The deck ``name`` as a ``to_json`` file."""
-        return to_json(self.get(name))
 
     def _read(self, db: sqlite3.Connection, name: str) -> Deck:
         row = db.execute("SELECT id FROM decks WHERE name = ?", (name,)).fetchone()

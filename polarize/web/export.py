@@ -19,7 +19,7 @@ from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.plots.style import FONT_FAMILY
 from polarize.serialize import strict_dumps
-from polarize.web import transport
+from polarize.web import progress, transport
 from polarize.web.view import Download
 
 __all__ = ["CLIPS", "clip_downloads", "config_json", "dashboard_html", "file_stem", "trajectory_columns",
@@ -146,7 +146,7 @@ def clip_downloads(figure: Mapping[str, Any] | Any, *, key: str, name: str, titl
     """Buttons downloading an animated figure as a GIF and as an MP4 for slides.
 
     Only the kinds this machine can write (``animate.available``: the extra and a browser);
-    each clip is made when its button is clicked.
+    each is ``slow``: made when asked, its progress (``web.progress.report``) shown meanwhile.
 
     Parameters
     ----------
@@ -162,8 +162,10 @@ def clip_downloads(figure: Mapping[str, Any] | Any, *, key: str, name: str, titl
         File name without the suffix.
     help_text : str
     """
+    def make(suffix: str) -> bytes:
+        return animate.clip_bytes(figure, suffix, title=title, progress=progress.report)
+
     return tuple(
-        Download(f"{key}{kind.lower()}", f"{name} ({kind})",
-                 lambda suffix=suffix: animate.clip_bytes(figure, suffix, title=title),
-                 f"{stem}{suffix}", mime, ":material/slideshow:", help_text)
+        Download(f"{key}{kind.lower()}", f"{name} ({kind})", lambda suffix=suffix: make(suffix),
+                 f"{stem}{suffix}", mime, ":material/slideshow:", help_text, slow=True)
         for suffix, (kind, mime) in CLIPS.items() if animate.available(suffix))

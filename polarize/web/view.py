@@ -89,7 +89,15 @@ class Columns:
 
 @dataclass(frozen=True, eq=False)
 class Download:
-    """A download button; ``data`` is text, bytes, or a callable making them on click."""
+    """A download button; ``data`` is text, bytes, or a callable making them on click.
+
+    Attributes
+    ----------
+    slow : bool
+        ``data`` takes seconds and reports how far it has got (``polarize.web.progress.report``):
+        a button makes it first, in a run of the page that shows its progress, and the download
+        button then offers what it made.
+    """
 
     key: str
     label: str
@@ -98,6 +106,7 @@ class Download:
     mime: str
     icon: str = ":material/download:"
     help: str | None = None
+    slow: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,7 +120,9 @@ class Action:
         Our own words (a button label is markdown: never a user's string).
     run : callable
         ``run()``, or ``run(data)`` with the uploaded file's bytes: ``(ok, message)``, the
-        message markdown with any user's string escaped (``echo.literal``).
+        message markdown with any user's string shown as text (``echo.echo``); or
+        ``(ok, message, choices)``, a question: ``choices`` are ``Action``s (plain buttons)
+        shown under the message until one is clicked, then the answer is that one's.
     help : str
     upload : tuple of str
         File types to accept; empty for a plain button.
@@ -119,7 +130,7 @@ class Action:
 
     key: str
     label: str
-    run: Callable[..., tuple[bool, str]]
+    run: Callable[..., tuple[bool, str] | tuple[bool, str, tuple[Action, ...]]]
     help: str = ""
     upload: tuple[str, ...] = ()
 

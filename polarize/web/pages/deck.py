@@ -16,12 +16,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from polarize.web import deck_file
 from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, current
 from polarize.web.echo import echo
 from polarize.web.page import PageSpec
 from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
 
-__all__ = ["DECK", "NAME", "TITLE", "bar_title", "deck_view", "shown_error"]
+__all__ = ["DECK", "NAME", "TITLE", "bar_title", "deck_view", "describe", "shown_error"]
 
 NAME, TITLE = 100, 200
 """Longest deck name and slide title (``polarize.deck``): shown whole."""
@@ -46,9 +47,69 @@ def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> 
     return True, done(outcome)
 
 
-def _import(data: bytes) -> tuple[bool, str]:
-    return _attempt(lambda store: store.import_json(data),
-                    lambda deck: f"Imported the deck {echo(deck.name, NAME)} ({len(deck.slides)} slides).")
+def _import(data: bytes) -> tuple[bool, str] | tuple[bool, str, tuple[Action, ...]]:
+    """Import a deck file: at once when its name is new; else say how it differs and ask.
+
+    A file edited by hand is a deck all the same (said so); only what is not a deck is refused.
+    """
+    try:
+        read = deck_file.read(data)
+        store = current()
+        names = store.names()
+        stored = store.get(read.deck.name) if read.deck.name in names else None
+    except DeckError as exc:
+        return False, shown_error(exc)
+    deck = read.deck
+    edited = " It was edited after it was exported (its checksum does not match)." if read.edited else ""
+    if stored is None:
+        said = f"Imported the deck {echo(deck.name, NAME)} ({len(deck.slides)} slides).{edited}"
+        return _attempt(lambda store: store.save(deck), lambda _: said)
+    copy = deck_file.copy_name(deck.name, names)
+    as_copy = Action("copy", "Import as a copy", lambda: _save_copy(deck),
+                     f"Keep both: the file's deck is stored as {echo(copy, NAME)}")
+    cancel = Action("cancel", "Cancel", lambda: (True, "Nothing was imported."))
+    listed = [f"- {line}" for line in describe(deck_file.changes(stored, deck))]
+    if not listed:
+        return True, (f"The deck {echo(deck.name, NAME)} here holds the same slides as the file.{edited} "
+                      "Import it as a copy?"), (as_copy, cancel)
+    replace = Action("replace", "Replace", lambda: _attempt(
+        lambda store: store.save(deck, replace=True),
+        lambda _: f"Replaced the deck {echo(deck.name, NAME)}: it has the file's {len(deck.slides)} slides."),
+        "Store the file's slides under this name; the deck's slides here are dropped")
+    question = (f"A deck called {echo(deck.name, NAME)} exists already.{edited} "
+                f"The file's deck differs from it:\n\n" + "\n".join(listed[:_LISTED]))
+    if len(listed) > _LISTED:
+        question += f"\n- and {len(listed) - _LISTED} more changes"
+    return True, question + "\n\nReplace it, or import the file as a copy?", (replace, as_copy, cancel)
+
+
+_LISTED = 30
+"""Changes listed at most before a deck is imported over another."""
+
+
+def _save_copy(deck: Deck) -> tuple[bool, str]:
+    """Store ``deck`` under a name no deck has yet ("Lecture (2)"), chosen when the button is clicked."""
+    def save(store: DeckStore) -> str:
+        name = deck_file.copy_name(deck.name, store.names())
+        store.save(Deck(name=name, slides=deck.slides))
+        return name
+
+    return _attempt(save, lambda name: f"Imported the deck as {echo(name, NAME)} "
+                                       f"({len(deck.slides)} slides).")
+
+
+def describe(found: list[deck_file.Change]) -> list[str]:
+    """Each change as one line of Markdown, the decks' own text in code spans (``echo``)."""
+    lines = []
+    for change in found:
+        if change.kind == "removed":
+            lines.append(f"slide {change.place} removed: {echo(change.before, TITLE)}")
+        elif change.kind == "added":
+            lines.append(f"slide {change.place} added: {echo(change.after, TITLE)}")
+        else:
+            lines.append(f"slide {change.place}, {change.kind}: {echo(change.before, 80)} "
+                         f"\u2192 {echo(change.after, 80)}")
+    return lines
 
 
 def _move(name: str, index: int, to: int) -> tuple[bool, str]:
@@ -110,7 +171,7 @@ def deck_view(job: Any = None) -> View:
         blocks.append(Action(f"delete{j}", f"Delete deck {j + 1}", lambda name=deck.name: _delete(name),
                              "Delete this deck and its slides (export it first to keep a copy)."))
         downloads.append(Download(f"export{j}", f"Deck {j + 1} (JSON)",
-                                  lambda name=deck.name: store.export_json(name),
+                                  lambda name=deck.name: deck_file.to_json(store.get(name)),
                                   f"{_file_name(deck.name)}.json", "application/json",
                                   ":material/slideshow:", "The deck as a file to import elsewhere."))
     return View(blocks=tuple(blocks), downloads=tuple(downloads), data=decks)
