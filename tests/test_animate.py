@@ -267,3 +267,20 @@ def test_one_browser_serves_exports_from_many_threads_each_getting_its_own_figur
     static.close_browser()
     assert static._STATE["browser"] is None
     assert picture("#0000ff") == (0, 0, 255)  # and the next export starts one again
+
+
+def test_a_kept_browser_is_not_closed_for_being_idle(monkeypatch):
+    """The app keeps the clips' browser (a first clip waited seconds for Chromium); others close it idle."""
+    from polarize.plots import static
+
+    monkeypatch.setattr(static, "_STATE", {"browser": object(), "busy": 0, "timer": None, "keep": False})
+    with static._LOCK:
+        static._close_when_idle()
+    assert static._STATE["timer"] is not None  # not kept: closes after IDLE_SECONDS
+    static._STATE["timer"].cancel()
+    static._STATE["timer"] = None
+    monkeypatch.setattr(static, "_Browser", lambda: object())  # no Chromium needed to test the rule
+    static.start_browser(keep=True)
+    with static._LOCK:
+        static._close_when_idle()
+    assert static._STATE["keep"] and static._STATE["timer"] is None

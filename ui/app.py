@@ -13,6 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from polarize.plots.static import find_browser, missing_for_images, start_browser
 from polarize.serve.runner import prestart
 from polarize.web.pages import PAGES
 from ui import present_mode, theme
@@ -27,14 +28,18 @@ browser fetch it from fonts.gstatic.com (Streamlit's favicon for those), a third
 
 @functools.cache
 def _start_server() -> None:
-    """Once per server, on its first request: the simulation workers, and the GC set aside.
+    """Once per server, on its first request: the simulation workers, the clips' browser, the GC set aside.
 
-    The workers start now so that the first run does not wait for their imports. What is
+    The workers start now so that the first run does not wait for their imports, and the browser
+    that draws a clip's still picture (kept while the server runs) so that the first clip does not
+    wait about 4 s for Chromium to start. What is
     imported by now lives as long as the server: frozen out of the garbage collector's
     sight, the full collection Streamlit makes after every rerun scans only what the
     sessions made since (it took about 0.1 CPU-s of each Explorer load).
     """
     prestart()
+    if missing_for_images(find_browser()) is None:  # clips can be made here: their browser is ready
+        start_browser(keep=True)
     gc.freeze()
 
 

@@ -8,7 +8,8 @@ One browser serves every export of the process: kaleido's own functions start a
 Chromium for each call (1 to 3 s before the first picture, more on a busy machine) and
 close it after. Here it starts at the first export, on a thread of its own, and closes
 when it has had nothing to do for ``IDLE_SECONDS`` (a server exporting now and then
-keeps no Chromium running) or when the process ends.
+keeps no Chromium running) or when the process ends. The app keeps it while it runs
+(``start_browser(keep=True)``): its start was most of a first clip's time.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class _Browser:
 
 
 _LOCK = threading.Lock()
-_STATE: dict[str, Any] = {"browser": None, "busy": 0, "timer": None}
+_STATE: dict[str, Any] = {"browser": None, "busy": 0, "timer": None, "keep": False}
 
 
 def _use(work: Any) -> Any:
@@ -133,7 +134,7 @@ def _once(work: Any) -> Any:
 
 def _close_when_idle() -> None:
     """Close the browser after ``IDLE_SECONDS`` unless an export comes first (call with ``_LOCK`` held)."""
-    if not _STATE["busy"] and _STATE["browser"] is not None:
+    if not _STATE["busy"] and _STATE["browser"] is not None and not _STATE["keep"]:
         _STATE["timer"] = threading.Timer(IDLE_SECONDS, _close_if_idle)
         _STATE["timer"].daemon = True
         _STATE["timer"].start()
@@ -155,9 +156,16 @@ def _close_if_idle() -> None:
         _close_quietly(browser)
 
 
-def start_browser() -> None:
+def start_browser(*, keep: bool = False) -> None:
     """Start the shared browser in the background, if it is not running: for a caller that will
-    export after some work of its own (Chromium's start then overlaps that work)."""
+    export after some work of its own (Chromium's start then overlaps that work).
+
+    ``keep``: never close it for being idle, for a process that serves exports now and then (the
+    app: Chromium's start was most of a first clip's time).
+    """
+    with _LOCK:
+        _STATE["keep"] = _STATE["keep"] or keep
+
     def start() -> None:
         with _LOCK:
             if _STATE["browser"] is None:
