@@ -7,7 +7,8 @@
   type (Streamlit's own caption grey is about 4:1);
 - a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only;
 - no chart toolbar on a phone, where it covered the legend (in presentation mode: ``ui.blocks``);
-- less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+- less blank space above the title, and a smaller title, so that the page's main figure and its
+  transport fit below the title and the lead (``ui.present_mode.fitted``) on a projector's 720 lines.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ PHONE = 640
 
 _CSS = f"""<style>
 [data-testid='stMainBlockContainer'] {{padding-top: 2.2rem;}}
+[data-testid='stMainBlockContainer'] h1 {{font-size: 2.2rem; padding: 0.25rem 0 0.5rem;}}
+[data-testid='stElementContainer']:has(iframe[title*='viewport']) {{display: none;}}
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}

@@ -30,14 +30,19 @@ LEADS: dict[str, str] = {
         "Press Play: small steps retrace the flow, large ones drift to another token or blow up."),
     "rates": (
         "Polarization never finishes: under the logistic loss the others' share shrinks only like "
-        "1/log\u00b2 t. Compare the fitted slope with the predicted one, then see it on the figure."),
+        "1/log\u00b2 t. Press Play to see it on the figure, then compare the fitted slope under it "
+        "with the predicted one."),
     "phase": (
         "The directions the scores move in, drawn over the whole simplex, with the points where they "
         "rest and which token wins from each start. Click a point of the map to start a run there."),
     "sinks": (
         "A small transformer trained on a copying task learns to put most of a head's attention on "
-        "the first token, an attention sink, by the same rich-get-richer force. The numbers at the "
-        "top are for the end of training; play the training to see the sink form."),
+        "the first token, an attention sink, by the same rich-get-richer force. The figure and the "
+        "numbers under it open at the end of training; play the training to see the sink form."),
+    "sweeps": (
+        "Many runs at once, over a grid of settings such as the number of tokens and the start's "
+        "scale, read from a saved sweep. Pick a measure and see for which settings the scores "
+        "end polarized."),
     "maths": (
         "The model, its replicator form and why softmax polarizes, in a few formulas with live "
         "figures. Read it before or after the Explorer; its last section says what to look for there."),
