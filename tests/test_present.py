@@ -139,12 +139,14 @@ def test_a_fitted_view_keeps_its_type_and_small_print(figure):
                         Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
     shown = fitted_view(view, height=420, width=800)
     caption, plot, columns = shown.blocks
-    assert caption == Caption("small") and plot.caption == "under" and columns.columns == view.blocks[2].columns
+    assert caption == Caption("small") and plot.caption == "under"
+    assert columns.columns == view.blocks[2].columns
     assert plot.figure.layout.height == 420 and plot.figure.layout.font.size == figure.layout.font.size
     assert shown.sidebar == "note" and view.blocks[1].figure is figure
 
 
-@pytest.mark.parametrize(("window", "top", "room"), [(720, 200, 504), (1080, 200, 864), (720, 400, 644), (720, 300, 404)])
+@pytest.mark.parametrize(("window", "top", "room"),
+                         [(720, 200, 504), (1080, 200, 864), (720, 400, 644), (720, 300, 404)])
 def test_the_main_figure_takes_the_window_below_what_is_above_it(window, top, room):
     # With too little room below the page's top part the figure takes a whole window, seen scrolled to.
     assert figure_room(window, top) == room

@@ -19,7 +19,7 @@ from polarize.web import links
 from polarize.web.deck_store import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
-from polarize.web.present_view import figure_first, figure_room, fitted_view, presented_view
+from polarize.web.present_view import figure_first, figure_room, fitted_view, on_a_phone, presented_view
 from polarize.web.view import Link, View
 from ui.navigation import switch_to
 from ui.viewport import Viewport
@@ -79,12 +79,13 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
         said: in presentation mode ``WINDOW`` and ``CHROME``; in normal mode the view as it is.
     narrow : bool
         A phone's window: its figures keep their stacked panels and their size (squeezed into
-        one screen at the larger type, five panels would overlap); only the small print goes.
+        one screen at the larger type, five panels would overlap), their transport on top; in
+        presentation mode only the small print goes.
     """
     view = figure_first(view)
-    if narrow:
-        return presented_view(view, height=None) if on() else view
-    if on():
+    if narrow:  # a phone: the stacked panels as they are, the transport above them
+        height, width = None, None
+    elif on():
         top = window.top or CHROME + (BAR if _showing() else 0)
         height, width = figure_room(window.height or WINDOW, top), window.width or WIDTH
     elif window.height is None or window.top is None or window.width is None:
@@ -93,6 +94,8 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
         height, width = figure_room(window.height, window.top), window.width
 
     def fit() -> View:
+        if narrow:
+            return on_a_phone(presented_view(view, height=None) if on() else view)
         if on():
             return presented_view(view, height=height, width=width)
         return fitted_view(view, height=height, width=width)

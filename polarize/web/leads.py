@@ -13,7 +13,7 @@ LEADS: dict[str, str] = {
     "explorer": (
         "A tiny model turns one number per token (its logits a) into scores s = softmax(a) that add "
         "up to 1, and training by gradient flow pushes almost all of the score onto one token. Press "
-        "Play under the figure and watch the dot on the simplex run into a corner."),
+        "Play on the figure and watch the dot on the simplex run into a corner."),
     "normalizers": (
         "One start, trained with eight different ways of turning logits into scores. Press Play and "
         "see which of them end with a single token holding all the score."),
@@ -54,7 +54,7 @@ LEADS: dict[str, str] = {
 
 TOURS: dict[str, tuple[str, ...]] = {
     "explorer": (
-        "Press **\u25b6 Play** under the figure (or Space with the pointer on it); **Step \u25b6** "
+        "Press **\u25b6 Play** on the figure (or Space with the pointer on it); **Step \u25b6** "
         "moves one frame, **|\u25c0 Reset** goes back to the start.",
         "**Scores on the simplex**: each corner is a token and the dot is the scores s. It starts in "
         "the centre (every token equal); polarization is the dot running into one corner.",

@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from polarize.plots.phone import controls_on_top
 from polarize.plots.present_figure import WIDTH, presented
 from polarize.plots.style import PRESENT_SCALE
 from polarize.web.view import Caption, Columns, Metric, Plot, View
 
 __all__ = ["FIGURE_GAP", "HEADER", "LEAST_SHARE", "figure_first", "figure_room", "fitted_view", "main_block",
-           "presented_view"]
+           "on_a_phone", "presented_view"]
 
 _GAP = 24
 """Pixels between columns (Streamlit's gap at the presented page's type)."""
@@ -80,6 +81,23 @@ def fitted_view(view: View, *, height: int, width: float) -> View:
         Pixels of the page's main column (legends and crowded panels are judged at it).
     """
     return replace(view, blocks=_blocks(view.blocks, height, width, present=False))
+
+
+def on_a_phone(view: View) -> View:
+    """``view`` for a phone: each animated figure's transport above its (stacked) panels (a new view),
+    so that Play, the time and the slider show near the page's top (``plots.phone``)."""
+    return replace(view, blocks=_on_top(view.blocks))
+
+
+def _on_top(blocks: tuple[Any, ...]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for block in blocks:
+        if isinstance(block, Plot):
+            block = replace(block, figure=controls_on_top(block.figure))
+        elif isinstance(block, Columns):
+            block = replace(block, columns=tuple(_on_top(column) for column in block.columns))
+        out.append(block)
+    return tuple(out)
 
 
 def main_block(blocks: tuple[Any, ...]) -> int | None:

@@ -1,0 +1,42 @@
+"""A phone's animated figure with its transport on top (``polarize.plots.phone``): Play near the top."""
+
+from __future__ import annotations
+
+import pytest
+
+from polarize import Experiment, simulate
+from polarize.plots import dashboard
+from polarize.plots.animation import TRANSPORT_TOP
+from polarize.plots.phone import BAND, controls_on_top
+
+
+@pytest.fixture(scope="module")
+def phone_figure():
+    return dashboard(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)), narrow=True)
+
+
+def _plot_px(layout) -> float:
+    return layout.height - layout.margin.t - layout.margin.b
+
+
+def test_the_transport_moves_above_the_panels_and_the_panels_keep_their_size(phone_figure):
+    moved = controls_on_top(phone_figure)
+    old, new = phone_figure.layout, moved.layout
+    assert new.height == old.height and _plot_px(old) - 10 <= _plot_px(new) < _plot_px(old)
+    assert new.margin.b == old.margin.b - BAND and new.margin.t > old.margin.t + BAND
+    assert new.margin.b >= TRANSPORT_TOP  # the last panel's ticks and axis title keep their room
+    plot = _plot_px(new)
+    for menu in (*new.updatemenus, *new.sliders):
+        above = (menu.y - 1) * plot  # pixels from the panels' top up to the control's top
+        assert 0 < above <= new.margin.t, menu.y
+    transport = new.updatemenus[0]
+    play_top = new.margin.t - (transport.y - 1) * plot  # pixels from the figure's top
+    legend_top = new.margin.t - (new.legend.y - 1) * plot
+    assert new.legend.yref == "paper"  # moves with the plot and the controls if plotly widens the margin
+    assert 0 < play_top < legend_top and legend_top - play_top >= BAND  # the legend under the band
+    assert phone_figure.layout.updatemenus[0].y < 0  # the original is left alone
+
+
+def test_a_figure_that_does_not_play_is_left_as_it_is():
+    still = {"data": [], "layout": {"height": 400, "margin": {"t": 40, "b": 40}}}
+    assert controls_on_top(still) is still
