@@ -7,7 +7,7 @@ import pytest
 from polarize import Experiment, simulate
 from polarize.plots import dashboard
 from polarize.plots.animation import TRANSPORT_TOP
-from polarize.plots.phone import BAND, controls_on_top
+from polarize.plots.phone import BAND, SPEED_ROW, controls_on_top
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def _plot_px(layout) -> float:
 def test_the_transport_moves_above_the_panels_and_the_panels_keep_their_size(phone_figure):
     moved = controls_on_top(phone_figure)
     old, new = phone_figure.layout, moved.layout
-    assert new.height == old.height and _plot_px(old) - 10 <= _plot_px(new) < _plot_px(old)
+    assert new.height == old.height + SPEED_ROW + 6 and _plot_px(new) == _plot_px(old)  # panels as they were
     assert new.margin.b == old.margin.b - BAND and new.margin.t > old.margin.t + BAND
     assert new.margin.b >= TRANSPORT_TOP  # the last panel's ticks and axis title keep their room
     plot = _plot_px(new)
@@ -33,7 +33,10 @@ def test_the_transport_moves_above_the_panels_and_the_panels_keep_their_size(pho
     play_top = new.margin.t - (transport.y - 1) * plot  # pixels from the figure's top
     legend_top = new.margin.t - (new.legend.y - 1) * plot
     assert new.legend.yref == "paper"  # moves with the plot and the controls if plotly widens the margin
-    assert 0 < play_top < legend_top and legend_top - play_top >= BAND  # the legend under the band
+    assert 0 < play_top < legend_top and legend_top - play_top >= BAND + SPEED_ROW  # the legend under them
+    (speeds,) = [m for m in new.updatemenus if m.buttons[0].name.startswith("speed-")]
+    slider_bottom = play_top + BAND  # the band: the buttons, then the counter and the rail
+    assert new.margin.t - (speeds.y - 1) * plot >= slider_bottom  # the speeds in a row of their own
     assert phone_figure.layout.updatemenus[0].y < 0  # the original is left alone
 
 
