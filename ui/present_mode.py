@@ -84,7 +84,7 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
     """
     view = figure_first(view)
     if narrow:  # a phone: the stacked panels as they are, the transport above them
-        height, width = None, None
+        height, width = None, window.width
     elif on():
         top = window.top or CHROME + (BAR if _showing() else 0)
         height, width = figure_room(window.height or WINDOW, top), window.width or WIDTH
@@ -95,7 +95,7 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
 
     def fit() -> View:
         if narrow:
-            return on_a_phone(presented_view(view, height=None) if on() else view)
+            return on_a_phone(presented_view(view, height=None) if on() else view, width=width)
         if on():
             return presented_view(view, height=height, width=width)
         return fitted_view(view, height=height, width=width)

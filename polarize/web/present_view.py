@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from polarize.plots.phone import WIDTH as PHONE_WIDTH
 from polarize.plots.phone import controls_on_top
 from polarize.plots.present_figure import WIDTH, presented
 from polarize.plots.style import PRESENT_SCALE
@@ -83,19 +84,22 @@ def fitted_view(view: View, *, height: int, width: float) -> View:
     return replace(view, blocks=_blocks(view.blocks, height, width, present=False))
 
 
-def on_a_phone(view: View) -> View:
+def on_a_phone(view: View, *, width: float | None = None) -> View:
     """``view`` for a phone: each animated figure's transport above its (stacked) panels (a new view),
-    so that Play, the time and the slider show near the page's top (``plots.phone``)."""
-    return replace(view, blocks=_on_top(view.blocks))
+    so that Play, the time and the slider show near the page's top (``plots.phone``).
+
+    ``width``: pixels of the page's main column (None: ``plots.phone.WIDTH``); a phone stacks columns.
+    """
+    return replace(view, blocks=_on_top(view.blocks, width or PHONE_WIDTH))
 
 
-def _on_top(blocks: tuple[Any, ...]) -> tuple[Any, ...]:
+def _on_top(blocks: tuple[Any, ...], width: float) -> tuple[Any, ...]:
     out: list[Any] = []
     for block in blocks:
         if isinstance(block, Plot):
-            block = replace(block, figure=controls_on_top(block.figure))
+            block = replace(block, figure=controls_on_top(block.figure, width=width))
         elif isinstance(block, Columns):
-            block = replace(block, columns=tuple(_on_top(column) for column in block.columns))
+            block = replace(block, columns=tuple(_on_top(column, width) for column in block.columns))
         out.append(block)
     return tuple(out)
 
