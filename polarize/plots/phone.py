@@ -26,6 +26,8 @@ SPEED_ROW = 34
 """Pixels of the row of speed buttons under the slider (on a desktop they sit beside the counter)."""
 _EDGE = 6
 """Pixels between the figure's top and its first button."""
+_COLUMNED = 0.7
+"""The share of a phone's width a legend's rows are estimated at (see ``_legend_px``)."""
 WIDTH = 330
 """Pixels of a phone's figure when not told (a 390 px window less the page's padding)."""
 
@@ -78,6 +80,10 @@ def controls_on_top(figure: go.Figure | dict[str, Any], *,
         if key.startswith("legend") and isinstance(item, dict) and item.get("yref") == "container":
             from_top = (1 - item.get("y", 1.0)) * height
             item.update(yref="paper", y=1 + (room - from_top) / plot)
+    # A figure's title (placed from the figure's top, in its top margin) goes under the band too.
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("text") and title.get("yref", "container") == "container":
+        title.update(yref="paper", yanchor="top", y=1 + (room - 2) / plot)
     new_bottom = max(bottom - BAND, TRANSPORT_TOP)  # the last panel's tick labels and axis title
     layout["margin"] = {**margin, "t": new_top, "b": new_bottom}
     layout["height"] = new_top + plot + new_bottom
@@ -91,5 +97,7 @@ def _legend_px(layout: dict[str, Any], traces: list[dict[str, Any]], legend: dic
     if legend.get("yref", "paper") != "paper" or not isinstance(y, int | float) or y <= 1:
         return 0.0
     size = float(legend.get("font", {}).get("size") or layout.get("font", {}).get("size") or 12)
-    rows = legend_rows(_legend_names(layout, traces), size=size, width=width)
+    # Plotly aligns a legend's entries in columns: on a phone that takes more rows than the
+    # estimate at the full width (Loss and conditioning's 12 entries: 7 rows, estimated 4).
+    rows = legend_rows(_legend_names(layout, traces), size=size, width=_COLUMNED * width)
     return (y - 1) * plot + rows * LEGEND_ROW * size + _EDGE
