@@ -22,7 +22,7 @@ __all__ = ["BAND", "SPEED_ROW", "WIDTH", "controls_on_top"]
 
 BAND = CONTROLS_MARGIN - TRANSPORT_TOP
 """Pixels of the controls' band (the buttons, then the time and the slider)."""
-SPEED_ROW = 34
+SPEED_ROW = 44
 """Pixels of the row of speed buttons under the slider (on a desktop they sit beside the counter)."""
 _EDGE = 6
 """Pixels between the figure's top and its first button."""
