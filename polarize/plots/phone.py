@@ -80,11 +80,13 @@ def controls_on_top(figure: go.Figure | dict[str, Any], *,
         if key.startswith("legend") and isinstance(item, dict) and item.get("yref") == "container":
             from_top = (1 - item.get("y", 1.0)) * height
             item.update(yref="paper", y=1 + (room - from_top) / plot)
-    # A figure's title (placed from the figure's top, in its top margin) goes under the band too.
+    new_bottom = max(bottom - BAND, TRANSPORT_TOP)  # the last panel's tick labels and axis title
+    # A figure's title (placed from the figure's top, in its top margin) goes under the band too;
+    # from the figure's top (plotly keeps a title's y within [0, 1]), with room for the few px
+    # plotly may widen the top margin by.
     title = layout.get("title")
     if isinstance(title, dict) and title.get("text") and title.get("yref", "container") == "container":
-        title.update(yref="paper", yanchor="top", y=1 + (room - 2) / plot)
-    new_bottom = max(bottom - BAND, TRANSPORT_TOP)  # the last panel's tick labels and axis title
+        title.update(yanchor="top", y=1 - (new_top - room + 3 * _EDGE) / (new_top + plot + new_bottom))
     layout["margin"] = {**margin, "t": new_top, "b": new_bottom}
     layout["height"] = new_top + plot + new_bottom
     return data if as_dict else go.Figure(data, _validate=False)
