@@ -46,9 +46,12 @@ def dark(shown: bool) -> bool:
 
 # The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
 # the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
+# Plotly paints a figure's chosen and hovered button near-white (#F4FAFF, not a setting), under the
+# dark figures' light button text: the chosen speed could not be read.
 _DARK_CSS = """<style>
 [data-testid='stMultiSelectTagsContainer'] [data-tag], [data-testid='stMultiSelectTagsContainer'] [data-tag] *
   {color: #0E1117;}
+.js-plotly-plot .updatemenu-button rect[style*='rgb(244, 250, 255)'] {fill: #3B4A5C !important;}
 </style>"""
 
 
