@@ -59,6 +59,7 @@ class Plot:
     key: str
     figure: go.Figure
     caption: str = ""
+    modebar: bool = True
     selects: Mapping[str, int] = field(default_factory=dict)
 
 
