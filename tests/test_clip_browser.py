@@ -16,6 +16,7 @@ from polarize.clips import animate
 pytestmark = [*BROWSER, pytest.mark.skipif(not animate.available(".gif"), reason="needs the animate extra")]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 server, browser = module_fixtures(sync_api)
+BARS = "() => [...document.querySelectorAll('[data-testid=\"stProgress\"]')].map(bar => bar.innerText)"
 
 
 def test_the_gif_is_made_with_a_progress_bar_then_downloaded(server, browser, tmp_path):
@@ -28,9 +29,8 @@ def test_the_gif_is_made_with_a_progress_bar_then_downloaded(server, browser, tm
         seen: list[str] = []
         deadline = time.monotonic() + 180
         while not download.count() and time.monotonic() < deadline:
-            bars = page.locator('[data-testid="stProgress"]')
-            if bars.count():
-                seen.append(bars.first.inner_text())
+            # Read at once in the page: a bar found by one call may be gone by the next (a quick clip).
+            seen += page.evaluate(BARS)
             time.sleep(0.1)
         frames = [text for text in seen if text.startswith("Frame ")]
         assert frames, f"no frame was reported while the clip was made; the bar said {sorted(set(seen))}"
