@@ -72,6 +72,18 @@ class FlowTolerance:
 FLOW_TOLERANCE = FlowTolerance(rtol=10 * RTOL, atol=10 * ATOL)
 
 
+WHOLE_PAGE_SECONDS = "600"
+"""POLARIZE_APP_TIMEOUT for tests of what a page shows: under load the 20 s limit would cut parts of it
+(the basin map, panels), failing a test of the picture rather than of the time (test_study_overtime
+cuts on purpose)."""
+
+
+@pytest.fixture
+def whole_pages(monkeypatch):
+    """Pages computed whole, however loaded the machine (``WHOLE_PAGE_SECONDS``)."""
+    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", WHOLE_PAGE_SECONDS)
+
+
 @pytest.fixture(scope="session")
 def flow_tol() -> FlowTolerance:
     """Tolerances ten times what the flow's solver controls per step (``RTOL``, ``ATOL``)."""

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from app_support import open_page
 from app_support import page as app_page
+from conftest import WHOLE_PAGE_SECONDS
 from streamlit.testing.v1 import AppTest
 
 from polarize.clips import animate
@@ -46,10 +47,9 @@ def compare(name: str, values: dict | None = None) -> View:
 
 @pytest.fixture(scope="module")
 def views() -> dict[str, View]:
-    """Every page at its defaults (one study each), whole: the time limit is raised, so that what is
-    tested is what the pages show, not how loaded the machine is (test_study_overtime cuts on purpose)."""
+    """Every page at its defaults (one study each), whole (``conftest.WHOLE_PAGE_SECONDS``)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("POLARIZE_APP_TIMEOUT", "600")
+        patch.setenv("POLARIZE_APP_TIMEOUT", WHOLE_PAGE_SECONDS)
         return {name: compare(name) for name in PAGES}
 
 

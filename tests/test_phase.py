@@ -228,8 +228,7 @@ def test_the_naive_odds_fall_as_the_random_logits_grow():
 # ---- the page ----------------------------------------------------------------------------------------
 
 
-def test_the_page_spec_draws_three_figures_with_rest_points_and_a_table(monkeypatch):
-    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", "600")  # every part, however loaded the machine
+def test_the_page_spec_draws_three_figures_with_rest_points_and_a_table(whole_pages):
     spec = pages.PHASE
     view = spec.view(spec.make_job({**spec.defaults(None), "resolution": 30}))
     assert view.error is None

@@ -242,7 +242,7 @@ def test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels(seed, at
 # ---- the basin map's cells ----------------------------------------------------------------------------
 
 
-def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(monkeypatch):
+def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(whole_pages):
     """Square markers of one size left striped bars near the top vertex (rows far apart there): the cells
     now tile the triangle (areas add up to its area, none overlapping), each holds its own start, and is
     filled in the colour of that start's winner."""
@@ -250,7 +250,6 @@ def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(mon
     from polarize.science import basins as outcomes
     from polarize.web import pages
 
-    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", "600")  # the whole map, however loaded the machine
     view = pages.PHASE.view(pages.PHASE.make_job({**pages.PHASE.defaults(None), "resolution": 30}))
     figure = view.plots()[1].figure
     starts = next(t for t in figure.data if t.uid == "basin-starts")
