@@ -10,6 +10,7 @@ integrating the frozen flow (scipy's solve_ivp on the logits) from a small pertu
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -27,6 +28,13 @@ PAGE_TIMES = (0.0, 1.0, 10.0, 100.0, 1000.0)
 def page_experiment(seed: int, n: int = 3, loss: str = "square") -> Experiment:
     """As the Phase portrait page builds it (n tokens, d = n, the default horizon)."""
     return Experiment(n=n, d=n, loss=loss, seed=seed, horizon=1e4, samples=120).resolved()
+
+
+@functools.cache
+def page_values(seed: int) -> tuple[Experiment, np.ndarray, tuple[tuple[float, np.ndarray], ...]]:
+    """The page's experiment, its target, and ``V`` at each of ``PAGE_TIMES`` (each a run: made once)."""
+    e = page_experiment(seed)
+    return e, np.asarray(e.target), tuple((at, flow_field.values_at(e, at)) for at in PAGE_TIMES)
 
 
 def fitness(V: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -109,10 +117,8 @@ def perturbations(V, y, S, s):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_the_page_finds_every_rest_point_of_the_square_loss_and_labels_it_right(seed):
-    e = page_experiment(seed)
-    y = np.asarray(e.target)
-    for at in PAGE_TIMES:
-        V = flow_field.values_at(e, at)
+    e, y, values = page_values(seed)
+    for _, V in values:
         same_points(enumerate_simplex(V, y), rest_points.rest_points(e, V))
 
 
@@ -136,10 +142,8 @@ def test_random_values_rest_points_match_the_exact_enumeration(d, temperature):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_each_label_is_what_the_frozen_flow_does_next_to_the_point(seed):
-    e = page_experiment(seed)
-    y = np.asarray(e.target)
-    for at in PAGE_TIMES:
-        V = flow_field.values_at(e, at)
+    e, y, values = page_values(seed)
+    for at, V in values:
         for S, s, label in enumerate_simplex(V, y):
             if label == "degenerate":
                 continue
