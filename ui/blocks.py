@@ -9,7 +9,6 @@ from typing import Any
 
 import streamlit as st
 
-from polarize.plots.alt_text import describe
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
@@ -51,7 +50,7 @@ def _plot(block: Plot, page: str) -> None:
         config = {**config, "displayModeBar": False}
     # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
     # As escaped HTML, never Markdown: a title may hold a user's text, and Markdown would link a URL.
-    st.html(f"<p class='{theme.SCREEN_READER}'>{html.escape(describe(block.figure))}</p>")
+    st.html(f"<p class='{theme.SCREEN_READER}'>{html.escape(block.summary)}</p>")
     charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
     if block.caption:
         st.caption(block.caption)
