@@ -2,7 +2,7 @@
 
 Everything a page knows lives in ``polarize.web``; only this package imports Streamlit.
 
-- ``app``: ``run_app``, the page set-up and the navigation (one ``st.Page`` per spec);
+- ``app``: the page set-up and the navigation (one ``st.Page`` per spec);
 - ``renderer``: ``render(spec)``, a page from its controls to its view;
 - ``state``: the controls' values in a session, from a link or as left; the address;
 - ``sidebar``: one widget per control; ``starts``: "Reset to preset", "New random start";
@@ -10,10 +10,51 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``present_mode``: presentation mode and presenting a deck; ``deckbar``: "Present or add to a deck";
 - ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size.
 
-Importing it does no work: the simulation workers start with the app (``run_app``).
+Importing it imports nothing else (and does no work): the app's modules are imported by
+``run_app``, one session at a time (``load``).
 """
 
-from ui.app import run_app
-from ui.renderer import render
+from __future__ import annotations
 
-__all__ = ["render", "run_app"]
+import importlib
+import threading
+from types import ModuleType
+from typing import Any
+
+import streamlit as st
+
+__all__ = ["load", "render", "run_app"]
+
+_IMPORTING = threading.Lock()
+
+
+def load(name: str) -> ModuleType:
+    """Import module ``name`` with no other session importing at the same time.
+
+    Every session runs ``app.py`` in a thread of its own. On a server just started, a hall of
+    visitors opening the app at once would import the app's packages side by side, and Python's
+    per-module import locks then hand some of them a half-initialized module (an ImportError,
+    an AttributeError, a _DeadlockError: most of the first visitors saw an error page). Once
+    imported, a module costs one uncontended lock here.
+    """
+    with _IMPORTING:
+        return importlib.import_module(name)
+
+
+def run_app() -> None:
+    """The app (``app.py``): the ``POLARIZE_*`` variables checked, then the pages (``ui.app.run_app``).
+
+    A bad variable stops the app with one line naming it, before the pages (which build
+    experiments as they are imported) are imported.
+    """
+    problem = load("polarize.env").environment_problem()
+    if problem:
+        st.text(f"polarize cannot start: {problem}")  # as text: the value is shown as it was given
+        st.stop()
+    load("ui.renderer")  # imported late by ui.navigation (an import cycle): here, under the lock
+    load("ui.app").run_app()
+
+
+def render(spec: Any) -> None:
+    """Draw a page spec (``ui.renderer.render``)."""
+    load("ui.renderer").render(spec)
