@@ -213,11 +213,14 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 1: the scores on the simplex, with the whole path, a comet tail and the current point.
 
     A segment for ``n = 2``, a triangle for ``n = 3``, the ``n`` vertices of a
-    regular polygon beyond; scores off the simplex are shown by their shares.
+    regular polygon beyond; scores off the simplex are shown by their shares. Where every score
+    is 0 (a dead ReLU run) there are no shares: no point, and a gap in the path and the tail, not
+    the centre that ``simplex_shares`` gives such a row (which reads as uniform scores).
     """
     n, colors, ink, grey = view.n, view.colors, style.PALETTE.ink, style.PALETTE.grey
     vertices = simplex_vertices(n)
-    xy = project_to_polygon(view.s)
+    dead = ~np.any(np.asarray(view.s, dtype=float) != 0, axis=-1)
+    xy = np.where(dead[:, None], np.nan, project_to_polygon(view.s))
     outline = vertices if n == 2 else np.vstack([vertices, vertices[:1]])
     offset = 1.15 if n > 2 else 1.0
     on = dict(xaxis=xa, yaxis=ya)
@@ -237,8 +240,8 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
         dict(type="scatter", uid="simplex-uniform", name="uniform", x=[0.0], y=[0.0], mode="markers",
              marker=dict(symbol="x-thin", size=12, line=dict(color=grey, width=2)),
              hovertemplate="uniform scores<extra></extra>", **on),
-        dict(type="scatter", uid="simplex-path", name="whole path", x=rounded(xy[:, 0]), y=rounded(xy[:, 1]),
-             mode="lines", line=dict(color=style.PALETTE.light, width=2, dash="dot"), hoverinfo="skip", **on),
+        dict(type="scatter", uid="simplex-path", name="whole path", x=rounded_with_gaps(xy[:, 0]),
+             y=rounded_with_gaps(xy[:, 1]), mode="lines", line=dict(color=style.PALETTE.light, width=2, dash="dot"), hoverinfo="skip", **on),
     ]
     styles = [
         dict(uid="simplex-tail", name="comet tail", mode="lines+markers", line=dict(color=ink, width=2),
@@ -247,7 +250,8 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
              **on),
     ]
 
-    xy_rounded = round_significant(xy)  # once for all frames, which slice it
+    # Once for all frames, which slice it; None (a gap, and valid JSON) where the run is dead.
+    xy_rounded = np.array([rounded_with_gaps(xy[:, 0]), rounded_with_gaps(xy[:, 1])], dtype=object).T
     sizes = [np.linspace(4, 11, length).round(1).tolist() for length in range(TAIL + 2)]
 
     def at(k: int) -> list[dict[str, Any]]:

@@ -31,7 +31,8 @@ def simplex_shares(s: np.ndarray) -> np.ndarray:
 
     Softmax-like normalizers already give such points; sigmoid, linear and sum
     need not, and are shown by their normalized magnitudes. An all-zero row
-    (ReLU can silence every token) is shown at the centre.
+    (ReLU can silence every token) has no shares; it is given the centre here, and the
+    dashboard draws no point for it (``plots.panels.simplex_panel``).
 
     Parameters
     ----------
