@@ -133,6 +133,6 @@ PAGE = PageSpec(
     controls=CONTROLS, view=view, spinner="Reading the results...",
     defaults=lambda preset: {"sweep": "example-runs", "fraction": "polarized", "measure": "one_minus_max"},
     caption=lambda values: (
-        "Grids of runs, ensembles and sink trainings, run on Dask with `polarize sweep run` and read back "
-        "from Parquet. Pick a results folder to see its grid, how often the runs polarize, and how "
-        "sharply."))
+        "Your own sweep: `polarize sweep run SWEEP.toml -o RESULTS/` runs it on a local Dask cluster "
+        "(or `--scheduler tcp://HOST:8786`) into Parquet, and `polarize sweep query RESULTS/ \"SQL\"` "
+        "asks it in DuckDB; the README's Sweeps section has the file's format."))
