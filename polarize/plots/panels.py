@@ -241,8 +241,8 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
              marker=dict(symbol="x-thin", size=12, line=dict(color=grey, width=2)),
              hovertemplate="uniform scores<extra></extra>", **on),
         dict(type="scatter", uid="simplex-path", name="whole path", x=rounded_with_gaps(xy[:, 0]),
-             y=rounded_with_gaps(xy[:, 1]), mode="lines", line=dict(color=style.PALETTE.light, width=2, dash="dot"),
-             hoverinfo="skip", **on),
+             y=rounded_with_gaps(xy[:, 1]), mode="lines",
+             line=dict(color=style.PALETTE.light, width=2, dash="dot"), hoverinfo="skip", **on),
     ]
     styles = [
         dict(uid="simplex-tail", name="comet tail", mode="lines+markers", line=dict(color=ink, width=2),
