@@ -266,7 +266,8 @@ SETTLED_JS = """() => {
 }"""
 
 # JavaScript: every pair of visible text boxes (and buttons) of a Plotly figure that intersect by
-# more than TOL px both ways, every text box that sticks out of its figure, every figure wider than
+# more than TOL px both ways, a legend entry under the chart's toolbar (shown on hover), every text
+# box that sticks out of its figure, every figure wider than
 # its place, Streamlit text cut off by its box, a sidebar over the page, and a page wider than the window.
 LAYOUT_PROBLEMS_JS = """(tol) => {
   const problems = [];
@@ -314,6 +315,17 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
       if (r.left < outer.left - tol || r.right > outer.right + tol || r.top < outer.top - tol
           || r.bottom > outer.bottom + tol) {
         problems.push(`${title}: ${name(el)} is cut off by the figure's edge`);
+      }
+    }
+    // The chart's toolbar shows on hover at the figure's top right: never over a legend entry.
+    const bar = g.querySelector('.modebar-container .modebar');
+    const barBox = bar && getComputedStyle(bar.parentElement).display !== 'none'
+                   && bar.getBoundingClientRect();
+    if (barBox && barBox.width > 0) {
+      for (const el of g.querySelectorAll('.legendtext')) {
+        if (shown(el) && cross(barBox, el.getBoundingClientRect())) {
+          problems.push(`${title}: the chart's toolbar covers ${name(el)}`);
+        }
       }
     }
     for (let i = 0; i < items.length; i++) {
@@ -414,3 +426,57 @@ def fit_problems(page: Any, tolerance: float = 2.0, *, scroll: bool = True) -> l
     without, the page is measured as it is (at its top, the first figure's controls must show).
     """
     return page.evaluate(FIT_PROBLEMS_JS, [tolerance, scroll])
+
+
+# ---- the page's main figure and its transport, inside the window together ----------------------------
+
+# JavaScript: where the page's main figure (its first chart) and its Play button, slider and time
+# counter are not inside the window together. As the page opens (``at_top``) or scrolled by the
+# least that shows the figure (or, with ``whole`` false, its controls); null when the figure does not
+# play (no buttons). The page is left at its top.
+MAIN_FIGURE_JS = """([tol, atTop, whole]) => {
+  const H = window.innerHeight, W = window.innerWidth;
+  const chart = document.querySelector('[data-testid="stPlotlyChart"]');
+  const svg = chart && chart.querySelector('.js-plotly-plot .main-svg');
+  const shown = (selector) => svg
+    ? [...chart.querySelectorAll(selector)].find((e) => e.checkVisibility()) : null;
+  // The time counter is the slider's first label, its own child (the steps' labels are grouped).
+  const parts = {Play: shown('.updatemenu-button'), slider: shown('.slider-rail-rect'),
+                 time: shown('.slider-group > text.slider-label')};
+  if (!parts.Play) return null;
+  if (whole) parts.figure = svg;
+  if (!atTop) (whole ? svg : parts.Play).scrollIntoView({block: 'nearest', behavior: 'instant'});
+  if (!atTop && !whole) parts.slider.scrollIntoView({block: 'nearest', behavior: 'instant'});
+  const problems = [];
+  for (const [what, element] of Object.entries(parts)) {
+    if (!element) { problems.push(`no ${what} shows`); continue; }
+    const r = element.getBoundingClientRect();
+    if (r.top < -tol || r.bottom > H + tol || r.left < -tol || r.right > W + tol) {
+      const span = `${Math.round(r.top)} to ${Math.round(r.bottom)} px of ${H}`;
+      problems.push(`the ${what} is outside the window (${span})`);
+    }
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (main) main.scrollTo(0, 0);
+  window.scrollTo(0, 0);
+  return problems;
+}"""
+
+
+def main_figure_problems(page: Any, *, at_top: bool = False, whole: bool = True,
+                         tolerance: float = 2.0) -> list[str] | None:
+    """Where the page's main figure and its Play button, slider and time are not in the window together.
+
+    Parameters
+    ----------
+    at_top : bool
+        Measured as the page opens; otherwise scrolled by the least that shows the figure.
+    whole : bool
+        The figure too, not only its controls (a phone's stacked panels are taller than its window).
+
+    Returns
+    -------
+    list of str or None
+        One line a problem; None when the page's first figure does not play.
+    """
+    return page.evaluate(MAIN_FIGURE_JS, [tolerance, at_top, whole])

@@ -24,7 +24,7 @@ from polarize.web.controls import format_value
 from polarize.web.links import read_link, to_query
 from polarize.web.page import Problem, selected_values
 from polarize.web.pages import explorer as ex
-from polarize.web.view import Metric, Plot
+from polarize.web.view import Metric, Plot, Text
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")
@@ -242,8 +242,10 @@ def test_the_view_shows_the_run():
     dashboard = go.Figure(plot.figure)
     assert dashboard.layout.meta["n"] == 5 and dashboard.frames
     numbers = view.blocks[0].columns[1]
-    assert numbers[0] == Metric("Polarized?", "Yes", numbers[0].help)
-    assert [m.label for m in numbers[2:]] == ["Final entropy", "Winning token", "1 \u2212 max s",
+    # The verdict is said to be the run's end before it is given (the figure opens at the start).
+    assert numbers[0] == Text(ex.END_OF_RUN) and "end of the run" in numbers[0].text.lower()
+    assert numbers[1] == Metric("Polarized?", "Yes", numbers[1].help)
+    assert [m.label for m in numbers[3:]] == ["Final entropy", "Winning token", "1 \u2212 max s",
                                               "Final loss", "Time reached"]
     captions = [c.text for column in view.blocks[1].columns for c in column]
     assert [c.split(".**")[0] for c in captions] == ["**Scores on the simplex", "**Scores s_i(t)",

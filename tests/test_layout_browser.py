@@ -3,8 +3,14 @@
 Every page of the app is opened in its own tab, all at once (the server computes them side by
 side), and once settled its figures' text boxes (titles, tick labels, notes, legend entries, the
 slider's label, the buttons) are checked pairwise by their bounding boxes in Chromium, along with
-text cut off by a figure's edge or a Streamlit box, and a page wider than the window. Skipped,
-with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+text cut off by a figure's edge or a Streamlit box, a legend entry under the chart's toolbar, and a
+page wider than the window.
+
+The same tabs then show whether each page's main figure (its first) and its Play button, slider and
+time are inside the window together, in normal mode and, opened again with ``?present=true``, in
+presentation mode: on a desktop the whole figure (the Explorer's as it opens, the others scrolled to
+at most); on a phone, whose panels are stacked taller than its window, the controls. Skipped, with
+the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from browser_support import (
     ARTIFACTS,
     BROWSER,
     layout_problems,
+    main_figure_problems,
     module_fixtures,
     wait_until_settled,
 )
@@ -54,7 +61,40 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
                 found[name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
             if name in STATES and not tab.locator(STATES[name][1]).count():
                 found[name].append(f"not in the state named (nothing matches {STATES[name][1]!r})")
+        played = _main_figures(tabs, found, size, present=False)
+        for tab in tabs.values():
+            tab.close()
+        _main_figures(_opened(context, server, played, present=True), found, size, present=True)
         report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
         assert not report, f"{len(report)} layout problems at {width} x {height}:\n" + "\n".join(report)
     finally:
         context.close()
+
+
+def _opened(context, server, names, *, present: bool) -> dict:
+    """Pages ``names`` opened each in a new tab (at once), in presentation mode if ``present``."""
+    tabs = {}
+    for name in names:
+        path = next(spec.url_path for spec in PAGES if spec.name == name)
+        tabs[name] = context.new_page()
+        tabs[name].goto(f"{server.url}/{path}{'?present=true' if present else ''}", wait_until="commit")
+    return tabs
+
+
+def _main_figures(tabs: dict, found: dict, size: str, *, present: bool) -> list[str]:
+    """Check each tab's main figure and its transport (``main_figure_problems``) into ``found``;
+    the pages whose main figure plays."""
+    played, mode, phone = [], "presented" if present else "normal", size == "phone"
+    for name, tab in tabs.items():
+        if name in STATES:
+            continue
+        tab.bring_to_front()
+        if present:
+            wait_until_settled(tab, timeout=300)
+            tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}-presented.png"))
+        at_top = name == "explorer" and not phone  # a lecturer's first screen: Play without scrolling
+        problems = main_figure_problems(tab, at_top=at_top, whole=not phone)
+        if problems is not None:
+            played.append(name)
+            found.setdefault(f"{name} ({mode})", []).extend(problems)
+    return played

@@ -223,3 +223,27 @@ def test_a_phones_step_forward_does_not_look_like_play():
     labels = [b["label"] for b in buttons]
     assert len(set(labels)) == len(labels)  # five buttons, five different faces
     assert all(len(label) <= 3 for label in labels)  # still symbols, to fit a phone's row
+
+
+def test_a_phone_has_the_speed_buttons_too():
+    from polarize.plots.animation import SPEEDS, animation_controls
+
+    for narrow in (False, True):
+        with style.narrow_screen(narrow):
+            menus = animation_controls(["0", "1"], ["0", "1"])["updatemenus"]
+        (speeds,) = [m for m in menus if m["buttons"][0]["name"].startswith("speed-")]
+        assert [b["name"] for b in speeds["buttons"]] == [f"speed-{name}" for name in SPEEDS]
+        durations = [b["args"][1]["frame"]["duration"] for b in speeds["buttons"]]
+        assert durations == list(SPEEDS.values()), narrow
+
+
+def test_a_y_title_longer_than_its_short_panel_loses_its_brackets_then_goes():
+    from polarize.plots.crowding import uncrowded
+
+    layout = {"font": {"size": 12}, "yaxis": {"domain": [0, 0.1], "title": {"text": "loss (log scale)"}},
+              "yaxis2": {"domain": [0.2, 0.3], "title": {"text": "a very long title"}},
+              "yaxis3": {"domain": [0.4, 1.0], "title": {"text": "entropy (nats)"}}}
+    uncrowded(layout, [], plot_px=600, width=800)  # panels 60, 60 and 360 px tall
+    assert layout["yaxis"]["title"]["text"] == "loss"
+    assert layout["yaxis2"]["title"]["text"] == ""
+    assert layout["yaxis3"]["title"]["text"] == "entropy (nats)"  # room enough: kept whole

@@ -43,7 +43,7 @@ def test_a_desktop_visitor_is_assumed_wide_and_no_height_is_asked():
     assert not at.exception
     assert at.text[0].value == "narrow=False height=None"
     args = _args(at)
-    assert args["assumed"] == {"narrow": False, "height": None, "dark": False}
+    assert args["assumed"] == {"narrow": False, "height": None, "dark": False, "top": None, "width": None}
     assert args["measure_height"] is False
     assert args["narrow_below"] == NARROW_BELOW and args["step"] == HEIGHT_STEP
 
@@ -52,7 +52,7 @@ def test_a_posted_narrow_window_becomes_python_s_assumption():
     at = _run({"narrow": True, "height": None})
     assert at.text[0].value == "narrow=True height=None"
     # The page is told what Python now assumes, so it posts nothing more until the truth changes.
-    assert _args(at)["assumed"] == {"narrow": True, "height": None, "dark": False}
+    assert _args(at)["assumed"] == {"narrow": True, "height": None, "dark": False, "top": None, "width": None}
 
 
 def test_height_is_reported_only_when_measured():
@@ -62,7 +62,20 @@ def test_height_is_reported_only_when_measured():
     assert _args(measured)["assumed"]["height"] == 680 and _args(measured)["measure_height"] is True
     unmeasured = _run(posted, measure=False)
     assert unmeasured.text[0].value == "narrow=False height=None"
-    assert _args(unmeasured)["assumed"] == {"narrow": False, "height": None, "dark": False}
+    assert _args(unmeasured)["assumed"] == {"narrow": False, "height": None, "dark": False, "top": None,
+                                            "width": None}
+
+
+def test_the_main_figure_s_place_is_read_with_the_height_only():
+    posted = {"narrow": False, "height": 680, "top": 240, "width": 760}
+    seen = Viewport.from_browser(posted)
+    assert (seen.top, seen.width) == (240, 760)
+    assert _args(_run(posted, measure=True))["assumed"]["top"] == 240
+    unmeasured = _run(posted, measure=False)
+    assert _args(unmeasured)["assumed"]["top"] is None and _args(unmeasured)["assumed"]["width"] is None
+    # Without a height (or with a place that is not a length) no place is read either.
+    assert Viewport.from_browser({"top": 240, "width": 760}).top is None
+    assert Viewport.from_browser({"height": 680, "top": "240", "width": -1}) == Viewport(height=680)
 
 
 @pytest.mark.parametrize("posted", ["narrow", 3, ["x"], {"narrow": "yes", "height": "680"},

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_support import page
+from app_support import APP, open_page, page
+from streamlit.testing.v1 import AppTest
 
 from polarize.web.leads import LEADS, TOURS
 from polarize.web.pages import PAGES
@@ -21,14 +22,18 @@ def test_every_page_opens_with_a_two_sentence_lead(spec):
 
 
 def test_the_explorer_guides_a_first_visit_then_folds_it_away():
-    at = page("explorer").run()
+    at = AppTest.from_file(APP, default_timeout=120).run()
     (tour,) = [e for e in at.expander if "First visit" in e.label]
     assert tour.proto.expanded
     text = tour.markdown[0].value
     for panel in ("Scores on the simplex", "Entropy", "Repulsion", "Loss", "Play", "Normalizer"):
         assert panel in text
     assert text.count("\n") == len(TOURS["explorer"]) - 1
-    at.run()
+    at.run()  # a rerun (a control changed, the window measured) is the same visit
+    (tour,) = [e for e in at.expander if "First visit" in e.label]
+    assert tour.proto.expanded
+    open_page(at, "deck").run()
+    open_page(at, "explorer").run()
     (tour,) = [e for e in at.expander if "First visit" in e.label]
     assert not tour.proto.expanded  # seen once in this session
 
@@ -39,3 +44,8 @@ def test_a_slide_has_no_lead_or_tour():
     at.run()
     assert LEADS["explorer"] not in [m.value for m in at.markdown]
     assert not [e for e in at.expander if "First visit" in e.label]
+
+
+def test_about_the_maths_is_near_the_top_of_the_menu():
+    names = [spec.name for spec in PAGES]
+    assert names[0] == "explorer" and names.index("maths") <= 2

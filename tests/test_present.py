@@ -17,8 +17,15 @@ from polarize.plots.present_figure import presented
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
-from polarize.web.present_view import presented_view
-from polarize.web.view import Caption, Columns, Metric, Plot, View
+from polarize.web.present_view import (
+    HEADER,
+    figure_first,
+    figure_room,
+    fitted_view,
+    main_block,
+    presented_view,
+)
+from polarize.web.view import Caption, Columns, Metric, Plot, Text, View
 from ui import present_mode
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -125,6 +132,36 @@ def test_a_presented_view_drops_the_small_print(figure):
     assert plot.caption == "" and plot.figure.layout.height == 500 and plot.figure is not figure
     assert columns.columns == ((Metric("m", "1"),), ()) and shown.sidebar == ""
     assert view.blocks[1].figure is figure and view.sidebar == "note"  # the cached view is untouched
+
+
+def test_a_fitted_view_keeps_its_type_and_small_print(figure):
+    view = View(blocks=(Caption("small"), Plot("p", figure, caption="under"),
+                        Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
+    shown = fitted_view(view, height=420, width=800)
+    caption, plot, columns = shown.blocks
+    assert caption == Caption("small") and plot.caption == "under"
+    assert columns.columns == view.blocks[2].columns
+    assert plot.figure.layout.height == 420 and plot.figure.layout.font.size == figure.layout.font.size
+    assert shown.sidebar == "note" and view.blocks[1].figure is figure
+
+
+@pytest.mark.parametrize(("window", "top", "room"),
+                         [(720, 200, 504), (1080, 200, 864), (720, 400, 644), (720, 300, 404)])
+def test_the_main_figure_takes_the_window_below_what_is_above_it(window, top, room):
+    # With too little room below the page's top part the figure takes a whole window, seen scrolled to.
+    assert figure_room(window, top) == room
+    assert figure_room(window, top) <= window - min(top, HEADER)
+
+
+def test_numbers_above_the_main_figure_move_below_it(figure):
+    numbers, why = Columns(((Metric("a", "1"),), (Metric("b", "2"),))), Text("why")
+    plot, later = Plot("p", figure), Plot("q", figure)
+    view = View(blocks=(numbers, why, plot, later))
+    assert main_block(view.blocks) == 2
+    assert figure_first(view).blocks == (why, plot, numbers, later)  # text that explains stays first
+    beside = View(blocks=(Columns(((plot,), (Metric("a", "1"),))), numbers))
+    assert main_block(beside.blocks) == 0 and figure_first(beside).blocks == beside.blocks
+    assert figure_first(View(blocks=(numbers,))).blocks == (numbers,)
 
 
 def test_a_memory_store_is_its_own(tmp_path, monkeypatch):

@@ -29,9 +29,7 @@ from polarize.web.view import (
 from ui import charts, present_mode, theme
 from ui.state import current_values, settle, widget_key
 
-__all__ = ["PLOT_CONFIG", "draw_block", "draw_downloads"]
-
-PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+__all__ = ["draw_block", "draw_downloads"]
 
 
 def _columns(block: Columns, page: str) -> None:
@@ -45,9 +43,9 @@ def _columns(block: Columns, page: str) -> None:
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    config = PLOT_CONFIG if block.modebar else {"displaylogo": False}
-    if present_mode.on():  # on a slide the toolbar only hides the legend under it (a phone's: ui.theme)
-        config = {**config, "displayModeBar": False}
+    # No chart toolbar: it showed on hover at the figure's top right, over the legend there (zoom is a
+    # drag and a double click resets; the page's figures are in its downloads).
+    config = {"displaylogo": False, "displayModeBar": False}
     # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
     # As escaped HTML, never Markdown: a title may hold a user's text, and Markdown would link a URL.
     st.html(f"<p class='{theme.SCREEN_READER}'>{html.escape(block.summary)}</p>")

@@ -2,7 +2,8 @@
 
 ``?present=true`` on any page, or Streamlit's ``?embed=true``, turns it on: the sidebar
 starts collapsed, captions and help go, type is ``PRESENT_SCALE`` times larger, and every
-figure fits the window's height (``polarize.web.present_view``). A deck is presented by opening
+figure fits the window's height (``polarize.web.present_view``). ``fitted`` also fits the
+figures in normal mode, at their usual type. A deck is presented by opening
 its slides' addresses one after another (``follow``), with Previous and Next above the view.
 """
 
@@ -12,14 +13,16 @@ from typing import Any
 
 import streamlit as st
 
+from polarize.plots.present_figure import WIDTH
 from polarize.serve.cache import SharedCache
 from polarize.web import links
 from polarize.web.deck_store import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
-from polarize.web.present_view import presented_view
+from polarize.web.present_view import figure_first, figure_room, fitted_view, on_a_phone, presented_view
 from polarize.web.view import Link, View
 from ui.navigation import switch_to
+from ui.viewport import Viewport
 
 __all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
 
@@ -28,7 +31,8 @@ TYPE_SCALE = 1.5
 WINDOW = 720
 """The window's height (px) the figures fit: a projector's 1280x720."""
 CHROME = 100
-"""Pixels above a page's first figure in presentation mode: Streamlit's header, the title, the gaps."""
+"""Pixels above a page's first figure in presentation mode until the page has measured them
+(``ui.viewport``): Streamlit's header, the title, the gaps."""
 BAR = 40
 """Pixels of the bar above the view while a deck is presented (Previous, Next, End)."""
 FOLLOW, SHOW = "_follow", "_show"
@@ -42,7 +46,6 @@ html {{font-size: {TYPE_SCALE * 100:.0f}%;}}
 [data-testid='stMainBlockContainer'] {{padding: 0.4rem 1.2rem 0.4rem 2.4rem; max-width: none;}}
 [data-testid='stMainBlockContainer'] h1 {{font-size: 1.6rem; padding: 0 0 0.3rem;}}
 [data-testid='stCaptionContainer'], [data-testid='stTooltipIcon'] {{display: none;}}
-[data-testid='stElementContainer']:has(iframe[title*='viewport']) {{display: none;}}
 .st-key-show_bar button {{min-height: 0; padding: 0.05rem 0.6rem;}}
 .st-key-show_bar p {{font-size: 0.75rem;}}
 </style>"""
@@ -65,29 +68,44 @@ def look() -> None:
         st.html(_CSS)
 
 
-def fitted(name: str, job: Any, view: View, window: int | None, *, narrow: bool = False) -> View:
-    """``view`` in presentation mode (the same view otherwise), its figures fitted to the window.
+def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = False) -> View:
+    """``view`` with its main figure first and its figures fitted to the window (presented in
+    presentation mode).
 
     Parameters
     ----------
-    window : int or None
-        The window's height in px (``ui.viewport``); None until the browser has said: ``WINDOW``.
+    window : Viewport
+        The window's height and where the main figure sits (``ui.viewport``). Until the page has
+        said: in presentation mode ``WINDOW`` and ``CHROME``; in normal mode the view as it is.
     narrow : bool
         A phone's window: its figures keep their stacked panels and their size (squeezed into
-        one screen at the larger type, five panels would overlap); only the small print goes.
+        one screen at the larger type, five panels would overlap), their transport on top; in
+        presentation mode only the small print goes.
     """
-    if not on():
+    view = figure_first(view)
+    if narrow:  # a phone: the stacked panels as they are, the transport above them
+        height, width = None, window.width
+    elif on():
+        top = window.top or CHROME + (BAR if _showing() else 0)
+        height, width = figure_room(window.height or WINDOW, top), window.width or WIDTH
+    elif window.height is None or window.top is None or window.width is None:
         return view
-    chrome = CHROME + (BAR if _showing() else 0)
-    height = None if narrow else max((window or WINDOW) - chrome, 2 * chrome)
+    else:
+        height, width = figure_room(window.height, window.top), window.width
+
+    def fit() -> View:
+        if narrow:
+            return on_a_phone(presented_view(view, height=None) if on() else view, width=width)
+        if on():
+            return presented_view(view, height=height, width=width)
+        return fitted_view(view, height=height, width=width)
+
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
-    if view.passing:
-        return presented_view(view, height=height)
-    return PRESENTED.get((name, job, height), lambda: presented_view(view, height=height))
+    return fit() if view.passing else PRESENTED.get((name, job, on(), height, width), fit)
 
 
 PRESENTED = SharedCache(16)
-"""The presented views of pages' jobs, shared by every session like the views themselves."""
+"""The fitted and presented views of pages' jobs, shared by every session like the views themselves."""
 
 
 def follow(slides: tuple[Slide, ...], index: int) -> None:

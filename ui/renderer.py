@@ -8,6 +8,7 @@ its blocks (``ui.blocks``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -18,6 +19,7 @@ from polarize.web.failures import queue_notice
 from polarize.web.leads import LEADS, TOURS
 from polarize.web.page import PageSpec, Problem, Screen
 from polarize.web.pages import by_name
+from polarize.web.present_view import main_block
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
 from ui import deckbar, present_mode, theme, transport
@@ -35,7 +37,7 @@ immutable, and ``ui.charts`` hands its figures to Streamlit without building the
 
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
-    window = viewport(measure_height=present_mode.on())  # once a run, for every use of the window's size
+    window = viewport(measure_height=True)  # once a run, for every use of the window's size
     theme.dark_style(window.dark)
     deckbar.bind_store()
     present_mode.look()
@@ -50,17 +52,19 @@ def render(spec: PageSpec) -> None:
         st.stop()
     screen = Screen(narrow=window.narrow, dark=theme.dark(window.dark))  # a phone: panels stacked
     view = _view(spec, job, screen, spec.running(values))
-    _show(present_mode.fitted(spec.name, (job, screen), view, window.height, narrow=screen.narrow), spec.name)
+    fitted = present_mode.fitted(spec.name, (job, screen), view, window, narrow=screen.narrow)
+    _show(fitted, spec.name, lambda: _below_figure(spec, values))
 
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> None:
-    """The title, the presentation bar, the caption and what the opening link had that was ignored."""
+    """The title, the presentation bar, the lead and what the opening link had that was ignored.
+
+    Short, so that the main figure and its transport fit the window below it (``present_mode.fitted``).
+    """
     st.title(spec.heading(values))
     present_mode.show_bar()
-    _orientation(spec.name)
-    caption = spec.caption(values)
-    if caption and not present_mode.on():
-        st.caption(caption)
+    if spec.name in LEADS and not present_mode.on():
+        st.markdown(LEADS[spec.name])
     note = mended_note(spec, values)
     if note:
         st.info(note, icon=":material/swap_horiz:")
@@ -69,18 +73,29 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
 
 
-def _orientation(page: str) -> None:
-    """The page's lead and its guided first visit (open the first time in a session), not on a slide."""
+_ON = "_page_on"
+"""Session key: the page shown last (a visit ends when another page is opened)."""
+
+
+def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
+    """Under the main figure: the guided first visit (open the first time in a session) and the
+    caption, neither on a slide."""
     if present_mode.on():
         return
-    if page in LEADS:
-        st.markdown(LEADS[page])
+    page, state = spec.name, st.session_state
+    # The first visit lasts until another page is opened: its reruns (a control changed, the
+    # window measured) keep the tour open.
+    if state.get(_ON) != page:
+        if state.get(_ON) is not None:
+            state[f"_{state[_ON]}_toured"] = True
+        state[_ON] = page
     if page in TOURS:
-        seen = f"_{page}_toured"
         with st.expander("First visit? What to watch for", icon=":material/tour:",
-                         expanded=seen not in st.session_state):
+                         expanded=f"_{page}_toured" not in state):
             st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(TOURS[page], 1)))
-        st.session_state[seen] = True
+    caption = spec.caption(values)
+    if caption:
+        st.caption(caption)
 
 
 def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
@@ -101,16 +116,29 @@ def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
     return view
 
 
-def _show(view: View, page: str) -> None:
-    """Draw a view: its notes, its blocks, its downloads and the animated figures' transport."""
+def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
+    """Draw a view: its notes, its blocks, its downloads and the animated figures' transport.
+
+    The warnings and ``below_figure`` come right under the main figure (``present_view.main_block``):
+    above it they pushed it and its Play button out of the window.
+    """
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
     if view.error:
         st.error(view.error, icon=":material/error:")
         st.stop()
-    for warning in view.warnings:
-        st.warning(warning, icon=":material/warning:")
-    for block in view.blocks:
+    main = main_block(view.blocks)
+    if main is None:
+        _notes(view, below_figure)
+    for i, block in enumerate(view.blocks):
         draw_block(block, page)
+        if i == main:
+            _notes(view, below_figure)
     draw_downloads(view, page)
     transport.controls(view)
+
+
+def _notes(view: View, below_figure: Callable[[], None]) -> None:
+    for warning in view.warnings:
+        st.warning(warning, icon=":material/warning:")
+    below_figure()

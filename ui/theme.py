@@ -6,8 +6,8 @@
 - captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
   type (Streamlit's own caption grey is about 4:1);
 - a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only;
-- no chart toolbar on a phone, where it covered the legend (in presentation mode: ``ui.blocks``);
-- less blank space above the title, so that the dashboard fits a projector's 1080 lines.
+- less blank space above the title, and a smaller title, so that the page's main figure and its
+  transport fit below the title and the lead (``ui.present_mode.fitted``) on a projector's 720 lines.
 """
 
 from __future__ import annotations
@@ -16,25 +16,24 @@ import streamlit as st
 
 from ui import present_mode
 
-__all__ = ["CAPTION_OPACITY", "PHONE", "SCREEN_READER", "dark", "dark_style", "style"]
+__all__ = ["CAPTION_OPACITY", "SCREEN_READER", "dark", "dark_style", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
 
 SCREEN_READER = "polarize-sr"
 """The class of text for screen readers only (a figure's summary): in the page, out of sight."""
-PHONE = 640
-"""Windows at most this wide (px) are phones: no chart toolbar there."""
 
 _CSS = f"""<style>
 [data-testid='stMainBlockContainer'] {{padding-top: 2.2rem;}}
+[data-testid='stMainBlockContainer'] h1 {{font-size: 2.2rem; padding-bottom: 0.5rem;}}
+[data-testid='stElementContainer']:has(iframe[title*='viewport']) {{display: none;}}
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
 [data-testid='stElementContainer']:has(.{SCREEN_READER}), .{SCREEN_READER} {{
   position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; margin: -1px; padding: 0; border: 0;}}
-@media (max-width: {PHONE}px) {{.js-plotly-plot .modebar-container {{display: none;}}}}
 </style>"""
 
 
@@ -47,9 +46,12 @@ def dark(shown: bool) -> bool:
 
 # The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
 # the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
+# Plotly paints a figure's chosen and hovered button near-white (#F4FAFF, not a setting), under the
+# dark figures' light button text: the chosen speed could not be read.
 _DARK_CSS = """<style>
 [data-testid='stMultiSelectTagsContainer'] [data-tag], [data-testid='stMultiSelectTagsContainer'] [data-tag] *
   {color: #0E1117;}
+.js-plotly-plot .updatemenu-button rect[style*='rgb(244, 250, 255)'] {fill: #3B4A5C !important;}
 </style>"""
 
 

@@ -1,8 +1,10 @@
 """The browser window's size class, reported by a tiny component (``viewport_frontend/index.html``).
 
 ``viewport()`` tells the renderer whether the window is narrow (a phone), whether the
-page shows a dark theme, and, when asked, how tall it is (presentation mode sizes the
-figure to fit it). Python sends
+page shows a dark theme, and, when asked, how tall it is and where the page's main
+figure (its first chart) sits: its top from the page's top, and the main column's width, measured once
+the script has run (the renderer sizes the figure to fit the window below what is above
+it). Python sends
 what it assumes, and the page posts a value back only when the truth differs: an
 ordinary desktop visitor costs no rerun, a phone one rerun on its first page, and a
 resize one rerun when the class changes (debounced in the page). The component
@@ -47,21 +49,34 @@ class Viewport:
         The window's inner height in px, rounded down to ``HEIGHT_STEP``; None when not measured.
     dark : bool
         The page shows a dark theme (the system's, or the app menu's choice): figures are drawn dark.
+    top : int or None
+        Pixels from the page's top to its main figure's, rounded up to 10; None when not measured
+        or the page has no figure.
+    width : int or None
+        The page's main column's width in px, rounded down to ``HEIGHT_STEP``; None when not measured.
     """
 
     narrow: bool = False
     height: int | None = None
     dark: bool = False
+    top: int | None = None
+    width: int | None = None
 
     @classmethod
     def from_browser(cls, value: Any) -> Viewport:
         """The size class a page posted, read with care (it comes from the browser); default if unreadable."""
         if not isinstance(value, dict):
             return cls()
-        narrow, height, dark = value.get("narrow"), value.get("height"), value.get("dark")
-        height_ok = isinstance(height, int) and not isinstance(height, bool) and 0 < height <= _TALLEST
-        return cls(narrow=narrow if isinstance(narrow, bool) else False, height=height if height_ok else None,
-                   dark=dark is True)
+        narrow, dark = value.get("narrow"), value.get("dark")
+        height, top, width = (_pixels(value.get(name)) for name in ("height", "top", "width"))
+        return cls(narrow=narrow if isinstance(narrow, bool) else False, height=height, dark=dark is True,
+                   top=top if height is not None else None, width=width if height is not None else None)
+
+
+def _pixels(value: Any) -> int | None:
+    """A length the page posted, if it is a whole number of pixels in reason (else None)."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _TALLEST
+    return value if ok else None
 
 
 def viewport(*, measure_height: bool = False) -> Viewport:
@@ -70,11 +85,12 @@ def viewport(*, measure_height: bool = False) -> Viewport:
     Parameters
     ----------
     measure_height : bool
-        Also report the window's height (presentation mode); otherwise ``height`` is None and
-        height changes cost no rerun.
+        Also report the window's height and the main figure's place (to fit the figure);
+        otherwise ``height``, ``top`` and ``width`` are None and their changes cost no rerun.
     """
     assumed = _known(st.session_state.get(KEY), measure_height)
-    value = _component(assumed={"narrow": assumed.narrow, "height": assumed.height, "dark": assumed.dark},
+    value = _component(assumed={"narrow": assumed.narrow, "height": assumed.height, "dark": assumed.dark,
+                                "top": assumed.top, "width": assumed.width},
                        measure_height=measure_height, narrow_below=NARROW_BELOW, step=HEIGHT_STEP,
                        debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)
     return _known(value, measure_height)
@@ -83,4 +99,4 @@ def viewport(*, measure_height: bool = False) -> Viewport:
 def _known(value: Any, measure_height: bool) -> Viewport:
     """The size class the page last posted (None: nothing yet), the height dropped when not measured."""
     known = Viewport.from_browser(value)
-    return known if measure_height or known.height is None else Viewport(narrow=known.narrow, dark=known.dark)
+    return known if measure_height else Viewport(narrow=known.narrow, dark=known.dark)

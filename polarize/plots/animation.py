@@ -124,11 +124,12 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     ]
     band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
                 bordercolor=palette.axis_line)
-    # On a phone there is no room for the speeds beside the large time counter: it plays at "normal".
-    speeds = [] if style.narrow() else [
+    # On a phone the speeds drop their arrows and take smaller type, to fit beside the time counter.
+    arrow, size = ("", -2) if style.narrow() else (" \u25b6", 0)
+    speeds = [
         band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
-                    font=style.font(0),
-                    buttons=[dict(label=f"{name} \u25b6", name=f"speed-{name}", method="animate",
+                    font=style.font(size),
+                    buttons=[dict(label=f"{name}{arrow}", name=f"speed-{name}", method="animate",
                                   args=_play(ms)) for name, ms in SPEEDS.items()])]
     return dict(
         updatemenus=[

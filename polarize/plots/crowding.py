@@ -68,6 +68,7 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
             _thin(axis, tall, _tick_size(axis, size) * TICK_PITCH)
     _label_columns_once(axes)
     _wrap_titles(layout, axes, size, width)
+    _fit_y_titles(axes, size, plot_px)
     short = {_ref(key): _span(axis.get("domain")) * plot_px < NOTE_ROOM
              for key, axis in axes.items() if key[0] == "y"}
     layout["annotations"] = [note for note in layout.get("annotations", [])
@@ -182,6 +183,24 @@ def _wrap_titles(layout: dict[str, Any], axes: dict[str, dict[str, Any]], size: 
         plain = re.sub(r"<[^>]+>", "", text)
         if chars >= 8 and len(plain) > chars and text == plain:
             note["text"] = style.wrap(text, chars)
+
+
+def _fit_y_titles(axes: dict[str, dict[str, Any]], size: float, plot_px: float) -> None:
+    """A y title longer than its panel is tall runs into the panels above and below: it loses its
+    words in brackets ("loss (log scale)" -> "loss"; the axis' ticks say it), or, still too long, goes."""
+    for key, axis in axes.items():
+        text = _title(axis)
+        if key[0] != "y" or not text:
+            continue
+        tall = _span(axis.get("domain")) * plot_px
+        title = axis["title"] if isinstance(axis.get("title"), dict) else {"text": text}
+        font = float(title.get("font", {}).get("size") or size)
+        long = len(re.sub(r"<[^>]+>", "", text)) * font * _CHAR * 1.2  # vertical text, with room either end
+        if long <= tall:
+            continue
+        short = re.sub(r"\s*\([^)]*\)\s*$", "", text).strip()
+        fits = short and len(re.sub(r"<[^>]+>", "", short)) * font * _CHAR * 1.2 <= tall
+        axis["title"] = {**title, "text": short if fits else ""}
 
 
 def _key(value: Any) -> Any:

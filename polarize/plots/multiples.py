@@ -37,6 +37,8 @@ _LEGEND_FONT = -3
 """The legend's font, points from the base size."""
 _LEGEND_GAP = 14
 """Pixels between the legend and the first row's titles."""
+_TITLE_LIFT = 6
+"""Pixels between a panel's top and its title (within ``_LEGEND_GAP`` and the rows' gap)."""
 _WIDTH = {False: 770, True: 270}
 """Pixels of plot a legend from its left edge may fill before it wraps: on a 1280 px projector with
 the sidebar open and on a phone (the figure less its margins and y tick labels)."""
@@ -237,7 +239,9 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     layout = fig.layout.to_plotly_json()
     layout.setdefault("annotations", [])
     for ann in layout["annotations"]:
-        ann["font"] = style.font(0, style.PALETTE.ink)
+        # A little above the panel: its top tick label ("1") reaches above the panel's edge, and a
+        # title wider than the panel (its first column's, with the y title beside it) ran into it.
+        ann.update(font=style.font(0, style.PALETTE.ink), yshift=_TITLE_LIFT)
     cleaned = [[_clean(line, p) for line in p.lines] for p in panels]
     times = _frame_times(panels, cleaned, frames) if animated else np.array([])
     # Every time axis spans the same times, so that the panels can be read (and played) side by side.

@@ -13,7 +13,7 @@ LEADS: dict[str, str] = {
     "explorer": (
         "A tiny model turns one number per token (its logits a) into scores s = softmax(a) that add "
         "up to 1, and training by gradient flow pushes almost all of the score onto one token. Press "
-        "Play under the figure and watch the dot on the simplex run into a corner."),
+        "Play on the figure and watch the dot on the simplex run into a corner."),
     "normalizers": (
         "One start, trained with eight different ways of turning logits into scores. Press Play and "
         "see which of them end with a single token holding all the score."),
@@ -30,18 +30,19 @@ LEADS: dict[str, str] = {
         "Press Play: small steps retrace the flow, large ones drift to another token or blow up."),
     "rates": (
         "Polarization never finishes: under the logistic loss the others' share shrinks only like "
-        "1/log\u00b2 t. Compare the fitted slope with the predicted one, then see it on the figure."),
+        "1/log\u00b2 t. Press Play to see it on the figure, then compare the fitted slope under it "
+        "with the predicted one."),
     "phase": (
         "The directions the scores move in, drawn over the whole simplex, with the points where they "
         "rest and which token wins from each start. Click a point of the map to start a run there."),
     "sinks": (
         "A small transformer trained on a copying task learns to put most of a head's attention on "
-        "the first token, an attention sink, by the same rich-get-richer force. The numbers at the "
-        "top are for the end of training; play the training to see the sink form."),
+        "the first token, an attention sink, by the same rich-get-richer force. The figure and the "
+        "numbers under it open at the end of training; play the training to see the sink form."),
     "sweeps": (
-        "Many runs at once: a grid of settings and seeds, each run to its end, and how often the "
-        "scores polarize across the grid. Pick a sweep and a measure, then read the fraction "
-        "against the grid's settings with its 95% band."),
+        "Many runs at once, over a grid of settings such as the number of tokens and the start's "
+        "scale, read from a saved sweep. Pick a measure and see for which settings the scores "
+        "end polarized."),
     "maths": (
         "The model, its replicator form and why softmax polarizes, in a few formulas with live "
         "figures. Read it before or after the Explorer; its last section says what to look for there."),
@@ -53,7 +54,7 @@ LEADS: dict[str, str] = {
 
 TOURS: dict[str, tuple[str, ...]] = {
     "explorer": (
-        "Press **\u25b6 Play** under the figure (or Space with the pointer on it); **Step \u25b6** "
+        "Press **\u25b6 Play** on the figure (or Space with the pointer on it); **Step \u25b6** "
         "moves one frame, **|\u25c0 Reset** goes back to the start.",
         "**Scores on the simplex**: each corner is a token and the dot is the scores s. It starts in "
         "the centre (every token equal); polarization is the dot running into one corner.",

@@ -61,7 +61,6 @@ class Plot:
     key: str
     figure: go.Figure
     caption: str = ""
-    modebar: bool = True
     selects: Mapping[str, int] = field(default_factory=dict)
 
     @functools.cached_property

@@ -17,8 +17,9 @@ RATES = rates.PAGE
 COMPARISONS = (NORMALIZERS, LOSSES, TIED, DESCENT, RATES)
 """The comparison pages: several runs side by side, drawn as one animated grid (``web.study``)."""
 
-PAGES = (EXPLORER, *COMPARISONS, PHASE, SINKS, SWEEPS, MATHS, DECK)
-"""Every page, in navigation order."""
+PAGES = (EXPLORER, MATHS, *COMPARISONS, PHASE, SINKS, SWEEPS, DECK)
+"""Every page, in navigation order: About the maths second, where a newcomer looks for what the
+Explorer shows."""
 
 __all__ = ["COMPARISONS", "DECK", "DESCENT", "EXPLORER", "LOSSES", "MATHS", "NORMALIZERS", "PAGES", "PHASE",
            "RATES", "SINKS", "SWEEPS", "TIED", "by_name"]

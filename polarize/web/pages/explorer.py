@@ -30,7 +30,7 @@ from polarize.web.failures import config_reason, failure_view
 from polarize.web.page import Mend, PageSpec, Problem
 from polarize.web.view import Caption, Columns, Download, Metric, Plot, Text, View
 
-__all__ = ["CONTROLS", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
+__all__ = ["CONTROLS", "END_OF_RUN", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
            "build_experiment", "check", "explore", "job", "mend", "preset_values", "start_trouble"]
 
 DEFAULT_PRESET = "default"
@@ -38,6 +38,8 @@ MAX_TOKENS = 128
 """Largest ``n`` (and ``d``) offered by the Explorer's sliders."""
 MAX_GD_STEPS = 200_000
 """Gradient-descent steps a page runs at most (the engine allows more, but a page must stay quick)."""
+END_OF_RUN = "**At the end of the run** (press Play to watch it get there):"
+"""Above the verdict and the final numbers: they tell the run's end, which the figure reaches last."""
 
 
 def _nice_horizons() -> tuple[float, ...]:
@@ -275,12 +277,12 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
     figure = dashboard_spec(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
     verdict = judge(result)
-    numbers = (Metric("Polarized?", text.VERDICT_WORDS[verdict.status],
-                      THRESHOLDS),
+    # The verdict is the run's end: said so before it, as the figure opens at the start.
+    numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[verdict.status], THRESHOLDS),
                Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
     why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
     if why:  # the dashes above, said in words where they show
-        numbers = (*numbers[:2], Text(f"No entropy or winner: {why}."), *numbers[2:])
+        numbers = (*numbers[:3], Text(f"No entropy or winner: {why}."), *numbers[3:])
     captions = text.panel_captions(experiment, repulsion=repulsion)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),

@@ -113,7 +113,7 @@ def _replicator(figures: dict[str, go.Figure]) -> tuple[Any, ...]:
         Maths(r"\dot p = c\, s, \qquad \dot a = \frac{c}{T}\, s \odot (p - s\cdot p)."),
     )
     right = (Plot("scores", figures["scores"], "One logistic run (n = 5, seed 1) up to t = 1e12, log-log: "
-                  "one score rises toward 1, the others fall, but slowly.", modebar=False),)
+                  "one score rises toward 1, the others fall, but slowly."),)
     return (Header("2. The replicator form: rich get richer"),
             Columns((left, right), widths=(1.1, 1), gap="large"))
 
@@ -153,7 +153,7 @@ def _slowness(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, ...]
              "ends."),
     )
     right = (Plot("rate", figures["rate"], "The gap 1 - max s of the run above against the sharp asymptotics "
-                  "and the theorem's 1/log t (scaled to meet at the end). Both log axes.", modebar=False),)
+                  "and the theorem's 1/log t (scaled to meet at the end). Both log axes."),)
     return Header("3. Polarization, and how slow it is"), Columns((left, right), widths=(1.1, 1), gap="large")
 
 
@@ -170,7 +170,7 @@ def _only_softmax(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, 
              "its runs."),
         Plot("normalizers", figures["normalizers"], "Entropy of the scores under four normalizers, "
              "same start (the paper's comparison: n = d = 10, logistic loss). Dashed: log n, the uniform "
-             "value.", modebar=False),
+             "value."),
     )
     right = (
         Text("With the **square** loss the problem is realizable: the loss decays exponentially toward its "
@@ -183,7 +183,7 @@ def _only_softmax(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, 
              f"floor $H(p^*)$ too; here it ends {_graded(verdicts['kl'])}, the logistic run "
              f"{_graded(verdicts['logistic'])}. {THRESHOLDS}"),
         Plot("losses", figures["losses"], "Entropy under the three losses, same start (n = d = 8, a(0) = 0.5 "
-             "randn).", modebar=False),
+             "randn)."),
     )
     return Header("4. Only softmax polarizes like this"), Columns((left, right), gap="large")
 
