@@ -54,6 +54,18 @@ FIGURE_SIGNATURE_JS = """() => {
 }"""
 
 
+# JavaScript: true once the viewport component (ui/viewport_frontend) has measured the page and has
+# nothing to post or to measure again: the page will not rerun to fit its figure (which redraws it,
+# taking the focus and the elements a test holds). True on a page without the component.
+VIEWPORT_SETTLED_JS = """() => {
+  const frame = document.querySelector("iframe[title*='viewport']");
+  if (!frame) return true;
+  const body = frame.contentDocument && frame.contentDocument.body;
+  return !!body && body.dataset.measured !== undefined && body.dataset.posted === ''
+    && body.dataset.pending === undefined;
+}"""
+
+
 def free_port() -> int:
     """A TCP port on localhost that nobody listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -147,9 +159,11 @@ def figure_signature(page: Any) -> str | None:
 
 
 def wait_for_figure(page: Any, *, different_from: str | None = None, timeout: float = 30.0) -> str:
-    """Wait until a dashboard is drawn (and, if given, differs from ``different_from``); its signature."""
+    """Wait until a dashboard is drawn (and, if given, differs from ``different_from``), and the page
+    will not rerun to fit it (``VIEWPORT_SETTLED_JS``); its signature."""
     page.wait_for_function(
-        f"() => {{ const s = ({FIGURE_SIGNATURE_JS})(); return s !== null && s !== {_js(different_from)}; }}",
+        f"""() => {{ const s = ({FIGURE_SIGNATURE_JS})();
+                    return s !== null && s !== {_js(different_from)} && ({VIEWPORT_SETTLED_JS})(); }}""",
         timeout=timeout * 1000, polling=25,
     )
     signature = figure_signature(page)
@@ -252,11 +266,7 @@ SETTLED_JS = """() => {
   const title = document.querySelector('h1');
   if (!title || !title.checkVisibility()) return false;
   if (document.querySelector('[data-testid="stSpinner"], [data-testid="stSkeleton"]')) return false;
-  const frame = document.querySelector("iframe[title*='viewport']");
-  if (frame) {
-    const body = frame.contentDocument && frame.contentDocument.body;
-    if (!body || body.dataset.measured === undefined || body.dataset.posted !== '') return false;
-  }
+  if (!(""" + VIEWPORT_SETTLED_JS + """)()) return false;
   const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
   for (const chart of charts) {
     const g = chart.querySelector('.js-plotly-plot');
@@ -390,7 +400,8 @@ def layout_problems(page: Any, tolerance: float = 2.0) -> list[str]:
 FIT_PROBLEMS_JS = """([tol, scroll]) => {
   const problems = [];
   const W = window.innerWidth, H = window.innerHeight;
-  const CONTROLS = '.updatemenu-button, .slider-rail-rect, .slider-grip-rect, .slider-currentvalue';
+  const CONTROLS = '.updatemenu-button, .slider-rail-rect, .slider-grip-rect, '
+    + '.slider-group > text.slider-label';
   const sidebar = document.querySelector('[data-testid="stSidebar"]');
   if (sidebar && sidebar.getAttribute('aria-expanded') !== 'false'
       && sidebar.getBoundingClientRect().right > tol) problems.push('the sidebar is not collapsed');

@@ -7,7 +7,7 @@ Screenshots (1920 x 1080, the projector) go to test-artifacts/.
 from __future__ import annotations
 
 import pytest
-from browser_support import ARTIFACTS, BROWSER, browser_fixture, fresh_server_fixture
+from browser_support import ARTIFACTS, BROWSER, browser_fixture, fresh_server_fixture, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -68,6 +68,7 @@ def test_each_comparison_page_plays(server, browser, name):
     try:
         page.goto(f"{server.url}/{name}")
         page.wait_for_function(f"() => ({GRID_JS})() !== null", timeout=30_000, polling=50)
+        wait_until_settled(page)  # fitted to the window: its one rerun redraws the figure, Play too
         grid = page.evaluate(GRID_JS)
         assert grid["frames"] >= 20, grid
         if name == "normalizers":
