@@ -15,6 +15,9 @@ from streamlit.testing.v1 import AppTest
 
 from ui.viewport import HEIGHT_STEP, KEY, NARROW_BELOW, Viewport
 
+UNMEASURED = {"narrow": False, "height": None, "dark": False, "dark_chosen": False, "top": None,
+              "width": None}
+"""What Python assumes of a window that has reported nothing (or whose height it did not ask)."""
 
 def _script() -> None:
     import streamlit as st
@@ -43,7 +46,7 @@ def test_a_desktop_visitor_is_assumed_wide_and_no_height_is_asked():
     assert not at.exception
     assert at.text[0].value == "narrow=False height=None"
     args = _args(at)
-    assert args["assumed"] == {"narrow": False, "height": None, "dark": False, "top": None, "width": None}
+    assert args["assumed"] == UNMEASURED
     assert args["measure_height"] is False
     assert args["narrow_below"] == NARROW_BELOW and args["step"] == HEIGHT_STEP
 
@@ -52,7 +55,7 @@ def test_a_posted_narrow_window_becomes_python_s_assumption():
     at = _run({"narrow": True, "height": None})
     assert at.text[0].value == "narrow=True height=None"
     # The page is told what Python now assumes, so it posts nothing more until the truth changes.
-    assert _args(at)["assumed"] == {"narrow": True, "height": None, "dark": False, "top": None, "width": None}
+    assert _args(at)["assumed"] == UNMEASURED | {"narrow": True}
 
 
 def test_height_is_reported_only_when_measured():
@@ -62,8 +65,7 @@ def test_height_is_reported_only_when_measured():
     assert _args(measured)["assumed"]["height"] == 680 and _args(measured)["measure_height"] is True
     unmeasured = _run(posted, measure=False)
     assert unmeasured.text[0].value == "narrow=False height=None"
-    assert _args(unmeasured)["assumed"] == {"narrow": False, "height": None, "dark": False, "top": None,
-                                            "width": None}
+    assert _args(unmeasured)["assumed"] == UNMEASURED
 
 
 def test_the_main_figure_s_place_is_read_with_the_height_only():

@@ -35,3 +35,16 @@ def test_screen_and_viewport_read_dark_with_care():
         Screen(dark="yes")
     assert Viewport.from_browser({"narrow": False, "height": None, "dark": True}).dark
     assert not Viewport.from_browser({"dark": "true"}).dark and not Viewport.from_browser(None).dark
+
+
+def test_presentation_mode_draws_dark_figures_only_when_dark_was_chosen_in_the_menu(monkeypatch):
+    from ui import present_mode, theme
+
+    chosen = Viewport.from_browser({"dark": True, "dark_chosen": True})
+    assert chosen.dark and chosen.dark_chosen
+    assert not Viewport.from_browser({"dark": False, "dark_chosen": True}).dark_chosen  # a light page
+    assert not Viewport.from_browser({"dark": True, "dark_chosen": "true"}).dark_chosen
+    monkeypatch.setattr(present_mode, "on", lambda: True)
+    assert not theme.dark(True) and theme.dark(True, chosen=True) and not theme.dark(False, chosen=True)
+    monkeypatch.setattr(present_mode, "on", lambda: False)
+    assert theme.dark(True) and not theme.dark(False)

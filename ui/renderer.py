@@ -38,7 +38,8 @@ immutable, and ``ui.charts`` hands its figures to Streamlit without building the
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     window = viewport(measure_height=True)  # once a run, for every use of the window's size
-    theme.dark_style(window.dark)
+    dark = theme.dark(window.dark, window.dark_chosen)  # the figures (in presentation mode, if asked)
+    theme.dark_style(window.dark, dark)
     deckbar.bind_store()
     present_mode.look()
     ignored = init_state(spec)
@@ -50,7 +51,7 @@ def render(spec: PageSpec) -> None:
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    screen = Screen(narrow=window.narrow, dark=theme.dark(window.dark))  # a phone: panels stacked
+    screen = Screen(narrow=window.narrow, dark=dark)  # a phone: panels stacked
     view = _view(spec, job, screen, spec.running(values))
     fitted = present_mode.fitted(spec.name, (job, screen), view, window, narrow=screen.narrow)
     _show(fitted, spec.name, lambda: _below_figure(spec, values))

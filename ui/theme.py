@@ -37,28 +37,35 @@ _CSS = f"""<style>
 </style>"""
 
 
-def dark(shown: bool) -> bool:
+def dark(shown: bool, chosen: bool = False) -> bool:
     """Whether this page's figures are drawn dark, the page showing a dark theme or not (``shown``:
-    the system's, or the one chosen in the app menu, as ``ui.viewport`` reports it): not in
-    presentation mode, whose figures stay light (a projector washes dark slides out)."""
-    return shown and not present_mode.on()
+    the system's, or the one chosen in the app menu, as ``ui.viewport`` reports it). In
+    presentation mode the figures stay light (a projector washes dark slides out) unless the dark
+    theme was asked for: ``chosen`` in the app menu."""
+    return shown and (chosen or not present_mode.on())
 
 
 # The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
 # the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
-# Plotly paints a figure's chosen and hovered button near-white (#F4FAFF, not a setting), under the
-# dark figures' light button text: the chosen speed could not be read.
-_DARK_CSS = """<style>
+_DARK_PAGE_CSS = """<style>
 [data-testid='stMultiSelectTagsContainer'] [data-tag], [data-testid='stMultiSelectTagsContainer'] [data-tag] *
   {color: #0E1117;}
+</style>"""
+# Plotly paints a figure's chosen and hovered button near-white (#F4FAFF, not a setting), under the
+# dark figures' light button text: the chosen speed could not be read. (A light figure on a dark
+# page, as a slide is, keeps Plotly's: its button text is dark.)
+_DARK_FIGURES_CSS = """<style>
 .js-plotly-plot .updatemenu-button rect[style*='rgb(244, 250, 255)'] {fill: #3B4A5C !important;}
 </style>"""
 
 
-def dark_style(shown: bool) -> None:
-    """What the dark theme needs besides Streamlit's (``shown``: the page shows it, ``ui.viewport``)."""
-    if shown:
-        st.html(_DARK_CSS)
+def dark_style(page: bool, figures: bool) -> None:
+    """What the dark theme needs besides Streamlit's: on a dark page (``page``, ``ui.viewport``),
+    and for dark figures (``figures``, ``dark``)."""
+    if page:
+        st.html(_DARK_PAGE_CSS)
+    if figures:
+        st.html(_DARK_FIGURES_CSS)
 
 
 def style() -> None:

@@ -49,6 +49,9 @@ class Viewport:
         The window's inner height in px, rounded down to ``HEIGHT_STEP``; None when not measured.
     dark : bool
         The page shows a dark theme (the system's, or the app menu's choice): figures are drawn dark.
+    dark_chosen : bool
+        The dark theme was chosen in the app menu (not the system's): presentation mode, which
+        stays light for a projector, draws its figures dark only then.
     top : int or None
         Pixels from the page's top to its main figure's, rounded up to 10; None when not measured
         or the page has no figure.
@@ -59,6 +62,7 @@ class Viewport:
     narrow: bool = False
     height: int | None = None
     dark: bool = False
+    dark_chosen: bool = False
     top: int | None = None
     width: int | None = None
 
@@ -67,9 +71,10 @@ class Viewport:
         """The size class a page posted, read with care (it comes from the browser); default if unreadable."""
         if not isinstance(value, dict):
             return cls()
-        narrow, dark = value.get("narrow"), value.get("dark")
+        narrow, dark, chosen = value.get("narrow"), value.get("dark"), value.get("dark_chosen")
         height, top, width = (_pixels(value.get(name)) for name in ("height", "top", "width"))
         return cls(narrow=narrow if isinstance(narrow, bool) else False, height=height, dark=dark is True,
+                   dark_chosen=dark is True and chosen is True,
                    top=top if height is not None else None, width=width if height is not None else None)
 
 
@@ -90,6 +95,7 @@ def viewport(*, measure_height: bool = False) -> Viewport:
     """
     assumed = _known(st.session_state.get(KEY), measure_height)
     value = _component(assumed={"narrow": assumed.narrow, "height": assumed.height, "dark": assumed.dark,
+                                "dark_chosen": assumed.dark_chosen,
                                 "top": assumed.top, "width": assumed.width},
                        measure_height=measure_height, narrow_below=NARROW_BELOW, step=HEIGHT_STEP,
                        debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)
@@ -99,4 +105,6 @@ def viewport(*, measure_height: bool = False) -> Viewport:
 def _known(value: Any, measure_height: bool) -> Viewport:
     """The size class the page last posted (None: nothing yet), the height dropped when not measured."""
     known = Viewport.from_browser(value)
-    return known if measure_height else Viewport(narrow=known.narrow, dark=known.dark)
+    if measure_height:
+        return known
+    return Viewport(narrow=known.narrow, dark=known.dark, dark_chosen=known.dark_chosen)
