@@ -38,25 +38,35 @@ def sidebar(spec: PageSpec) -> dict[str, Any]:
 
 
 def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]) -> None:
-    """Draw one control, its widget chosen by its kind."""
+    """Draw one control, its widget chosen by its kind.
+
+    The widget's value lives in the session (``ui.state``); it is also given as the widget's own
+    default. A widget whose first draw reaches the browser only after the next run has begun (a
+    busy machine, a tab in the background, the window's first measure rerunning the page) takes
+    that run's default, without the session's value, and sends it back as if chosen: with
+    Streamlit's default it came up empty or at its minimum ("choose at least one").
+    """
     key = widget_key(spec, control.key)
     enabled = control.enabled(values)
     help_text = control.help + ("" if enabled else control.off_help)
     common = {"key": key, "disabled": not enabled, "help": None if present_mode.on() else help_text,
               "on_change": changed, "args": (spec, control.key)}
-    c = control
+    c, now = control, st.session_state[key]
     if c.kind in ("slider", "number"):
         number = where.slider if c.kind == "slider" else where.number_input
         if c.integer:
-            number(c.label, int(c.low), int(c.high), step=int(c.step or 1), **common)
+            number(c.label, int(c.low), int(c.high), int(now), step=int(c.step or 1), **common)
         else:
-            number(c.label, float(c.low), float(c.high), step=c.step, format="%g", **common)
+            number(c.label, float(c.low), float(c.high), float(now), step=c.step, format="%g", **common)
     else:
+        index = list(c.options).index(now) if c.kind in ("select", "radio") else None
         draw: dict[str, Callable[..., Any]] = {
-            "select": lambda: where.selectbox(c.label, c.options, format_func=c.name, **common),
-            "radio": lambda: where.radio(c.label, c.options, format_func=c.name, horizontal=True, **common),
-            "select_slider": lambda: where.select_slider(c.label, c.options, format_func=c.name, **common),
-            "multiselect": lambda: where.multiselect(c.label, c.options, format_func=c.name,
+            "select": lambda: where.selectbox(c.label, c.options, index, format_func=c.name, **common),
+            "radio": lambda: where.radio(c.label, c.options, index, format_func=c.name, horizontal=True,
+                                         **common),
+            "select_slider": lambda: where.select_slider(c.label, c.options, now, format_func=c.name,
+                                                         **common),
+            "multiselect": lambda: where.multiselect(c.label, c.options, list(now), format_func=c.name,
                                                      max_selections=c.most, **common),
         }
         draw[c.kind]()
