@@ -16,11 +16,10 @@ the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 from __future__ import annotations
 
 import pytest
+from browser_layout import layout_problems, main_figure_problems
 from browser_support import (
     ARTIFACTS,
     BROWSER,
-    layout_problems,
-    main_figure_problems,
     module_fixtures,
     wait_until_settled,
 )

@@ -1,6 +1,6 @@
 """The Sweeps page in headless Chromium: each shipped example at 1280 x 720 and 390 x 844, and presented.
 
-The same checks as every page's (``browser_support.layout_problems``, ``fit_problems``), for this
+The same checks as every page's (``browser_layout.layout_problems``, ``fit_problems``), for this
 page alone, plus: no warning shown and every figure drawn. Skipped, with the reason, when Debian's
 /usr/bin/chromium (or Playwright) is missing.
 """
@@ -8,11 +8,10 @@ page alone, plus: no warning shown and every figure drawn. Skipped, with the rea
 from __future__ import annotations
 
 import pytest
+from browser_layout import fit_problems, layout_problems
 from browser_support import (
     ARTIFACTS,
     BROWSER,
-    fit_problems,
-    layout_problems,
     module_fixtures,
     wait_until_settled,
 )

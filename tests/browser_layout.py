@@ -1,0 +1,216 @@
+"""What a page in headless Chromium shows wrongly, found by bounding boxes (used by the layout tests).
+
+- ``layout_problems``: text boxes of a figure that overlap, text cut off by its box, a figure wider
+  than its place, a sidebar over the page, a page wider than the window;
+- ``fit_problems``: in presentation mode, a figure taller than the window or a control outside it;
+- ``main_figure_problems``: the page's main figure and its Play button, slider and time counter not
+  inside the window together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# JavaScript: every pair of visible text boxes (and buttons) of a Plotly figure that intersect by
+# more than TOL px both ways, a legend entry under the chart's toolbar (shown on hover), every text
+# box that sticks out of its figure, every figure wider than
+# its place, Streamlit text cut off by its box, a sidebar over the page, and a page wider than the window.
+LAYOUT_PROBLEMS_JS = """(tol) => {
+  const problems = [];
+  // Plotly names a subplot's axes after it (x2tick, y3title) and a second legend legend2text.
+  const TEXT = ['.gtitle', 'text[class$="title"]', 'g[class$="tick"] > text', '.annotation-text',
+                'text[class^="legend"][class$="text"]', '.slider-label', '.slider-container text',
+                '.updatemenu-button', '.cbtitle text', '.colorbar text', '.textpoint text'].join(', ');
+  const shown = (el) => {
+    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) return false;
+    for (let e = el; e && e.tagName !== 'svg'; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (parseFloat(s.opacity) === 0) return false;
+    }
+    const s = getComputedStyle(el);
+    if (el.tagName === 'text' || el.tagName === 'tspan') {
+      const fill = s.fill;
+      if (fill === 'none' || /rgba\\(.*,\\s*0\\)$/.test(fill) || parseFloat(s.fontSize) <= 2) return false;
+      if (!el.textContent.trim()) return false;
+    }
+    return true;
+  };
+  const name = (el) => {
+    const kind = el.classList.contains('updatemenu-button') ? 'button'
+      : (el.getAttribute('class') || el.parentElement.getAttribute('class') || el.tagName).split(' ')[0];
+    return `${kind} "${el.textContent.trim().slice(0, 40)}"`;
+  };
+  const cross = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > tol
+                        && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > tol;
+  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+    const g = chart.querySelector('.js-plotly-plot');
+    const keyed = chart.closest('[class*="st-key-"]');
+    const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
+    const title = key ? key.slice(7) : `figure ${p + 1}`;
+    const svg = g.querySelector('.main-svg');
+    const outer = svg.getBoundingClientRect();
+    const place = chart.getBoundingClientRect();
+    if (outer.width > place.width + tol) {
+      const wide = `${Math.round(outer.width)} px wide in a ${Math.round(place.width)} px place`;
+      problems.push(`${title} is ${wide}`);
+    }
+    const items = [...g.querySelectorAll(TEXT)].filter(shown)
+      .map((el) => ({el, r: el.getBoundingClientRect()}))
+      .filter(({r}) => r.width >= 1 && r.height >= 1);
+    for (const {el, r} of items) {
+      if (r.left < outer.left - tol || r.right > outer.right + tol || r.top < outer.top - tol
+          || r.bottom > outer.bottom + tol) {
+        problems.push(`${title}: ${name(el)} is cut off by the figure's edge`);
+      }
+    }
+    // The chart's toolbar shows on hover at the figure's top right: never over a legend entry.
+    const bar = g.querySelector('.modebar-container .modebar');
+    const barBox = bar && getComputedStyle(bar.parentElement).display !== 'none'
+                   && bar.getBoundingClientRect();
+    if (barBox && barBox.width > 0) {
+      for (const el of g.querySelectorAll('.legendtext')) {
+        if (shown(el) && cross(barBox, el.getBoundingClientRect())) {
+          problems.push(`${title}: the chart's toolbar covers ${name(el)}`);
+        }
+      }
+    }
+    for (let i = 0; i < items.length; i++) {
+      for (let j = i + 1; j < items.length; j++) {
+        const a = items[i], b = items[j];
+        if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+        if (cross(a.r, b.r)) problems.push(`${title}: ${name(a.el)} overlaps ${name(b.el)}`);
+      }
+    }
+  });
+  // Labels and buttons too: a button's label is cut with an ellipsis by its markdown box, not its text.
+  const cut = ['[data-testid="stMetricValue"] div', '[data-testid="stMetricLabel"] p',
+               '[data-testid="stBaseButton-secondary"] p', 'button[kind] p', 'h1 span', 'h2 span',
+               'button .stMarkdownEllipsis', '[data-testid="stWidgetLabel"] p',
+               '[data-testid="stCaptionContainer"]'];
+  for (const el of document.querySelectorAll(cut.join(', '))) {
+    // A collapsed sidebar (a phone's) lays its buttons out 0 px wide, off-screen: not cut off.
+    const bar = el.closest('[data-testid="stSidebar"]');
+    if (el.clientWidth === 0 || (bar && bar.getBoundingClientRect().right <= 1)) continue;
+    if (el.checkVisibility() && el.scrollWidth > el.clientWidth + tol) {
+      const text = el.textContent.trim().slice(0, 40);
+      problems.push(`"${text}" is cut off (${el.scrollWidth} px in ${el.clientWidth})`);
+    }
+  }
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');  // collapsed: 0 px wide
+  const content = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (sidebar && content && cross(sidebar.getBoundingClientRect(), content.getBoundingClientRect())) {
+    problems.push('the sidebar covers the page');
+  }
+  const main = document.querySelector('[data-testid="stMain"]') || document.documentElement;
+  if (main.scrollWidth > main.clientWidth + tol) {
+    problems.push(`the page scrolls sideways (${main.scrollWidth} px in ${main.clientWidth})`);
+  }
+  return [...new Set(problems)];
+}"""
+
+
+def layout_problems(page: Any, tolerance: float = 2.0) -> list[str]:
+    """What overlaps or is cut off on the page now (``LAYOUT_PROBLEMS_JS``), one line each."""
+    return page.evaluate(LAYOUT_PROBLEMS_JS, tolerance)
+
+
+# ---- presentation mode: every figure and its controls on one screen --------------------------------
+
+# JavaScript: where the page's figures fall short of one screen each: a figure taller or wider than
+# the window, or one of its controls (buttons, slider rail and grip, the time counter) outside the
+# window once the figure is scrolled to the window's top (at the page's top: ``scroll`` false);
+# and a sidebar not collapsed.
+FIT_PROBLEMS_JS = """([tol, scroll]) => {
+  const problems = [];
+  const W = window.innerWidth, H = window.innerHeight;
+  const CONTROLS = '.updatemenu-button, .slider-rail-rect, .slider-grip-rect, '
+    + '.slider-group > text.slider-label';
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  if (sidebar && sidebar.getAttribute('aria-expanded') !== 'false'
+      && sidebar.getBoundingClientRect().right > tol) problems.push('the sidebar is not collapsed');
+  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+    const keyed = chart.closest('[class*="st-key-"]');
+    const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
+    const title = key ? key.slice(7) : `figure ${p + 1}`;
+    const svg = chart.querySelector('.js-plotly-plot .main-svg');
+    if (scroll) svg.scrollIntoView({block: 'start', behavior: 'instant'});
+    const f = svg.getBoundingClientRect();
+    if (f.height > H + tol) problems.push(`${title} is ${Math.round(f.height)} px tall in a ${H} px window`);
+    if (f.left < -tol || f.right > W + tol) problems.push(`${title} sticks out sideways`);
+    const controls = [...chart.querySelectorAll(CONTROLS)].filter((e) => e.checkVisibility())
+      .map((e) => ({e, r: e.getBoundingClientRect()})).filter(({r}) => r.width > 0 && r.height > 0);
+    for (const {e, r} of controls) {
+      const kind = (e.getAttribute('class') || '').split(' ')[0];
+      const what = `${title}: ${kind} "${e.textContent.trim().slice(0, 20)}"`;
+      if (r.left < Math.max(f.left, 0) - tol || r.right > Math.min(f.right, W) + tol
+          || r.top < Math.max(f.top, 0) - tol || r.bottom > Math.min(f.bottom, H) + tol) {
+        problems.push(`${what} is outside the window or its figure (${Math.round(r.bottom)} px of ${H})`);
+      }
+    }
+  });
+  if (scroll) window.scrollTo(0, 0);
+  return problems;
+}"""
+
+
+def fit_problems(page: Any, tolerance: float = 2.0, *, scroll: bool = True) -> list[str]:
+    """Where the page's figures do not fit one screen each (``FIT_PROBLEMS_JS``), one line each.
+
+    With ``scroll`` each figure is scrolled to the window's top first (the page is left scrolled);
+    without, the page is measured as it is (at its top, the first figure's controls must show).
+    """
+    return page.evaluate(FIT_PROBLEMS_JS, [tolerance, scroll])
+
+
+# ---- the page's main figure and its transport, inside the window together ----------------------------
+
+# JavaScript: where the page's main figure (its first chart) and its Play button, slider and time
+# counter are not inside the window together. As the page opens (``at_top``) or scrolled by the
+# least that shows the figure (or, with ``whole`` false, its controls); null when the figure does not
+# play (no buttons). The page is left at its top.
+MAIN_FIGURE_JS = """([tol, atTop, whole]) => {
+  const H = window.innerHeight, W = window.innerWidth;
+  const chart = document.querySelector('[data-testid="stPlotlyChart"]');
+  const svg = chart && chart.querySelector('.js-plotly-plot .main-svg');
+  const shown = (selector) => svg
+    ? [...chart.querySelectorAll(selector)].find((e) => e.checkVisibility()) : null;
+  // The time counter is the slider's first label, its own child (the steps' labels are grouped).
+  const parts = {Play: shown('.updatemenu-button'), slider: shown('.slider-rail-rect'),
+                 time: shown('.slider-group > text.slider-label')};
+  if (!parts.Play) return null;
+  if (whole) parts.figure = svg;
+  if (!atTop) (whole ? svg : parts.Play).scrollIntoView({block: 'nearest', behavior: 'instant'});
+  if (!atTop && !whole) parts.slider.scrollIntoView({block: 'nearest', behavior: 'instant'});
+  const problems = [];
+  for (const [what, element] of Object.entries(parts)) {
+    if (!element) { problems.push(`no ${what} shows`); continue; }
+    const r = element.getBoundingClientRect();
+    if (r.top < -tol || r.bottom > H + tol || r.left < -tol || r.right > W + tol) {
+      const span = `${Math.round(r.top)} to ${Math.round(r.bottom)} px of ${H}`;
+      problems.push(`the ${what} is outside the window (${span})`);
+    }
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (main) main.scrollTo(0, 0);
+  window.scrollTo(0, 0);
+  return problems;
+}"""
+
+
+def main_figure_problems(page: Any, *, at_top: bool = False, whole: bool = True,
+                         tolerance: float = 2.0) -> list[str] | None:
+    """Where the page's main figure and its Play button, slider and time are not in the window together.
+
+    Parameters
+    ----------
+    at_top : bool
+        Measured as the page opens; otherwise scrolled by the least that shows the figure.
+    whole : bool
+        The figure too, not only its controls (a phone's stacked panels are taller than its window).
+
+    Returns
+    -------
+    list of str or None
+        One line a problem; None when the page's first figure does not play.
+    """
+    return page.evaluate(MAIN_FIGURE_JS, [tolerance, at_top, whole])
