@@ -33,7 +33,7 @@ from polarize.plots.lines import Line, Panel, find_trace, token_lines, trace_ind
 from polarize.plots.maths import comparison_figure, gap_figure, scores_figure
 from polarize.plots.multiples import animated_grid
 from polarize.plots.numbers import DIGITS, round_significant
-from polarize.plots.panels import project_to_polygon, simplex_vertices
+from polarize.plots.polygon import project_to_polygon, simplex_vertices
 from polarize.plots.style import FONT_SIZE, LOSS_COLORS, Palette, set_palette, token_colors
 
 __all__ = [

@@ -22,6 +22,7 @@ from polarize.plots import style
 from polarize.plots.animation import frame_indices
 from polarize.plots.lines import line_trace, token_lines
 from polarize.plots.numbers import log_span, round_significant, rounded, rounded_with_gaps, span
+from polarize.plots.polygon import project_to_polygon, simplex_vertices
 from polarize.science import simplex_shares
 
 __all__ = [
@@ -32,56 +33,15 @@ __all__ = [
     "loss_panel",
     "moving_traces",
     "panel_axis",
-    "project_to_polygon",
     "repulsion_panel",
     "scores_panel",
     "simplex_panel",
-    "simplex_vertices",
 ]
 
 TAIL = 10
 """Length of the comet tail, in frames."""
 _REACH = 1.3
 """Half-width of the simplex panel, in units of the polygon's radius."""
-
-
-def simplex_vertices(n: int) -> np.ndarray:
-    """Where the vertices of the simplex are drawn in the plane.
-
-    Parameters
-    ----------
-    n : int
-        Number of tokens (at least 2).
-
-    Returns
-    -------
-    ndarray, shape (n, 2)
-        For ``n = 2`` the ends of a segment, ``(-1, 0)`` and ``(1, 0)``; for
-        ``n >= 3`` the corners of a regular ``n``-gon on the unit circle, the
-        first at the top, going anticlockwise (``n = 3``: a triangle).
-    """
-    if n < 2:
-        raise ValueError(f"need at least 2 tokens, got {n}")
-    if n == 2:
-        return np.array([[-1.0, 0.0], [1.0, 0.0]])
-    angle = np.pi / 2 + 2 * np.pi * np.arange(n) / n
-    return np.column_stack([np.cos(angle), np.sin(angle)])
-
-
-def project_to_polygon(s: np.ndarray) -> np.ndarray:
-    """The plane position ``sum_i q_i * vertex_i`` of scores, with ``q = simplex_shares(s)``.
-
-    Parameters
-    ----------
-    s : ndarray, shape (K, n) or (n,)
-
-    Returns
-    -------
-    ndarray, shape (K, 2) or (2,)
-        A vertex for a one-hot score, the centre for uniform scores (``n >= 3``).
-    """
-    s = np.asarray(s, dtype=float)
-    return simplex_shares(s) @ simplex_vertices(s.shape[-1])
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,6 +70,9 @@ class RunFrames:
         ``s`` rounded for the browser once, so that frames only slice it.
     times : ndarray, shape (K,)
         Each saved time as a log axis shows it (``time``), rounded.
+    dead : ndarray of bool, shape (K,)
+        Saved times where every score is 0 (a dead ReLU run): no distribution, so no point on the
+        simplex and no entropy; the panels draw gaps there.
     """
 
     result: Result
@@ -126,6 +89,7 @@ class RunFrames:
     s_range: list[float]
     s_rounded: np.ndarray
     times: np.ndarray
+    dead: np.ndarray
 
     @classmethod
     def of(cls, result: Result, frames: int) -> RunFrames:
@@ -139,7 +103,7 @@ class RunFrames:
                    logistic=result.p is not None,
                    on_simplex=result.experiment.sigma.on_simplex,
                    s_range=span(s, floor=(0.0, 1.0), pad=0.04), s_rounded=round_significant(s),
-                   times=round_significant(np.where(positive, t, tx[0])))
+                   times=round_significant(np.where(positive, t, tx[0])), dead=~np.any(s != 0, axis=-1))
 
     def over_time(self, values: Any) -> np.ndarray:
         """``values`` (first axis K) at the times that log axes show."""
@@ -219,8 +183,7 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """
     n, colors, ink, grey = view.n, view.colors, style.PALETTE.ink, style.PALETTE.grey
     vertices = simplex_vertices(n)
-    dead = ~np.any(np.asarray(view.s, dtype=float) != 0, axis=-1)
-    xy = np.where(dead[:, None], np.nan, project_to_polygon(view.s))
+    xy = np.where(view.dead[:, None], np.nan, project_to_polygon(view.s))
     outline = vertices if n == 2 else np.vstack([vertices, vertices[:1]])
     offset = 1.15 if n > 2 else 1.0
     on = dict(xaxis=xa, yaxis=ya)
@@ -305,8 +268,7 @@ def entropy_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     Where every score is 0 (a dead ReLU run) there is no distribution and so no entropy: the curve
     has a gap there, not the 0 of a one-hot ``s`` that ``Result.entropy`` holds.
     """
-    dead = ~np.any(np.asarray(view.result.s, dtype=float) != 0, axis=-1)
-    h = np.where(dead, np.nan, np.asarray(view.result.entropy, dtype=float))
+    h = np.where(view.dead, np.nan, np.asarray(view.result.entropy, dtype=float))
     log_n = math.log(view.n)
     ink, ends = style.PALETTE.ink, [float(view.tx[0]), float(view.tx[-1])]
     static = [

@@ -17,7 +17,7 @@ from plotly.colors import sample_colorscale
 from polarize.ensemble import Ensemble
 from polarize.plots import style
 from polarize.plots.numbers import rounded
-from polarize.plots.panels import project_to_polygon, simplex_vertices
+from polarize.plots.polygon import project_to_polygon, simplex_vertices
 from polarize.science.basins import Basins, NaiveOdds
 from polarize.science.flow_field import naive_winner, slice_shares, square_to_triangle
 from polarize.science.rest_points import RestPoint
