@@ -9,16 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from app_support import open_page
+from deck_support import SLIDES, relinked, tampered
 
-from polarize.web.deck_file import digest, from_json, read, to_json
+from polarize.web.deck_file import digest, from_json, to_json
 from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, data_dir
-
-SLIDES = (
-    Slide(link="/explorer?n=8&loss=logistic", title="Softmax polarizes", notes="Point at the winner."),
-    Slide(link="/losses?n=8&horizon=1e6", title="Losses: *not* markdown <b>", notes=""),
-    Slide(link="/rates", title="How slowly", notes="1/log t\nsecond line"),
-)
 
 
 @pytest.fixture
@@ -70,30 +64,17 @@ def test_saving_does_not_overwrite_unless_asked(store):
     assert store.get("d").slides == SLIDES
 
 
-def _tampered(edit, *, resign=False):
-    """A deck file edited after export; ``resign``: its SHA-256 recomputed, as a deliberate forger would."""
-    data = json.loads(to_json(Deck(name="d", slides=SLIDES)))
-    edit(data["deck"])
-    if resign:
-        data["sha256"] = digest(data["deck"])
-    return json.dumps(data)
-
-
-def _relink(deck, link="javascript:alert(1)"):
-    deck["slides"][0]["link"] = link
-
-
 @pytest.mark.parametrize(("text", "field"), [
     ("{not json", "file"),
     (b"\x89PNG\r\n\x1a\n", "file"),
     ('{"format": "polarize-deck", "version": 2, "deck": {}, "sha256": ""}', "file"),
     ('[1, 2]', "file"),
-    (_tampered(_relink), "slides.0.link"),  # edited by hand, and not a deck: the field named
-    (_tampered(_relink, resign=True), "slides.0.link"),
-    (_tampered(lambda d: _relink(d, "https://example.org/x"), resign=True), "slides.0.link"),
-    (_tampered(lambda d: d["slides"][0].update(extra=1), resign=True), "slides.0"),
-    (_tampered(lambda d: d.update(slides="all"), resign=True), "slides"),
-    (_tampered(lambda d: d["slides"][0].update(notes="x" * 10001), resign=True), "slides.0.notes"),
+    (tampered(relinked), "slides.0.link"),  # edited by hand, and not a deck: the field named
+    (tampered(relinked, resign=True), "slides.0.link"),
+    (tampered(lambda d: relinked(d, "https://example.org/x"), resign=True), "slides.0.link"),
+    (tampered(lambda d: d["slides"][0].update(extra=1), resign=True), "slides.0"),
+    (tampered(lambda d: d.update(slides="all"), resign=True), "slides"),
+    (tampered(lambda d: d["slides"][0].update(notes="x" * 10001), resign=True), "slides.0.notes"),
 ])
 def test_what_is_not_a_deck_is_refused_naming_the_field(store, text, field):
     store.save(Deck(name="d", slides=SLIDES[:1]))
@@ -146,138 +127,6 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     for w in range(workers):  # each writer's slides stay in its own order
         mine = [t for t in titles if t.startswith(f"{w}-")]
         assert mine == [f"{w}-{k}" for k in range(count)]
-
-
-# ---- the Deck page ----------------------------------------------------------------------------
-
-
-def _page_with_a_deck(tmp_path, monkeypatch):
-    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
-    from polarize.web import pages
-
-    DeckStore().save(Deck(name="Lecture *3* <b>", slides=SLIDES))
-    return pages.DECK
-
-
-def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
-    from polarize.web.view import Action, Columns, Table, Text
-
-    spec = _page_with_a_deck(tmp_path, monkeypatch)
-    job = spec.make_job({})
-    view = spec.view(job)
-    (table,) = [b for b in view.blocks if isinstance(b, Table)]
-    assert [row["title"] for row in table.rows] == [s.title for s in SLIDES]  # a table shows text as it is
-    texts = [b.text for b in view.blocks if isinstance(b, Text)]
-    # The deck's name as a code span: shown as typed, never Markdown, HTML or a link (test_injection).
-    assert any("`Lecture *3* <b>`" in t for t in texts)
-    assert read(view.downloads[0].data()) == read(to_json(Deck(name="Lecture *3* <b>", slides=SLIDES)))
-    rows = [b for b in view.blocks if isinstance(b, Columns)]
-    buttons = [a for column in rows[0].columns for a in column if isinstance(a, Action)]
-    down = next(a for a in buttons if a.label == "\u2193")
-    assert down.run()[0] is True
-    assert DeckStore().get("Lecture *3* <b>").slides == (SLIDES[1], SLIDES[0], SLIDES[2])
-    assert spec.make_job({}) != job  # the cached view is made again after a write
-
-
-def _importer(spec):
-    from polarize.web.view import Action
-
-    (importer,) = [b for b in spec.view(spec.make_job({})).blocks if isinstance(b, Action) and b.upload]
-    return importer
-
-
-def _exported_and_edited(spec) -> bytes:
-    """The page's own export of its deck, edited by hand: slide 1 retitled, slide 2 dropped."""
-    data = json.loads(spec.view(spec.make_job({})).downloads[0].data())
-    data["deck"]["slides"][0]["title"] = "Softmax polarizes, fast"
-    del data["deck"]["slides"][1]
-    return json.dumps(data, indent=2).encode()
-
-
-EDITED = (Slide(link=SLIDES[0].link, title="Softmax polarizes, fast", notes=SLIDES[0].notes), SLIDES[2])
-
-
-def test_an_exported_deck_edited_by_hand_is_imported_after_showing_what_changed(tmp_path, monkeypatch):
-    spec = _page_with_a_deck(tmp_path, monkeypatch)
-    ok, message, choices = _importer(spec).run(_exported_and_edited(spec))
-    assert ok and "edited after it was exported" in message and "exists already" in message
-    lines = [line for line in message.splitlines() if line.startswith("- ")]
-    assert lines == ["- slide 1, title: `Softmax polarizes` \u2192 `Softmax polarizes, fast`",
-                     "- slide 2 removed: `Losses: *not* markdown <b>`"]
-    assert [c.label for c in choices] == ["Replace", "Import as a copy", "Cancel"]
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES  # nothing changes before the answer
-    ok, said = choices[0].run()
-    assert ok and said.startswith("Replaced the deck `Lecture *3* <b>`")
-    assert DeckStore().names() == ["Lecture *3* <b>"]
-    assert DeckStore().get("Lecture *3* <b>").slides == EDITED  # the edits kept
-
-
-def test_a_deck_that_exists_can_be_imported_as_a_copy_under_a_new_name(tmp_path, monkeypatch):
-    spec = _page_with_a_deck(tmp_path, monkeypatch)
-    for number in (2, 3):
-        _, _, choices = _importer(spec).run(_exported_and_edited(spec))
-        ok, said = {c.label: c for c in choices}["Import as a copy"].run()
-        assert ok and f"`Lecture *3* <b> ({number})`" in said
-    assert DeckStore().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)", "Lecture *3* <b> (3)"]
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES
-    assert DeckStore().get("Lecture *3* <b> (3)").slides == EDITED
-
-
-def test_reimporting_an_unchanged_export_says_so_and_offers_a_copy(tmp_path, monkeypatch):
-    spec = _page_with_a_deck(tmp_path, monkeypatch)
-    ok, message, choices = _importer(spec).run(spec.view(spec.make_job({})).downloads[0].data().encode())
-    assert ok and "holds the same slides as the file" in message and "edited" not in message
-    assert [c.label for c in choices] == ["Import as a copy", "Cancel"]
-    assert choices[1].run() == (True, "Nothing was imported.") and DeckStore().names() == ["Lecture *3* <b>"]
-
-
-def test_what_is_not_a_deck_is_refused_in_one_line_and_changes_nothing(tmp_path, monkeypatch):
-    spec = _page_with_a_deck(tmp_path, monkeypatch)
-    before = DeckStore().path.read_bytes()
-    ok, message = _importer(spec).run(_tampered(_relink))
-    assert not ok and "slides.0.link" in message and "\n" not in message
-    assert DeckStore().path.read_bytes() == before
-    ok, message = _importer(spec).run(_tampered(lambda d: d.update(name="New")).encode())  # edited, new name
-    assert ok and "edited after it was exported" in message
-    assert DeckStore().names() == ["Lecture *3* <b>", "New"] and DeckStore().get("New").slides == SLIDES
-
-
-def test_changes_match_unchanged_slides_first():
-    from polarize.web.deck_file import Change, changes
-
-    a, b, c = SLIDES
-    d = Slide(link="/rates?n=3", title="New one")
-    assert changes(Deck(name="x", slides=SLIDES), Deck(name="x", slides=(a, d, b, c))) == [
-        Change(kind="added", place=2, after="New one")]
-    assert changes(Deck(name="x", slides=SLIDES), Deck(name="x", slides=(a, c))) == [
-        Change(kind="removed", place=2, before=b.title)]
-    retitled = Slide(link=c.link, title=c.title, notes="other notes")
-    assert changes(Deck(name="x", slides=SLIDES), Deck(name="x", slides=(a, b, retitled))) == [
-        Change(kind="notes", place=3, before=c.notes, after="other notes")]
-    assert changes(Deck(name="x", slides=SLIDES), Deck(name="x", slides=SLIDES)) == []
-
-
-def test_a_copy_gets_the_first_free_number_and_stays_within_the_longest_name():
-    from polarize.web.deck_file import copy_name
-
-    assert copy_name("Lecture", ["Lecture"]) == "Lecture (2)"
-    assert copy_name("Lecture", {"Lecture", "Lecture (2)", "Lecture (3)"}) == "Lecture (4)"
-    long = "x" * 100
-    assert copy_name(long, [long]) == "x" * 96 + " (2)" and len(copy_name(long, [long])) == 100
-
-
-def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
-    _page_with_a_deck(tmp_path, monkeypatch)
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
-    at.run()
-    open_page(at, "deck").run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.title[0].value == "Lecture decks"
-    at.button(key="deck_remove0_0").click().run()
-    assert not at.exception and [s.value for s in at.success] == ["Removed slide 1."]
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES[1:]
 
 
 # ---- hostile files and stores (issue 22): one sentence naming the folder, never a raw error --------
@@ -418,56 +267,3 @@ def test_the_deck_page_import_says_one_line_for_any_upload(upload):
     finally:
         use(None)
     assert not ok and "\n" not in message
-
-
-# ---- the import on the page (AppTest): upload, see the changes, answer ----------------------------
-
-
-def _page_after_upload(tmp_path, monkeypatch, upload: bytes):
-    from app_support import page
-
-    spec = _page_with_a_deck(tmp_path, monkeypatch)
-    at = page("deck", timeout=60).run()
-    at.file_uploader(key="deck_import").set_value(("lecture.json", upload(spec), "application/json")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def test_the_page_shows_an_edited_decks_changes_and_replaces_it_when_asked(tmp_path, monkeypatch):
-    at = _page_after_upload(tmp_path, monkeypatch, _exported_and_edited)
-    (question,) = at.info
-    assert "slide 2 removed: `Losses: *not* markdown <b>`" in question.value
-    assert "`Softmax polarizes` \u2192 `Softmax polarizes, fast`" in question.value
-    assert at.button(key="deck_import_replace").label == "Replace"
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES
-    at.run()  # the question stays until it is answered
-    assert len(at.info) == 1
-    at.button(key="deck_import_replace").click().run()
-    assert not at.exception and [s.value for s in at.success] == [
-        "Replaced the deck `Lecture *3* <b>`: it has the file's 2 slides."]
-    assert not at.info and DeckStore().get("Lecture *3* <b>").slides == EDITED
-    assert [row for row in at.dataframe[0].value["title"]] == [s.title for s in EDITED]  # the page shows it
-
-
-def test_the_page_imports_a_copy_or_nothing_as_answered(tmp_path, monkeypatch):
-    at = _page_after_upload(tmp_path, monkeypatch, _exported_and_edited)
-    at.button(key="deck_import_copy").click().run()
-    assert [s.value for s in at.success] == ["Imported the deck as `Lecture *3* <b> (2)` (2 slides)."]
-    assert DeckStore().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)"]
-    at.file_uploader(key="deck_import").set_value(("again.json", _exported_and_edited(pages_deck()),
-                                                   "application/json")).run()
-    at.button(key="deck_import_cancel").click().run()
-    assert [s.value for s in at.success] == ["Nothing was imported."]
-    assert DeckStore().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)"]
-
-
-def test_the_page_refuses_what_is_not_a_deck_in_one_line(tmp_path, monkeypatch):
-    at = _page_after_upload(tmp_path, monkeypatch, lambda spec: b'{"format": "polarize-deck"}')
-    (error,) = at.error
-    assert "file" in error.value and "\n" not in error.value and not at.info
-
-
-def pages_deck():
-    from polarize.web import pages
-
-    return pages.DECK
