@@ -12,8 +12,9 @@ __all__ = ["LEADS", "TOURS"]
 LEADS: dict[str, str] = {
     "explorer": (
         "A tiny model turns one number per token (its logits a) into scores s = softmax(a) that add "
-        "up to 1, and training by gradient flow pushes almost all of the score onto one token. Press "
-        "Play on the figure and watch the dot on the simplex run into a corner."),
+        "up to 1, and training by gradient flow pushes almost all of the score onto one token (the "
+        "Normalizer menu swaps softmax for maps that may not). Press Play on the figure and watch the "
+        "dot on the simplex run into a corner."),
     "normalizers": (
         "One start, trained with eight different ways of turning logits into scores. Press Play and "
         "see which of them end with a single token holding all the score."),
