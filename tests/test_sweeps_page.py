@@ -46,6 +46,16 @@ def test_every_shipped_example_opens_without_a_warning(name, fraction):
     assert len(view.plots()) == 2 if name != "ensemble" else len(view.plots()) == 1
 
 
+def test_the_grid_table_says_what_every_cell_shares_as_well_as_the_axes():
+    from polarize.web.view import Table
+
+    (table,) = [b for b in _view("example-runs").blocks if isinstance(b, Table)]
+    rows = {row["axis"]: row["values"] for row in table.rows}
+    assert rows["normalizer"] == "softmax, sparsemax, l2" and rows["seed"] == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
+    (horizon,) = {r[0] for r in _sql("runs", "SELECT DISTINCT t_end FROM runs")} or {None}
+    assert rows["horizon"] == "1000 (every cell)" and horizon == pytest.approx(1000)
+
+
 def test_the_runs_fraction_is_the_share_sql_counts_in_its_wilson_band():
     figure = _view("example-runs").plots()[0].figure
     rows = _sql("runs", "SELECT normalizer, n, sum(polarized::int), count(*) FROM runs "

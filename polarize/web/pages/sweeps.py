@@ -67,10 +67,14 @@ CONTROLS = (
 
 
 def _grid_table(manifest: dict) -> Table:
-    grid = manifest.get("sweep", {}).get("grid", {})
+    """The grid's axes, then the settings every cell shares (a run's horizon says what "polarized by
+    the end" means: softmax, slow as 1/log t, is not yet polarized at t = 1000)."""
+    sweep = manifest.get("sweep", {})
     rows = tuple({"axis": key, "values": ", ".join(map(str, values)), "count": len(values)}
-                 for key, values in grid.items())
-    return Table(rows)
+                 for key, values in sweep.get("grid", {}).items())
+    fixed = tuple({"axis": key, "values": f"{value} (every cell)", "count": 1}
+                  for key, value in sweep.get("base", {}).items())
+    return Table(rows + fixed)
 
 
 def _metrics(frame, manifest: dict) -> Columns:
