@@ -68,7 +68,7 @@ CONTROLS = (
 
 def _grid_table(manifest: dict) -> Table:
     """The grid's axes, then the settings every cell shares (a run's horizon says what "polarized by
-    the end" means: softmax, slow as 1/log t, is not yet polarized at t = 1000)."""
+    the end" means: softmax sharpens slowly, and a default start is not yet polarized at t = 1000)."""
     sweep = manifest.get("sweep", {})
     rows = tuple({"axis": key, "values": ", ".join(map(str, values)), "count": len(values)}
                  for key, values in sweep.get("grid", {}).items())
