@@ -14,13 +14,13 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from figure_support import figure, moving_state, run, trace
 
 from polarize import Experiment, simulate
 from polarize.normalizers import make_normalizer
 from polarize.plots import (
     Palette,
     dashboard,
-    find_trace,
     frame_indices,
     grid,
     project_to_polygon,
@@ -32,26 +32,6 @@ from polarize.plots import (
 )
 from polarize.plots.numbers import rounded
 from polarize.science import format_time, simplex_shares
-
-
-@cache
-def run(**fields):
-    return simulate(Experiment(**fields))
-
-
-@cache
-def figure(**fields) -> go.Figure:
-    return dashboard(run(**fields))
-
-
-def trace(fig: go.Figure, uid: str):
-    return find_trace(fig, uid)
-
-
-def moving_state(fig: go.Figure, frame: go.Frame, uid: str):
-    """The state of the moving trace ``uid`` in ``frame``."""
-    return frame.data[list(frame.traces).index(trace_index(fig, uid))]
-
 
 # ---- the simplex geometry ------------------------------------------------------------------
 

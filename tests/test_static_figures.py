@@ -9,46 +9,22 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from figure_support import run
 
-from polarize import Experiment, simulate
+from polarize import simulate
 from polarize.losses import KL, entropy
 from polarize.plots import (
     comparison_figure,
-    dashboard,
-    find_trace,
     gap_figure,
     grid,
     paper,
     round_significant,
     scores_figure,
     token_colors,
-    trace_index,
 )
 from polarize.plots.numbers import rounded
 from polarize.presets import paper_regression, paper_tied
 from polarize.science import format_time, kl_floor, polarization_rate
-
-
-@cache
-def run(**fields):
-    return simulate(Experiment(**fields))
-
-
-@cache
-def figure(**fields) -> go.Figure:
-    return dashboard(run(**fields))
-
-
-def trace(fig: go.Figure, uid: str):
-    return find_trace(fig, uid)
-
-
-def moving_state(fig: go.Figure, frame: go.Frame, uid: str):
-    """The state of the moving trace ``uid`` in ``frame``."""
-    return frame.data[list(frame.traces).index(trace_index(fig, uid))]
-
-
-# ---- the simplex geometry ------------------------------------------------------------------
 
 
 def curves(fig: go.Figure) -> dict[tuple[str, str], tuple[list, list]]:

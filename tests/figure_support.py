@@ -1,0 +1,33 @@
+"""Runs and dashboards shared by the figure tests, each made once per process."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import plotly.graph_objects as go
+
+from polarize import Experiment, simulate
+from polarize.plots import dashboard, find_trace, trace_index
+
+__all__ = ["figure", "moving_state", "run", "trace"]
+
+
+@cache
+def run(**fields):
+    """The run of ``Experiment(**fields)``."""
+    return simulate(Experiment(**fields))
+
+
+@cache
+def figure(**fields) -> go.Figure:
+    """The dashboard of ``run(**fields)``."""
+    return dashboard(run(**fields))
+
+
+def trace(fig: go.Figure, uid: str):
+    return find_trace(fig, uid)
+
+
+def moving_state(fig: go.Figure, frame: go.Frame, uid: str):
+    """The state of the moving trace ``uid`` in ``frame``."""
+    return frame.data[list(frame.traces).index(trace_index(fig, uid))]
