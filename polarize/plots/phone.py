@@ -15,8 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from polarize.plots.animation import CONTROLS_MARGIN, TRANSPORT_TOP
-from polarize.plots.crowding import LEGEND_ROW, legend_rows
-from polarize.plots.present_figure import _legend_names
+from polarize.plots.present_figure import legend_room
 
 __all__ = ["BAND", "SPEED_ROW", "WIDTH", "controls_on_top"]
 
@@ -27,7 +26,9 @@ SPEED_ROW = 44
 _EDGE = 6
 """Pixels between the figure's top and its first button."""
 _COLUMNED = 0.7
-"""The share of a phone's width a legend's rows are estimated at (see ``_legend_px``)."""
+"""The share of a phone's width a legend's rows are estimated at: plotly aligns a legend's entries
+in columns, which on a phone takes more rows than the estimate at the full width (Loss and
+conditioning's 12 entries: 7 rows, estimated 4)."""
 WIDTH = 330
 """Pixels of a phone's figure when not told (a 390 px window less the page's padding)."""
 
@@ -62,8 +63,8 @@ def controls_on_top(figure: go.Figure | dict[str, Any], *,
     plot = height - top - bottom  # kept: the figure grows or shrinks around it
     # What sits above the plot keeps its room: the top margin, or a legend above the plot (placed
     # from the plot up) with the rows it takes at a phone's width, which plotly made room for itself.
-    legends = [item for key, item in layout.items() if key.startswith("legend") and isinstance(item, dict)]
-    room = max([top, *(_legend_px(layout, data.get("data", []), item, plot, width) for item in legends)])
+    above = legend_room(layout, data.get("data", []), plot, _COLUMNED * width)
+    room = max(top, above + _EDGE if above else 0)
     new_top = room + BAND + SPEED_ROW + _EDGE
     # A control's y is a fraction of the plot: in pixels under the plot it was, it goes as far
     # under the band's top (``_EDGE`` below the figure's top) as it was under the transport's; the
@@ -91,15 +92,3 @@ def controls_on_top(figure: go.Figure | dict[str, Any], *,
     layout["height"] = new_top + plot + new_bottom
     return data if as_dict else go.Figure(data, _validate=False)
 
-
-def _legend_px(layout: dict[str, Any], traces: list[dict[str, Any]], legend: dict[str, Any], plot: float,
-               width: float) -> float:
-    """Pixels from the plot's top to the top of a legend placed above it from the plot (0 otherwise)."""
-    y = legend.get("y")
-    if legend.get("yref", "paper") != "paper" or not isinstance(y, int | float) or y <= 1:
-        return 0.0
-    size = float(legend.get("font", {}).get("size") or layout.get("font", {}).get("size") or 12)
-    # Plotly aligns a legend's entries in columns: on a phone that takes more rows than the
-    # estimate at the full width (Loss and conditioning's 12 entries: 7 rows, estimated 4).
-    rows = legend_rows(_legend_names(layout, traces), size=size, width=_COLUMNED * width)
-    return (y - 1) * plot + rows * LEGEND_ROW * size + _EDGE

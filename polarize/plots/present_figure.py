@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from polarize.plots import style
 from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
 
-__all__ = ["WIDTH", "presented"]
+__all__ = ["WIDTH", "legend_room", "presented"]
 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
@@ -63,7 +63,7 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
     inside = width - margin["l"] - margin["r"]
     # A legend from the plot's left edge may run on into the right margin.
     margin["t"] = _top_legend(layout, data.get("data", []), margin["t"], grow, width - margin["l"])
-    margin["t"] = max(margin["t"], _legend_room(layout, data.get("data", []), old_plot * grow, inside))
+    margin["t"] = max(margin["t"], legend_room(layout, data.get("data", []), old_plot * grow, inside))
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
     ratio = old_plot * grow / new_plot
     for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
@@ -97,9 +97,21 @@ def _legend_names(layout: dict[str, Any], traces: list[dict[str, Any]]) -> list[
     return ([title["text"]] if isinstance(title, dict) and title.get("text") else []) + names
 
 
-def _legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: float, width: float) -> int:
+def legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: float, width: float) -> int:
     """Pixels above the plot that the main legend takes when it sits there (0 otherwise), its rows
-    estimated from its entries' names at its (scaled) type in ``width`` px."""
+    estimated from its entries' names at its (scaled) type in ``width`` px.
+
+    Parameters
+    ----------
+    layout : dict
+        A finished figure's layout; its legend placed from the plot (``yref`` "paper", ``y > 1``).
+    traces : list of dict
+        The figure's traces (the legend's entries).
+    plot : float
+        Pixels of the plot area's height (the legend's ``y`` is a fraction of it).
+    width : float
+        Pixels the legend's rows may fill.
+    """
     legend = layout.get("legend", {})
     y = legend.get("y")
     if not isinstance(y, int | float) or y <= 1 or legend.get("yref", "paper") != "paper" \
