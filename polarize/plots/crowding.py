@@ -195,12 +195,11 @@ def _fit_y_titles(axes: dict[str, dict[str, Any]], size: float, plot_px: float) 
         tall = _span(axis.get("domain")) * plot_px
         title = axis["title"] if isinstance(axis.get("title"), dict) else {"text": text}
         font = float(title.get("font", {}).get("size") or size)
-        long = len(re.sub(r"<[^>]+>", "", text)) * font * _CHAR * 1.2  # vertical text, with room either end
-        if long <= tall:
+        most = tall / (font * _CHAR * 1.2)  # characters of vertical text, with room either end
+        if style.shown_length(text) <= most:
             continue
         short = re.sub(r"\s*\([^)]*\)\s*$", "", text).strip()
-        fits = short and len(re.sub(r"<[^>]+>", "", short)) * font * _CHAR * 1.2 <= tall
-        axis["title"] = {**title, "text": short if fits else ""}
+        axis["title"] = {**title, "text": short if short and style.shown_length(short) <= most else ""}
 
 
 def _key(value: Any) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "shown_length",
     "FONT_FAMILY",
     "FONT_SIZE",
     "TRANSPARENT",
@@ -297,7 +298,7 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
 _TAG = re.compile(r"<[^>]*>")
 
 
-def _shown_length(text: str) -> int:
+def shown_length(text: str) -> int:
     """How many characters of plotly text show: its tags (``<sub>``, ``<b>``) take no room."""
     return len(_TAG.sub("", text))
 
@@ -311,7 +312,7 @@ def wrap(text: str, width: int) -> str:
     """
     rows: list[str] = []
     for word in text.split():
-        if rows and _shown_length(rows[-1]) + 1 + _shown_length(word) <= width:
+        if rows and shown_length(rows[-1]) + 1 + shown_length(word) <= width:
             rows[-1] += " " + word
         else:
             rows.append(word)
