@@ -114,3 +114,18 @@ def test_the_sinks_example_is_the_shipped_trainings(tmp_path):
     record = read_run(shipped_runs()["paper-softmax-seed0"])
     row = frame[(frame["variant"] == "softmax") & (frame["seed"] == 0)].iloc[0]
     assert np.allclose(row["sink_scores"], np.ravel(record["sink_scores"]))
+
+
+def test_a_hand_edited_sweep_json_s_axis_names_are_shown_as_text(monkeypatch):
+    """sweep.json lives in the user's results folder: its axes' names reach the page as code spans."""
+    import copy
+
+    from polarize.web.pages import sweeps as page
+    from polarize.web.view import Text
+
+    manifest, frame = page._read("example-runs")
+    edited = copy.deepcopy(manifest)
+    edited["sweep"]["grid"]["[log in](https://evil.example)"] = [1]
+    monkeypatch.setattr(page, "_read", lambda name: (edited, frame))
+    (text,) = [b for b in _view("example-runs").blocks if isinstance(b, Text)]
+    assert "`[log in](https://evil.example)`" in text.text and "`normalizer`" in text.text

@@ -17,6 +17,7 @@ from polarize.sweeps import load, store
 from polarize.sweeps.examples import EXAMPLES, example, user_sweeps
 from polarize.sweeps.summary import FRACTIONS, fraction_table, pick_axes, spread_table
 from polarize.web.controls import Control
+from polarize.web.echo import echo
 from polarize.web.page import PageSpec
 from polarize.web.view import Columns, Metric, Plot, Table, Text, View
 
@@ -98,9 +99,9 @@ def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
         x = "all"
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
     return Plot("sweeps-fraction", fraction_figure(table, x, colour, short),
-                f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {x}"
-                + (f" and {colour}" if colour else "") + ", pooled over the other axes, in its 95% Wilson "
-                "band (Wilson 1927). Hover for the counts.")
+                f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {echo(x)}"
+                + (f" and {echo(colour)}" if colour else "")
+                + ", pooled over the other axes, in its 95% Wilson band (Wilson 1927). Hover for the counts.")
 
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
@@ -111,7 +112,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
     kind = manifest.get("kind", "runs")
     axes = tuple(manifest.get("sweep", {}).get("grid", {}))
     what = "sink_found" if kind == "sinks" else values["fraction"]
-    blocks: list[Any] = [Text(f"A **{kind}** sweep over {len(axes)} axes: {', '.join(axes)}."),
+    # The kind and the axes' names come from the folder's sweep.json, which its owner may have edited.
+    blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(echo, axes))}."),
                          _metrics(frame, manifest), _grid_table(manifest),
                          _fraction_plot(frame, kind, what, axes)]
     if kind == "runs":
@@ -120,7 +122,7 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
             y = values["measure"]
             table = spread_table(frame, y, [a for a in (x, colour) if a])
             blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, y),
-                               f"{MEASURES[y]}: the median over seeds (and the other axes) per {x}, "
+                               f"{MEASURES[y]}: the median over seeds (and the other axes) per {echo(x)}, "
                                "quartiles as bars, least to largest as the band."))
     if kind == "sinks":
         blocks.append(Plot("sweeps-heads", sink_heads_figure(frame),
