@@ -22,7 +22,7 @@ from polarize.web.pages.deck import bar_title
 from polarize.web.present_view import figure_first, figure_room, fitted_view, on_a_phone, presented_view
 from polarize.web.view import Link, View
 from ui.navigation import switch_to
-from ui.viewport import Viewport
+from ui.viewport import NARROW_BELOW, Viewport
 
 __all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
 
@@ -39,7 +39,9 @@ FOLLOW, SHOW = "_follow", "_show"
 """Session keys: the page a slide opens (to read its link afresh); the deck being shown and where."""
 
 # Our own CSS, no user text: larger type (Streamlit sizes everything in rem), less blank space,
-# no captions or help icons, the main column the whole width.
+# no captions or help icons, the main column the whole width. On a phone the side padding (room
+# for the sidebar's arrow) would leave the column narrower than a phone figure's transport, which
+# Plotly lays out in pixels: its last button was cut off; there the title goes under the arrow.
 _CSS = f"""<style>
 html {{font-size: {TYPE_SCALE * 100:.0f}%;}}
 [data-testid='stHeader'] {{background: transparent; height: 2.2rem; min-height: 0;}}
@@ -48,6 +50,9 @@ html {{font-size: {TYPE_SCALE * 100:.0f}%;}}
 [data-testid='stCaptionContainer'], [data-testid='stTooltipIcon'] {{display: none;}}
 .st-key-show_bar button {{min-height: 0; padding: 0.05rem 0.6rem;}}
 .st-key-show_bar p {{font-size: 0.75rem;}}
+@media (max-width: {NARROW_BELOW - 1}px) {{
+  [data-testid='stMainBlockContainer'] {{padding: 2.4rem 0.5rem 0.4rem 1rem;}}
+}}
 </style>"""
 
 
