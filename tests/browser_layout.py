@@ -178,6 +178,9 @@ MAIN_FIGURE_JS = """([tol, atTop, whole]) => {
   const parts = {Play: shown('.updatemenu-button'), slider: shown('.slider-rail-rect'),
                  time: shown('.slider-group > text.slider-label')};
   if (!parts.Play) return null;
+  // A figure with more rows of panels than the window holds legibly says so (``presented``).
+  const meta = chart.querySelector('.js-plotly-plot').layout.meta;
+  whole = whole && !(meta && meta.taller);
   if (whole) parts.figure = svg;
   if (!atTop) (whole ? svg : parts.Play).scrollIntoView({block: 'nearest', behavior: 'instant'});
   if (!atTop && !whole) parts.slider.scrollIntoView({block: 'nearest', behavior: 'instant'});
@@ -206,7 +209,8 @@ def main_figure_problems(page: Any, *, at_top: bool = False, whole: bool = True,
     at_top : bool
         Measured as the page opens; otherwise scrolled by the least that shows the figure.
     whole : bool
-        The figure too, not only its controls (a phone's stacked panels are taller than its window).
+        The figure too, not only its controls, unless the figure says it is taller than the window
+        (``layout.meta.taller``: more rows of panels than a phone's window holds legibly).
 
     Returns
     -------

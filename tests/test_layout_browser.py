@@ -8,8 +8,9 @@ page wider than the window.
 
 The same tabs then show whether each page's main figure (its first) and its Play button, slider and
 time are inside the window together, in normal mode and, opened again with ``?present=true``, in
-presentation mode: on a desktop the whole figure (the Explorer's as it opens, the others scrolled to
-at most); on a phone, whose panels are stacked taller than its window, the controls. Skipped, with
+presentation mode: the whole figure (on a desktop the Explorer's as it opens, the others scrolled to
+at most), or only its controls where the figure says it is taller than the window (a phone's figure
+with more rows of panels than its window holds legibly: ``layout.meta.taller``). Skipped, with
 the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
@@ -92,7 +93,7 @@ def _main_figures(tabs: dict, found: dict, size: str, *, present: bool) -> list[
             wait_until_settled(tab, timeout=300)
             tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}-presented.png"))
         at_top = name == "explorer" and not phone  # a lecturer's first screen: Play without scrolling
-        problems = main_figure_problems(tab, at_top=at_top, whole=not phone)
+        problems = main_figure_problems(tab, at_top=at_top)
         if problems is not None:
             played.append(name)
             found.setdefault(f"{name} ({mode})", []).extend(problems)

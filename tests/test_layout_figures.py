@@ -18,8 +18,11 @@ from polarize.plots import style
 from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
+from polarize.plots.phone import GROWTH
+from polarize.plots.present_figure import LEAST_ROW, presented
 from polarize.plots.transformer import training_figure
 from polarize.web.page import PageSpec, Screen
+from polarize.web.present_view import FIGURE_GAP, HEADER
 from polarize.web.view import View
 
 
@@ -58,22 +61,38 @@ def result(run):
     return run(Experiment())
 
 
-def test_the_dashboard_stacks_its_five_panels_on_a_phone(result):
+def _phone_cells(cells) -> bool:
+    """The simplex across the figure on top, the four other panels two by two under it, in order."""
+    (simplex_x, simplex_y), rest = cells[0], cells[1:]
+    columns = sorted({x for x, _ in rest})
+    rows = sorted({y for _, y in rest}, reverse=True)
+    return (simplex_x == (0.0, 1.0) and len(columns) == len(rows) == 2
+            and all(y[1] <= simplex_y[0] for _, y in rest)
+            and [(columns.index(x), rows.index(y)) for x, y in rest] == [(0, 0), (1, 0), (0, 1), (1, 1)])
+
+
+def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
     wide, narrow = _cells(dashboard(result, narrow=False)), _cells(dashboard(result, narrow=True))
     assert len(wide) == len(narrow) == len(PANELS)
     assert len({x for x, _ in wide}) == 3  # three columns on a wide screen
-    assert all(x == (0.0, 1.0) for x, _ in narrow)  # one column, full width
-    tops = [y[1] for _, y in narrow]
-    assert tops == sorted(tops, reverse=True)  # in the order of PANELS, top to bottom
+    assert _phone_cells(narrow)
     assert _apart(wide) and _apart(narrow)
-    assert dashboard(result, narrow=True).layout.height >= 5 * 300
+    figure = dashboard(result, narrow=True)
+    # With its transport on top, it fits a 390 x 844 window under Streamlit's header.
+    assert figure.layout.height + GROWTH <= 844 - HEADER - FIGURE_GAP
+    assert figure.layout.showlegend is False  # the simplex's numbered corners are the key
+    labels = next(t for t in figure.data if t.uid == "simplex-labels")
+    assert list(labels.text) == [str(i) for i in range(result.s.shape[1])]
+    # The four small panels' titles and axis titles fit their ~130 px (short, or none).
+    small = [a.text for a in figure.layout.annotations[1:5]]
+    assert all(len(re.sub(r"<[^>]+>", "", text)) <= 16 for text in small), small
 
 
 def test_the_screen_builds_every_figure_inside_it_for_its_size(result):
     assert not style.narrow()
     with style.narrow_screen():
         assert style.narrow()
-        assert all(x == (0.0, 1.0) for x, _ in _cells(dashboard(result)))
+        assert _phone_cells(_cells(dashboard(result)))
         with style.narrow_screen(False):
             assert len({x for x, _ in _cells(dashboard(result))}) == 3
         assert style.narrow()
@@ -83,17 +102,20 @@ def test_the_screen_builds_every_figure_inside_it_for_its_size(result):
 
 
 @pytest.mark.parametrize("cols", [2, 3, 4, 5])
-def test_grids_take_one_column_on_a_phone(cols):
+def test_grids_take_two_columns_on_a_phone(cols):
     panels = _panels(8)
     wide = _cells(animated_grid(panels, cols=cols, legend=True))
     narrow_figure = animated_grid(panels, cols=cols, legend=True, narrow=True)
     narrow = _cells(narrow_figure)
     assert len({x for x, _ in wide}) == cols
-    assert all(x == (0.0, 1.0) for x, _ in narrow) and len(narrow) == 8
+    assert len({x for x, _ in narrow}) == 2 and len(narrow) == 8 and len({y for _, y in narrow}) == 4
     assert _apart(wide) and _apart(narrow)
-    # Each panel keeps a height a phone can read.
+    # Rows over one time axis sit closer together than a desktop's (which label each row's axis).
     plot = narrow_figure.layout.height - narrow_figure.layout.margin.t - narrow_figure.layout.margin.b
-    assert min(y[1] - y[0] for _, y in narrow) * plot >= 200
+    tops = sorted({y[1] for _, y in narrow}, reverse=True)
+    bottoms = sorted({y[0] for _, y in narrow}, reverse=True)
+    assert all((bottom - top) * plot < 72 for bottom, top in zip(bottoms, tops[1:], strict=False))
+    assert min(y[1] - y[0] for _, y in narrow) * plot >= 150
 
 
 def test_long_titles_and_notes_wrap_to_their_panel_width():
@@ -187,8 +209,13 @@ def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
 
 
 def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
-    """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"."""
-    for narrow in (False, True):
+    """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"; on a
+    phone, fitted to its window, the panel is too short for either: both go (``crowding.uncrowded``)."""
+    phone = presented(dashboard(result, repulsion="replicator", narrow=True), height=844 - HEADER - FIGURE_GAP
+                      - GROWTH, width=356, scale=1.0, least_row=LEAST_ROW)
+    assert not [a for a in phone.layout.annotations if "logit grows" in a.text]
+    assert next(t for t in phone.data if t.uid == "replicator-scale").visible is False
+    for narrow in (False,):
         figure = dashboard(result, repulsion="replicator", narrow=narrow)
         scale = next(t for t in figure.data if t.uid == "replicator-scale")
         axis = figure.layout[f"yaxis{scale.yaxis[1:]}"]

@@ -13,13 +13,23 @@ from typing import Any
 
 import streamlit as st
 
+from polarize.plots.phone import GROWTH as PHONE_GROWTH
+from polarize.plots.phone import WIDTH as PHONE_WIDTH
 from polarize.plots.present_figure import WIDTH
 from polarize.serve.cache import SharedCache
 from polarize.web import links
 from polarize.web.deck_store import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
-from polarize.web.present_view import figure_first, figure_room, fitted_view, on_a_phone, presented_view
+from polarize.web.present_view import (
+    FIGURE_GAP,
+    HEADER,
+    figure_first,
+    figure_room,
+    fitted_view,
+    on_a_phone,
+    presented_view,
+)
 from polarize.web.view import Link, View
 from ui.navigation import switch_to
 from ui.viewport import NARROW_BELOW, Viewport
@@ -83,13 +93,15 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
         The window's height and where the main figure sits (``ui.viewport``). Until the page has
         said: in presentation mode ``WINDOW`` and ``CHROME``; in normal mode the view as it is.
     narrow : bool
-        A phone's window: its figures keep their stacked panels and their size (squeezed into
-        one screen at the larger type, five panels would overlap), their transport on top; in
-        presentation mode only the small print goes.
+        A phone's window: its figures (laid out for a phone, ``plots.style.narrow``) fitted at
+        their usual type (in presentation mode too: at the larger type their panels would
+        overlap; only the small print goes), their transport then moved on top (``plots.phone``).
     """
     view = figure_first(view)
-    if narrow:  # a phone: the stacked panels as they are, the transport above them
-        height, width = None, window.width
+    if narrow:  # a phone: the figures fitted to the window with their transport on top
+        # Seen scrolled to, under Streamlit's header: the title and lead above it take half a phone.
+        height = None if window.height is None else window.height - HEADER - FIGURE_GAP - PHONE_GROWTH
+        width = window.width or PHONE_WIDTH
     elif on():
         top = window.top or CHROME + (BAR if _showing() else 0)
         height, width = figure_room(window.height or WINDOW, top), window.width or WIDTH
@@ -100,7 +112,10 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
 
     def fit() -> View:
         if narrow:
-            return on_a_phone(presented_view(view, height=None) if on() else view, width=width)
+            shown = presented_view(view, height=None) if on() else view
+            if height is not None:
+                shown = fitted_view(shown, height=height, width=width, stacked=True)
+            return on_a_phone(shown, width=width)
         if on():
             return presented_view(view, height=height, width=width)
         return fitted_view(view, height=height, width=width)

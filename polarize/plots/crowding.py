@@ -78,7 +78,9 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
             continue
         if trace.get("legend", "legend") != "legend":
             trace["showlegend"] = False
-        if trace.get("mode") == "text":  # a note drawn as a trace (it may change with the frames)
+        # A note drawn as a trace (it may change with the frames); not a key (the simplex's corners'
+        # numbers, in the tokens' colours: on a phone the only key to the lines' colours).
+        if trace.get("mode") == "text" and not (trace.get("meta") or {}).get("key"):
             trace["visible"] = False
 
 

@@ -66,10 +66,11 @@ _LEGEND = 34
 _NARROWEST = 580
 """Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
 open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
-_NARROW_LEGEND = 96
-"""The same on a phone, where the legend takes three rows."""
-_NARROW_HEIGHT = 1800
-"""Pixels of the dashboard on a phone: five panels stacked, about 300 px each, and the controls."""
+_NARROW_HEIGHT = 700
+"""Pixels of the dashboard on a phone: the simplex across the figure, the four other panels two by
+two under it, and the controls; with the transport moved on top (``plots.phone``) it fits a 390 x 844
+window under Streamlit's header. No legend: the simplex's corners, numbered in the tokens' colours,
+are its key (a legend took four rows there)."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
@@ -90,8 +91,9 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
     repulsion : {"fitness", "replicator"}
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
-        For a phone: the panels in one column, in the order above, ``_NARROW_HEIGHT`` px in all
-        (``height`` is then not used). By default the screen the figure is built for (``style.narrow``).
+        For a phone: the simplex across the figure and the other panels two by two under it, in
+        the order above, ``_NARROW_HEIGHT`` px in all (``height`` is then not used), no legend.
+        By default the screen the figure is built for (``style.narrow``).
 
     Returns
     -------
@@ -135,8 +137,8 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     narrow = style.narrow() if narrow is None else narrow
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
     height = _NARROW_HEIGHT if narrow else height
-    legend = _NARROW_LEGEND if narrow else _LEGEND * _legend_rows(view.n)
-    top, bottom = 50 + legend, CONTROLS_MARGIN
+    legend = 0 if narrow else _LEGEND * _legend_rows(view.n)
+    top, bottom = (34 if narrow else 50) + legend, CONTROLS_MARGIN
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -146,6 +148,8 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
                        data=[state for part in parts.values() for state in part.frame(int(k))])
                   for k in view.shown]
     layout = _layout(grid, parts, height=height, n=view.n, margin=dict(l=20, r=20, t=top, b=bottom))
+    if narrow:
+        _phone_text(layout, repulsion)
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown],
@@ -158,11 +162,40 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     return dict(data=static + moving, layout=layout, frames=frame_list)
 
 
+_PHONE_TITLES = {"simplex": None, "scores": None, "entropy": "Entropy H(s)", "loss": None,
+                 "repulsion": {"fitness": "Fitness vs score", "replicator": None}}
+"""Panel key -> its title on a phone, where the four small panels are about 130 px wide (None: as on a
+desktop)."""
+_PHONE_X = {"scores": "", "entropy": "", "loss": "time t (log)",
+            "repulsion": {"fitness": "p<sub>i</sub> (rings: u<sub>i</sub>)", "replicator": None}}
+"""Panel key -> its x axis title on a phone (None: as on a desktop; ""; none): the two time axes
+side by side are labelled once, under the loss; the small panels have no y titles (their titles say
+what they show)."""
+
+
+def _phone_text(layout: dict[str, Any], repulsion: str) -> None:
+    """Shorter titles and fewer axis titles for a phone's small panels, and no legend; in place."""
+    layout["showlegend"] = False
+    for note, key in zip(layout["annotations"], PANELS, strict=False):
+        title = _PHONE_TITLES[key]
+        title = title[repulsion] if isinstance(title, dict) else title
+        note["font"] = style.font(-3, style.PALETTE.ink)  # a desktop's +2 wraps over ~130 px
+        if title is not None:
+            note["text"] = title
+    for key, text in _PHONE_X.items():
+        x, y = _AXES[key]
+        text = text[repulsion] if isinstance(text, dict) else text
+        if text is not None:
+            layout["xaxis" + x[1:]]["title"] = {**layout["xaxis" + x[1:]].get("title", {}), "text": text}
+        layout["yaxis" + y[1:]]["title"] = {"text": ""}
+
+
 @cache
 def _grid_layout(repulsion: str, narrow: bool) -> dict[str, Any]:
     """The subplots' axes and titles (``make_subplots`` builds them once per mode and screen)."""
     # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
-    grid = (dict(rows=5, cols=1, row_heights=[1.25, 1, 1, 1, 1], vertical_spacing=0.07) if narrow else
+    grid = (dict(rows=3, cols=2, specs=[[{"colspan": 2}, None], [{}, {}], [{}, {}]], row_heights=[1.6, 1, 1],
+                 horizontal_spacing=0.16, vertical_spacing=0.12) if narrow else
             dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
                  column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.09, vertical_spacing=0.2))
     layout = make_subplots(**grid, subplot_titles=list(titles(repulsion).values())).layout.to_plotly_json()

@@ -31,8 +31,15 @@ _TITLE_LINE = 22
 """Pixels of one line of a panel's title."""
 _ROW_GAP = 72
 """Pixels between two rows of panels, besides the lower row's title: the upper row's ticks and x title."""
-_NARROW_ROW = 300
-"""Least pixels per row on a narrow screen, where each panel has a row of its own."""
+_NARROW_COLS, _NARROW_ROW = 2, 220
+"""Most columns and pixels per row on a narrow screen (a phone), before the figure is fitted to its
+window (``web.present_view``)."""
+_NARROW_TITLE = -3
+"""A panel's title on a phone, points from the base size: at a desktop's, titles over half a phone's
+width took three lines."""
+_SHARED_GAP = 16
+"""Pixels between two rows of panels over one time axis, besides the lower row's title: the axis is
+labelled once, under the lowest (``crowding.uncrowded``)."""
 _LEGEND_FONT = -3
 """The legend's font, points from the base size."""
 _LEGEND_GAP = 14
@@ -63,8 +70,8 @@ def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
     390 px phone; titles take about 8.5 px a character, notes (smaller) about 7, but start a little
     inside their panel.
     """
-    if narrow:
-        return 44 if note else 36
+    if narrow:  # titles at a phone's smaller type (``_NARROW_TITLE``)
+        return 44 // min(cols, _NARROW_COLS)
     return max(16, 80 // cols)
 
 
@@ -207,8 +214,9 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     height : int, optional
         The figure's height in pixels, instead of one from ``row_height``.
     narrow : bool, optional
-        For a phone: one panel a row, each at least ``_NARROW_ROW`` px tall. By default the
-        screen the figure is built for (``style.narrow``).
+        For a phone: at most two panels a row, ``_NARROW_ROW`` px each (``height`` is not used),
+        rows over one time axis closer together. By default the screen the figure is built for
+        (``style.narrow``).
 
     Returns
     -------
@@ -222,7 +230,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     """
     narrow = style.narrow() if narrow is None else narrow
     if narrow:
-        cols, row_height, height = 1, max(row_height, _NARROW_ROW), None
+        cols, row_height, height = min(cols, _NARROW_COLS), _NARROW_ROW, None
     specs, where = _cells(panels, cols)
     rows = len(specs)
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
@@ -232,7 +240,8 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     above = legend_height(names, size=style.font(_LEGEND_FONT)["size"], narrow=narrow)
     top = max(_TOP + _TITLE_LINE * (title_lines - 1), _TITLE_LINE * title_lines + _LEGEND_GAP + above + 6)
     height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
-    gap = (_ROW_GAP + _TITLE_LINE * title_lines) / (height - top - bottom)
+    shared = narrow and all(p.log_x for p in panels)  # one time axis: its labels only under the lowest
+    gap = ((_SHARED_GAP if shared else _ROW_GAP) + _TITLE_LINE * title_lines) / (height - top - bottom)
     fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
                         horizontal_spacing=min(0.09, 0.5 / cols),
                         vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
@@ -241,7 +250,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     for ann in layout["annotations"]:
         # A little above the panel: its top tick label ("1") reaches above the panel's edge, and a
         # title wider than the panel (its first column's, with the y title beside it) ran into it.
-        ann.update(font=style.font(0, style.PALETTE.ink), yshift=_TITLE_LIFT)
+        ann.update(font=style.font(_NARROW_TITLE if narrow else 0, style.PALETTE.ink), yshift=_TITLE_LIFT)
     cleaned = [[_clean(line, p) for line in p.lines] for p in panels]
     times = _frame_times(panels, cleaned, frames) if animated else np.array([])
     # Every time axis spans the same times, so that the panels can be read (and played) side by side.

@@ -199,7 +199,7 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
              y=rounded(vertices[:, 1] * offset - (0.13 if n == 2 else 0.0)), mode="text",
              text=[str(i) for i in range(n)] if n <= 24 else [""] * n,
              textfont=dict(size=style.FONT_SIZE - 1 if n <= 12 else 12, color=colors), hoverinfo="skip",
-             **on),
+             meta={"key": True}, **on),
         dict(type="scatter", uid="simplex-uniform", name="uniform", x=[0.0], y=[0.0], mode="markers",
              marker=dict(symbol="x-thin", size=12, line=dict(color=grey, width=2)),
              hovertemplate="uniform scores<extra></extra>", **on),

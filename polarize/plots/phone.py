@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from polarize.plots.animation import CONTROLS_MARGIN, TRANSPORT_TOP
 from polarize.plots.present_figure import legend_room
 
-__all__ = ["BAND", "SPEED_ROW", "WIDTH", "controls_on_top"]
+__all__ = ["BAND", "GROWTH", "SPEED_ROW", "WIDTH", "controls_on_top"]
 
 BAND = CONTROLS_MARGIN - TRANSPORT_TOP
 """Pixels of the controls' band (the buttons, then the time and the slider)."""
@@ -29,6 +29,9 @@ _COLUMNED = 0.7
 """The share of a phone's width a legend's rows are estimated at: plotly aligns a legend's entries
 in columns, which on a phone takes more rows than the estimate at the full width (Loss and
 conditioning's 12 entries: 7 rows, estimated 4)."""
+GROWTH = SPEED_ROW + _EDGE
+"""Pixels a figure grows by with its transport on top (a figure fitted to a phone's window first
+is fitted this much shorter)."""
 WIDTH = 330
 """Pixels of a phone's figure when not told (a 390 px window less the page's padding)."""
 
@@ -49,8 +52,8 @@ def controls_on_top(figure: go.Figure | dict[str, Any], *,
     Returns
     -------
     go.Figure or dict
-        Of the same kind as ``figure``, its panels of the same size (the figure ``SPEED_ROW`` and a
-        few px taller): the band moved from the bottom to the top, the controls placed in it with the
+        Of the same kind as ``figure``, its panels of the same size (the figure ``GROWTH`` px
+        taller): the band moved from the bottom to the top, the controls placed in it with the
         speeds in a row under the slider, and a legend above the plot moved under them.
     """
     as_dict = isinstance(figure, dict)

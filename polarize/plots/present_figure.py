@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from polarize.plots import style
 from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
 
-__all__ = ["WIDTH", "legend_room", "presented"]
+__all__ = ["LEAST_ROW", "WIDTH", "legend_room", "presented"]
 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
@@ -20,10 +20,13 @@ WIDTH = 1190
 """Pixels of a presented page's main column on a 1280 px projector (``ui.present``'s padding aside)."""
 _LEAST_PLOT = 160
 """Fewest pixels left for the plot area: below it the margins shrink instead."""
+LEAST_ROW = 80
+"""Fewest pixels of a row of panels: a figure with more rows than its window holds at this (a phone's
+twelve panels) is fitted taller than the window rather than crushed."""
 
 
 def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float = WIDTH,
-              scale: float = style.PRESENT_SCALE) -> go.Figure | dict[str, Any]:
+              scale: float = style.PRESENT_SCALE, least_row: float = 0) -> go.Figure | dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
     Controls and legends placed outside the plot area (play buttons, the time slider, a legend
@@ -43,6 +46,9 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
         Pixels the figure is expected to be wide (its place on the page): panels too short or
         too narrow for what they hold lose it (``crowding.uncrowded``), never their type.
     scale : float
+    least_row : float
+        Fewest pixels of a row of panels (a phone's: ``LEAST_ROW``): a figure whose rows would be
+        shorter at ``height`` is made taller than it.
 
     Returns
     -------
@@ -65,6 +71,15 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
     margin["t"] = _top_legend(layout, data.get("data", []), margin["t"], grow, width - margin["l"])
     margin["t"] = max(margin["t"], legend_room(layout, data.get("data", []), old_plot * grow, inside))
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
+    # Rows of panels no shorter than ``least_row`` (their gaps, kept in px, must not crush them):
+    # a figure with more rows than its window holds is taller than the window, and legible.
+    gap, rows = _gaps(layout)
+    least = round(gap * old_plot * grow + rows * least_row)
+    if least_row and new_plot < least:
+        new_height += least - new_plot
+        new_plot = least
+        if isinstance(layout.get("meta"), dict):
+            layout["meta"]["taller"] = True  # than ``height``: the layout tests look for it
     ratio = old_plot * grow / new_plot
     for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
@@ -135,6 +150,28 @@ def _moved(y: Any, ratio: float) -> Any:
     return 1 + (y - 1) * ratio if y > 1 else y * ratio
 
 
+def _rows(layout: dict[str, Any]) -> tuple[list[dict[str, Any]], list[float], list[tuple[float, float]],
+                                           list[bool]]:
+    """The panels' y axes, the edges of their domains, the stretches between them and which are gaps.
+
+    A gap is a stretch that fewer panels cover than the stretches on either side of it: a panel
+    spanning every row (the desktop dashboard's simplex) does not close it, and a panel alone in
+    its row (a phone dashboard's simplex, across both columns) is not one.
+    """
+    axes = [value for key, value in layout.items() if key.startswith("yaxis") and "domain" in value]
+    edges = sorted({0.0, 1.0, *(float(end) for axis in axes for end in axis["domain"])})
+    spans = list(itertools.pairwise(edges))
+    cover = [sum(a["domain"][0] <= low and high <= a["domain"][1] for a in axes) for low, high in spans]
+    gaps = [0 < i < len(cover) - 1 and c < cover[i - 1] and c < cover[i + 1] for i, c in enumerate(cover)]
+    return axes, edges, spans, gaps
+
+
+def _gaps(layout: dict[str, Any]) -> tuple[float, int]:
+    """The share of the plot's height between rows of panels, and the number of rows."""
+    _, _, spans, gaps = _rows(layout)
+    return sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g), sum(gaps) + 1
+
+
 def _open_rows(layout: dict[str, Any], ratio: float) -> None:
     """Widen the gaps between rows of panels ``ratio`` times (in plot fractions), in place.
 
@@ -143,11 +180,7 @@ def _open_rows(layout: dict[str, Any], ratio: float) -> None:
     whatever is placed in plot fractions inside the plot (panel titles) follow one piecewise
     linear map of [0, 1]; nothing changes when the gaps would take most of the height.
     """
-    axes = [value for key, value in layout.items() if key.startswith("yaxis") and "domain" in value]
-    edges = sorted({0.0, 1.0, *(float(end) for axis in axes for end in axis["domain"])})
-    spans = list(itertools.pairwise(edges))
-    cover = [sum(a["domain"][0] <= low and high <= a["domain"][1] for a in axes) for low, high in spans]
-    gaps = [c < max(cover, default=0) for c in cover]
+    axes, edges, spans, gaps = _rows(layout)
     gap = sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g)
     if not any(gaps) or gap * ratio > 0.6:
         return

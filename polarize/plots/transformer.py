@@ -92,9 +92,9 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     rows = -(-layers * heads // cols)
     plot = (260 if narrow else _PANEL) * rows
     head_room = 130 if narrow else 100  # the title, then the first row's two title lines
+    # Rotated ticks, then two title lines; on a phone the keys are labelled under the last row only.
     figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[-1]["step"]),
-                           horizontal_spacing=0.04,
-                           vertical_spacing=95 / plot)  # rotated ticks, then two title lines
+                           horizontal_spacing=0.04, vertical_spacing=(45 if narrow else 95) / plot)
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
     low, top = min(0.0, float(stack.min())), float(max(stack.max(), 1e-9))
     for layer in range(layers):
@@ -106,6 +106,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
                 hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"),
                 row=row + 1, col=col + 1)
             figure.update_yaxes(autorange="reversed", row=row + 1, col=col + 1, showticklabels=col == 0)
+            figure.update_xaxes(row=row + 1, col=col + 1, showticklabels=not narrow or row == rows - 1)
     figure.update_xaxes(tickangle=-90, tickfont=style.font(-6), automargin=True)
     figure.update_yaxes(tickfont=style.font(-6), automargin=True)
     figure.update_annotations(font=style.font(-4))

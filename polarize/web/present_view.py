@@ -15,7 +15,7 @@ from typing import Any
 
 from polarize.plots.phone import WIDTH as PHONE_WIDTH
 from polarize.plots.phone import controls_on_top
-from polarize.plots.present_figure import WIDTH, presented
+from polarize.plots.present_figure import LEAST_ROW, WIDTH, presented
 from polarize.plots.style import PRESENT_SCALE
 from polarize.web.view import Caption, Columns, Metric, Plot, View
 
@@ -69,7 +69,7 @@ def presented_view(view: View, *, height: int | None, width: float = WIDTH) -> V
     return replace(view, blocks=_blocks(view.blocks, height, width, present=True), sidebar="")
 
 
-def fitted_view(view: View, *, height: int, width: float) -> View:
+def fitted_view(view: View, *, height: int, width: float, stacked: bool = False) -> View:
     """``view`` in normal mode, each figure at most ``height`` px tall, its type and small print kept.
 
     Parameters
@@ -80,8 +80,12 @@ def fitted_view(view: View, *, height: int, width: float) -> View:
         Pixels a figure may take (``figure_room``).
     width : float
         Pixels of the page's main column (legends and crowded panels are judged at it).
+    stacked : bool
+        Whether columns are stacked (a phone's: Streamlit stacks them), each the column's width; rows
+        of panels then keep ``present_figure.LEAST_ROW`` px (a phone's figure may be taller than
+        ``height`` rather than crushed).
     """
-    return replace(view, blocks=_blocks(view.blocks, height, width, present=False))
+    return replace(view, blocks=_blocks(view.blocks, height, width, present=False, stacked=stacked))
 
 
 def on_a_phone(view: View, *, width: float | None = None) -> View:
@@ -138,25 +142,27 @@ def _numbers(block: Any) -> bool:
     return isinstance(block, Metric)
 
 
-def _blocks(blocks: tuple[Any, ...], height: int | None, width: float, *, present: bool) -> tuple[Any, ...]:
-    """The blocks fitted, a figure ``width`` px wide (its column's share of the page's); in
-    presentation mode also larger and without their small print."""
+def _blocks(blocks: tuple[Any, ...], height: int | None, width: float, *, present: bool,
+            stacked: bool = False) -> tuple[Any, ...]:
+    """The blocks fitted, a figure ``width`` px wide (its column's share of the page's, or all of it
+    if ``stacked``); in presentation mode also larger and without their small print."""
     out: list[Any] = []
     scale = PRESENT_SCALE if present else 1.0
     for block in blocks:
         if isinstance(block, Caption) and present:
             continue
         if isinstance(block, Plot):
-            figure = block.figure if height is None else presented(block.figure, height=height, width=width,
-                                                                      scale=scale)
+            figure = block.figure if height is None else presented(
+                block.figure, height=height, width=width, scale=scale, least_row=LEAST_ROW if stacked else 0)
             block = replace(block, figure=figure, caption="" if present else block.caption)
         elif isinstance(block, Metric) and present:
             block = replace(block, help="")
         elif isinstance(block, Columns):
             shares = block.widths or (1,) * len(block.columns)
-            places = [width * share / sum(shares) - _GAP for share in shares]
+            places = [width if stacked else width * share / sum(shares) - _GAP for share in shares]
             columns = zip(block.columns, places, strict=True)
-            block = replace(block, columns=tuple(_blocks(column, height, place, present=present)
-                                                 for column, place in columns))
+            fitted = [_blocks(column, height, place, present=present, stacked=stacked)
+                      for column, place in columns]
+            block = replace(block, columns=tuple(fitted))
         out.append(block)
     return tuple(out)
