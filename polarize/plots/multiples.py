@@ -144,8 +144,8 @@ def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[
     xs = [x for x, _ in points if len(x)]
     ys = [y for _, y in points if len(y)]
     x_range = (time_range if panel.log_x else span(np.concatenate(xs), pad=0.04)) if xs else None
-    # Narrow panels get fewer decade labels, so that they stay upright.
-    x_ticks = style.decade_ticks(x_range, most=4 if cols <= 3 else 3) if panel.log_x else {}
+    # Narrow panels get fewer decade labels, so that they stay upright (a phone's two columns: ~120 px).
+    x_ticks = style.decade_ticks(x_range, most=2 if narrow else 4 if cols <= 3 else 3) if panel.log_x else {}
     layout["xaxis" + suffix].update(common, type="log" if panel.log_x else "linear",
                                     title=dict(text=panel.x_title if x_title else "", font=style.font(-2)),
                                     **x_ticks, **({"range": x_range} if x_range else {}))
@@ -243,7 +243,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     shared = narrow and all(p.log_x for p in panels)  # one time axis: its labels only under the lowest
     gap = ((_SHARED_GAP if shared else _ROW_GAP) + _TITLE_LINE * title_lines) / (height - top - bottom)
     fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
-                        horizontal_spacing=min(0.09, 0.5 / cols),
+                        horizontal_spacing=0.17 if narrow else min(0.09, 0.5 / cols),
                         vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
     layout = fig.layout.to_plotly_json()
     layout.setdefault("annotations", [])
