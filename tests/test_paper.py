@@ -142,6 +142,20 @@ def test_reproduce_writes_every_figure_and_a_summary(tmp_path):
     assert summary["images"] == "not requested"
 
 
+def test_every_paper_figure_is_valid_plotly_at_the_export_width():
+    """The paper's figures are built without validation (as the pages' are): plotly checks them here."""
+    import plotly.graph_objects as go
+
+    from polarize.plots.paper import WIDTH
+
+    for name, figure in PAPER_FIGURES.items():
+        fig = figure.draw({label: simulate(e) for label, e in figure.runs().items()})
+        fig.update_layout(title_text=figure.title)
+        checked = go.Figure(fig.to_dict())  # raises on any property plotly does not know
+        assert checked.layout.width == WIDTH and checked.layout.title.text == figure.title, name
+        assert checked.layout.margin.t >= 70 and checked.layout.title.yanchor == "top", name
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(find_browser() is None, reason="no Chromium for kaleido's static export")
 def test_reproduce_exports_png_and_svg_through_the_system_browser(tmp_path, monkeypatch):
