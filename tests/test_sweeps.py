@@ -226,3 +226,17 @@ def test_each_shipped_example_is_its_sweep_file_complete(name):
     assert store.read_manifest(folder)["digest"] == sweep.digest()
     assert store.finished_hashes(folder) == {c.hash for c in make_cells(sweep)}
     assert len(load(folder)) == len(list(make_cells(sweep)))
+
+
+def test_ensemble_settings_belong_to_ensemble_sweeps_but_their_defaults_are_no_setting():
+    """A runs sweep with [ensemble] starts is refused, naming the section; the stored form of any
+    sweep lists the ensemble's defaults, which read back as the same sweep."""
+    from polarize.fields import ConfigError
+    from polarize.sweeps import parse_sweep
+
+    table = {"kind": "runs", "grid": {"seed": [0, 1]}}
+    with pytest.raises(ConfigError) as caught:
+        parse_sweep({**table, "ensemble": {"starts": 5}})
+    assert caught.value.field == "ensemble"
+    sweep = parse_sweep(table)
+    assert parse_sweep(sweep.to_dict()).digest() == sweep.digest()

@@ -116,16 +116,37 @@ def test_the_sinks_example_is_the_shipped_trainings(tmp_path):
     assert np.allclose(row["sink_scores"], np.ravel(record["sink_scores"]))
 
 
-def test_a_hand_edited_sweep_json_s_axis_names_are_shown_as_text(monkeypatch):
-    """sweep.json lives in the user's results folder: its axes' names reach the page as code spans."""
+def test_a_hand_edited_sweep_json_is_validated_and_shown_as_text(monkeypatch):
+    """sweep.json lives in the user's results folder: what it says is checked as a sweep file is, and
+    a wrong value gives one line naming the field, shown as text (a code span), not Markdown."""
     import copy
 
     from polarize.web.pages import sweeps as page
-    from polarize.web.view import Text
 
     manifest, frame = page._read("example-runs")
-    edited = copy.deepcopy(manifest)
-    edited["sweep"]["grid"]["[log in](https://evil.example)"] = [1]
-    monkeypatch.setattr(page, "_read", lambda name: (edited, frame))
-    (text,) = [b for b in _view("example-runs").blocks if isinstance(b, Text)]
-    assert "`[log in](https://evil.example)`" in text.text and "`normalizer`" in text.text
+    cases = {"[log in](https://evil.example)": lambda m: m["sweep"]["grid"].update(
+                 {"[log in](https://evil.example)": [1]}),
+             "grid.n": lambda m: m["sweep"]["grid"].update(n=["many"]),
+             "kind": lambda m: m["sweep"].update(kind="everything")}
+    for field, edit in cases.items():
+        edited = copy.deepcopy(manifest)
+        edit(edited)
+        monkeypatch.setattr(page, "_read", lambda name, edited=edited: (edited, frame))
+        error = _view("example-runs").error
+        assert error.startswith("This results folder's sweep.json cannot be read: `"), error
+        assert field in error and "\n" not in error, error
+        assert "](" not in error.split("`")[0]  # the value only inside the code span
+    monkeypatch.setattr(page, "_read", lambda name: (None, frame))
+    assert "sweep.json: is missing" in _view("example-runs").error
+
+
+@pytest.mark.parametrize("name", ["runs", "ensemble", "sinks"])
+def test_a_stored_sweep_reads_back_as_the_sweep_that_wrote_it(name):
+    """The stored form (every section with its defaults) is a valid sweep, with the digest it was
+    stored under: the page reads kind, axes and settings from it."""
+    from polarize.sweeps.store import manifest_sweep, read_manifest
+
+    manifest = read_manifest(example(name))
+    sweep = manifest_sweep(manifest)
+    assert sweep.digest() == manifest["digest"] and sweep.kind == manifest["kind"]
+    assert [key for key, _ in sweep.grid] == list(manifest["sweep"]["grid"])

@@ -171,7 +171,9 @@ def _section(table: dict[str, Any], key: str) -> dict[str, Any]:
 
 def _settings(table: dict[str, Any], key: str, defaults: dict[str, Any], allowed: bool) -> dict[str, Any]:
     given = _section(table, key)
-    if given and not allowed:
+    # A stored sweep (``Sweep.to_dict``, a results folder's sweep.json) lists every section with its
+    # defaults: the ensemble's defaults are no setting of a runs sweep.
+    if not allowed and any(name not in defaults or value != defaults[name] for name, value in given.items()):
         raise ConfigError(key, f"applies to ensemble sweeps only, not to kind {table['kind']!r}")
     unknown = sorted(set(given) - set(defaults))
     if unknown:

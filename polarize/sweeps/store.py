@@ -20,9 +20,10 @@ from importlib import metadata
 from pathlib import Path
 
 from polarize.fields import ConfigError
-from polarize.sweeps.spec import Sweep
+from polarize.sweeps.spec import Sweep, parse_sweep
 
-__all__ = ["MANIFEST", "finished_hashes", "read_manifest", "result_files", "write_manifest", "write_task"]
+__all__ = ["MANIFEST", "finished_hashes", "manifest_sweep", "read_manifest", "result_files", "write_manifest",
+           "write_task"]
 
 MANIFEST = "sweep.json"
 _PREFIX, _TRAJ = "task-", "traj-"
@@ -99,6 +100,19 @@ def read_manifest(folder: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def manifest_sweep(manifest: dict | None) -> Sweep:
+    """The sweep a results folder's manifest records, validated as a sweep file is (``parse_sweep``).
+
+    Its owner may have edited it: a wrong value raises ``ConfigError`` naming the field, never
+    reaches a figure.
+    """
+    if manifest is None:
+        raise ConfigError(MANIFEST, "is missing or is not a JSON object")
+    if "sweep" not in manifest:
+        raise ConfigError("sweep", f"is missing from {MANIFEST}")
+    return parse_sweep(manifest["sweep"], allow_large=True)
 
 
 def write_manifest(folder: Path, sweep: Sweep, **extra) -> None:

@@ -12,9 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from polarize.fields import ConfigError
 from polarize.plots.sweeps import fraction_figure, sink_heads_figure, spread_figure
 from polarize.sweeps import load, store
 from polarize.sweeps.examples import EXAMPLES, example, user_sweeps
+from polarize.sweeps.spec import Sweep
+from polarize.sweeps.store import manifest_sweep
 from polarize.sweeps.summary import FRACTIONS, fraction_table, pick_axes, spread_table
 from polarize.web.controls import Control
 from polarize.web.echo import echo
@@ -45,9 +48,9 @@ def _frame(path: str, stamp: float):
 
 
 def _read(name: str):
-    """The manifest and the rows of a source (rows cached until the folder changes)."""
+    """The manifest (None if unreadable) and the rows of a source (rows cached until the folder changes)."""
     path = _SOURCES[name]
-    manifest = store.read_manifest(path) or {}
+    manifest = store.read_manifest(path)
     return manifest, _frame(str(path), path.stat().st_mtime)
 
 
@@ -67,21 +70,20 @@ CONTROLS = (
 )
 
 
-def _grid_table(manifest: dict) -> Table:
+def _grid_table(sweep: Sweep) -> Table:
     """The grid's axes, then the settings every cell shares (a run's horizon says what "polarized by
     the end" means: softmax sharpens slowly, and a default start is not yet polarized at t = 1000)."""
-    sweep = manifest.get("sweep", {})
     rows = tuple({"axis": key, "values": ", ".join(map(str, values)), "count": len(values)}
-                 for key, values in sweep.get("grid", {}).items())
+                 for key, values in sweep.grid)
     fixed = tuple({"axis": key, "values": f"{value} (every cell)", "count": 1}
-                  for key, value in sweep.get("base", {}).items())
+                  for key, value in sweep.base.items())
     return Table(rows + fixed)
 
 
-def _metrics(frame, manifest: dict) -> Columns:
+def _metrics(frame, sweep: Sweep) -> Columns:
     errors = int((frame["status"] == "error").sum()) if len(frame) else 0
     metrics = (Metric("Rows", f"{len(frame):,}", "one per run, chunk of starts or training"),
-               Metric("Grid cells", f"{manifest.get('cells', 0):,}", "the product of the axes"),
+               Metric("Grid cells", f"{sweep.n_cells:,}", "the product of the axes"),
                Metric("Errors", str(errors), "cells whose config or run failed (a row each)"),
                Metric("Worker time", f"{frame['seconds'].sum():.0f} s" if len(frame) else "0 s",
                       "summed over every task"))
@@ -107,14 +109,16 @@ def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
 def view(job: tuple[tuple[str, Any], ...]) -> View:
     values = dict(job)
     manifest, frame = _read(values["sweep"])
+    try:  # the folder's sweep.json, which its owner may have edited: validated as a sweep file is
+        sweep = manifest_sweep(manifest)
+    except ConfigError as exc:
+        return View(error=f"This results folder's {store.MANIFEST} cannot be read: {echo(exc, most=200)}")
     if not len(frame):
         return View(error="This results folder holds no finished cells yet.")
-    kind = manifest.get("kind", "runs")
-    axes = tuple(manifest.get("sweep", {}).get("grid", {}))
+    kind, axes = sweep.kind, tuple(key for key, _ in sweep.grid)
     what = "sink_found" if kind == "sinks" else values["fraction"]
-    # The kind and the axes' names come from the folder's sweep.json, which its owner may have edited.
     blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(echo, axes))}."),
-                         _metrics(frame, manifest), _grid_table(manifest),
+                         _metrics(frame, sweep), _grid_table(sweep),
                          _fraction_plot(frame, kind, what, axes)]
     if kind == "runs":
         x, colour = pick_axes(frame, axes)
