@@ -274,3 +274,22 @@ def test_a_y_title_longer_than_its_short_panel_loses_its_brackets_then_goes():
     assert layout["yaxis"]["title"]["text"] == "loss"
     assert layout["yaxis2"]["title"]["text"] == ""
     assert layout["yaxis3"]["title"]["text"] == "entropy (nats)"  # room enough: kept whole
+
+
+def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
+    """One row per size D, titled once above its columns, each row naming its D: it fits a phone."""
+    from polarize import simulate
+    from polarize.plots import grid
+
+    runs = {D: simulate(Experiment(model="tied", n=D, d=D, horizon=10.0)) for D in (3, 4, 5, 6)}
+    with style.narrow_screen():
+        figure = grid.tied_figure(runs, frames=5)
+    cells = _cells(figure)
+    assert len({x for x, _ in cells}) == 3 and len({y for _, y in cells}) == 4 and _apart(cells)
+    titles = [a.text for a in figure.layout.annotations if a.yref == "paper" and a.y > 0.9]
+    assert len(titles) == 3 and not any("D =" in t for t in titles)
+    y_titles = [figure.layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 13, 3)]
+    assert y_titles == [f"D = {D}" for D in runs]
+    fitted = presented(figure, height=844 - HEADER - FIGURE_GAP - GROWTH, width=356, scale=1.0,
+                       least_row=LEAST_ROW)
+    assert not (fitted.layout.meta.taller if "taller" in fitted.layout.meta else False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -248,7 +249,16 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
     panels = [panel for D, r in results.items() for panel in tied_panels(D, r)]
-    return animated_grid(panels, cols=3, frames=frames, row_height=260, legend=True, animated=animated)
+    if style.narrow():  # a phone: the three quantities keep their columns, each row says its D
+        panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
+                          y_title=f"D = {D}" if k % 3 == 0 else "", note="")
+                  for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]
+    return animated_grid(panels, cols=3, frames=frames, row_height=260, legend=True, animated=animated,
+                         narrow_cols=3)
+
+
+_TIED_PHONE = ("loss", "\u03b1<sub>i</sub>(t)", "norms of U")
+"""The tied figure's column titles on a phone (its first row's; on a desktop each panel says its D)."""
 
 
 def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:

@@ -71,7 +71,7 @@ def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
     inside their panel.
     """
     if narrow:  # titles at a phone's smaller type (``_NARROW_TITLE``)
-        return 44 // min(cols, _NARROW_COLS)
+        return 44 // cols
     return max(16, 80 // cols)
 
 
@@ -194,7 +194,7 @@ def _x_titled(panels: Sequence[Panel], where: list[tuple[int, int]]) -> list[boo
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
-                  narrow: bool | None = None) -> go.Figure:
+                  narrow: bool | None = None, narrow_cols: int = _NARROW_COLS) -> go.Figure:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -213,8 +213,10 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         False for a static figure of the same panels (no markers, frames or controls).
     height : int, optional
         The figure's height in pixels, instead of one from ``row_height``.
+    narrow_cols : int
+        Most panels a row on a phone (a figure whose columns are its quantities keeps three).
     narrow : bool, optional
-        For a phone: at most two panels a row, ``_NARROW_ROW`` px each (``height`` is not used),
+        For a phone: at most ``narrow_cols`` panels a row, ``_NARROW_ROW`` px each (``height`` is not used),
         rows over one time axis closer together. By default the screen the figure is built for
         (``style.narrow``).
 
@@ -230,7 +232,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     """
     narrow = style.narrow() if narrow is None else narrow
     if narrow:
-        cols, row_height, height = min(cols, _NARROW_COLS), _NARROW_ROW, None
+        cols, row_height, height = min(cols, narrow_cols), _NARROW_ROW, None
     specs, where = _cells(panels, cols)
     rows = len(specs)
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
@@ -241,7 +243,12 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     top = max(_TOP + _TITLE_LINE * (title_lines - 1), _TITLE_LINE * title_lines + _LEGEND_GAP + above + 6)
     height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
     shared = narrow and all(p.log_x for p in panels)  # one time axis: its labels only under the lowest
-    gap = ((_SHARED_GAP if shared else _ROW_GAP) + _TITLE_LINE * title_lines) / (height - top - bottom)
+    if shared:  # and the lower rows' titles only (a phone's tied figure titles its columns once)
+        below = max((t.count("<br>") + 1 for t, (row, _) in zip(titles, where, strict=True) if row and t),
+                    default=0)
+        gap = (_SHARED_GAP + _TITLE_LINE * below) / (height - top - bottom)
+    else:
+        gap = (_ROW_GAP + _TITLE_LINE * title_lines) / (height - top - bottom)
     fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
                         horizontal_spacing=0.17 if narrow else min(0.09, 0.5 / cols),
                         vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
