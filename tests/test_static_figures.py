@@ -20,6 +20,7 @@ from polarize.plots import (
     paper,
     round_significant,
     scores_figure,
+    style,
     token_colors,
 )
 from polarize.plots.numbers import rounded
@@ -78,6 +79,14 @@ def test_the_kl_floor_comes_from_the_loss():
     fig = grid.losses_figure({"logistic": run(), "kl": result}, frames=5)
     (floor,) = [t for t in fig.data if t.name.startswith("H(p*)")]
     assert list(floor.y) == rounded([KL(target).floor] * 2)
+    # On a phone the legend's entries are short (plotly sets its columns as wide as the widest): the
+    # floor's value is in its hover, the cross-entropy is "KL".
+    with style.narrow_screen():
+        phone = grid.losses_figure({"logistic": run(), "kl": result}, frames=5)
+    names = {t.name for t in phone.data if t.showlegend is not False}
+    assert "KL" in names and "H(p*)" in names and max(map(len, names)) <= 8, names
+    (phone_floor,) = [t for t in phone.data if t.name == "H(p*)"]
+    assert list(phone_floor.y) == list(floor.y)
 
 
 # ---- helpers and static figures ------------------------------------------------------------

@@ -45,6 +45,14 @@ __all__ = [
 ]
 
 _LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
+_PHONE_LOSS_NAMES = _LOSS_NAMES | {"kl": "KL"}
+"""On a phone: plotly sets a wrapped legend's columns as wide as its widest entry, and "cross-entropy
+(KL)" halved the entries a row (Loss and conditioning's legend took seven rows, its figure taller than
+the window)."""
+
+
+def _loss_name(loss: str) -> str:
+    return (_PHONE_LOSS_NAMES if style.narrow() else _LOSS_NAMES).get(loss, loss)
 
 
 def stopped_note(result: Result) -> str:
@@ -77,7 +85,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
 
 def _per_run(runs: Mapping[str, Result], quantity: str, *, legend: bool = False) -> tuple[Line, ...]:
     """One line per run of a ``(K,)`` attribute of ``Result``, dark, dashed by its loss (no token colour)."""
-    return tuple(Line(x=r.t, y=np.asarray(getattr(r, quantity)), name=_LOSS_NAMES.get(loss, loss),
+    return tuple(Line(x=r.t, y=np.asarray(getattr(r, quantity)), name=_loss_name(loss),
                       **style.loss_stroke(loss), width=3, legend=legend) for loss, r in runs.items())
 
 
@@ -98,7 +106,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         ``H(p*)`` dashed).
     """
     top = style.top_tokens(next(iter(runs.values())).s[-1])
-    first = [Panel(title=f"{_LOSS_NAMES.get(loss, loss)}: scores",
+    first = [Panel(title=f"{_loss_name(loss)}: scores",
                    lines=token_lines(r.t, r.s, top=top, legend=True),
                    y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r))
              for k, (loss, r) in enumerate(runs.items())]
@@ -110,7 +118,8 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
     loss_lines = _per_run(runs, "loss")
     floor = kl_floor(runs["kl"].experiment) if "kl" in runs else None
     if floor is not None:
-        loss_lines += (Line(x=ends, y=np.array([floor, floor]), name=f"H(p*) = {floor:.3g}",
+        named = "H(p*)" if style.narrow() else f"H(p*) = {floor:.3g}"  # its value: hover (the widest entry)
+        loss_lines += (Line(x=ends, y=np.array([floor, floor]), name=named,
                             color=style.PALETTE.grey, dash="dashdot", width=2, moving=False, legend=True),)
     second = [
         Panel(title="entropy H(s)", lines=(*_per_run(runs, "entropy", legend=True), uniform), y_title="nats",
