@@ -9,8 +9,9 @@ page wider than the window.
 The same tabs then show whether each page's main figure (its first) and its Play button, slider and
 time are inside the window together, in normal mode and, opened again with ``?present=true``, in
 presentation mode: the whole figure (on a desktop the Explorer's as it opens, the others scrolled to
-at most), or only its controls where the figure says it is taller than the window (a phone's figure
-with more rows of panels than its window holds legibly: ``layout.meta.taller``). Skipped, with
+at most). A figure may say it is taller than the window (``layout.meta.taller``: a phone's figure
+with more rows of panels than its window holds legibly, as chosen settings may ask), but no page
+as it opens. Skipped, with
 the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
@@ -81,6 +82,10 @@ def _opened(context, server, names, *, present: bool) -> dict:
     return tabs
 
 
+_TALLER_JS = "() => { const g = document.querySelector('.js-plotly-plot'); " \
+    "return !!(g && g.layout.meta && g.layout.meta.taller); }"
+
+
 def _main_figures(tabs: dict, found: dict, size: str, *, present: bool) -> list[str]:
     """Check each tab's main figure and its transport (``main_figure_problems``) into ``found``;
     the pages whose main figure plays."""
@@ -94,6 +99,8 @@ def _main_figures(tabs: dict, found: dict, size: str, *, present: bool) -> list[
             tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}-presented.png"))
         at_top = name == "explorer" and not phone  # a lecturer's first screen: Play without scrolling
         problems = main_figure_problems(tab, at_top=at_top)
+        if problems is not None and tab.evaluate(_TALLER_JS):  # allowed for settings chosen, not defaults
+            problems.append("the figure is fitted taller than the window (layout.meta.taller)")
         if problems is not None:
             played.append(name)
             found.setdefault(f"{name} ({mode})", []).extend(problems)

@@ -64,3 +64,30 @@ def test_a_legend_above_the_plot_keeps_its_rows_under_the_band():
     assert moved["margin"]["t"] - band_bottom >= legend_top  # the legend between the band and the plot
     assert moved["margin"]["b"] >= TRANSPORT_TOP and moved["height"] == moved["margin"]["t"] + plot + \
         moved["margin"]["b"]
+
+
+def test_a_figure_that_grows_more_with_its_transport_on_top_is_fitted_again():
+    """A figure whose bottom margin is less than its controls' band (the attention heatmaps': 130 px)
+    keeps room under its panels for their ticks, so it grows by more than ``GROWTH``: fitted for the
+    room less ``GROWTH``, it ran past the window's bottom."""
+    import numpy as np
+
+    from polarize.plots.lines import Line, Panel
+    from polarize.plots.multiples import animated_grid
+    from polarize.plots.phone import GROWTH
+    from polarize.web.present_view import fitted_view, on_a_phone
+    from polarize.web.view import Plot, View
+
+    t = np.geomspace(0.1, 1e4, 40)
+    panels = [Panel(title=f"panel {k}", lines=tuple(
+        Line(x=t, y=1 / (1 + t / (k + j + 1)), name=f"entry {j}", legend=True) for j in range(3)))
+        for k in range(4)]
+    room, width = 768, 356
+    figure = animated_grid(panels, cols=2, legend=True, narrow=True)
+    figure.update_layout(margin_b=130)
+    view = View(blocks=(Plot("grid", figure),))
+    fitted = fitted_view(view, height=room - GROWTH, width=width, stacked=True)
+    once = on_a_phone(fitted, width=width).blocks[0].figure
+    assert once.layout.height > room  # the legend's rows: more than GROWTH
+    again = on_a_phone(fitted, width=width, room=room).blocks[0].figure
+    assert again.layout.height <= room and again.layout.updatemenus[0].y > 1  # the transport on top

@@ -115,7 +115,7 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
             shown = presented_view(view, height=None) if on() else view
             if height is not None:
                 shown = fitted_view(shown, height=height, width=width, stacked=True)
-            return on_a_phone(shown, width=width)
+            return on_a_phone(shown, width=width, room=None if height is None else height + PHONE_GROWTH)
         if on():
             return presented_view(view, height=height, width=width)
         return fitted_view(view, height=height, width=width)

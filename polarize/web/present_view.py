@@ -88,24 +88,41 @@ def fitted_view(view: View, *, height: int, width: float, stacked: bool = False)
     return replace(view, blocks=_blocks(view.blocks, height, width, present=False, stacked=stacked))
 
 
-def on_a_phone(view: View, *, width: float | None = None) -> View:
-    """``view`` for a phone: each animated figure's transport above its (stacked) panels (a new view),
-    so that Play, the time and the slider show near the page's top (``plots.phone``).
+def on_a_phone(view: View, *, width: float | None = None, room: int | None = None) -> View:
+    """``view`` for a phone: each animated figure's transport above its panels (a new view), so that
+    Play, the time and the slider show at the figure's top (``plots.phone``).
 
     ``width``: pixels of the page's main column (None: ``plots.phone.WIDTH``); a phone stacks columns.
+    ``room``: pixels a figure may take with its transport on top (None: as tall as it is); a figure
+    already fitted (``fitted_view``) that grew more than ``plots.phone.GROWTH`` (a title or a legend
+    moved under the band) is fitted again, shorter by the excess.
     """
-    return replace(view, blocks=_on_top(view.blocks, width or PHONE_WIDTH))
+    return replace(view, blocks=_on_top(view.blocks, width or PHONE_WIDTH, room))
 
 
-def _on_top(blocks: tuple[Any, ...], width: float) -> tuple[Any, ...]:
+def _on_top(blocks: tuple[Any, ...], width: float, room: int | None) -> tuple[Any, ...]:
     out: list[Any] = []
     for block in blocks:
         if isinstance(block, Plot):
-            block = replace(block, figure=controls_on_top(block.figure, width=width))
+            block = replace(block, figure=_phone_figure(block.figure, width, room))
         elif isinstance(block, Columns):
-            block = replace(block, columns=tuple(_on_top(column, width) for column in block.columns))
+            block = replace(block, columns=tuple(_on_top(column, width, room) for column in block.columns))
         out.append(block)
     return tuple(out)
+
+
+def _phone_figure(figure: Any, width: float, room: int | None) -> Any:
+    moved = controls_on_top(figure, width=width)
+    excess = _height(moved) - room if room is not None and moved is not figure else 0
+    if excess <= 0:
+        return moved
+    shorter = presented(figure, height=_height(figure) - excess, width=width, scale=1.0, least_row=LEAST_ROW)
+    return controls_on_top(shorter, width=width)
+
+
+def _height(figure: Any) -> int:
+    layout = figure["layout"] if isinstance(figure, dict) else figure.layout
+    return int(layout["height"] or 0)
 
 
 def main_block(blocks: tuple[Any, ...]) -> int | None:
