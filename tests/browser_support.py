@@ -31,7 +31,13 @@ BROWSER = [
 ]
 """The marks of every browser test module: ``pytestmark = BROWSER``."""
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 # Tests open every page in a tab of one browser, most of them behind the others; a
+                 # hall's students each have theirs in front. Chromium throttles hidden tabs' timers
+                 # (to once a minute after five minutes hidden), which under the suite's load left a
+                 # tab that had waited behind the others unsettled for minutes.
+                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                 "--disable-backgrounding-occluded-windows", "--disable-features=IntensiveWakeUpThrottling"]
 ARTIFACTS = ROOT / "test-artifacts"
 
 # JavaScript: a short signature of the dashboard now on the page (number of tokens, frames,
