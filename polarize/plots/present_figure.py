@@ -20,7 +20,7 @@ WIDTH = 1190
 """Pixels of a presented page's main column on a 1280 px projector (``ui.present``'s padding aside)."""
 _LEAST_PLOT = 160
 """Fewest pixels left for the plot area: below it the margins shrink instead."""
-LEAST_ROW = 64
+LEAST_ROW = 56
 """Fewest pixels of a row of panels: a figure with more rows than its window holds at this (a phone's
 twelve panels) is fitted taller than the window rather than crushed."""
 
