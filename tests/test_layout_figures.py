@@ -292,4 +292,4 @@ def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     assert y_titles == [f"D = {D}" for D in runs]
     fitted = presented(figure, height=844 - HEADER - FIGURE_GAP - GROWTH, width=356, scale=1.0,
                        least_row=LEAST_ROW)
-    assert not (fitted.layout.meta.taller if "taller" in fitted.layout.meta else False)
+    assert "taller" not in fitted.layout.meta

@@ -75,7 +75,7 @@ def test_a_figure_that_grows_more_with_its_transport_on_top_is_fitted_again():
     from polarize.plots.lines import Line, Panel
     from polarize.plots.multiples import animated_grid
     from polarize.plots.phone import GROWTH
-    from polarize.web.present_view import fitted_view, on_a_phone
+    from polarize.web.present_view import FIGURE_GAP, HEADER, fitted_view, on_a_phone
     from polarize.web.view import Plot, View
 
     t = np.geomspace(0.1, 1e4, 40)
@@ -89,5 +89,5 @@ def test_a_figure_that_grows_more_with_its_transport_on_top_is_fitted_again():
     fitted = fitted_view(view, height=room - GROWTH, width=width, stacked=True)
     once = on_a_phone(fitted, width=width).blocks[0].figure
     assert once.layout.height > room  # the legend's rows: more than GROWTH
-    again = on_a_phone(fitted, width=width, room=room).blocks[0].figure
+    again = on_a_phone(view, width=width, window=room + HEADER + FIGURE_GAP).blocks[0].figure
     assert again.layout.height <= room and again.layout.updatemenus[0].y > 1  # the transport on top

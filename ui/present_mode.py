@@ -13,23 +13,13 @@ from typing import Any
 
 import streamlit as st
 
-from polarize.plots.phone import GROWTH as PHONE_GROWTH
-from polarize.plots.phone import WIDTH as PHONE_WIDTH
 from polarize.plots.present_figure import WIDTH
 from polarize.serve.cache import SharedCache
 from polarize.web import links
 from polarize.web.deck_store import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
-from polarize.web.present_view import (
-    FIGURE_GAP,
-    HEADER,
-    figure_first,
-    figure_room,
-    fitted_view,
-    on_a_phone,
-    presented_view,
-)
+from polarize.web.present_view import figure_first, figure_room, fitted_view, on_a_phone, presented_view
 from polarize.web.view import Link, View
 from ui.navigation import switch_to
 from ui.viewport import NARROW_BELOW, Viewport
@@ -99,9 +89,7 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
     """
     view = figure_first(view)
     if narrow:  # a phone: the figures fitted to the window with their transport on top
-        # Seen scrolled to, under Streamlit's header: the title and lead above it take half a phone.
-        height = None if window.height is None else window.height - HEADER - FIGURE_GAP - PHONE_GROWTH
-        width = window.width or PHONE_WIDTH
+        height, width = window.height, window.width
     elif on():
         top = window.top or CHROME + (BAR if _showing() else 0)
         height, width = figure_room(window.height or WINDOW, top), window.width or WIDTH
@@ -112,10 +100,7 @@ def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = 
 
     def fit() -> View:
         if narrow:
-            shown = presented_view(view, height=None) if on() else view
-            if height is not None:
-                shown = fitted_view(shown, height=height, width=width, stacked=True)
-            return on_a_phone(shown, width=width, room=None if height is None else height + PHONE_GROWTH)
+            return on_a_phone(presented_view(view, height=None) if on() else view, width=width, window=height)
         if on():
             return presented_view(view, height=height, width=width)
         return fitted_view(view, height=height, width=width)

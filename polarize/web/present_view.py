@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from polarize.plots.phone import GROWTH, controls_on_top
 from polarize.plots.phone import WIDTH as PHONE_WIDTH
-from polarize.plots.phone import controls_on_top
 from polarize.plots.present_figure import LEAST_ROW, WIDTH, presented
 from polarize.plots.style import PRESENT_SCALE
 from polarize.web.view import Caption, Columns, Metric, Plot, View
@@ -88,16 +88,29 @@ def fitted_view(view: View, *, height: int, width: float, stacked: bool = False)
     return replace(view, blocks=_blocks(view.blocks, height, width, present=False, stacked=stacked))
 
 
-def on_a_phone(view: View, *, width: float | None = None, room: int | None = None) -> View:
-    """``view`` for a phone: each animated figure's transport above its panels (a new view), so that
-    Play, the time and the slider show at the figure's top (``plots.phone``).
+def on_a_phone(view: View, *, width: float | None = None, window: int | None = None) -> View:
+    """``view`` for a phone (a new view): each figure fitted to the window, seen scrolled to under
+    Streamlit's header, and each animated figure's transport moved above its panels, so that Play,
+    the time and the slider show at the figure's top (``plots.phone``).
 
-    ``width``: pixels of the page's main column (None: ``plots.phone.WIDTH``); a phone stacks columns.
-    ``room``: pixels a figure may take with its transport on top (None: as tall as it is); a figure
-    already fitted (``fitted_view``) that grew more than ``plots.phone.GROWTH`` (a title or a legend
-    moved under the band) is fitted again, shorter by the excess.
+    Parameters
+    ----------
+    view : View
+        Built for a phone (``plots.style.narrow``); not modified.
+    width : float, optional
+        Pixels of the page's main column (None: ``plots.phone.WIDTH``); a phone stacks columns.
+    window : int, optional
+        Pixels of the window's height (None, not measured yet: the figures keep their height). A
+        figure is fitted ``plots.phone.GROWTH`` px shorter than the room, for its transport on top;
+        one that grew more (a title or a legend moved under the band) is fitted again, shorter by
+        the excess.
     """
-    return replace(view, blocks=_on_top(view.blocks, width or PHONE_WIDTH, room))
+    width = width or PHONE_WIDTH
+    if window is None:
+        return replace(view, blocks=_on_top(view.blocks, width, None))
+    room = window - HEADER - FIGURE_GAP
+    fitted = fitted_view(view, height=room - GROWTH, width=width, stacked=True)
+    return replace(fitted, blocks=_on_top(fitted.blocks, width, room))
 
 
 def _on_top(blocks: tuple[Any, ...], width: float, room: int | None) -> tuple[Any, ...]:
