@@ -192,6 +192,35 @@ def _x_titled(panels: Sequence[Panel], where: list[tuple[int, int]]) -> list[boo
             for panel, (row, col) in zip(panels, where, strict=True)]
 
 
+def _subplots(specs: list, titles: list[str], *, cols: int, gap: float, narrow: bool) -> dict[str, Any]:
+    """The grid's layout from ``make_subplots``: its axes' domains and the panels' titles."""
+    rows = len(specs)
+    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
+                        horizontal_spacing=0.17 if narrow else min(0.09, 0.5 / cols),
+                        vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
+    layout = fig.layout.to_plotly_json()
+    layout.setdefault("annotations", [])
+    for ann in layout["annotations"]:
+        # A little above the panel: its top tick label ("1") reaches above the panel's edge, and a
+        # title wider than the panel (its first column's, with the y title beside it) ran into it.
+        ann.update(font=style.font(_NARROW_TITLE if narrow else 0, style.PALETTE.ink), yshift=_TITLE_LIFT)
+    return layout
+
+
+def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, int]], *,
+             narrow: bool) -> int:
+    """Pixels between two rows of panels: the upper row's ticks and x title, then the lower row's title.
+
+    On a phone, panels over one time axis label it once, under the lowest (``crowding.uncrowded``),
+    and only the lower rows' titles count (the tied figure titles its columns once, above the first).
+    """
+    lines = [t.count("<br>") + 1 for t in titles if t]
+    if not (narrow and all(p.log_x for p in panels)):
+        return _ROW_GAP + _TITLE_LINE * max(lines, default=1)
+    below = [t.count("<br>") + 1 for t, (row, _) in zip(titles, where, strict=True) if row and t]
+    return _SHARED_GAP + _TITLE_LINE * max(below, default=0)
+
+
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
                   narrow: bool | None = None, narrow_cols: int = _NARROW_COLS) -> go.Figure:
@@ -242,22 +271,8 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     above = legend_height(names, size=style.font(_LEGEND_FONT)["size"], narrow=narrow)
     top = max(_TOP + _TITLE_LINE * (title_lines - 1), _TITLE_LINE * title_lines + _LEGEND_GAP + above + 6)
     height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
-    shared = narrow and all(p.log_x for p in panels)  # one time axis: its labels only under the lowest
-    if shared:  # and the lower rows' titles only (a phone's tied figure titles its columns once)
-        below = max((t.count("<br>") + 1 for t, (row, _) in zip(titles, where, strict=True) if row and t),
-                    default=0)
-        gap = (_SHARED_GAP + _TITLE_LINE * below) / (height - top - bottom)
-    else:
-        gap = (_ROW_GAP + _TITLE_LINE * title_lines) / (height - top - bottom)
-    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
-                        horizontal_spacing=0.17 if narrow else min(0.09, 0.5 / cols),
-                        vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
-    layout = fig.layout.to_plotly_json()
-    layout.setdefault("annotations", [])
-    for ann in layout["annotations"]:
-        # A little above the panel: its top tick label ("1") reaches above the panel's edge, and a
-        # title wider than the panel (its first column's, with the y title beside it) ran into it.
-        ann.update(font=style.font(_NARROW_TITLE if narrow else 0, style.PALETTE.ink), yshift=_TITLE_LIFT)
+    gap = _row_gap(panels, titles, where, narrow=narrow) / (height - top - bottom)
+    layout = _subplots(specs, titles, cols=cols, gap=gap, narrow=narrow)
     cleaned = [[_clean(line, p) for line in p.lines] for p in panels]
     times = _frame_times(panels, cleaned, frames) if animated else np.array([])
     # Every time axis spans the same times, so that the panels can be read (and played) side by side.
