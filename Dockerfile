@@ -44,6 +44,7 @@ RUN useradd --create-home --uid 1000 app
 WORKDIR /home/app/polarize
 COPY app.py ./
 COPY ui ./ui
+COPY pages ./pages
 COPY .streamlit ./.streamlit
 RUN chmod -R u=rwX,go=rX /home/app/polarize
 

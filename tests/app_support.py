@@ -1,9 +1,8 @@
 """Opening the app's pages headlessly (``streamlit.testing.v1.AppTest``).
 
-Pages are callables registered by ``ui.run_app`` (``st.Page(render(spec))``), not files:
-``page(name)`` runs one page's renderer alone, as a visitor's first request to its
-address would; ``open_page(at, name)`` switches an app already running to another page,
-as its menu entry does (Streamlit knows a callable page by the hash of its url path).
+Every page is a script of ``pages/`` (one call of ``ui.render``) routed by ``app.py``:
+``page(name)`` opens the app at that page's address, as a visitor's first request to it would;
+``open_page(at, name)`` switches an app already running to another page, as its menu entry does.
 """
 
 from __future__ import annotations
@@ -11,28 +10,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
-from streamlit.util import calc_hash
 
 from polarize.web import pages
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
-_SCRIPT = """
-import ui
-from polarize.web.pages import by_name
 
-ui.render(by_name({name!r}))
-"""
+def script(name: str) -> str:
+    """Page ``name``'s script, relative to ``app.py`` (a typo fails here, not as an empty page)."""
+    return f"pages/{pages.by_name(name).name}.py"
 
 
 def page(name: str, *, timeout: float = 120) -> AppTest:
-    """An ``AppTest`` of page ``name`` alone (not yet run)."""
-    pages.by_name(name)  # a typo fails here, not as an empty page
-    return AppTest.from_string(_SCRIPT.format(name=name), default_timeout=timeout)
+    """An ``AppTest`` of the app opened at page ``name`` (not yet run).
+
+    Before the first run ``AppTest`` knows a page by its file's name, which is its spec's
+    ``url_path`` too (``tests/test_navigation.py`` holds that).
+    """
+    return AppTest.from_file(APP, default_timeout=timeout).switch_page(script(name))
 
 
 def open_page(at: AppTest, name: str) -> AppTest:
     """Switch ``at`` (the app, run at least once) to page ``name``; run it next."""
-    at._page_hash = calc_hash(pages.by_name(name).url_path)  # AppTest's switch_page takes files only
-    return at
+    return at.switch_page(script(name))

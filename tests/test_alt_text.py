@@ -33,7 +33,7 @@ def test_every_figure_on_every_page_comes_with_its_summary(spec):
     assert not at.exception
     charts = at.get("plotly_chart")
     # As HTML, escaped (never Markdown, which would turn a URL in a title into a link).
-    summaries = [h.value for h in at.get("html") if "polarize-sr" in h.value]
+    summaries = [h.value for h in at.get("html") if "polarize-sr" in h.value and "<style>" not in h.value]
     assert not any("polarize-sr" in m.value for m in at.markdown)
     assert charts and len(summaries) == len(charts)
     assert all("Figure" in s for s in summaries)

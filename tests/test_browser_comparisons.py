@@ -43,8 +43,9 @@ server, browser = fresh_server_fixture(), browser_fixture(sync_api)
 def test_a_link_to_a_page_opens_inside_the_app_on_a_fresh_server(server, browser):
     """The first request this server sees is a deep link to a page (a shared link).
 
-    Pages are callables of ``app.py``'s navigation (no ``pages/`` folder for Streamlit's
-    legacy mode to run alone), so the first request goes through the app like any other.
+    Pages are the scripts of ``pages/``, routed by ``app.py``'s ``st.navigation`` (which turns off
+    Streamlit's legacy menu of that folder's file names), so the first request goes through the app
+    like any other.
     """
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()

@@ -2,7 +2,7 @@
 
 Everything a page knows lives in ``polarize.web``; only this package imports Streamlit.
 
-- ``app``: the page set-up and the navigation (one ``st.Page`` per spec);
+- ``app``: the page set-up and the navigation; ``navigation``: one ``st.Page`` per script of ``pages/``;
 - ``renderer``: ``render(spec)``, a page from its controls to its view;
 - ``state``: the controls' values in a session, from a link or as left; the address;
 - ``sidebar``: one widget per control; ``starts``: "Reset to preset", "New random start";
@@ -19,13 +19,14 @@ from __future__ import annotations
 import importlib
 import threading
 from types import ModuleType
-from typing import Any
 
 import streamlit as st
 
 __all__ = ["load", "render", "run_app"]
 
 _IMPORTING = threading.Lock()
+_RUN = threading.local()
+"""``_RUN.routed``: this script run came through ``app.py`` (``run_app``); a page script reads it once."""
 
 
 def load(name: str) -> ModuleType:
@@ -51,10 +52,21 @@ def run_app() -> None:
     if problem:
         st.text(f"polarize cannot start: {problem}")  # as text: the value is shown as it was given
         st.stop()
-    load("ui.renderer")  # imported late by ui.navigation (an import cycle): here, under the lock
+    _RUN.routed = True
     load("ui.app").run_app()
 
 
-def render(spec: Any) -> None:
-    """Draw a page spec (``ui.renderer.render``)."""
+def render(page: str) -> None:
+    """Draw the page spec named ``page`` (``PageSpec.name``): the whole of a script in ``pages/``.
+
+    Until some session of a server has called ``st.navigation``, Streamlit treats a ``pages/``
+    folder beside ``app.py`` the legacy way and runs a link's page script (``/rates``) alone: no
+    page set-up, a menu of file names. A page script run without ``app.py`` runs the app instead,
+    which routes back to it (and turns the legacy way off for every later run of the server).
+    """
+    routed, _RUN.routed = getattr(_RUN, "routed", False), False
+    if not routed:
+        run_app()
+        return
+    spec = load("polarize.web.pages").by_name(page)
     load("ui.renderer").render(spec)

@@ -1,8 +1,8 @@
-"""The app: the page set-up and the navigation, one ``st.Page`` per page spec.
+"""The app: the page set-up and the navigation, one ``st.Page`` per script in ``pages/``.
 
-Every page is a callable (``render`` of its spec): there is no folder of page
-scripts, so Streamlit has no file-based page to run outside this navigation, and a
-shared link to any page (``/rates?...``) always goes through here.
+``st.navigation`` routes every address: a shared link to any page (``/rates?...``) runs
+``app.py`` first, so this set-up holds on every page, then the page's script
+(``ui.navigation``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _start_server() -> None:
 
 
 def run_app() -> None:
-    """The app (``app.py``): the page set-up, then ``st.navigation`` over ``polarize.web.pages``."""
+    """The app (``app.py``): the page set-up, then ``st.navigation`` over the scripts in ``pages/``."""
     _start_server()
     st.set_page_config(page_title="polarize", page_icon=str(ICON), layout="wide",
                        initial_sidebar_state=present_mode.sidebar_state())

@@ -1,23 +1,33 @@
-"""The app's pages as Streamlit knows them: one ``st.Page`` per page spec, a callable each."""
+"""The app's pages as Streamlit knows them: one script a page in the top-level ``pages/`` folder.
+
+Each script is one call of the renderer on its page spec (``pages/rates.py`` draws the spec named
+``"rates"``); ``st.navigation`` routes them as ``st.Page("pages/rates.py", ...)``, Streamlit's
+documented pattern (calling it turns off the older automatic ``pages/`` menu). A shared link to any
+page (``/rates?...``) runs ``app.py`` first, so the app's set-up holds on every page.
+"""
 
 from __future__ import annotations
-
-import functools
 
 import streamlit as st
 
 from polarize.web.page import PageSpec
 from polarize.web.pages import by_name
 
-__all__ = ["st_page", "switch_to"]
+__all__ = ["FOLDER", "script", "st_page", "switch_to"]
+
+FOLDER = "pages"
+"""The page scripts' folder, beside ``app.py`` (``st.Page`` paths are relative to the entry point)."""
+
+
+def script(spec: PageSpec) -> str:
+    """The script that draws ``spec``, relative to ``app.py``: ``pages/<name>.py``."""
+    return f"{FOLDER}/{spec.name}.py"
 
 
 def st_page(spec: PageSpec) -> st.Page:
-    """``spec`` as a page of ``st.navigation``: Streamlit knows it by its ``url_path``."""
-    from ui.renderer import render  # the renderer draws deck links, which switch pages: import late
-
-    return st.Page(functools.partial(render, spec), title=spec.nav_title, icon=spec.icon,
-                   url_path=spec.url_path, default=spec.default)
+    """``spec`` as a page of ``st.navigation``: its script, known to Streamlit by its ``url_path``."""
+    return st.Page(script(spec), title=spec.nav_title, icon=spec.icon, url_path=spec.url_path,
+                   default=spec.default)
 
 
 def switch_to(name: str, query: dict[str, str] | None = None) -> None:

@@ -1,6 +1,6 @@
 """A page as data: its controls, presets, check, and a function from values to a ``View``.
 
-``ui.render(spec)`` draws any ``PageSpec``: the sidebar from its controls, the
+``ui.render(name)`` draws any ``PageSpec``: the sidebar from its controls, the
 link from and into the address (``polarize.web.links``), and the ``View`` its
 ``view`` returns. A view is a sequence of blocks (text, maths, figures with
 captions, metrics, a table, side-by-side columns) plus warnings and downloads;
