@@ -30,6 +30,7 @@ from polarize.losses import KL, Logistic, LogisticData, Square, conditioned_matr
 from polarize.model import tied_gradients, value_gradients
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.presets import PRESETS, Preset, get_preset
+from polarize.status import Status
 
 if TYPE_CHECKING:
     from polarize.plots.dashboard import dashboard
@@ -55,6 +56,7 @@ __all__ = [
     "Rate",
     "Result",
     "Square",
+    "Status",
     "Verdict",
     "basin_figure",
     "basins",

@@ -9,7 +9,7 @@ command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
 
 A run may also have a wall-clock budget (``WallClock``): the pages give the
 engine one just under the runner's hard time limit (``within``), so that a slow
-run stops by itself and returns what it saved, with status ``OUT_OF_TIME``,
+run stops by itself and returns what it saved, with status ``Status.OUT_OF_TIME``,
 instead of having its worker killed with nothing to show.
 """
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "OUT_OF_TIME", "STALL_STEPS", "WallClock", "result_bytes",
+__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "WallClock", "result_bytes",
            "steps_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
@@ -73,10 +73,6 @@ def result_bytes(experiment: Experiment) -> int:
     per_time = 6 * n + 10
     once = 2 * d * n + n + d + rows * (d + 1)
     return _NUMBER_BYTES * (experiment.samples * per_time + once) + 4096
-
-
-OUT_OF_TIME = "out of time"
-"""``Result.status`` of a run stopped by its wall-clock budget (what it saved until then is kept)."""
 
 
 def within(limit: float) -> float:

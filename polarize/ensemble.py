@@ -26,11 +26,12 @@ from threadpoolctl import ThreadpoolController
 
 from polarize import summary
 from polarize.batched import ClosedStack, GroupFailed, MatrixStack, OutOfTime, descend, march
-from polarize.budget import OUT_OF_TIME, WallClock
+from polarize.budget import WallClock
 from polarize.config import ConfigError, Experiment
 from polarize.env import max_starts
 from polarize.integrate import sample_steps, simulate
 from polarize.normalizers import DegenerateStateError
+from polarize.status import Status
 from polarize.switching import kinks_of
 from polarize.systems import build_loss
 
@@ -75,8 +76,8 @@ class Ensemble:
         The scores at the saved times, with ``trajectories=True``.
     alone : int
         How many starts had to be run one by one.
-    status : {"finished", budget.OUT_OF_TIME}
-        ``OUT_OF_TIME`` when the budget ran out: the ensemble then holds only the first starts,
+    status : Status
+        ``Status.OUT_OF_TIME`` when the budget ran out: the ensemble then holds only the first starts,
         those done in time (``len(ensemble)`` is less than the number asked for).
     """
 
@@ -90,9 +91,10 @@ class Ensemble:
     t: np.ndarray | None = None
     s_path: np.ndarray | None = None
     alone: int = 0
-    status: str = "finished"
+    status: Status = Status.FINISHED
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
@@ -165,7 +167,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
         when K * samples * n would exceed ``TRAJECTORY_FLOATS`` fewer times are saved.
     budget : float, optional
         Seconds of wall-clock time the ensemble may take (none when not given). Past
-        them it stops, with ``status == budget.OUT_OF_TIME``, and holds the first starts,
+        them it stops, with ``status == Status.OUT_OF_TIME``, and holds the first starts,
         those it finished in time.
 
     Returns
@@ -193,7 +195,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     a_end, s_end = np.empty_like(starts), np.empty_like(starts)
     finished = np.ones(len(starts), dtype=bool)
     alone = done = 0
-    status = "finished"
+    status = Status.FINISHED
     # A stack has no sliding mode: where a kink can hold a coordinate (l1), marching many starts as one
     # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone.
     sliding = e.method == "flow" and getattr(kinks_of(normalizer), "slides", False)
@@ -213,7 +215,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
                     if rows is not None:
                         rows[index] = s
         except OutOfTime:
-            status = OUT_OF_TIME
+            status = Status.OUT_OF_TIME
     s_end, winner = s_end[:done], np.argmax(s_end[:done], axis=1)
     return Ensemble(experiment=e, a0=starts[:done], s=s_end, a=a_end[:done], winner=winner,
                     one_minus_max=1.0 - s_end[np.arange(done), winner], finished=finished[:done],
@@ -300,8 +302,8 @@ def _alone(e: Experiment, a0: np.ndarray, index: np.ndarray, t: np.ndarray, cloc
     except ConfigError as exc:
         why = str(exc).split(": ", 1)[-1].removeprefix("cannot start there: ")
         raise ConfigError("a0", f"cannot start from row {index[0]}: {why}") from None
-    if result.status == OUT_OF_TIME:
+    if result.status is Status.OUT_OF_TIME:
         raise OutOfTime(clock.message())
     where = np.clip(np.searchsorted(result.t, t * (1 - 1e-12)), 0, len(result.t) - 1)
-    ok = result.status == "finished"
+    ok = result.finished
     return index, np.asarray(result.a)[where][None], np.asarray(result.s)[where][None], ok, True

@@ -22,10 +22,11 @@ from typing import cast
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from polarize.budget import MAX_FLOW_STEPS, OUT_OF_TIME, STALL_STEPS, WallClock, steps_message
+from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, steps_message
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Recorder, Result, ScoresTooSmall
 from polarize.normalizers import DegenerateStateError, make_normalizer
+from polarize.status import Status
 from polarize.switching import AT_REST, SwitchLog, start_solver
 from polarize.systems import DescentSystem, Schedule, System, build_loss, build_system
 
@@ -172,7 +173,7 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
         Called as ``progress(saved, total)`` after each batch of saved times.
     budget : float, optional
         Seconds of wall-clock time the run may take; past them it stops with
-        ``status == budget.OUT_OF_TIME`` and keeps what it saved.
+        ``status == Status.OUT_OF_TIME`` and keeps what it saved.
 
     Returns
     -------
@@ -180,7 +181,7 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
         Arrays over the K saved times: ``t`` (K), ``s``, ``a``, ``u`` (K x n),
         ``loss``, ``entropy`` (K) and more. A run that cannot go on (descent
         diverging, a normalizer reaching a state where it is undefined) stops
-        early with ``status == "stopped"`` and a ``message`` saying why; what
+        early with ``status == Status.STOPPED`` and a ``message`` saying why; what
         was saved until then is kept.
 
     Raises
@@ -223,7 +224,7 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
                           "singular values of V overflow a float at the start (entries too large)") from None
 
     calls, log = [0], SwitchLog()
-    status, message = "finished", ""
+    status, message = Status.FINISHED, ""
     last = system.y0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         try:
@@ -235,10 +236,10 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
                 if progress is not None:
                     progress(len(recorder), len(t))
         except (DegenerateStateError, FloatingPointError, _Stopped) as exc:
-            status = OUT_OF_TIME if isinstance(exc, _OutOfTime) else "stopped"
+            status = Status.OUT_OF_TIME if isinstance(exc, _OutOfTime) else Status.STOPPED
             message = _stopped_message(e, t, len(recorder), str(exc))
         except np.linalg.LinAlgError:
-            status = "stopped"
+            status = Status.STOPPED
             message = _stopped_message(e, t, len(recorder), "the state overflowed: the singular values "
                                        "of V can no longer be computed (the run diverges)")
     return recorder.result(e, t, system.V(last), status=status, message=message,

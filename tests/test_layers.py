@@ -118,7 +118,8 @@ def test_every_module_is_in_a_layer_folder_or_the_engine():
         "polarize.batched", "polarize.budget", "polarize.config", "polarize.diagnostics",
         "polarize.draws", "polarize.ensemble", "polarize.env", "polarize.fields", "polarize.integrate",
         "polarize.losses", "polarize.model", "polarize.normalizers", "polarize.presets", "polarize.serialize",
-        "polarize.sinks", "polarize.summary", "polarize.switching", "polarize.systems", "polarize.textfile",
+        "polarize.sinks", "polarize.status", "polarize.summary", "polarize.switching", "polarize.systems",
+        "polarize.textfile",
     ]
 
 

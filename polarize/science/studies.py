@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
 from polarize.normalizers import NORMALIZERS
 from polarize.science.deadline import Deadline
+from polarize.status import Status
 
 __all__ = [
     "DescentComparison",
@@ -146,8 +146,8 @@ def _compared(lr: float, flow: Result, descent: Result) -> DescentComparison:
     """The comparison of one step size's descent with the flow on the same times (either may be cut)."""
     k = min(len(descent.t), len(flow.t))
     distance = np.linalg.norm(descent.s[:k] - flow.s[:k], axis=1)
-    if OUT_OF_TIME in (flow.status, descent.status):
-        late = "descent" if descent.status == OUT_OF_TIME else "flow"
+    if Status.OUT_OF_TIME in (flow.status, descent.status):
+        late = "descent" if descent.status is Status.OUT_OF_TIME else "flow"
         return DescentComparison(lr=lr, flow=flow, descent=descent, distance=distance, same_winner=False,
                                  diverged=False, message=f"lr = {lr:g}: the {late} ran out of time at "
                                  f"t = {min(flow.t[-1], descent.t[-1]):.3g}; compared up to there")

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME, within
+from polarize.budget import within
 from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
 from polarize.integrate import simulate_within
 from polarize.normalizers import NORMALIZERS, DegenerateStateError
@@ -24,6 +24,7 @@ from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
 from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
+from polarize.status import Status
 from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.failures import config_reason, failure_view
@@ -269,7 +270,7 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
         return View(error=overtime.timed_out(exc.seconds, overtime.advice(experiment)))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
-    if result.status == OUT_OF_TIME and len(result.t) < 2:
+    if result.status is Status.OUT_OF_TIME and len(result.t) < 2:
         return View(error=f"This run did not get past its start in {limit:g} s. "
                           + overtime.advice(experiment))
     if len(result.t) == 0:
@@ -293,12 +294,12 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
                 warnings=_warnings(result, limit),
                 sidebar=text.init_note(experiment), data=result, seconds=time.perf_counter() - start,
-                passing=result.status == OUT_OF_TIME)  # a run cut short may finish on a quieter server
+                passing=result.status is Status.OUT_OF_TIME)  # a run cut short may finish on a quieter server
 
 
 def _warnings(result: Any, limit: float) -> tuple[str, ...]:
     """Why the run is not shown to its horizon (out of time under ``limit`` seconds: with advice)."""
-    if result.status == OUT_OF_TIME:
+    if result.status is Status.OUT_OF_TIME:
         return (overtime.partial_warning(result, limit),)
     return () if result.finished else (f"The run stopped early: {result.message}",)
 
