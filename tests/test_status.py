@@ -1,4 +1,4 @@
-"""A run's status is one type (``polarize.status.Status``) that reads back from the strings it was stored as."""
+"""A run's status is one type (``polarize.Status``) that reads back from the strings it was stored as."""
 
 from __future__ import annotations
 
