@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "WallClock", "result_bytes",
+__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "OutOfTime", "WallClock", "result_bytes",
            "steps_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
@@ -84,6 +84,10 @@ def within(limit: float) -> float:
     return limit - min(2.0, 0.25 * limit)
 
 
+class OutOfTime(Exception):
+    """A run used up its wall-clock budget (``WallClock.check``); the message says which budget."""
+
+
 class WallClock:
     """A budget of ``seconds`` of wall-clock time, counted from when it is made (inf: none)."""
 
@@ -94,6 +98,11 @@ class WallClock:
     def expired(self) -> bool:
         """Whether the budget is used up."""
         return time.monotonic() > self.end
+
+    def check(self) -> None:
+        """Raise ``OutOfTime`` once the budget is used up."""
+        if self.expired():
+            raise OutOfTime(self.message())
 
     def remaining(self) -> float:
         """Seconds left (0 once used up; inf for no budget)."""

@@ -26,6 +26,7 @@ from polarize.draws import draw_missing
 from polarize.env import limits
 from polarize.fields import ArrayInput, ConfigError, FrozenArray, choice, integer, matrix, real, vector
 from polarize.normalizers import NORMALIZERS, Normalizer, make_normalizer
+from polarize.save_at import SaveAt, save_at
 
 __all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
            "limits"]
@@ -286,6 +287,21 @@ class Experiment:
             cached = make_normalizer(self.normalizer, temperature=self.temperature, eps=self.eps)
             object.__setattr__(self, _SIGMA, cached)
         return cached
+
+    def save_at(self, samples: int | None = None) -> SaveAt:
+        """Where a run of this experiment is saved (``polarize.save_at``, its end rule there).
+
+        Parameters
+        ----------
+        samples : int, optional
+            At most this many saved times (default ``samples``); 2: the start and the end.
+
+        Returns
+        -------
+        SaveAt
+            ``t`` (K,), the saved times, and ``steps`` (K,), the whole steps of ``lr`` they are.
+        """
+        return save_at(self.horizon, self.lr, self.samples if samples is None else samples, self.method)
 
     def __getstate__(self) -> dict[str, Any]:
         # The memos of resolved() and sigma stay behind: a pickle (to a worker) carries the fields only.

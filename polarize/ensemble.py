@@ -25,12 +25,13 @@ from numpy.typing import ArrayLike
 from threadpoolctl import ThreadpoolController
 
 from polarize import summary
-from polarize.batched import ClosedStack, GroupFailed, MatrixStack, OutOfTime, descend, march
-from polarize.budget import WallClock
+from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
+from polarize.budget import OutOfTime, WallClock
 from polarize.config import ConfigError, Experiment
 from polarize.env import max_starts
-from polarize.integrate import sample_steps, simulate
+from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
+from polarize.save_at import SaveAt
 from polarize.status import Status
 from polarize.switching import kinks_of
 from polarize.systems import build_loss
@@ -190,7 +191,8 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
     stack = kind.build(e, loss, normalizer)
     _check_defined(stack, starts)
-    t = _saved_times(e, len(starts), trajectories)
+    grid = e.save_at(_samples(e, len(starts), trajectories))
+    t = grid.t
     rows = np.empty((len(starts), len(t), e.n)) if trajectories else None
     a_end, s_end = np.empty_like(starts), np.empty_like(starts)
     finished = np.ones(len(starts), dtype=bool)
@@ -206,7 +208,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
             for begin in range(0, len(starts), size):
                 group = np.arange(begin, min(begin + size, len(starts)))
                 parts = ([_alone(e, starts[begin], group, t, clock)] if sliding
-                         else _run_group(e, stack, starts, group, t, clock))
+                         else _run_group(e, stack, starts, group, grid, clock))
                 for index, a, s, ok, single in parts:
                     a_end[index], s_end[index] = a[:, -1], s[:, -1]
                     finished[index] = ok
@@ -252,44 +254,40 @@ def _check_defined(stack, starts: np.ndarray) -> None:
                 raise ConfigError("a0", f"cannot start from row {k}: {exc}") from None
 
 
-def _saved_times(e: Experiment, K: int, trajectories: bool) -> np.ndarray:
-    """Saved times as ``simulate`` saves them (fewer if K trajectories would not fit)."""
+def _samples(e: Experiment, K: int, trajectories: bool) -> int:
+    """How many times to save: the start and the end only, unless trajectories are kept (then as
+    ``simulate`` saves them, fewer if K trajectories would not fit)."""
     if not trajectories:
-        return np.array([0.0, e.horizon]) if e.method == "flow" else np.array([0.0, round(e.horizon / e.lr)
-                                                                               * e.lr])
-    samples = int(min(e.samples, max(2, TRAJECTORY_FLOATS // (K * e.n))))
-    t = sample_steps(e.horizon, e.lr, samples) * e.lr
-    if e.method == "flow":
-        t[-1] = e.horizon
-    return t
+        return 2
+    return int(min(e.samples, max(2, TRAJECTORY_FLOATS // (K * e.n))))
 
 
-def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: np.ndarray,
+def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, grid: SaveAt,
                clock: WallClock):
     """Yield ``(index, a, s, finished, alone)`` for parts of a group, splitting it where it cannot run as one.
 
-    ``a`` and ``s`` are (k, T, n) at the saved times ``t``. Raises ``OutOfTime`` once ``clock``
+    ``a`` and ``s`` are (k, T, n) at the saved times ``grid.t``. Raises ``OutOfTime`` once ``clock``
     has run out.
     """
     Y0 = stack.start(starts[index])
     try:
         if e.method == "gd":
-            Y = descend(stack, Y0, e.lr, np.rint(t / e.lr).astype(np.int64), clock)
+            Y = descend(stack, Y0, e.lr, grid.steps, clock)
         else:
-            Y = march(stack, Y0, stack.clock(t), clock)
+            Y = march(stack, Y0, stack.clock(grid.t), clock)
         a, s = stack.scores(Y)
         # simulate stops a run whose measurements (loss, gradients) overflow, even if its state did not.
-        velocity = stack.field(stack.clock(t)[-1], stack.pack(Y[:, -1]))
+        velocity = stack.field(stack.clock(grid.t)[-1], stack.pack(Y[:, -1]))
         if not (np.all(np.isfinite(s)) and np.all(np.isfinite(velocity))):
             raise GroupFailed("the run diverges")
     except (GroupFailed, DegenerateStateError, FloatingPointError):
         if len(index) <= SPLIT_ABOVE:
             for k in index:
-                yield _alone(e, starts[k], np.array([k]), t, clock)
+                yield _alone(e, starts[k], np.array([k]), grid.t, clock)
             return
         half = len(index) // 2
-        yield from _run_group(e, stack, starts, index[:half], t, clock)
-        yield from _run_group(e, stack, starts, index[half:], t, clock)
+        yield from _run_group(e, stack, starts, index[:half], grid, clock)
+        yield from _run_group(e, stack, starts, index[half:], grid, clock)
         return
     yield index, a, s, True, False
 

@@ -168,8 +168,7 @@ def _winners(winner: np.ndarray, shown: int = 3) -> str:
 def _ensemble_progress(m: Ensemble) -> str:
     stopped = int(np.count_nonzero(~m.finished))
     ran = "all finished" if not stopped else f"{stopped} stopped early"
-    end = m.experiment.horizon if m.experiment.method == "flow" else (
-        round(m.experiment.horizon / m.experiment.lr) * m.experiment.lr)
+    end = m.experiment.save_at(2).t[-1]
     return f"{len(m)} start{'s' if len(m) != 1 else ''} to t = {number(end)}, {ran}"
 
 

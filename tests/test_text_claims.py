@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from polarize import Experiment, simulate
-from polarize.integrate import sample_steps
 from polarize.normalizers import Softmax
 from polarize.plots.portrait import STABILITY_MARKERS
 from polarize.presets import get_preset
+from polarize.save_at import sample_steps
 from polarize.science import (
     GROUP_TITLES,
     THRESHOLDS,

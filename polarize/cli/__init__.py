@@ -38,7 +38,7 @@ from polarize.cli import sinks as sinks_cli
 from polarize.cli import sweep as sweeps_cli
 from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
-from polarize.integrate import sample_steps, simulate
+from polarize.integrate import simulate
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes, strict_dumps
 from polarize.textfile import read_text
@@ -112,7 +112,7 @@ class _Progress:
     """
 
     def __init__(self, experiment: Experiment, stream: TextIO, always: bool):
-        steps = sample_steps(experiment.horizon, experiment.lr, experiment.samples)
+        steps = experiment.save_at().steps
         uniform = np.arange(len(steps)) / (len(steps) - 1)
         self.work = steps / steps[-1] if experiment.method == "gd" else uniform
         self.stream, self.always = stream, always
