@@ -19,7 +19,8 @@ import numpy as np
 from scipy.integrate import DOP853, OdeSolver
 
 from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, steps_message
-from polarize.switching import AT_REST, Kinks, SwitchLog, start_solver
+from polarize.normalizers import Kinks
+from polarize.switching import AT_REST, SwitchLog, start_solver
 
 __all__ = ["ATOL", "RTOL", "Schedule", "Stopped", "descend", "march"]
 

@@ -26,7 +26,7 @@ from scipy.special import expit
 
 from polarize.config import Experiment
 from polarize.diagnostics import N_SINGULAR, Recorder, top_singular_values
-from polarize.losses import KL, LinearLoss, Logistic, LogisticData, Square
+from polarize.losses import LOSSES, LinearLoss, Logistic
 from polarize.model import (
     Gradients,
     logistic_closed_field,
@@ -73,17 +73,8 @@ class DescentSystem(System, Protocol):
 
 
 def build_loss(e: Experiment):
-    """The loss object of a resolved experiment (``polarize.losses``)."""
-    target = np.asarray(e.target)
-    if e.loss == "kl":
-        return KL(target)
-    if e.loss == "logistic":
-        if e.X is None:
-            return Logistic.from_target(target)
-        return LogisticData(np.asarray(e.X), np.asarray(e.y))
-    if e.X is None:
-        return Square(np.eye(e.d), target)
-    return Square(np.asarray(e.X), np.asarray(e.y))
+    """The loss object of a resolved experiment, as its entry of ``polarize.losses.LOSSES`` builds it."""
+    return LOSSES[e.loss].build(e)
 
 
 class _MatrixSystem:

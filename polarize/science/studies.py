@@ -19,7 +19,7 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
-from polarize.normalizers import NORMALIZERS
+from polarize.normalizers import NORMALIZERS, takes
 from polarize.science.deadline import Deadline
 from polarize.status import Status
 
@@ -44,8 +44,9 @@ class NormalizerRow:
     entropy: float
     max_s: float
     loss: float
-    on_simplex: bool
-    """Whether ``s`` stayed non-negative with unit sum (to 1e-9) at every saved time."""
+    stayed_on_simplex: bool
+    """Whether this run's ``s`` stayed non-negative with unit sum (to 1e-9) at every saved time: measured,
+    not the map's ``on_simplex`` (a dead ReLU run, all zeros, leaves the simplex its map keeps to)."""
 
 
 def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = None, *,
@@ -53,14 +54,14 @@ def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = 
     """Run ``experiment`` under each normalizer (all of them by default), same start.
 
     The starting arrays are drawn once, so every row starts from the same ``a0``,
-    ``V0`` and target. The softmax temperature is kept for softmax only. Under a
+    ``V0`` and target. The temperature is kept for the normalizers that take one. Under a
     ``deadline`` the normalizers it leaves out have no row.
     """
     base = experiment.resolved()
     deadline = deadline or Deadline()
     rows = []
     for name in names or tuple(NORMALIZERS):
-        temperature = base.temperature if name == "softmax" else 1.0
+        temperature = base.temperature if takes(name, "temperature") else 1.0
         result = deadline.simulate(name, dataclasses.replace(base, normalizer=name, temperature=temperature))
         if result is not None:
             rows.append(normalizer_row(result))
@@ -69,9 +70,9 @@ def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = 
 
 def normalizer_row(r: Result) -> NormalizerRow:
     """The comparison's row of one run: its normalizer, final numbers and whether it stayed on the simplex."""
-    on_simplex = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
+    stayed = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
     return NormalizerRow(normalizer=r.experiment.normalizer, result=r, entropy=float(r.entropy[-1]),
-                         max_s=float(r.s[-1].max()), loss=float(r.loss[-1]), on_simplex=on_simplex)
+                         max_s=float(r.s[-1].max()), loss=float(r.loss[-1]), stayed_on_simplex=stayed)
 
 
 def sweep(experiment: Experiment, field: str, values) -> dict[object, Result]:

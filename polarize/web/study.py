@@ -172,7 +172,7 @@ def study_view(page: str, values: Values, study: Study,
     heading = (f"polarize: {page}", " \u00b7 ".join(
         f"{key} = {','.join(map(format_value, v)) if isinstance(v, (tuple, list)) else format_value(v)}"
         for key, v in values.items()))
-    blocks: tuple[Any, ...] = (Caption(precomputed.NOTE),) if ahead else ()
+    blocks: tuple[Any, ...] = (Caption(precomputed.note(outcome)),) if ahead else ()
     if drawn.metrics:
         blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
     blocks += (*drawn.plots, Table(tuple(drawn.table), wrap=True))  # a run's message is a sentence
