@@ -8,6 +8,7 @@ import numpy as np
 
 from polarize import Experiment, simulate, simulate_many
 from polarize.diagnostics import Result
+from polarize.science.deadline import joined
 from polarize.serialize import strict_dumps
 from polarize.status import Status
 from polarize.web.pages import precomputed
@@ -43,3 +44,11 @@ def test_the_shipped_comparison_reads_back_with_status_types():
     stored = precomputed._load(stem)
     assert stored is not None
     assert all(isinstance(row.result.status, Status) for row in stored[1])
+
+
+def test_an_ensemble_joined_from_parts_keeps_the_last_parts_status():
+    e = Experiment(n=3, d=3, horizon=10.0, seed=1)
+    done = simulate_many(e, np.zeros((2, 3)))
+    cut = simulate_many(e, np.ones((2, 3)), budget=0.0)
+    assert joined([done, done]).status is Status.FINISHED
+    assert joined([done, cut]).status is Status.OUT_OF_TIME and len(joined([done, cut])) == 2

@@ -168,7 +168,8 @@ class Deadline:
 
 
 def joined(parts: list[Ensemble]) -> Ensemble:
-    """One ensemble of the starts of ``parts`` (each of the same experiment), in order.
+    """One ensemble of the starts of ``parts`` (each of the same experiment), in order; its status is
+    the last part's (the one that ran out of time, if one did: only the last can).
 
     Trajectories are kept when every part saved them at the same times (a part of many starts
     saves fewer times only beyond ``ensemble.TRAJECTORY_FLOATS``).
@@ -184,7 +185,8 @@ def joined(parts: list[Ensemble]) -> Ensemble:
     per_start = {f.name: stacked(f.name) for f in dataclasses.fields(Ensemble)
                  if f.name not in ("t", "s_path") and isinstance(getattr(first, f.name), np.ndarray)}
     return Ensemble(experiment=first.experiment, **per_start, t=first.t if same_times else None,
-                    s_path=stacked("s_path") if same_times else None, alone=sum(p.alone for p in parts))
+                    s_path=stacked("s_path") if same_times else None, alone=sum(p.alone for p in parts),
+                    status=parts[-1].status)
 
 
 def within_budget(function: Callable[..., Any], seconds: float | None, *args: Any) -> Partial:
