@@ -107,3 +107,13 @@ def test_the_command_line_lists_and_runs_it(tempered, tmp_path, capsys):
 def test_labels_are_read_from_the_registry_when_asked(tempered):
     assert NORMALIZERS.labels[tempered] == LABEL and NORMALIZERS.names[-1] == tempered
     assert dict(LOSSES.labels) == {name: kind.label for name, kind in LOSSES.items()}
+
+
+@pytest.mark.parametrize("name", list(NORMALIZERS))
+def test_each_normalizers_simplex_fact_is_what_its_map_does(name):
+    """``on_simplex`` is a fact of the map: on random logits its scores are distributions, or not all are."""
+    a = np.random.default_rng(0).normal(scale=3.0, size=(200, 5))
+    s = make_normalizer(name).forward(a)
+    alive = np.any(s != 0, axis=1)  # relu's dead state (every score 0) is the exception the fact names
+    on = np.all(s[alive] >= 0, axis=1) & np.isclose(s[alive].sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert on.all() if NORMALIZERS[name].on_simplex else not on.all()
