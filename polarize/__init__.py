@@ -22,14 +22,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from polarize.config import LOSSES, ConfigError, Experiment, limits
+from polarize.config import ConfigError, Experiment, limits
 from polarize.diagnostics import Result
 from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
-from polarize.losses import KL, Logistic, LogisticData, Square, conditioned_matrix, entropy
+from polarize.losses import KL, LOSSES, Logistic, LogisticData, Square, conditioned_matrix, entropy
 from polarize.model import tied_gradients, value_gradients
 from polarize.normalizers import NORMALIZERS, DegenerateStateError, make_normalizer
 from polarize.presets import PRESETS, Preset, get_preset
+from polarize.status import Status
 
 if TYPE_CHECKING:
     from polarize.plots.dashboard import dashboard
@@ -55,6 +56,7 @@ __all__ = [
     "Rate",
     "Result",
     "Square",
+    "Status",
     "Verdict",
     "basin_figure",
     "basins",

@@ -27,14 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import DOP853, LSODA
 
+from polarize import stepping
 from polarize.budget import WallClock
-from polarize.integrate import ATOL, RTOL
 from polarize.losses import Logistic, Loss
-from polarize.model import tied_gradients, value_gradients
+from polarize.model import logistic_closed_field, tied_gradients, value_gradients
 from polarize.normalizers import Normalizer
+from polarize.stepping import ATOL, RTOL, Schedule, Stopped
 from polarize.systems import STIFF_SIZE
 
-__all__ = ["ClosedStack", "GroupFailed", "MatrixStack", "OutOfTime", "descend", "march"]
+__all__ = ["ClosedStack", "GroupFailed", "MatrixStack", "descend", "march"]
 
 GROUP_STEPS = 2000
 """Adaptive steps a stack may take before it is split (smooth groups need tens to hundreds)."""
@@ -48,12 +49,11 @@ class GroupFailed(Exception):
     """The stack could not be marched as one (failed step, overflow, too many steps)."""
 
 
-class OutOfTime(Exception):
-    """The wall-clock budget ran out before the stack reached its last target."""
-
-
 def _finite_field(stack, clock: WallClock):
     """``stack.field``, stopping the march at the first value that is not finite or once time is up.
+
+    Time is looked at in every evaluation, not only between steps: one step of a large stack
+    with LSODA's banded Jacobian makes many of them.
 
     scipy's steppers shrink a step by a factor computed from its error: a NaN error makes
     the step size NaN, which no test of "too small" catches, and the step then loops for ever
@@ -61,8 +61,7 @@ def _finite_field(stack, clock: WallClock):
     is split at once, and the start that overflows is judged by ``simulate`` alone.
     """
     def field(t, y):
-        if clock.expired():
-            raise OutOfTime(clock.message())
+        clock.check()
         out = stack.field(t, y)
         if not np.all(np.isfinite(out)):
             raise GroupFailed("the field overflowed")
@@ -102,12 +101,10 @@ class ClosedStack:
     def field(self, w: float, y: np.ndarray) -> np.ndarray:
         n = len(self.p0)
         Y = self.unpack(y)
-        a, p = Y[:, :n], Y[:, n:]
-        s = self.normalizer.forward(a)
-        z = np.sum(p * s, axis=1, keepdims=True)
+        da, dp, z, _ = logistic_closed_field(Y[:, :n], Y[:, n:], self.normalizer)
         # d tau / dw = (1 + t) / (1 + e^z), written without overflow.
-        rate = np.exp(w - np.logaddexp(0.0, z))
-        return self.pack(np.concatenate([self.normalizer.vjp(a, p), s], axis=1) * rate)
+        rate = np.exp(w - np.logaddexp(0.0, z))[:, None]
+        return self.pack(np.concatenate([da, dp], axis=1) * rate)
 
     def stepper(self, size: int):
         return DOP853, {}
@@ -185,8 +182,9 @@ class MatrixStack:
 def march(stack, Y0: np.ndarray, targets: np.ndarray, clock: WallClock | None = None) -> np.ndarray:
     """March the rows ``Y0`` (k, m) of ``stack`` through the clock values ``targets`` (T,).
 
-    ``clock`` is the wall-clock budget (none when not given), looked at at every evaluation
-    of the field.
+    The march of ``polarize.stepping`` (``simulate``'s), on the stack's flat state, with the
+    tolerances divided by ``sqrt(k)`` and at most ``GROUP_STEPS`` steps. ``clock`` is the
+    wall-clock budget (none when not given), looked at at every evaluation of the field.
 
     Returns
     -------
@@ -197,52 +195,38 @@ def march(stack, Y0: np.ndarray, targets: np.ndarray, clock: WallClock | None = 
     ------
     GroupFailed
         A failed step, a field or state that overflowed, or more than ``GROUP_STEPS`` steps.
-    OutOfTime
+    budget.OutOfTime
         The budget ran out first.
     """
     k, m = Y0.shape
+    clock = clock or WallClock()
     stepper, options = stack.stepper(m)
     scale = np.sqrt(k)
-    solver = stepper(_finite_field(stack, clock or WallClock()), targets[0], stack.pack(Y0), targets[-1],
-                     rtol=RTOL / scale, atol=ATOL / scale, **options)
-    out = np.empty((k, len(targets), m))
-    out[:, 0] = Y0
-    done = 1
-    for _ in range(GROUP_STEPS):
-        solver.step()
-        if solver.status == "failed" or not np.all(np.isfinite(solver.y)):
-            raise GroupFailed("failed step or overflow")
-        reached = int(np.searchsorted(targets, solver.t, side="right"))
-        if reached > done:
-            local = solver.dense_output()
-            for j in range(done, reached):
-                out[:, j] = stack.unpack(local(targets[j]))
-            done = reached
-        if done == len(targets):
-            return out
-    raise GroupFailed(f"more than {GROUP_STEPS} steps")
+    plan = Schedule(targets=targets, stepper=stepper)
+    field = _finite_field(stack, clock)
+    states = stepping.march(field, stack.pack(Y0), plan, budget=clock, rtol=RTOL / scale, atol=ATOL / scale,
+                            max_steps=GROUP_STEPS, stall=None, **options)
+    return _gathered((stack.unpack(y) for columns in states for y in columns.T), (k, len(targets), m))
 
 
 def descend(stack: MatrixStack, Y0: np.ndarray, lr: float, save_at: np.ndarray,
             clock: WallClock | None = None) -> np.ndarray:
     """Gradient descent on every row of ``Y0`` (k, m), saved at the step counts ``save_at`` (T,).
 
-    Returns an array (k, T, m); raises ``GroupFailed`` when a row diverges (``simulate`` then
-    says where, for that start alone), ``OutOfTime`` when the budget ``clock`` runs out
-    (looked at every 64 steps, as ``simulate`` does).
+    The descent loop of ``polarize.stepping`` (``simulate``'s) on the stack's rows. Returns an
+    array (k, T, m); raises ``GroupFailed`` when a row diverges (``simulate`` then says where,
+    for that start alone), ``budget.OutOfTime`` when the budget ``clock`` runs out.
     """
-    clock = clock or WallClock()
-    Y = Y0.copy()
-    out = np.empty((len(Y0), len(save_at), Y0.shape[1]))
-    out[:, 0] = Y
-    step = 0
-    for j, target in enumerate(save_at[1:], start=1):
-        while step < target:
-            if step % 64 == 0 and clock.expired():
-                raise OutOfTime(clock.message())
-            Y = Y - lr * stack.gradient(Y)
-            step += 1
-        if not np.all(np.isfinite(Y)):
-            raise GroupFailed(f"gradient descent diverged before step {step}")
-        out[:, j] = Y
+    rows = stepping.descend(stack.gradient, Y0, lr, save_at, budget=clock)
+    return _gathered(rows, (len(Y0), len(save_at), Y0.shape[1]))
+
+
+def _gathered(rows, shape: tuple[int, int, int]) -> np.ndarray:
+    """The stacks ``rows`` (each (k, m)) a loop yields, one per saved time, as one array (k, T, m)."""
+    out = np.empty(shape)
+    try:
+        for j, Y in enumerate(rows):
+            out[:, j] = Y
+    except Stopped as exc:
+        raise GroupFailed(str(exc)) from None
     return out

@@ -9,7 +9,7 @@ command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
 
 A run may also have a wall-clock budget (``WallClock``): the pages give the
 engine one just under the runner's hard time limit (``within``), so that a slow
-run stops by itself and returns what it saved, with status ``OUT_OF_TIME``,
+run stops by itself and returns what it saved, with status ``Status.OUT_OF_TIME``,
 instead of having its worker killed with nothing to show.
 """
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "OUT_OF_TIME", "STALL_STEPS", "WallClock", "result_bytes",
+__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "OutOfTime", "WallClock", "result_bytes",
            "steps_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
@@ -75,10 +75,6 @@ def result_bytes(experiment: Experiment) -> int:
     return _NUMBER_BYTES * (experiment.samples * per_time + once) + 4096
 
 
-OUT_OF_TIME = "out of time"
-"""``Result.status`` of a run stopped by its wall-clock budget (what it saved until then is kept)."""
-
-
 def within(limit: float) -> float:
     """The engine's wall-clock budget under a hard time limit of ``limit`` seconds.
 
@@ -86,6 +82,10 @@ def within(limit: float) -> float:
     step takes milliseconds) and sending the result back before the limit strikes.
     """
     return limit - min(2.0, 0.25 * limit)
+
+
+class OutOfTime(Exception):
+    """A run used up its wall-clock budget (``WallClock.check``); the message says which budget."""
 
 
 class WallClock:
@@ -98,6 +98,11 @@ class WallClock:
     def expired(self) -> bool:
         """Whether the budget is used up."""
         return time.monotonic() > self.end
+
+    def check(self) -> None:
+        """Raise ``OutOfTime`` once the budget is used up."""
+        if self.expired():
+            raise OutOfTime(self.message())
 
     def remaining(self) -> float:
         """Seconds left (0 once used up; inf for no budget)."""

@@ -25,13 +25,14 @@ from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
 from polarize.fields import ArrayInput, ConfigError, FrozenArray, choice, integer, matrix, real, vector
-from polarize.normalizers import NORMALIZERS, Normalizer, make_normalizer
+from polarize.losses import LOSSES
+from polarize.normalizers import NORMALIZERS, Normalizer, make_normalizer, takes
+from polarize.save_at import SaveAt, save_at
 
-__all__ = ["A_INITS", "LOSSES", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
+__all__ = ["A_INITS", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
            "limits"]
 
 MODELS = ("value", "tied")
-LOSSES = ("logistic", "square", "kl")
 METHODS = ("flow", "gd")
 A_INITS = ("zeros", "gaussian", "shifted", "vertex")
 V_INITS = ("gaussian", "zeros", "identity")
@@ -163,11 +164,13 @@ class Experiment:
                 "d", f"n * d = {d * n} exceeds the cap of {lim['max_size']} (POLARIZE_MAX_SIZE)")
 
     def _check_map_and_method(self, lim: dict[str, float]) -> None:
-        self._put("loss", choice("loss", self.loss, LOSSES))
+        self._put("loss", choice("loss", self.loss, tuple(LOSSES)))
         self._put("normalizer", choice("normalizer", self.normalizer, tuple(NORMALIZERS)))
         self._put("temperature", real("temperature", self.temperature, 0.0, 1e3, open_low=True))
-        if self.normalizer != "softmax" and self.temperature != 1.0:
-            raise ConfigError("temperature", "applies to the softmax normalizer only; leave it at 1")
+        if self.temperature != 1.0 and not takes(self.normalizer, "temperature"):
+            with_one = [name for name in NORMALIZERS if takes(name, "temperature")]
+            raise ConfigError("temperature", f"applies to the {' and '.join(with_one)} normalizer"
+                              f"{'s' if len(with_one) > 1 else ''} only; leave it at 1")
         # A guard against a zero sum, as in the notebook, not a second model: at most MAX_EPS.
         self._put("eps", real("eps", self.eps, 0.0, MAX_EPS))
         self._put("method", choice("method", self.method, METHODS))
@@ -286,6 +289,21 @@ class Experiment:
             cached = make_normalizer(self.normalizer, temperature=self.temperature, eps=self.eps)
             object.__setattr__(self, _SIGMA, cached)
         return cached
+
+    def save_at(self, samples: int | None = None) -> SaveAt:
+        """Where a run of this experiment is saved (``polarize.save_at``, its end rule there).
+
+        Parameters
+        ----------
+        samples : int, optional
+            At most this many saved times (default ``samples``); 2: the start and the end.
+
+        Returns
+        -------
+        SaveAt
+            ``t`` (K,), the saved times, and ``steps`` (K,), the whole steps of ``lr`` they are.
+        """
+        return save_at(self.horizon, self.lr, self.samples if samples is None else samples, self.method)
 
     def __getstate__(self) -> dict[str, Any]:
         # The memos of resolved() and sigma stay behind: a pickle (to a worker) carries the fields only.

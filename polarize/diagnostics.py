@@ -15,6 +15,7 @@ import numpy as np
 from polarize import summary
 from polarize.config import Experiment
 from polarize.losses import entropy
+from polarize.status import Status
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,8 +77,9 @@ class Result:
     column_norms : ndarray, shape (K, n)
         Norm of each column of ``V``.
     V_final : ndarray, shape (d, n)
-    status : {"finished", "stopped", "out of time"}
-        ``"out of time"``: stopped by its wall-clock budget (``simulate(budget=...)``).
+    status : Status
+        ``Status.OUT_OF_TIME``: stopped by its wall-clock budget (``simulate(budget=...)``). Given as its
+        string (a result read back from a file), it is read as that status.
     message : str
         Empty when finished; otherwise why the run stopped (in words).
     n_evaluations : int
@@ -106,11 +108,14 @@ class Result:
     singular_values: np.ndarray
     column_norms: np.ndarray
     V_final: np.ndarray
-    status: str = "finished"
+    status: Status = Status.FINISHED
     message: str = ""
     n_evaluations: int = 0
     switches: int = 0
     note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
 
     @property
     def winner(self) -> int:
@@ -124,7 +129,7 @@ class Result:
 
     @property
     def finished(self) -> bool:
-        return self.status == "finished"
+        return self.status.ok
 
     def __repr__(self) -> str:
         # One line for notebooks (the series are K x n arrays): the settings, how far it ran, the winner.
@@ -218,7 +223,7 @@ class Recorder:
         return sum(len(chunk) for chunk in self.rows.get("loss", ()))
 
     def result(self, experiment: Experiment, t: np.ndarray, V_final: np.ndarray, *,
-               status: str = "finished", message: str = "", n_evaluations: int = 0, switches: int = 0,
+               status: Status = Status.FINISHED, message: str = "", n_evaluations: int = 0, switches: int = 0,
                note: str = "") -> Result:
         k = len(self)
         series = {key: _frozen(np.concatenate(v)) for key, v in self.rows.items()}

@@ -25,12 +25,14 @@ from numpy.typing import ArrayLike
 from threadpoolctl import ThreadpoolController
 
 from polarize import summary
-from polarize.batched import ClosedStack, GroupFailed, MatrixStack, OutOfTime, descend, march
-from polarize.budget import OUT_OF_TIME, WallClock
+from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
+from polarize.budget import OutOfTime, WallClock
 from polarize.config import ConfigError, Experiment
 from polarize.env import max_starts
-from polarize.integrate import sample_steps, simulate
+from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
+from polarize.save_at import SaveAt
+from polarize.status import Status
 from polarize.switching import kinks_of
 from polarize.systems import build_loss
 
@@ -75,8 +77,8 @@ class Ensemble:
         The scores at the saved times, with ``trajectories=True``.
     alone : int
         How many starts had to be run one by one.
-    status : {"finished", budget.OUT_OF_TIME}
-        ``OUT_OF_TIME`` when the budget ran out: the ensemble then holds only the first starts,
+    status : Status
+        ``Status.OUT_OF_TIME`` when the budget ran out: the ensemble then holds only the first starts,
         those done in time (``len(ensemble)`` is less than the number asked for).
     """
 
@@ -90,9 +92,10 @@ class Ensemble:
     t: np.ndarray | None = None
     s_path: np.ndarray | None = None
     alone: int = 0
-    status: str = "finished"
+    status: Status = Status.FINISHED
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
@@ -165,7 +168,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
         when K * samples * n would exceed ``TRAJECTORY_FLOATS`` fewer times are saved.
     budget : float, optional
         Seconds of wall-clock time the ensemble may take (none when not given). Past
-        them it stops, with ``status == budget.OUT_OF_TIME``, and holds the first starts,
+        them it stops, with ``status == Status.OUT_OF_TIME``, and holds the first starts,
         those it finished in time.
 
     Returns
@@ -188,12 +191,13 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
     stack = kind.build(e, loss, normalizer)
     _check_defined(stack, starts)
-    t = _saved_times(e, len(starts), trajectories)
+    grid = e.save_at(_samples(e, len(starts), trajectories))
+    t = grid.t
     rows = np.empty((len(starts), len(t), e.n)) if trajectories else None
     a_end, s_end = np.empty_like(starts), np.empty_like(starts)
     finished = np.ones(len(starts), dtype=bool)
     alone = done = 0
-    status = "finished"
+    status = Status.FINISHED
     # A stack has no sliding mode: where a kink can hold a coordinate (l1), marching many starts as one
     # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone.
     sliding = e.method == "flow" and getattr(kinks_of(normalizer), "slides", False)
@@ -204,7 +208,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
             for begin in range(0, len(starts), size):
                 group = np.arange(begin, min(begin + size, len(starts)))
                 parts = ([_alone(e, starts[begin], group, t, clock)] if sliding
-                         else _run_group(e, stack, starts, group, t, clock))
+                         else _run_group(e, stack, starts, group, grid, clock))
                 for index, a, s, ok, single in parts:
                     a_end[index], s_end[index] = a[:, -1], s[:, -1]
                     finished[index] = ok
@@ -213,7 +217,7 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
                     if rows is not None:
                         rows[index] = s
         except OutOfTime:
-            status = OUT_OF_TIME
+            status = Status.OUT_OF_TIME
     s_end, winner = s_end[:done], np.argmax(s_end[:done], axis=1)
     return Ensemble(experiment=e, a0=starts[:done], s=s_end, a=a_end[:done], winner=winner,
                     one_minus_max=1.0 - s_end[np.arange(done), winner], finished=finished[:done],
@@ -250,44 +254,40 @@ def _check_defined(stack, starts: np.ndarray) -> None:
                 raise ConfigError("a0", f"cannot start from row {k}: {exc}") from None
 
 
-def _saved_times(e: Experiment, K: int, trajectories: bool) -> np.ndarray:
-    """Saved times as ``simulate`` saves them (fewer if K trajectories would not fit)."""
+def _samples(e: Experiment, K: int, trajectories: bool) -> int:
+    """How many times to save: the start and the end only, unless trajectories are kept (then as
+    ``simulate`` saves them, fewer if K trajectories would not fit)."""
     if not trajectories:
-        return np.array([0.0, e.horizon]) if e.method == "flow" else np.array([0.0, round(e.horizon / e.lr)
-                                                                               * e.lr])
-    samples = int(min(e.samples, max(2, TRAJECTORY_FLOATS // (K * e.n))))
-    t = sample_steps(e.horizon, e.lr, samples) * e.lr
-    if e.method == "flow":
-        t[-1] = e.horizon
-    return t
+        return 2
+    return int(min(e.samples, max(2, TRAJECTORY_FLOATS // (K * e.n))))
 
 
-def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, t: np.ndarray,
+def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, grid: SaveAt,
                clock: WallClock):
     """Yield ``(index, a, s, finished, alone)`` for parts of a group, splitting it where it cannot run as one.
 
-    ``a`` and ``s`` are (k, T, n) at the saved times ``t``. Raises ``OutOfTime`` once ``clock``
+    ``a`` and ``s`` are (k, T, n) at the saved times ``grid.t``. Raises ``OutOfTime`` once ``clock``
     has run out.
     """
     Y0 = stack.start(starts[index])
     try:
         if e.method == "gd":
-            Y = descend(stack, Y0, e.lr, np.rint(t / e.lr).astype(np.int64), clock)
+            Y = descend(stack, Y0, e.lr, grid.steps, clock)
         else:
-            Y = march(stack, Y0, stack.clock(t), clock)
+            Y = march(stack, Y0, stack.clock(grid.t), clock)
         a, s = stack.scores(Y)
         # simulate stops a run whose measurements (loss, gradients) overflow, even if its state did not.
-        velocity = stack.field(stack.clock(t)[-1], stack.pack(Y[:, -1]))
+        velocity = stack.field(stack.clock(grid.t)[-1], stack.pack(Y[:, -1]))
         if not (np.all(np.isfinite(s)) and np.all(np.isfinite(velocity))):
             raise GroupFailed("the run diverges")
     except (GroupFailed, DegenerateStateError, FloatingPointError):
         if len(index) <= SPLIT_ABOVE:
             for k in index:
-                yield _alone(e, starts[k], np.array([k]), t, clock)
+                yield _alone(e, starts[k], np.array([k]), grid.t, clock)
             return
         half = len(index) // 2
-        yield from _run_group(e, stack, starts, index[:half], t, clock)
-        yield from _run_group(e, stack, starts, index[half:], t, clock)
+        yield from _run_group(e, stack, starts, index[:half], grid, clock)
+        yield from _run_group(e, stack, starts, index[half:], grid, clock)
         return
     yield index, a, s, True, False
 
@@ -300,8 +300,8 @@ def _alone(e: Experiment, a0: np.ndarray, index: np.ndarray, t: np.ndarray, cloc
     except ConfigError as exc:
         why = str(exc).split(": ", 1)[-1].removeprefix("cannot start there: ")
         raise ConfigError("a0", f"cannot start from row {index[0]}: {why}") from None
-    if result.status == OUT_OF_TIME:
+    if result.status is Status.OUT_OF_TIME:
         raise OutOfTime(clock.message())
     where = np.clip(np.searchsorted(result.t, t * (1 - 1e-12)), 0, len(result.t) - 1)
-    ok = result.status == "finished"
+    ok = result.finished
     return index, np.asarray(result.a)[where][None], np.asarray(result.s)[where][None], ok, True

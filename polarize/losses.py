@@ -6,21 +6,30 @@ Those that see ``beta`` only through a linear map ``w = X beta`` (``X`` is m x d
 also expose that *design* ``X`` and ``outer(w) -> (l, grad_w)``: the flow then
 depends on ``V`` only through ``X V`` (m x n), which is what lets the integrator
 work in those smaller coordinates (docs/derivations.md sections 3 and 4).
+
+``LOSSES`` (a ``polarize.registry.Registry``) names each loss a configuration can ask for, with
+its labels and how to build it from an experiment's arrays.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import entr, expit
 
+from polarize.registry import Registry
+
 __all__ = [
+    "LOSSES",
     "Loss",
     "KL",
     "LinearLoss",
     "Logistic",
     "LogisticData",
+    "LossKind",
     "Square",
     "conditioned_matrix",
     "entropy",
@@ -124,6 +133,48 @@ class KL:
 
 Loss = LinearLoss | KL
 """What the gradients take: a loss object with ``value_and_grad(beta)`` (value, gradient in ``beta``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LossKind:
+    """A loss a configuration names: its labels and how it is built.
+
+    Attributes
+    ----------
+    name : str
+        Its key in ``LOSSES`` (``Experiment.loss``).
+    label : str
+        Its name for people (menus, legends).
+    short : str
+        A shorter label, for a phone's legends.
+    build : callable
+        ``build(experiment)``: the loss object of a resolved experiment (its ``target``, ``X``, ``y``).
+    """
+
+    name: str
+    label: str
+    short: str
+    build: Callable[[Any], Loss]
+
+
+def _logistic(e: Any) -> Loss:
+    if e.X is None:
+        return Logistic.from_target(np.asarray(e.target))
+    return LogisticData(np.asarray(e.X), np.asarray(e.y))
+
+
+def _square(e: Any) -> Loss:
+    if e.X is None:
+        return Square(np.eye(e.d), np.asarray(e.target))
+    return Square(np.asarray(e.X), np.asarray(e.y))
+
+
+LOSSES: Registry[LossKind] = Registry({kind.name: kind for kind in (
+    LossKind(name="logistic", label="logistic", short="logistic", build=_logistic),
+    LossKind(name="square", label="square", short="square", build=_square),
+    LossKind(name="kl", label="cross-entropy (KL)", short="KL", build=lambda e: KL(np.asarray(e.target))),
+)})
+"""Every loss a configuration can name, in the order menus list them."""
 
 
 def conditioned_matrix(

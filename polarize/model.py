@@ -149,12 +149,21 @@ def logistic_closed_field(a: np.ndarray, p: np.ndarray, normalizer: Normalizer):
 
         da/dtau = J(a)^T p,   dp/dtau = s,   dt/dtau = 1 + exp(z).
 
+    The one home of this field: one start (``systems.LogisticClosedSystem``, in ``tau``) and a
+    stack of starts (``batched.ClosedStack``, in ``log(1 + t)``) both evaluate it here.
+
+    Parameters
+    ----------
+    a, p : ndarray, shape (..., n)
+        Logits and value projections; leading axes are a batch of starts.
+    normalizer : Normalizer
+
     Returns
     -------
-    da, dp : ndarray, shape (n,)
-    z : float
+    da, dp : ndarray, shape (..., n)
+    z : float or ndarray, shape (...)
         The margin, from which ``dt/dtau`` follows.
-    s : ndarray, shape (n,)
+    s : ndarray, shape (..., n)
     """
     s = normalizer.forward(a)
-    return normalizer.vjp(a, p), s, float(p @ s), s
+    return normalizer.vjp(a, p), s, np.sum(p * s, axis=-1), s

@@ -6,7 +6,11 @@ Each normalizer is a small immutable object with two methods,
 - ``vjp(a, g)``: the vector-Jacobian product ``J(a)^T g``,
 
 both acting on the last axis and batched over any leading axes. ``NORMALIZERS``
-maps each public name to its class.
+(a ``polarize.registry.Registry``) maps each public name to its class, and each class
+carries its own facts: ``label`` (its name in menus and tables), ``on_simplex``
+(whether its scores are a distribution wherever it is defined) and ``kinks()`` (where it is
+not smooth, for ``polarize.switching``). Adding a normalizer is one class registered
+there: the menus, the comparison page and the command line list the registry.
 
 Only softmax moves a logit in proportion to its own score: its VJP is
 ``s * (g - s.g)``, "fitness minus mean fitness" weighted by the share (the
@@ -25,14 +29,18 @@ slightly less than one).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 import numpy as np
 from scipy.special import expit
 
+from polarize.registry import Registry
+
 __all__ = [
     "DegenerateStateError",
+    "Kinks",
     "L1",
     "L2",
     "Linear",
@@ -44,18 +52,62 @@ __all__ = [
     "Sparsemax",
     "Sum",
     "make_normalizer",
+    "takes",
 ]
+
+OFF_MARGIN = 1e-10
+"""Sparsemax: how far below the threshold (relative) a coordinate leaving the support is
+put, so that rounding in ``tau`` over later steps cannot bring it back with a
+tiny score. No score depends on the value of ``a_i`` below the threshold."""
 
 
 class DegenerateStateError(ValueError):
     """A normalizer was evaluated where it is undefined (e.g. a zero total)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class Kinks:
+    """Where a normalizer is not smooth (``polarize.switching`` steps across them).
+
+    Attributes
+    ----------
+    name : str
+        The normalizer's name.
+    offset : callable
+        ``offset(a)`` (n,) -> (n,): each coordinate's signed distance to its kink.
+    place : callable
+        ``place(a, i)``: the value of ``a_i`` that puts coordinate ``i`` on (or just past) its kink.
+    slides : bool
+        True when both sides of the kink are live (l1): a coordinate can slide on
+        it and be released. False when the far side is off (relu, sparsemax).
+    """
+
+    name: str
+    offset: Callable[[np.ndarray], np.ndarray]
+    place: Callable[[np.ndarray, int], float]
+    slides: bool = False
+
+
 class Normalizer(Protocol):
-    """The normalizer protocol: a forward map and its vector-Jacobian product."""
+    """The normalizer protocol: a forward map, its vector-Jacobian product, and its facts.
+
+    Attributes
+    ----------
+    name : str
+        Its key in ``NORMALIZERS`` (and in a configuration or a link).
+    label : str
+        Its name for people (menus, tables).
+    on_simplex : bool
+        Whether its scores lie on the simplex (non-negative, unit sum up to ``eps``) wherever any of
+        them is non-zero (relu's "dead" state, every score 0, is the one exception).
+    """
 
     name: ClassVar[str]
+    label: ClassVar[str]
     on_simplex: ClassVar[bool]
+
+    def kinks(self) -> Kinks | None:
+        """Where the map is not smooth, or None where it is smooth everywhere."""
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         """The scores ``sigma(a)``.
@@ -88,6 +140,22 @@ class Normalizer(Protocol):
         """
 
 
+class _Smooth:
+    """A normalizer without kinks."""
+
+    def kinks(self) -> Kinks | None:
+        return None
+
+
+def _at_zero(a: np.ndarray) -> np.ndarray:
+    """The kink of relu and l1: each coordinate's distance to ``a_i = 0`` is ``a_i`` itself."""
+    return a
+
+
+def _put_at_zero(a: np.ndarray, i: int) -> float:
+    return 0.0
+
+
 def _centred(s: np.ndarray, g: np.ndarray) -> np.ndarray:
     """``g - s.g`` along the last axis: the mean-centring shared by normalized maps."""
     return g - (s * g).sum(axis=-1, keepdims=True)
@@ -104,11 +172,12 @@ def _safe_total(total: np.ndarray, name: str, what: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Softmax:
+class Softmax(_Smooth):
     """``s = exp(a / T) / sum exp(a / T)`` with temperature ``T > 0``."""
 
     temperature: float = 1.0
     name: ClassVar[str] = "softmax"
+    label: ClassVar[str] = "softmax"
     on_simplex: ClassVar[bool] = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -124,10 +193,11 @@ class Softmax:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Sigmoid:
+class Sigmoid(_Smooth):
     """``s_i = 1 / (1 + exp(-a_i))``, coordinate-wise; not normalized."""
 
     name: ClassVar[str] = "sigmoid"
+    label: ClassVar[str] = "sigmoid"
     on_simplex: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -149,7 +219,12 @@ class ReLU:
 
     eps: float = 0.0
     name: ClassVar[str] = "relu"
+    label: ClassVar[str] = "ReLU / sum"
     on_simplex: ClassVar[bool] = True
+
+    def kinks(self) -> Kinks:
+        """``a_i = 0``: a coordinate that reaches it is switched off (its far side is dead)."""
+        return Kinks(name=self.name, offset=_at_zero, place=_put_at_zero)
 
     def _parts(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r = np.maximum(np.asarray(a, dtype=float), 0.0)
@@ -172,7 +247,12 @@ class L1:
 
     eps: float = 0.0
     name: ClassVar[str] = "l1"
+    label: ClassVar[str] = "L1: |a| / sum |a|"
     on_simplex: ClassVar[bool] = True
+
+    def kinks(self) -> Kinks:
+        """``a_i = 0``, live on both sides: a coordinate can slide on it (Filippov) and be released."""
+        return Kinks(name=self.name, offset=_at_zero, place=_put_at_zero, slides=True)
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         m = np.abs(np.asarray(a, dtype=float))
@@ -186,11 +266,12 @@ class L1:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Sum:
+class Sum(_Smooth):
     """``s = a / (sum a + eps)``; may leave the simplex, undefined when ``sum a + eps = 0``."""
 
     eps: float = 0.0
     name: ClassVar[str] = "sum"
+    label: ClassVar[str] = "sum: a / sum a"
     on_simplex: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -204,11 +285,12 @@ class Sum:
 
 
 @dataclass(frozen=True, kw_only=True)
-class L2:
+class L2(_Smooth):
     """``s = a^2 / (sum a^2 + eps)``; undefined (an error) when every logit is zero."""
 
     eps: float = 0.0
     name: ClassVar[str] = "l2"
+    label: ClassVar[str] = "L2: a\u00b2 / sum a\u00b2"
     on_simplex: ClassVar[bool] = True
 
     def _scaled(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -235,10 +317,11 @@ class L2:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Linear:
+class Linear(_Smooth):
     """The identity map ``s = a``: no normalization at all."""
 
     name: ClassVar[str] = "linear"
+    label: ClassVar[str] = "linear (identity)"
     on_simplex: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -257,7 +340,19 @@ class Sparsemax:
     """
 
     name: ClassVar[str] = "sparsemax"
+    label: ClassVar[str] = "sparsemax"
     on_simplex: ClassVar[bool] = True
+
+    def kinks(self) -> Kinks:
+        """``a_i = tau(a)``, the edge of the support: a coordinate that reaches it is switched off."""
+        return Kinks(name=self.name, offset=lambda a: a - self.threshold(a), place=self._place_off)
+
+    def _place_off(self, a: np.ndarray, i: int) -> float:
+        """Just below the threshold of the other coordinates: coordinate ``i`` leaves the support."""
+        rest = a.copy()
+        rest[i] = np.min(a) - 1.0  # certainly outside the support: max(a) - 1 <= tau
+        tau = float(self.threshold(rest)[0])
+        return tau - OFF_MARGIN * max(1.0, abs(tau))
 
     def threshold(self, a: np.ndarray) -> np.ndarray:
         """The threshold ``tau`` with ``s = max(a - tau, 0)``, shape (..., 1) for ``a`` (..., n)."""
@@ -283,16 +378,22 @@ class Sparsemax:
         return m * (g - mean)
 
 
-NORMALIZERS: dict[str, type] = {
+NORMALIZERS: Registry[type] = Registry({
     cls.name: cls for cls in (Softmax, Sigmoid, ReLU, L1, Sum, L2, Linear, Sparsemax)
-}
+})
+"""Every normalizer, by name, in the order menus and the comparison list them."""
+
+
+def takes(name: str, option: str) -> bool:
+    """Whether the normalizer registered as ``name`` has the setting ``option`` (``temperature``, ``eps``)."""
+    return any(f.name == option for f in dataclasses.fields(NORMALIZERS[name]))
 
 
 def make_normalizer(name: str, *, temperature: float = 1.0, eps: float = 0.0) -> Normalizer:
     """Build the normalizer registered as ``name``.
 
-    ``temperature`` applies to softmax only; ``eps``, added to the normalizing
-    sum, to relu, l1, l2 and sum only (the others have no such sum and ignore it).
+    ``temperature`` applies to a normalizer that has one (softmax); ``eps``, added to the
+    normalizing sum, to those that have one (relu, l1, l2, sum); the others ignore them.
 
     Raises
     ------
@@ -305,7 +406,5 @@ def make_normalizer(name: str, *, temperature: float = 1.0, eps: float = 0.0) ->
         raise ValueError(
             f"normalizer: must be one of {sorted(NORMALIZERS)}, got {name!r}"
         ) from None
-    if cls is Softmax:
-        return cls(temperature=temperature)
-    takes_eps = any(f.name == "eps" for f in dataclasses.fields(cls))  # relu, l1, l2, sum
-    return cls(eps=eps) if takes_eps else cls()
+    options = {"temperature": temperature, "eps": eps}
+    return cls(**{key: value for key, value in options.items() if takes(name, key)})

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from polarize.status import Status
+
 if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
@@ -166,8 +168,7 @@ def _winners(winner: np.ndarray, shown: int = 3) -> str:
 def _ensemble_progress(m: Ensemble) -> str:
     stopped = int(np.count_nonzero(~m.finished))
     ran = "all finished" if not stopped else f"{stopped} stopped early"
-    end = m.experiment.horizon if m.experiment.method == "flow" else (
-        round(m.experiment.horizon / m.experiment.lr) * m.experiment.lr)
+    end = m.experiment.save_at(2).t[-1]
     return f"{len(m)} start{'s' if len(m) != 1 else ''} to t = {number(end)}, {ran}"
 
 
@@ -181,7 +182,7 @@ def ensemble_repr(m: Ensemble) -> str:
 def ensemble_html(m: Ensemble) -> str:
     rows = [
         *((k, v) for k, v in settings(m.experiment) if k != "a0"),
-        ("starts", str(len(m))), ("finished", f"{int(np.count_nonzero(m.finished))} of {len(m)}"),
+        ("starts", str(len(m))), (Status.FINISHED.value, f"{int(np.count_nonzero(m.finished))} of {len(m)}"),
         ("winners", _winners(m.winner, shown=8)),
         ("median 1 - max s", number(float(np.median(m.one_minus_max)))),
         ("largest 1 - max s", number(float(np.max(m.one_minus_max)))),
@@ -207,7 +208,7 @@ def ensemble_frame(m: Ensemble, per: str = "start") -> pd.DataFrame:
     K, n = m.s.shape
     if per == "start":
         columns: dict[str, Any] = {"start": np.arange(K), "winner": m.winner,
-                                   "one_minus_max": m.one_minus_max, "finished": m.finished}
+                                   "one_minus_max": m.one_minus_max, Status.FINISHED.value: m.finished}
         _per_token(columns, "a0", m.a0)
         _per_token(columns, "s", m.s)
         return pd.DataFrame(columns)

@@ -31,22 +31,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
 
-from polarize.normalizers import Normalizer
+from polarize.normalizers import Kinks, Normalizer
 
-__all__ = ["Kinks", "SwitchLog", "SwitchingSolver", "kinks_of", "start_solver"]
+__all__ = ["SwitchLog", "SwitchingSolver", "kinks_of", "start_solver"]
 
 EPS = np.finfo(float).eps
 AT_REST = 64 * EPS
 """A velocity below this, relative to the state's size, is rounding noise."""
-OFF_MARGIN = 1e-10
-"""Sparsemax: how far below the threshold (relative) a coordinate leaving the support is
-put, so that rounding in ``tau`` over later steps cannot bring it back with a
-tiny score. No score depends on the value of ``a_i`` below the threshold."""
 RELEASE_SPEED = np.sqrt(EPS)
 """l1: a held coordinate is released once the flow pulls it off the kink faster than this
 fraction of the run's starting speed (slower pulls are rounding noise after convergence;
@@ -56,48 +51,14 @@ RELEASE = 1e-300
 (the flow then carries it away at a speed independent of this value)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Kinks:
-    """Where a normalizer is not smooth.
+def kinks_of(normalizer: Normalizer | type) -> Kinks | None:
+    """The kinks of a normalizer (a class is asked through its default instance), None for a smooth one.
 
-    Attributes
-    ----------
-    name : str
-        The normalizer's name.
-    offset : callable
-        ``offset(a)`` (n,) -> (n,): each coordinate's signed distance to its kink.
-    place : callable
-        ``place(a, i)``: the value of ``a_i`` that puts coordinate ``i`` on (or just past) its kink.
-    slides : bool
-        True when both sides of the kink are live (l1): a coordinate can slide on
-        it and be released. False when the far side is off (relu, sparsemax).
+    The normalizer says (``Normalizer.kinks``): this module knows no normalizer by name.
     """
-
-    name: str
-    offset: Callable[[np.ndarray], np.ndarray]
-    place: Callable[[np.ndarray, int], float]
-    slides: bool = False
-
-
-def _sparsemax_place(normalizer: Any) -> Callable[[np.ndarray, int], float]:
-    def place(a: np.ndarray, i: int) -> float:
-        rest = a.copy()
-        rest[i] = np.min(a) - 1.0  # certainly outside the support: max(a) - 1 <= tau
-        tau = float(normalizer.threshold(rest)[0])
-        return tau - OFF_MARGIN * max(1.0, abs(tau))
-    return place
-
-
-def kinks_of(normalizer: Normalizer) -> Kinks | None:
-    """The kinks of a normalizer, or None for the smooth ones."""
-    name = normalizer.name
-    if name in ("relu", "l1"):
-        return Kinks(name=name, offset=lambda a: a, place=lambda a, i: 0.0, slides=name == "l1")
-    if name == "sparsemax":
-        sparsemax: Any = normalizer  # the one normalizer with a threshold
-        return Kinks(name=name, offset=lambda a: a - sparsemax.threshold(a),
-                     place=_sparsemax_place(normalizer))
-    return None
+    if isinstance(normalizer, type):
+        normalizer = normalizer()
+    return normalizer.kinks()
 
 
 @dataclass

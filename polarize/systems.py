@@ -18,17 +18,15 @@ experiment from the registry ``SYSTEMS`` (first match wins):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.integrate import DOP853, LSODA, OdeSolver
+from scipy.integrate import LSODA
 from scipy.special import expit
 
 from polarize.config import Experiment
 from polarize.diagnostics import N_SINGULAR, Recorder, top_singular_values
-from polarize.losses import KL, LinearLoss, Logistic, LogisticData, Square
+from polarize.losses import LOSSES, LinearLoss, Logistic
 from polarize.model import (
     Gradients,
     logistic_closed_field,
@@ -37,49 +35,16 @@ from polarize.model import (
     value_gradients_reduced,
 )
 from polarize.normalizers import Normalizer
-from polarize.switching import Kinks, kinks_of
+from polarize.stepping import Schedule
+from polarize.switching import kinks_of
 
-__all__ = ["SYSTEMS", "DescentSystem", "Schedule", "System", "build_loss", "build_system"]
+__all__ = ["SYSTEMS", "DescentSystem", "System", "build_loss", "build_system"]
 
 STIFF_SIZE = 1500
 """Flows in ``t`` with at most this many state variables use LSODA, which switches to
 a stiff method once the loss has converged (square and KL losses, over long
 horizons); larger ones use DOP853, since LSODA's dense Jacobian would cost
 ``size**2`` memory."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Schedule:
-    """How to march a system to the saved times.
-
-    Attributes
-    ----------
-    targets : ndarray, shape (K,)
-        The saved times in the marched variable (``t`` itself, or ``clock`` values).
-    clock, clock_rate : callable or None
-        A monotone function of the state (columns of a (state, k) array) whose
-        values are the ``targets``, and its derivative in the marched variable;
-        None when the marched variable is ``t``.
-    stepper : type of scipy.integrate.OdeSolver
-    jacobian : callable or None
-        ``jac(x, y)`` of the vector field, for implicit steppers.
-    kinks : Kinks or None
-        Where the normalizer is not smooth (``polarize.switching``): the
-        integrator then locates each switch and restarts there.
-    logits : slice or None
-        Where the logits sit in the state (needed with ``kinks``).
-    stall_note : str
-        Appended to the message if the stepper stalls (what is known to cause it).
-    """
-
-    targets: np.ndarray
-    clock: Callable | None = None
-    clock_rate: Callable | None = None
-    stepper: type[OdeSolver] = DOP853
-    jacobian: Callable | None = None
-    kinks: Kinks | None = None
-    logits: slice | None = None
-    stall_note: str = ""
 
 
 class System(Protocol):
@@ -108,17 +73,8 @@ class DescentSystem(System, Protocol):
 
 
 def build_loss(e: Experiment):
-    """The loss object of a resolved experiment (``polarize.losses``)."""
-    target = np.asarray(e.target)
-    if e.loss == "kl":
-        return KL(target)
-    if e.loss == "logistic":
-        if e.X is None:
-            return Logistic.from_target(target)
-        return LogisticData(np.asarray(e.X), np.asarray(e.y))
-    if e.X is None:
-        return Square(np.eye(e.d), target)
-    return Square(np.asarray(e.X), np.asarray(e.y))
+    """The loss object of a resolved experiment, as its entry of ``polarize.losses.LOSSES`` builds it."""
+    return LOSSES[e.loss].build(e)
 
 
 class _MatrixSystem:

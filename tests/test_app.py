@@ -105,7 +105,7 @@ def test_every_control_has_its_key(default_app):
                 "a_init", "a_scale", "a_shift", "V_init", "V_scale"):
         assert f"explorer_{key}" in at.session_state, key
     assert at.slider(key="explorer_n").value == 8 and at.selectbox(key="explorer_preset").value == "default"
-    assert len(at.selectbox(key="explorer_normalizer").options) == 8  # every normalizer of the engine
+    assert len(at.selectbox(key="explorer_normalizer").options) == len(NORMALIZERS)  # every one registered
 
 
 def test_the_url_holds_the_state(default_app):

@@ -19,7 +19,6 @@ from browser_support import (
 
 from polarize.normalizers import NORMALIZERS
 from polarize.plots import style
-from polarize.web import text
 from polarize.web.pages import PAGES
 
 pytestmark = BROWSER
@@ -104,13 +103,13 @@ def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, brow
             wait_until_settled(page)
             box = page.get_by_role("combobox", name=label)
             box.click()  # a searchable select: type the option's name, then Enter
-            page.keyboard.type(text.NORMALIZER_NAMES[name])
-            page.get_by_role("option", name=text.NORMALIZER_NAMES[name], exact=True).wait_for()
+            page.keyboard.type(NORMALIZERS.labels[name])
+            page.get_by_role("option", name=NORMALIZERS.labels[name], exact=True).wait_for()
             page.keyboard.press("Enter")
             page.wait_for_url(f"**normalizer={name}&**")  # relu, l1 and sum agree on positive logits:
             wait_until_settled(page)  # their dashboards are the same, so wait for the address instead
             assert figure_signature(page) is not None
-            assert selectbox_value(page, label) == text.NORMALIZER_NAMES[name]
+            assert selectbox_value(page, label) == NORMALIZERS.labels[name]
             assert page.locator('[data-testid="stAlertContentError"]').count() == 0, name
             moved = name in ("l2", "l1", "sum", "relu")
             assert ("a_init=shifted" in page.url) == moved, name

@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from polarize import NORMALIZERS, simulate
-from polarize.config import A_INITS, LOSSES, METHODS, MODELS, V_INITS, ConfigError, Experiment
+from polarize.config import A_INITS, METHODS, MODELS, V_INITS, ConfigError, Experiment
 from polarize.env import CAPS, limits, positive_number
+from polarize.losses import LOSSES
 from polarize.web.links import read_link
 from polarize.web.pages import PAGES
 from polarize.web.pages.explorer import EXPLORER, build_experiment
@@ -56,7 +57,7 @@ hostile = st.recursive(hostile_scalars, lambda inner: st.one_of(
 
 def _plausible(name: str, n: int, d: int, m: int) -> st.SearchStrategy:
     """A value of field ``name`` near the valid range (the edges and just past them)."""
-    options = {"model": MODELS, "loss": LOSSES, "normalizer": tuple(NORMALIZERS), "method": METHODS,
+    options = {"model": MODELS, "loss": tuple(LOSSES), "normalizer": tuple(NORMALIZERS), "method": METHODS,
                "a_init": A_INITS, "V_init": V_INITS}
     if name in options:
         return st.sampled_from(options[name])
@@ -94,7 +95,7 @@ def configs(draw, hostile_share: float = 0.3) -> dict:
 def runnable(draw) -> dict:
     """A config meant to be valid and cheap to run, with extreme numbers in its explicit arrays."""
     n, d = draw(st.integers(2, 5)), draw(st.integers(1, 5))
-    loss, normalizer = draw(st.sampled_from(LOSSES)), draw(st.sampled_from(sorted(NORMALIZERS)))
+    loss, normalizer = draw(st.sampled_from(tuple(LOSSES))), draw(st.sampled_from(sorted(NORMALIZERS)))
     out = dict(n=n, d=d, loss=loss, normalizer=normalizer, method=draw(st.sampled_from(METHODS)),
                samples=draw(st.integers(2, 8)), seed=draw(st.integers(0, 2**32 - 1)),
                a_init=draw(st.sampled_from(A_INITS)), a_scale=draw(st.floats(0, 1e3)),

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polarize import Experiment, simulate, simulate_many
-from polarize.budget import OUT_OF_TIME
 from polarize.cli import main
 from polarize.config import ConfigError
 from polarize.ensemble import Ensemble
+from polarize.status import Status
 
 LIMIT = 120.0
 """Seconds a call may take before it counts as hung: far beyond what any of them needs (well under one)."""
@@ -79,14 +79,14 @@ def test_a_budget_stops_the_ensemble_with_the_starts_done_in_order():
     whole = simulate_many(e, starts)
     assert whole.status == "finished" and len(whole) == 40
     cut = simulate_many(e, starts, budget=0.0)
-    assert cut.status == OUT_OF_TIME and len(cut) < 40
+    assert cut.status == Status.OUT_OF_TIME and len(cut) < 40
     np.testing.assert_array_equal(cut.a0, starts[:len(cut)])
 
 
 def test_a_budget_also_stops_descent():
     e = Experiment(n=3, d=3, loss="square", method="gd", lr=0.01, horizon=100.0, seed=1)
     cut = simulate_many(e, np.zeros((3, 3)), budget=0.0)
-    assert cut.status == OUT_OF_TIME and len(cut) == 0
+    assert cut.status == Status.OUT_OF_TIME and len(cut) == 0
 
 
 hostile = st.one_of(

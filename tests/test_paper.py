@@ -110,7 +110,7 @@ def test_sigmoid_leaves_alpha_unpolarized_where_softmax_polarizes():
         PRESETS["paper-compare-logistic"].experiment, ("softmax", "sigmoid"))}
     assert rows["softmax"].max_s > 0.95
     assert rows["sigmoid"].entropy > np.log(10) - 0.01  # as spread as it started
-    assert rows["softmax"].on_simplex and not rows["sigmoid"].on_simplex
+    assert rows["softmax"].stayed_on_simplex and not rows["sigmoid"].stayed_on_simplex
 
 
 def test_large_steps_change_the_winner_and_huge_ones_diverge_in_words_not_nan():

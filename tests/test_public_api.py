@@ -14,7 +14,8 @@ PUBLIC = {
     "NORMALIZERS", "make_normalizer", "DegenerateStateError", "LOSSES", "Logistic", "LogisticData", "Square",
     "KL", "entropy", "conditioned_matrix", "value_gradients", "tied_gradients",
     # run it, read it
-    "simulate", "simulate_many", "Result", "Ensemble", "judge", "Verdict", "polarization_rate", "Rate",
+    "simulate", "simulate_many", "Result", "Ensemble", "Status", "judge", "Verdict", "polarization_rate",
+    "Rate",
     "basins", "Basins", "naive_odds", "NaiveOdds",
     # draw it (besides Result.figure and Ensemble.figure)
     "dashboard", "basin_figure", "odds_figure",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -171,7 +173,7 @@ def _fake_trainer(monkeypatch) -> list:
 
     monkeypatch.setattr(sinks_page, "available", lambda: True)
     monkeypatch.setattr(sinks_page, "train_live", trainer)
-    sinks_page._live.cache_clear()
+    sinks_page.LIVE.clear()
     return calls
 
 
@@ -185,10 +187,31 @@ def test_a_live_run_reports_its_progress_and_is_shown_like_a_shipped_one(monkeyp
             view = spec.view(job)
             again = spec.view(job)  # trained once per variant and seed
     finally:
-        sinks_page._live.cache_clear()
+        sinks_page.LIVE.clear()
     assert view.error is None and again.error is None and len(view.plots()) == 3
     assert len(calls) == 1 and calls[0].seed == 7 and calls[0].attention == "softmax"
     assert heard == [0.0, 0.5, 1.0]
+
+
+def test_two_visitors_asking_for_the_same_live_run_train_it_once(monkeypatch):
+    """The second visitor waits for the training under way (serve.cache.SharedCache), not training too."""
+    calls = _fake_trainer(monkeypatch)
+    trainer, asked = sinks_page.train_live, threading.Semaphore(0)
+
+    class Watched(type(sinks_page.LIVE)):
+        def get(self, key, compute):
+            asked.release()
+            return super().get(key, compute)
+
+    def slow_trainer(config, progress):
+        assert asked.acquire(timeout=60) and asked.acquire(timeout=60)  # both visitors have asked
+        return trainer(config, progress)
+
+    monkeypatch.setattr(sinks_page, "LIVE", Watched(8))
+    monkeypatch.setattr(sinks_page, "train_live", slow_trainer)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        records = list(pool.map(lambda _: sinks_page._live("softmax", 9), range(2)))
+    assert len(calls) == 1 and records[0] is records[1]
 
 
 def test_the_page_draws_a_live_runs_progress(monkeypatch):
@@ -198,7 +221,7 @@ def test_the_page_draws_a_live_runs_progress(monkeypatch):
         at.radio(key="sinks_source").set_value("live")
         at.number_input(key="sinks_seed").set_value(8).run()
     finally:
-        sinks_page._live.cache_clear()
+        sinks_page.LIVE.clear()
     assert not at.exception, [e.value for e in at.exception]
     assert len(calls) == 1 and calls[0].seed == 8
     assert len(at.get("plotly_chart")) == 3 and not at.error

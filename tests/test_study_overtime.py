@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from polarize import Experiment
-from polarize.budget import OUT_OF_TIME
 from polarize.ensemble import simulate_many
 from polarize.science import basins as basins_module
 from polarize.science import compare_normalizers
@@ -20,6 +19,7 @@ from polarize.science import deadline as deadline_module
 from polarize.science.basins import basins
 from polarize.science.deadline import Deadline, within_budget
 from polarize.serve.runner import RunTimeout
+from polarize.status import Status
 from polarize.web import overtime, pages, study
 from polarize.web.page import Problem
 from polarize.web.view import View
@@ -59,7 +59,7 @@ def view_of(name: str, values: dict) -> View:
 def test_a_deadline_cuts_the_run_it_is_in_and_leaves_out_the_rest():
     deadline = Deadline(TINY)
     first = deadline.simulate("first", SLOW)
-    assert first.status == OUT_OF_TIME and 1 <= len(first.t) and first.t[-1] < SLOW.horizon
+    assert first.status == Status.OUT_OF_TIME and 1 <= len(first.t) and first.t[-1] < SLOW.horizon
     assert deadline.simulate("second", SLOW) is None and not deadline.allows("third")
     partial = deadline.partial("outcome")
     assert partial.cut == ("first",) and partial.left_out == ("second", "third") and not partial.complete
@@ -107,7 +107,7 @@ def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monke
     for phrase in advice:
         assert phrase in warning, (phrase, warning)
     runs = view.data.runs
-    stopped = [label for label, r in runs.items() if r.status == OUT_OF_TIME]
+    stopped = [label for label, r in runs.items() if r.status == Status.OUT_OF_TIME]
     if cut is not None:
         assert cut in stopped, (cut, list(runs))
     for label in stopped:  # each cut run is drawn up to where it got, short of its horizon
@@ -162,7 +162,7 @@ def test_through_a_worker_under_the_time_limit_of_the_environment(monkeypatch):
     view = view_of("normalizers", CASES["normalizers"][0])
     assert view.error is None and view.passing
     assert "did not all finish in the 2 s a page allows" in view.warnings[0]
-    assert view.data.runs["softmax"].status == OUT_OF_TIME and len(view.data.runs) < 8
+    assert view.data.runs["softmax"].status == Status.OUT_OF_TIME and len(view.data.runs) < 8
 
 
 def slow_starts(monkeypatch, seconds: float) -> list[int]:

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from polarize import Experiment, simulate
-from polarize.integrate import sample_steps
 from polarize.normalizers import Softmax
 from polarize.plots.portrait import STABILITY_MARKERS
 from polarize.presets import get_preset
+from polarize.save_at import sample_steps
 from polarize.science import (
     GROUP_TITLES,
     THRESHOLDS,
@@ -53,8 +53,8 @@ def test_the_normalizers_caption_says_what_each_run_did(rows):
             detail = dict(groups[status])[row.normalizer]
             s = row.result.s[-1]
             # "switched off" only for scores that are exactly zero; "all scores > 0" only when none is.
-            assert ("switched off" in detail) == (row.on_simplex and bool(np.any(s == 0)))
-            assert ("all scores > 0" in detail) == (row.on_simplex and bool(np.all(s > 0)))
+            assert ("switched off" in detail) == (row.stayed_on_simplex and bool(np.any(s == 0)))
+            assert ("all scores > 0" in detail) == (row.stayed_on_simplex and bool(np.all(s > 0)))
             assert (f"{row.normalizer} (" in caption)
         for status, title in GROUP_TITLES.items():
             assert (title in caption) == bool(groups[status])

@@ -7,9 +7,10 @@ import plotly.graph_objects as go
 import pytest
 
 from polarize import Experiment, simulate
-from polarize.budget import OUT_OF_TIME, within
+from polarize.budget import within
 from polarize.plots import find_trace
 from polarize.serve.runner import RunTimeout
+from polarize.status import Status
 from polarize.web import overtime
 from polarize.web.pages import explorer as ex
 
@@ -24,7 +25,7 @@ def test_the_engine_stops_on_its_budget_and_keeps_what_it_saved(experiment):
     full = simulate(Experiment(n=3, d=3, horizon=1e3))
     partial = simulate(experiment, budget=0.5)
     assert full.status == "finished"
-    assert partial.status == OUT_OF_TIME and not partial.finished and "out of time" in partial.message
+    assert partial.status == Status.OUT_OF_TIME and not partial.finished and "out of time" in partial.message
     assert 1 <= len(partial.t) < experiment.samples and partial.t[-1] < experiment.horizon
     assert partial.s.shape == (len(partial.t), 64) and np.all(np.isfinite(partial.s))
 
@@ -35,7 +36,7 @@ def test_the_budget_is_just_under_the_limit():
 
 def test_the_explorer_draws_the_partial_run_with_advice_that_fits_it():
     view = ex.explore(SLOW_DESCENT, timeout=2.0)
-    assert view.error is None and view.data.status == OUT_OF_TIME
+    assert view.error is None and view.data.status == Status.OUT_OF_TIME
     assert view.passing  # not kept for others as if it were the whole run
     (warning,) = view.warnings
     reached = float(view.data.t[-1])

@@ -3,6 +3,7 @@
     polarize run CONFIG.json|- -o RESULT.json [--allow-large] [--progress]
     polarize run --preset NAME -o RESULT.json
     polarize presets
+    polarize normalizers
     polarize reproduce -o DIR
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
     polarize sinks train|runs ...   (see polarize.cli.sinks)
@@ -38,9 +39,11 @@ from polarize.cli import sinks as sinks_cli
 from polarize.cli import sweep as sweeps_cli
 from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
-from polarize.integrate import sample_steps, simulate
+from polarize.integrate import simulate
+from polarize.normalizers import NORMALIZERS, takes
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes, strict_dumps
+from polarize.switching import kinks_of
 from polarize.textfile import read_text
 
 __all__ = ["main"]
@@ -67,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--progress", action="store_true",
                      help="always show the progress bar (by default: on a terminal, after a second)")
     commands.add_parser("presets", help="list the presets")
+    commands.add_parser("normalizers", help="list the normalizers (the registry NORMALIZERS) and their facts")
     clip = commands.add_parser("animate", help="the Explorer's dashboard of one run as a GIF or MP4 clip")
     source = clip.add_mutually_exclusive_group(required=True)
     source.add_argument("config", nargs="?", type=Path, help="experiment as a JSON file")
@@ -112,7 +116,7 @@ class _Progress:
     """
 
     def __init__(self, experiment: Experiment, stream: TextIO, always: bool):
-        steps = sample_steps(experiment.horizon, experiment.lr, experiment.samples)
+        steps = experiment.save_at().steps
         uniform = np.arange(len(steps)) / (len(steps) - 1)
         self.work = steps / steps[-1] if experiment.method == "gd" else uniform
         self.stream, self.always = stream, always
@@ -204,11 +208,23 @@ def _presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _normalizers(args: argparse.Namespace) -> int:
+    """One line per registered normalizer: its name (a config's ``normalizer``), its label and facts."""
+    width = max(map(len, NORMALIZERS))
+    for name, cls in NORMALIZERS.items():
+        facts = ["on the simplex" if cls.on_simplex else "not always on the simplex"]
+        if kinks_of(cls) is not None:
+            facts.append("kinks")
+        facts += [f"takes {option}" for option in ("temperature", "eps") if takes(name, option)]
+        print(f"{name:<{width}}  {cls.label} ({', '.join(facts)})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
     command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets,
-               "sinks": sinks_cli.run, "sweep": sweeps_cli.run}[args.command]
+               "normalizers": _normalizers, "sinks": sinks_cli.run, "sweep": sweeps_cli.run}[args.command]
     problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
     if problem:
         return _fail(problem, 2)

@@ -19,6 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
+from polarize.losses import LOSSES
 from polarize.plots import style
 from polarize.plots.animation import FRAMES
 from polarize.plots.lines import Line, Panel, token_lines
@@ -44,15 +45,12 @@ __all__ = [
     "tied_panels",
 ]
 
-_LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
-_PHONE_LOSS_NAMES = _LOSS_NAMES | {"kl": "KL"}
-"""On a phone: plotly sets a wrapped legend's columns as wide as its widest entry, and "cross-entropy
-(KL)" halved the entries a row (Loss and conditioning's legend took seven rows, its figure taller than
-the window)."""
-
-
 def _loss_name(loss: str) -> str:
-    return (_PHONE_LOSS_NAMES if style.narrow() else _LOSS_NAMES).get(loss, loss)
+    """The loss's label (``LOSSES``), its short one on a phone: plotly sets a wrapped legend's columns as
+    wide as its widest entry, and "cross-entropy (KL)" halved the entries a row (Loss and conditioning's
+    legend took seven rows, its figure taller than the window)."""
+    kind = LOSSES.get(loss)
+    return loss if kind is None else kind.short if style.narrow() else kind.label
 
 
 def stopped_note(result: Result) -> str:

@@ -4,7 +4,7 @@ A page gives a study (``studies``, the comparison pages, the phase portrait) a
 budget just under the runner's hard time limit (``budget.within``), so that a
 slow study returns what it has instead of having its worker killed with nothing
 to show. The study makes every run through its ``Deadline``: a run started in
-time gets the time left and, past it, stops with status ``budget.OUT_OF_TIME``
+time gets the time left and, past it, stops with status ``Status.OUT_OF_TIME``
 keeping what it saved (it is *cut*); a run not started before the budget ran
 out is *left out*, and so is a part that cannot be cut (an ensemble of starts)
 when the time left would not cover it at the pace of the parts before it.
@@ -17,6 +17,7 @@ that says which.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -25,11 +26,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME, WallClock
+from polarize.budget import WallClock
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
+from polarize.status import Status
 
 __all__ = ["Deadline", "Partial", "joined", "within_budget"]
 
@@ -136,7 +138,7 @@ class Deadline:
             if len(chunk):
                 chunks.append(chunk)
             begin += len(chunk)
-            if chunk.status == OUT_OF_TIME:
+            if chunk.status is Status.OUT_OF_TIME:
                 self.left_out.append(f"{label}'s last {K - begin:,} of {K:,} starts" if begin else label)
                 break
         return joined(chunks) if chunks else None
@@ -146,7 +148,7 @@ class Deadline:
         if not self.allows(label):
             return None
         result = simulate(experiment, budget=self.clock.remaining())
-        if result.status == OUT_OF_TIME:
+        if result.status is Status.OUT_OF_TIME:
             self.cut.append(label)
             self.reached.append((label, float(result.t[-1])))
         return result
@@ -166,7 +168,8 @@ class Deadline:
 
 
 def joined(parts: list[Ensemble]) -> Ensemble:
-    """One ensemble of the starts of ``parts`` (each of the same experiment), in order.
+    """One ensemble of the starts of ``parts`` (each of the same experiment), in order; its status is
+    the last part's (the one that ran out of time, if one did: only the last can).
 
     Trajectories are kept when every part saved them at the same times (a part of many starts
     saves fewer times only beyond ``ensemble.TRAJECTORY_FLOATS``).
@@ -179,10 +182,11 @@ def joined(parts: list[Ensemble]) -> Ensemble:
     def stacked(name: str) -> np.ndarray:
         return np.concatenate([getattr(p, name) for p in parts])
 
-    return Ensemble(experiment=first.experiment, a0=stacked("a0"), s=stacked("s"), a=stacked("a"),
-                    winner=stacked("winner"), one_minus_max=stacked("one_minus_max"),
-                    finished=stacked("finished"), t=first.t if same_times else None,
-                    s_path=stacked("s_path") if same_times else None, alone=sum(p.alone for p in parts))
+    per_start = {f.name: stacked(f.name) for f in dataclasses.fields(Ensemble)
+                 if f.name not in ("t", "s_path") and isinstance(getattr(first, f.name), np.ndarray)}
+    return Ensemble(experiment=first.experiment, **per_start, t=first.t if same_times else None,
+                    s_path=stacked("s_path") if same_times else None, alone=sum(p.alone for p in parts),
+                    status=parts[-1].status)
 
 
 def within_budget(function: Callable[..., Any], seconds: float | None, *args: Any) -> Partial:

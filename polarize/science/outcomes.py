@@ -24,7 +24,7 @@ def _detail(row: NormalizerRow) -> str:
     """A few words on how this run ended: how it got near a vertex, or where it went instead."""
     r = row.result
     s = r.s[-1]
-    if not row.on_simplex:
+    if not row.stayed_on_simplex:
         return f"off the simplex: \u03a3s = {s.sum():.3g}, min s = {s.min():.3g}"
     off = int(np.sum(s == 0))
     words = [f"max s = {s.max():.3g}"]

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.integrate import simulate
-from polarize.normalizers import NORMALIZERS
+from polarize.normalizers import NORMALIZERS, takes
 from polarize.science.deadline import Deadline
+from polarize.status import Status
 
 __all__ = [
     "DescentComparison",
@@ -44,8 +44,9 @@ class NormalizerRow:
     entropy: float
     max_s: float
     loss: float
-    on_simplex: bool
-    """Whether ``s`` stayed non-negative with unit sum (to 1e-9) at every saved time."""
+    stayed_on_simplex: bool
+    """Whether this run's ``s`` stayed non-negative with unit sum (to 1e-9) at every saved time: measured,
+    not the map's ``on_simplex`` (a dead ReLU run, all zeros, leaves the simplex its map keeps to)."""
 
 
 def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = None, *,
@@ -53,14 +54,14 @@ def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = 
     """Run ``experiment`` under each normalizer (all of them by default), same start.
 
     The starting arrays are drawn once, so every row starts from the same ``a0``,
-    ``V0`` and target. The softmax temperature is kept for softmax only. Under a
+    ``V0`` and target. The temperature is kept for the normalizers that take one. Under a
     ``deadline`` the normalizers it leaves out have no row.
     """
     base = experiment.resolved()
     deadline = deadline or Deadline()
     rows = []
     for name in names or tuple(NORMALIZERS):
-        temperature = base.temperature if name == "softmax" else 1.0
+        temperature = base.temperature if takes(name, "temperature") else 1.0
         result = deadline.simulate(name, dataclasses.replace(base, normalizer=name, temperature=temperature))
         if result is not None:
             rows.append(normalizer_row(result))
@@ -69,9 +70,9 @@ def compare_normalizers(experiment: Experiment, names: tuple[str, ...] | None = 
 
 def normalizer_row(r: Result) -> NormalizerRow:
     """The comparison's row of one run: its normalizer, final numbers and whether it stayed on the simplex."""
-    on_simplex = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
+    stayed = bool(np.all(r.s >= -1e-12) and np.allclose(r.s.sum(axis=1), 1.0, atol=1e-9))
     return NormalizerRow(normalizer=r.experiment.normalizer, result=r, entropy=float(r.entropy[-1]),
-                         max_s=float(r.s[-1].max()), loss=float(r.loss[-1]), on_simplex=on_simplex)
+                         max_s=float(r.s[-1].max()), loss=float(r.loss[-1]), stayed_on_simplex=stayed)
 
 
 def sweep(experiment: Experiment, field: str, values) -> dict[object, Result]:
@@ -146,8 +147,8 @@ def _compared(lr: float, flow: Result, descent: Result) -> DescentComparison:
     """The comparison of one step size's descent with the flow on the same times (either may be cut)."""
     k = min(len(descent.t), len(flow.t))
     distance = np.linalg.norm(descent.s[:k] - flow.s[:k], axis=1)
-    if OUT_OF_TIME in (flow.status, descent.status):
-        late = "descent" if descent.status == OUT_OF_TIME else "flow"
+    if Status.OUT_OF_TIME in (flow.status, descent.status):
+        late = "descent" if descent.status is Status.OUT_OF_TIME else "flow"
         return DescentComparison(lr=lr, flow=flow, descent=descent, distance=distance, same_winner=False,
                                  diverged=False, message=f"lr = {lr:g}: the {late} ran out of time at "
                                  f"t = {min(flow.t[-1], descent.t[-1]):.3g}; compared up to there")

@@ -18,6 +18,7 @@ from polarize.config import Experiment
 from polarize.ensemble import simulate_many
 from polarize.integrate import simulate
 from polarize.science.flow_field import naive_winner
+from polarize.status import Status
 
 __all__ = ["SCHEMAS", "error_rows", "in_words", "run_cell", "sinks_row", "table", "trajectories"]
 
@@ -70,7 +71,7 @@ def _run(cell, settings: dict) -> tuple[list[dict], dict | None]:
         warnings.simplefilter("ignore")
         r = simulate(e)
     naive = _naive(r.experiment)
-    row = {"status": r.status, "message": r.message, "note": r.note, "winner": r.winner,
+    row = {"status": r.status.value, "message": r.message, "note": r.note, "winner": r.winner,
            "one_minus_max": float(r.one_minus_max[-1]), "entropy_end": float(r.entropy[-1]),
            "loss_end": float(r.loss[-1]), "t_end": float(r.t[-1]),
            "polarized": bool(r.one_minus_max[-1] < settings["polarized_below"]),
@@ -97,15 +98,15 @@ def _ensemble(cell, settings: dict) -> list[dict]:
         out = simulate_many(dataclasses.replace(e, a0=None), starts)
     naive = _naive(e)
     polarized = out.one_minus_max < settings["polarized_below"]
-    status = "finished" if out.finished.all() else "stopped"
-    message = "" if status == "finished" else f"{int((~out.finished).sum())} starts stopped early"
+    status = Status.FINISHED if out.finished.all() else Status.STOPPED
+    message = "" if status.ok else f"{int((~out.finished).sum())} starts stopped early"
     if settings["rows"] == "starts":
-        return [{"status": "finished" if ok else "stopped", "message": "", "start": lo + k, "winner": int(w),
-                 "one_minus_max": float(m), "polarized": bool(p), "naive_winner": naive,
+        return [{"status": (Status.FINISHED if ok else Status.STOPPED).value, "message": "", "start": lo + k,
+                 "winner": int(w), "one_minus_max": float(m), "polarized": bool(p), "naive_winner": naive,
                  "naive_holds": bool(w == naive)}
                 for k, (w, m, p, ok) in enumerate(zip(out.winner, out.one_minus_max, polarized,
                                                       out.finished, strict=True))]
-    return [{"status": status, "message": message, "start": lo, "n_starts": hi - lo,
+    return [{"status": status.value, "message": message, "start": lo, "n_starts": hi - lo,
              "n_finished": int(out.finished.sum()), "n_polarized": int(polarized.sum()),
              "n_naive": int((out.winner == naive).sum()), "naive_winner": naive, "alone": out.alone,
              "one_minus_max": float(out.one_minus_max.mean()),
@@ -122,7 +123,7 @@ def sinks_row(record: dict) -> dict:
     heads = sink_heads(scores, record["accuracy"])
     from polarize.sinks.config import SinksConfig
 
-    row = {"status": "finished", "message": "", "accuracy": float(record["accuracy"]),
+    row = {"status": Status.FINISHED.value, "message": "", "accuracy": float(record["accuracy"]),
            "variant": SinksConfig.from_dict(config).variant, "size": str(record.get("size", "custom")),
            "seed": int(config["seed"]),
            "sinks": int(heads.sum()), "layer1_sinks": int(heads[min(1, len(heads) - 1)].sum()),

@@ -9,7 +9,7 @@ reads one link value; ``format_value`` writes one.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,8 +35,9 @@ class Control:
         One of ``KINDS``; ``multiselect`` holds a sorted tuple of options (``10,20,50`` in a link).
     low, high : float or None
         Inclusive range of a number.
-    options : tuple
-        The choices of a select, radio, select slider or multiselect.
+    options : sequence
+        The choices of a select, radio, select slider or multiselect (a registry's live ``names``
+        view offers what is registered when the page is drawn).
     step : float or None
         Step of a number input (an int step makes the control hold ints).
     integer : bool
@@ -66,7 +67,7 @@ class Control:
     kind: str
     low: float | None = None
     high: float | None = None
-    options: tuple[Any, ...] = ()
+    options: Sequence[Any] = ()
     step: float | None = None
     integer: bool = False
     help: str = ""

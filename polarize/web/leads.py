@@ -16,8 +16,8 @@ LEADS: dict[str, str] = {
         "Normalizer menu swaps softmax for maps that may not). Press Play on the figure and watch the "
         "dot on the simplex run into a corner."),
     "normalizers": (
-        "One start, trained with eight different ways of turning logits into scores. Press Play and "
-        "see which of them end with a single token holding all the score."),
+        "One start, trained with every normalizer, each a different way of turning logits into scores. "
+        "Press Play and see which of them end with a single token holding all the score."),
     "losses": (
         "The same start under the logistic, square and cross-entropy losses, then how a badly "
         "conditioned regression slows polarization down. Press Play and compare how fast each loss "

@@ -2,7 +2,7 @@
 
 A page gives the engine a wall-clock budget just under the runner's hard limit
 (``budget.within``), so a slow run comes back with what it saved (status
-``budget.OUT_OF_TIME``) and is drawn up to there. The advice is worked out from
+``Status.OUT_OF_TIME``) and is drawn up to there. The advice is worked out from
 the run's own settings: gradient descent is told to use the exact flow, a flow
 to lower its horizon to a round value it did reach, a large run to use fewer
 tokens.

@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME, within
+from polarize.budget import within
 from polarize.config import ConfigError
 from polarize.science import format_time
 from polarize.science.deadline import Partial, within_budget
 from polarize.serialize import finite, strict_dumps
 from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
+from polarize.status import Status
 from polarize.web import export, overtime
 from polarize.web.controls import Control, format_value
 from polarize.web.failures import config_reason, failure_view
@@ -89,7 +90,7 @@ def stopped_notes(runs: Mapping[str, Any]) -> tuple[str, ...]:
     """A sentence for each run that stopped early (those out of time are in the study's own warning)."""
     return tuple(f"{label}: the run stopped early at t = {format_time(float(r.t[-1]))} ({r.message}); "
                  "it is drawn up to there." for label, r in runs.items()
-                 if not r.finished and r.status != OUT_OF_TIME)
+                 if not r.finished and r.status is not Status.OUT_OF_TIME)
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,7 +172,7 @@ def study_view(page: str, values: Values, study: Study,
     heading = (f"polarize: {page}", " \u00b7 ".join(
         f"{key} = {','.join(map(format_value, v)) if isinstance(v, (tuple, list)) else format_value(v)}"
         for key, v in values.items()))
-    blocks: tuple[Any, ...] = (Caption(precomputed.NOTE),) if ahead else ()
+    blocks: tuple[Any, ...] = (Caption(precomputed.note(outcome)),) if ahead else ()
     if drawn.metrics:
         blocks += (Columns(tuple((m,) for m in drawn.metrics) + ((),) * (4 - len(drawn.metrics))),)
     blocks += (*drawn.plots, Table(tuple(drawn.table), wrap=True))  # a run's message is a sentence

@@ -11,14 +11,9 @@ from polarize.config import Experiment
 from polarize.plots.dashboard import titles
 from polarize.science import distance_to_simplex, format_time
 
-__all__ = ["A_INIT_NAMES", "LOSS_NAMES", "NORMALIZER_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
+__all__ = ["A_INIT_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
            "not_a_distribution", "panel_captions", "summary_metrics"]
 
-LOSS_NAMES = {"logistic": "logistic", "square": "square", "kl": "cross-entropy (KL)"}
-NORMALIZER_NAMES = {
-    "softmax": "softmax", "sigmoid": "sigmoid", "relu": "ReLU / sum", "l1": "L1: |a| / sum |a|",
-    "sum": "sum: a / sum a", "l2": "L2: a² / sum a²", "linear": "linear (identity)", "sparsemax": "sparsemax",
-}
 A_INIT_NAMES = {"zeros": "zeros (uniform scores)", "gaussian": "scale \u00d7 randn",
                 "shifted": "shift + scale \u00d7 randn", "vertex": "near a vertex"}
 V_INIT_NAMES = {"gaussian": "scale \u00d7 randn", "zeros": "zeros", "identity": "scale \u00d7 identity"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from polarize.budget import OUT_OF_TIME
 from polarize.config import ConfigError, Experiment
 from polarize.plots import descent_figure
 from polarize.science import flow_vs_descent
 from polarize.science.deadline import Partial
+from polarize.status import Status
 from polarize.web import overtime
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec, Problem
@@ -68,7 +68,7 @@ def draw(values: Mapping[str, Any], comparisons: list[Any]) -> Drawn:
         "drawn only while finite)."))
     return Drawn(plots=(plot,), table=table, runs=runs,
                  notes=tuple(c.message for c in comparisons if c.diverged or (not c.same_winner
-                             and OUT_OF_TIME not in (c.flow.status, c.descent.status))))
+                             and Status.OUT_OF_TIME not in (c.flow.status, c.descent.status))))
 
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:

@@ -15,15 +15,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME, within
-from polarize.config import A_INITS, LOSSES, METHODS, V_INITS, ConfigError, Experiment
+from polarize.budget import within
+from polarize.config import A_INITS, METHODS, V_INITS, ConfigError, Experiment
 from polarize.integrate import simulate_within
-from polarize.normalizers import NORMALIZERS, DegenerateStateError
+from polarize.losses import LOSSES
+from polarize.normalizers import NORMALIZERS, DegenerateStateError, takes
 from polarize.plots.dashboard import dashboard_spec
 from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
 from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
+from polarize.status import Status
 from polarize.web import export, overtime, text
 from polarize.web.controls import Control
 from polarize.web.failures import config_reason, failure_view
@@ -69,15 +71,16 @@ CONTROLS: tuple[Control, ...] = (
             help="Rows of V (the number of classes for the cross-entropy loss).",
             derive=lambda v: v["n"] if is_tied(v["preset"]) else None,
             off_help=" The tied model needs d = n."),
-    Control("loss", "Loss", "select", options=LOSSES, names=text.LOSS_NAMES,
+    Control("loss", "Loss", "select", options=LOSSES.names, names=LOSSES.labels,
             help="Logistic on the margin β*ᵀVs; square ½|Vs \u2212 β*|²; "
                  "cross-entropy of softmax(Vs) against p*."),
-    Control("normalizer", "Normalizer \u03c3", "select", options=tuple(NORMALIZERS),
-            names=text.NORMALIZER_NAMES,
+    Control("normalizer", "Normalizer \u03c3", "select", options=NORMALIZERS.names,
+            names=NORMALIZERS.labels,
             help="How logits become scores s = \u03c3(a). Only softmax has the replicator form."),
     Control("temperature", "Temperature", "number", 0.05, 20.0, step=0.1,
             help="Softmax temperature: s = softmax(a / T).",
-            derive=lambda v: None if v["normalizer"] == "softmax" else 1.0, off_help=" (softmax only)"),
+            derive=lambda v: None if takes(v["normalizer"], "temperature") else 1.0,
+            off_help=" (softmax only)"),
     Control("method", "Method", "radio", options=METHODS,
             names={"flow": "gradient flow (exact)", "gd": "gradient descent"},
             help="The exact flow, or gradient descent with the learning rate below."),
@@ -221,7 +224,7 @@ def mend(values: Mapping[str, Any], key: str) -> Mend | None:
         moved = job({**values, **changes})
         if not isinstance(moved, Problem) and start_trouble(moved.experiment.resolved()) is None:
             was = "at a(0) = 0" if values["a_init"] == "zeros" else "at this start"
-            name = text.NORMALIZER_NAMES[values["normalizer"]].split(":")[0]
+            name = NORMALIZERS[values["normalizer"]].label.split(":")[0]
             return Mend(changes, (
                 f"The normalizer {name} {trouble} {was}, so the logits now start at a(0) = {shift:g} + "
                 f"{scale:g} \u00d7 randn (shift + scale \u00d7 randn, as in the paper's normalizer "
@@ -269,7 +272,7 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
         return View(error=overtime.timed_out(exc.seconds, overtime.advice(experiment)))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
-    if result.status == OUT_OF_TIME and len(result.t) < 2:
+    if result.status is Status.OUT_OF_TIME and len(result.t) < 2:
         return View(error=f"This run did not get past its start in {limit:g} s. "
                           + overtime.advice(experiment))
     if len(result.t) == 0:
@@ -293,12 +296,12 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     return View(blocks=blocks, downloads=_downloads(result, figure, export.file_stem(experiment)),
                 warnings=_warnings(result, limit),
                 sidebar=text.init_note(experiment), data=result, seconds=time.perf_counter() - start,
-                passing=result.status == OUT_OF_TIME)  # a run cut short may finish on a quieter server
+                passing=result.status is Status.OUT_OF_TIME)  # a run cut short may finish on a quieter server
 
 
 def _warnings(result: Any, limit: float) -> tuple[str, ...]:
     """Why the run is not shown to its horizon (out of time under ``limit`` seconds: with advice)."""
-    if result.status == OUT_OF_TIME:
+    if result.status is Status.OUT_OF_TIME:
         return (overtime.partial_warning(result, limit),)
     return () if result.finished else (f"The run stopped early: {result.message}",)
 
@@ -339,7 +342,7 @@ def running(values: Mapping[str, Any]) -> str:
     """The spinner's words while a run is made: which run, to what time."""
     how = "gradient descent" if values["method"] == "gd" else "the exact flow"
     return (f"Simulating {how} of {values['n']} tokens to t = {format_time(values['horizon'])} "
-            f"({text.LOSS_NAMES.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
+            f"({LOSSES.labels.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
 
 
 EXPLORER = PageSpec(

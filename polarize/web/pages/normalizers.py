@@ -56,13 +56,13 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 
 def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
     table = [{"normalizer": r.normalizer, "final entropy": round(r.entropy, 4) + 0.0,
-              "max s": round(r.max_s, 4), "loss": f"{r.loss:.3g}", "on simplex": r.on_simplex,
+              "max s": round(r.max_s, 4), "loss": f"{r.loss:.3g}", "on simplex": r.stayed_on_simplex,
               "status": r.result.status, "message": r.result.message} for r in rows]
     runs = {r.normalizer: r.result for r in rows}
     n = rows[0].result.s.shape[1]
     plot = Plot("grid", normalizers_figure(rows), (
-        f"The same start (n = {n}) under each normalizer; press Play and the eight panels run together, "
-        f"evenly in log time. At t = {format_time(float(rows[0].result.t[-1]))}: "
+        f"The same start (n = {n}) under each normalizer; press Play and the {len(rows)} panels run "
+        f"together, evenly in log time. At t = {format_time(float(rows[0].result.t[-1]))}: "
         f"{describe_normalizers(rows)} Only softmax moves each logit in proportion to its own share; "
         "the normalized maps (relu, l1, l2, sparsemax, sum) share its centring u\u1d62 \u2212 s\u00b7u but "
         "not that weighting, and sigmoid has a weighting s\u1d62(1 \u2212 s\u1d62) but no centring. "
@@ -71,7 +71,7 @@ def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
 
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
-    """The run's own advice (``overtime.advice``): the eight normalizers share the settings."""
+    """The run's own advice (``overtime.advice``): every normalizer's run shares the settings."""
     return overtime.advice(experiment(values), partial.earliest() if partial else None, horizons(CONTROLS))
 
 

@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from polarize.config import ConfigError, Experiment
+from polarize.losses import LOSSES
 from polarize.plots.portrait import basin_figure, odds_figure, portrait_figure
 from polarize.science import basins as outcomes
 from polarize.science import flow_field, format_time, rest_points
 from polarize.science.deadline import Deadline, Partial
-from polarize.web import overtime, text
+from polarize.web import overtime
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
@@ -185,7 +186,7 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     """What makes this page's runs cheaper: a smaller basin grid, the logistic loss, a lower horizon."""
     smaller = [r for r in RESOLUTIONS if r < values["resolution"]]
     grid = f"a smaller basin grid (now {values['resolution']} x {values['resolution']})" if smaller else None
-    name = text.LOSS_NAMES.get(values["loss"], values["loss"])
+    name = LOSSES.labels.get(values["loss"], values["loss"])
     loss = (f"the logistic loss (its runs are a closed system, far cheaper than the {name} loss's)"
             if values["loss"] != "logistic" else None)
     reached = partial.earliest() if partial else None

@@ -1,7 +1,7 @@
 """The paper's settings that take longer than a page may: computed ahead by the same code, shipped.
 
-The paper compares the normalizers under gradient descent, 10^5 steps of 0.5 for each of the
-eight (``/normalizers?preset=paper-compare-logistic&method=gd``): about 20 CPU-seconds on the
+The paper compares the normalizers under gradient descent, 10^5 steps of 0.5 for each
+(``/normalizers?preset=paper-compare-logistic&method=gd``): about 20 CPU-seconds on the
 development machine, more under load, past the 20 s a page may take, so that page could never
 draw the paper's own setting. Its comparison is computed ahead with ``compare_normalizers``
 (``python -m polarize.web.pages.precomputed`` writes ``data/``) and stored with the exact
@@ -9,7 +9,10 @@ experiment it ran. The page uses it only for that experiment, the same to the la
 resolved JSON (any other value runs as usual), and says so; a test recomputes it and compares.
 
 Stored as numpy's ``.npz`` (no pickle) packed with xz, which halves zip's size on these floats:
-every array of each run's ``Result``, and the rest (settings, status, counts) as JSON.
+every array of each run's ``Result``, and the rest (settings, status, counts) as JSON, under the
+name of its normalizer: the file records which normalizers it holds. A normalizer registered after
+it was computed is not in it; the page then says so in words (``note``) and shows the others, until
+``python -m polarize.web.pages.precomputed`` computes the comparison again.
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ import numpy as np
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
+from polarize.normalizers import NORMALIZERS
 from polarize.science.studies import NormalizerRow, compare_normalizers, normalizer_row
 from polarize.serialize import strict_dumps
 from polarize.web.pages.explorer import build_experiment
 
-__all__ = ["DATA", "NOTE", "STORED", "stored_rows", "write"]
+__all__ = ["DATA", "NOTE", "STORED", "note", "stored_rows", "write"]
 
 DATA = Path(__file__).parent / "data"
 """Where the comparisons computed ahead are kept (package data)."""
@@ -42,6 +46,17 @@ STORED: dict[str, dict[str, str]] = {
 NOTE = ("The paper's own setting, which takes longer than a page may: its comparison was computed ahead "
         "by the same code and ships with the app (any other value runs live).")
 """What the page says when it shows a comparison computed ahead."""
+
+
+def note(rows: list[NormalizerRow]) -> str:
+    """What the page says over a stored comparison ``rows``: ``NOTE``, and the registered normalizers
+    it does not hold (registered after it was computed), by name."""
+    held = {row.normalizer for row in rows}
+    missing = [name for name in NORMALIZERS if name not in held]
+    if not missing:
+        return NOTE
+    return (f"{NOTE} Not precomputed: {', '.join(missing)} (registered after this comparison was computed; "
+            "python -m polarize.web.pages.precomputed computes it again).")
 
 
 def stored_rows(experiment: Experiment) -> list[NormalizerRow] | None:

@@ -19,6 +19,7 @@ from polarize.integrate import simulate
 from polarize.plots.transformer import attention_figure, massive_figure, training_figure
 from polarize.presets import paper_tied
 from polarize.serve.admission import ServerBusy
+from polarize.serve.cache import SharedCache
 from polarize.serve.training import TrainingFailed, train_live
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SIZES, VARIANTS, variant_config
@@ -87,9 +88,19 @@ def _shipped(name: str) -> dict[str, Any]:
     return read_run(shipped_runs()[name])
 
 
-@functools.lru_cache(maxsize=8)
+LIVE = SharedCache(8)
+"""Live runs trained on this server, shared by every session: two visitors asking for the same variant
+and seed while it trains wait for the one training (its progress is drawn for the visitor who started it)."""
+
+
 def _live(variant: str, seed: int) -> dict[str, Any]:
-    """Train a classroom run live (failures are raised, so not cached), reporting its progress."""
+    """A classroom run trained live, once per variant and seed on this server (failures are raised,
+    so not kept)."""
+    return LIVE.get((variant, seed), lambda: _train(variant, seed))
+
+
+def _train(variant: str, seed: int) -> dict[str, Any]:
+    """Train a classroom run live, reporting its progress."""
     config = variant_config(SIZE, variant, seed=seed)
     report(0.0, f"Training {variant}, seed {seed}: starting (compiling takes a few seconds)...")
     record = train_live(config, progress=lambda done, total: report(

@@ -1,0 +1,227 @@
+"""The one march and the one descent loop, for one start and for a stack of many.
+
+``march`` drives a scipy ``OdeSolver`` and reads the state at each saved time off the
+step's dense output, so memory stays proportional to what is saved; ``descend`` is
+gradient descent, step for step as a plain loop. ``polarize.integrate`` runs one start
+through them (a flat state), ``polarize.batched`` a stack of starts (the same loops on a
+state that holds every start). Either stops in one of two ways: ``Stopped`` (the run
+cannot go on; the message says why, in words) or ``budget.OutOfTime`` (its wall-clock
+budget ran out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.integrate import DOP853, OdeSolver
+
+from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, steps_message
+from polarize.normalizers import Kinks
+from polarize.switching import AT_REST, SwitchLog, start_solver
+
+__all__ = ["ATOL", "RTOL", "Schedule", "Stopped", "descend", "march"]
+
+RTOL = 1e-10
+"""Relative tolerance of the flow's adaptive steps (per step, on every state variable)."""
+ATOL = 1e-12
+"""Absolute tolerance of the flow's adaptive steps."""
+CHECK_EVERY = 64
+"""Descent looks at its budget every this many steps (a step takes microseconds)."""
+
+
+class Stopped(Exception):
+    """The run cannot go on; the message says why, in words."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Schedule:
+    """How to march a system to the saved times.
+
+    Attributes
+    ----------
+    targets : ndarray, shape (K,)
+        The saved times in the marched variable (``t`` itself, or ``clock`` values).
+    clock, clock_rate : callable or None
+        A monotone function of the state (columns of a (state, k) array) whose
+        values are the ``targets``, and its derivative in the marched variable;
+        None when the marched variable is ``t``.
+    stepper : type of scipy.integrate.OdeSolver
+    jacobian : callable or None
+        ``jac(x, y)`` of the vector field, for implicit steppers.
+    kinks : Kinks or None
+        Where the normalizer is not smooth (``polarize.switching``): the
+        integrator then locates each switch and restarts there.
+    logits : slice or None
+        Where the logits sit in the state (needed with ``kinks``).
+    stall_note : str
+        Appended to the message if the stepper stalls (what is known to cause it).
+    """
+
+    targets: np.ndarray
+    clock: Callable | None = None
+    clock_rate: Callable | None = None
+    stepper: type[OdeSolver] = DOP853
+    jacobian: Callable | None = None
+    kinks: Kinks | None = None
+    logits: slice | None = None
+    stall_note: str = ""
+
+
+def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | None = None,
+          budget: WallClock | None = None, rtol: float = RTOL, atol: float = ATOL,
+          max_steps: int = MAX_FLOW_STEPS, stall: int | None = STALL_STEPS,
+          **options: Any) -> Iterator[np.ndarray]:
+    """Step a scipy ``OdeSolver`` and yield the states at the targets of ``plan``.
+
+    Parameters
+    ----------
+    fun : callable
+        The vector field ``fun(x, y)`` (state,) in the marched variable.
+    y0 : ndarray, shape (state,)
+    plan : Schedule
+    log : SwitchLog, optional
+        Filled in with the switches at the kinks of ``plan.kinks``.
+    budget : WallClock, optional
+        A step begun after it expired raises ``budget.OutOfTime``.
+    rtol, atol : float
+        The stepper's tolerances (a stack of k starts divides them by ``sqrt(k)``).
+    max_steps : int
+        Steps in all; past them the run stops.
+    stall : int or None
+        A run that takes this many steps without reaching a target is held at rest if its
+        velocity is rounding noise, and stopped otherwise (with ``plan.stall_note``). None: no
+        such rule (a stack is split instead, once past ``max_steps``).
+    **options
+        Passed to the stepper (e.g. a banded Jacobian's ``lband``, ``uband``).
+
+    Yields
+    ------
+    ndarray, shape (state, k)
+        The states at the targets that one step crossed, one per column (first the start, alone).
+
+    Raises
+    ------
+    Stopped
+        A failed step, a state that overflowed, a stall that is not rest, or ``max_steps`` used up.
+
+    Notes
+    -----
+    Without ``plan.clock`` the targets are values of the independent variable. With it, they
+    are values of the monotone function ``clock(y)`` of the state, and each is located inside
+    the step that crosses it by Newton's method on the step's dense output.
+    """
+    budget = budget or WallClock()
+    targets, clock = plan.targets, plan.clock
+    bound = targets[-1] if clock is None else np.inf
+    if plan.jacobian is not None:
+        options["jac"] = plan.jacobian
+    x0 = targets[0] if clock is None else 0.0
+    solver = start_solver(plan.stepper, fun, x0, y0, bound, kinks=plan.kinks, logits=plan.logits, log=log,
+                          rtol=rtol, atol=atol, **options)
+    yield y0[:, None]
+    k, since = 1, 0
+    now = clock(y0) if clock else solver.t
+    for _ in range(max_steps):
+        budget.check()
+        if since == stall:
+            yield _held_at_rest(fun, solver, len(targets) - k, stall, plan.stall_note)
+            return
+        start, before = solver.t, now
+        since += 1
+        _step(solver)
+        now = clock(solver.y) if clock else solver.t
+        if now < targets[k]:
+            continue
+        since = 0
+        j = int(np.searchsorted(targets, now, side="right"))
+        local = solver.dense_output()
+        where = targets[k:j] if clock is None else _locate(
+            local, clock, plan.clock_rate, targets[k:j], start, solver.t, before, now)
+        yield local(where).reshape(len(y0), -1)
+        k = j
+        if k == len(targets):
+            return
+    raise Stopped(steps_message("flow", max_steps))
+
+
+def descend(gradient: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, lr: float, save_at: np.ndarray, *,
+            budget: WallClock | None = None, calls: list[int] | None = None) -> Iterator[np.ndarray]:
+    """Gradient descent ``y <- y - lr * gradient(y)``, yielding the state at each step count in ``save_at``.
+
+    Parameters
+    ----------
+    gradient : callable
+        The loss gradient, same shape as its argument.
+    y0 : ndarray, shape (state,) or (k, m)
+        One start's state, or a stack of starts' rows (each row then descends on its own).
+    lr : float
+    save_at : ndarray of int, shape (T,)
+        Step counts, the first 0 (the start is yielded first).
+    budget : WallClock, optional
+        Looked at every ``CHECK_EVERY`` steps; raises ``budget.OutOfTime`` once expired.
+    calls : list of one int, optional
+        Set to the number of steps taken, at each saved state and when the budget runs out.
+
+    Yields
+    ------
+    ndarray, the shape of ``y0``
+
+    Raises
+    ------
+    Stopped
+        A state that is no longer finite (the step is too large): the run diverges.
+    """
+    budget = budget or WallClock()
+    calls = calls if calls is not None else [0]
+    y = np.array(y0, dtype=float)
+    yield y
+    step = 0
+    for target in save_at[1:]:
+        while step < target:
+            if step % CHECK_EVERY == 0 and budget.expired():
+                calls[0] = step
+                budget.check()
+            y = y - lr * gradient(y)
+            step += 1
+        calls[0] = step
+        if not np.all(np.isfinite(y)):
+            raise Stopped(f"gradient descent diverged before step {step} (lr = {lr:g} is too large)")
+        yield y
+
+
+def _step(solver) -> None:
+    """One adaptive step; a failed step or a state that overflowed stops the run."""
+    message = solver.step()
+    if solver.status == "failed":
+        raise Stopped(f"the integrator stopped: {message}")
+    if not np.all(np.isfinite(solver.y)):
+        raise Stopped("the state overflowed (the flow diverges)")
+
+
+def _held_at_rest(fun: Callable, solver, remaining: int, steps: int, note: str) -> np.ndarray:
+    """The current state for each of the ``remaining`` targets if the flow is at rest; else stop."""
+    velocity = np.max(np.abs(fun(solver.t, solver.y)))
+    if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
+        return np.repeat(solver.y[:, None], remaining, axis=1)
+    raise Stopped(steps_message("stall", steps) + note)
+
+
+def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
+    """Solve ``clock(local(x)) = want`` for each entry of ``want`` on ``[lo, hi]``.
+
+    Newton's method from the linear-interpolation guess, with the derivative
+    ``clock_rate`` (d clock / dx) and every iterate kept inside the step; the clock is monotone
+    and smooth over one accurate step, so three or four iterations reach rounding.
+    """
+    x = lo + (hi - lo) * (want - clock_lo) / (clock_hi - clock_lo)
+    tolerance = 8 * np.finfo(float).eps * np.maximum(1.0, np.abs(want))
+    for _ in range(20):
+        y = local(x)
+        miss = clock(y) - want
+        if np.all(np.abs(miss) <= tolerance):
+            break
+        x = np.clip(x - miss / clock_rate(y), lo, hi)
+    return x
