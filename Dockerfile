@@ -2,6 +2,7 @@
 #   docker build -t polarize .                          # the app alone
 #   docker build -t polarize --build-arg EXPORT=1 .     # plus kaleido and Chromium for PNG/SVG export
 #   docker build -t polarize --build-arg SINKS=1 .      # plus JAX: live training on the Attention sinks page
+#   docker build -t polarize-cluster --build-arg CLUSTER=1 .  # plus Dask: replicas, scheduler, workers (deploy/)
 #   docker run --rm -p 7860:7860 polarize
 # tests/test_deploy.py builds the same environment without Docker (a fresh venv, the same
 # requirements, files and CMD) and checks that it serves; keep the two in step.
@@ -13,6 +14,7 @@ FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad
 
 ARG EXPORT=0
 ARG SINKS=0
+ARG CLUSTER=0
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -31,7 +33,8 @@ RUN if [ "$EXPORT" = "1" ]; then \
 COPY requirements.lock /tmp/src/
 RUN pip install --require-hashes -r /tmp/src/requirements.lock \
     && if [ "$EXPORT" = "1" ]; then pip install "kaleido==1.5.1"; fi \
-    && if [ "$SINKS" = "1" ]; then pip install "jax==0.10.2" "jaxlib==0.10.2" "optax==0.2.8"; fi
+    && if [ "$SINKS" = "1" ]; then pip install "jax==0.10.2" "jaxlib==0.10.2" "optax==0.2.8"; fi \
+    && if [ "$CLUSTER" = "1" ]; then pip install "dask[distributed]==2026.8.0"; fi
 COPY pyproject.toml README.md /tmp/src/
 COPY polarize /tmp/src/polarize
 RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \

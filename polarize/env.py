@@ -18,7 +18,8 @@ notebook's 1e7 steps). A variable that is set is the cap everywhere.
 ``POLARIZE_HOSTED`` (a switch, unset: off) says the app serves the public
 (the Dockerfile sets it): then no visitor sees another's data or the server's paths.
 ``POLARIZE_APP_INPROCESS`` (a switch, unset: off) runs the app's runs in its own
-process, without their time limit.
+process, without their time limit. ``POLARIZE_SCHEDULER`` (unset: this server's own worker
+processes) sends them to a Dask scheduler's workers instead (``scheduler_address``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from pathlib import Path
 from polarize.fields import ConfigError, shown
 
 __all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting", "environment_problem",
-           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number"]
+           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number",
+           "scheduler", "scheduler_address"]
 
 HOSTED = "POLARIZE_HOSTED"
 """The variable that marks a public server: ``1`` or ``0``."""
@@ -61,6 +63,9 @@ TIMEOUT = ("POLARIZE_APP_TIMEOUT", 20.0, 1e300)
 any finite limit (in turns, past what select() takes), so the bound only keeps it a float."""
 IN_PROCESS = "POLARIZE_APP_INPROCESS"
 """The switch that runs the app's runs in its own process (without a time limit)."""
+SCHEDULER = "POLARIZE_SCHEDULER"
+"""A Dask scheduler's address for the app's runs (``tcp://host:8786``); unset: the server's own workers."""
+_SCHEMES = ("tcp", "tls")
 DATA_DIR = "POLARIZE_DATA_DIR"
 """The folder of polarize's data (the deck store); unset: the user's data directory."""
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -217,6 +222,50 @@ def hosted() -> bool:
     return flag(HOSTED)
 
 
+def scheduler_address(text: str, *, field: str = "scheduler") -> str:
+    """A Dask scheduler's address, checked before anything connects: ``tcp://host:port`` or ``tls://...``.
+
+    Parameters
+    ----------
+    text : str
+        As given (a bare ``host:port`` means ``tcp://host:port``).
+    field : str
+        The setting's name, for the error.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``field``, when the scheme is not tcp or tls, the host is missing or the port is
+        not a whole number in 1..65535.
+    """
+    raw = text.strip()
+    scheme, sep, rest = raw.partition("://")
+    if not sep:
+        scheme, rest = "tcp", raw
+    host, colon, port = rest.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # [::1]:8786
+    shaped = colon and host and "/" not in rest and not any(c.isspace() for c in rest)
+    problem = (f"scheme must be {' or '.join(s + '://' for s in _SCHEMES)}" if scheme not in _SCHEMES
+               else "must be host:port" if not shaped
+               else "port must be a whole number in 1..65535"
+               if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536) else None)
+    if problem:
+        raise ConfigError(field, f"{problem}, got {shown(raw)}")
+    return f"{scheme}://{rest}"
+
+
+def scheduler() -> str | None:
+    """The Dask scheduler the app's runs go to (``POLARIZE_SCHEDULER``), or None: the server's own workers.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``POLARIZE_SCHEDULER``, when it is not an address (``scheduler_address``).
+    """
+    raw = os.environ.get(SCHEDULER, "").strip()
+    return scheduler_address(raw, field=SCHEDULER) if raw else None
+
+
 def _cap(var: str) -> Callable[[], object]:
     key = next(key for key, (name, *_) in CAPS.items() if name == var)
     return lambda: limits()[key]
@@ -228,6 +277,7 @@ VARIABLES: dict[str, Callable[[], object]] = {
     TIMEOUT[0]: timeout,
     HOSTED: hosted,
     IN_PROCESS: in_process,
+    SCHEDULER: scheduler,
     DATA_DIR: data_dir_setting,
 }
 """Every ``POLARIZE_*`` variable polarize reads -> the function that reads it (and raises ``ConfigError``

@@ -38,6 +38,8 @@ class PageLoad:
         Error boxes and exceptions the page showed.
     texts : list of str
         Every Markdown body received (titles, captions, warnings, notices).
+    downloads : list of str
+        The download buttons' addresses (``/media/...``, served by the session's own server).
     """
 
     link: str
@@ -46,6 +48,7 @@ class PageLoad:
     finished: float | None = None
     errors: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    downloads: list[str] = field(default_factory=list)
 
 
 def _rerun(link: str) -> bytes:
@@ -74,17 +77,21 @@ def _note(load: PageLoad, message: ForwardMsg, start: float) -> bool:
                 load.errors.append(element.alert.body)
         elif what == "markdown":
             load.texts.append(element.markdown.body)
+        elif what == "download_button":
+            load.downloads.append(element.download_button.url)
     elif kind == "script_finished" and (load.figures or load.errors):
         load.finished = time.perf_counter() - start
         return True
     return False
 
 
-async def open_page(base: str, link: str, timeout: float = 120.0) -> PageLoad:
+async def open_page(base: str, link: str, timeout: float = 120.0,
+                    headers: dict[str, str] | None = None) -> PageLoad:
     """Open ``link`` (path and query) on the server at ``base`` (``http://127.0.0.1:8501``).
 
     Returns when the page's run has drawn a figure (or an error) and finished, or after
-    ``timeout`` seconds (``finished`` is then None).
+    ``timeout`` seconds (``finished`` is then None). ``headers`` go with the websocket's request
+    (a proxy's affinity cookie, as a browser sends it).
     """
     load = PageLoad(link)
     url = base.replace("http", "ws", 1) + "/_stcore/stream"
@@ -93,7 +100,8 @@ async def open_page(base: str, link: str, timeout: float = 120.0) -> PageLoad:
         # No keep-alive pings: a browser sends none, and on a saturated host the client's own
         # ping deadline would end sessions the server is still serving.
         async with websockets.connect(url, subprotocols=["streamlit"], max_size=None,
-                                      open_timeout=timeout, ping_interval=None) as socket:
+                                      open_timeout=timeout, ping_interval=None,
+                                      additional_headers=headers) as socket:
             await socket.send(_rerun(link))
             async with asyncio.timeout(timeout):
                 async for raw in socket:

@@ -11,12 +11,14 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from dask_support import cluster_fixture
+from dask_support import start_worker as _worker
+from dask_support import wait_workers as _wait_workers
 
 pytest.importorskip("distributed")
 
@@ -24,8 +26,6 @@ from polarize.cli import main
 from polarize.integrate import simulate
 from polarize.sweeps import load, read_sweep, run_sweep
 
-ROOT = Path(__file__).parents[1]
-DASK = Path(sys.executable).with_name("dask")
 GRID24 = """kind = "runs"
 name = "twenty-four"
 [base]
@@ -38,49 +38,7 @@ seed = {from = 0, to = 3}
 """
 
 
-def _start(args: list[str], log: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the workers import this checkout's polarize
-    return subprocess.Popen([str(DASK), *args], cwd=ROOT, env=env, stdout=log.open("w"),
-                            stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _worker(scheduler_file: Path, name: str, log: Path) -> subprocess.Popen:
-    return _start(["worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1", "--no-nanny",
-                   "--no-dashboard", "--name", name, "--host", "127.0.0.1"], log)
-
-
-def _wait_workers(address: str, count: int):
-    from dask.distributed import Client
-
-    with Client(address, timeout="20s") as client:
-        client.wait_for_workers(count, timeout=60)
-        return {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A ``dask scheduler`` and two ``dask worker`` processes; yields the scheduler's address."""
-    folder = tmp_path_factory.mktemp("dask")
-    file = folder / "scheduler.json"
-    procs = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
-                     "--scheduler-file", str(file)], folder / "scheduler.log")]
-    try:
-        deadline = time.monotonic() + 60
-        while not file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        procs += [_worker(file, f"w{k}", folder / f"w{k}.log") for k in (1, 2)]
-        address = json.loads(file.read_text())["address"]
-        _wait_workers(address, 2)
-        yield {"address": address, "file": file, "folder": folder}
-    finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+cluster = cluster_fixture(workers=2)
 
 
 def _sweep_file(tmp_path: Path, text: str) -> Path:

@@ -24,8 +24,9 @@ unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
 the caller's ``__main__`` in every worker and breaks any script without a
 ``__main__`` guard. Plain ``python -c`` children have neither problem.
 
-Set ``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in the calling process instead (no time
-limit; also the fallback where there are no POSIX pipes), and
+Set ``POLARIZE_SCHEDULER`` to a Dask scheduler's address to run on its workers instead
+(``polarize.serve.cluster``), ``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in
+the calling process (no time limit; also the fallback where there are no POSIX pipes), and
 ``POLARIZE_APP_TIMEOUT`` to change the limit (seconds).
 """
 
@@ -49,6 +50,7 @@ from polarize.env import TIMEOUT, in_process, timeout
 from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 from polarize.serve.admission import Admission, ServerBusy, queue_notices
+from polarize.serve.cluster import cluster_call, connected
 
 __all__ = [
     "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "call_with_timeout", "prestart",
@@ -363,19 +365,26 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
     Raises
     ------
     RunTimeout, WorkerCrashed, ServerBusy, ConfigError, DegenerateStateError, RuntimeError
-        As ``run_with_timeout``. The time limit starts when a worker takes the run, not while it waits.
+        As ``run_with_timeout``. The time limit starts when a worker takes the run, not while it waits
+        (on a cluster: when this server admits it).
+    ClusterUnavailable
+        ``POLARIZE_SCHEDULER`` is set and its scheduler does not answer.
     """
     if _in_process():
         return function(*args)
     seconds = timeout_seconds() if timeout is None else float(timeout)
     if math.isnan(seconds) or seconds <= 0:
         raise ValueError(f"timeout must be a positive number of seconds (inf for none); got {timeout!r}")
+    cluster = connected()
+    if cluster is not None:
+        return cluster_call(cluster, function, args, seconds)
     return _POOL.run(_Call(function, args), seconds)
 
 
 def prestart() -> None:
-    """Start the worker processes now, so that the first run does not wait for them to import."""
-    if not _in_process():
+    """Start the worker processes now, so that the first run does not wait for them to import (none when
+    the runs go to a cluster)."""
+    if not _in_process() and connected() is None:
         _POOL.prestart()
 
 

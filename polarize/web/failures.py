@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from polarize.config import ConfigError
 from polarize.normalizers import DegenerateStateError
+from polarize.serve.cluster import ClusterUnavailable
 from polarize.serve.runner import RunTimeout, ServerBusy, WorkerCrashed
 from polarize.web.view import View
 
@@ -27,12 +28,16 @@ def describe_failure(exc: BaseException) -> str:
         return f"The run failed: {exc}. Try smaller settings."
     if isinstance(exc, ServerBusy):
         return "The server is too busy to queue this run just now. Try again in a minute."
+    if isinstance(exc, ClusterUnavailable):
+        return f"The cluster that runs this server's runs is not answering: {exc}. Try again in a minute."
     return f"The engine failed on this run ({type(exc).__name__}: {exc})."
 
 
 def failure_view(exc: BaseException) -> View:
-    """The view of a failed run: ``describe_failure``'s words, ``passing`` for a busy server or a crash."""
-    return View(error=describe_failure(exc), passing=isinstance(exc, (ServerBusy, WorkerCrashed)))
+    """The view of a failed run: ``describe_failure``'s words, ``passing`` for a busy server, a crash or an
+    unreachable cluster (the next visitor tries again)."""
+    return View(error=describe_failure(exc), passing=isinstance(exc, (ServerBusy, WorkerCrashed,
+                                                                      ClusterUnavailable)))
 
 
 def queue_notice(place: int) -> str:

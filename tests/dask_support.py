@@ -1,0 +1,88 @@
+"""A real Dask cluster for tests: a ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1.
+
+The workers import this checkout's ``polarize`` and the tests' helper modules (``PYTHONPATH``), as
+an operator's workers import the installed package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DASK = Path(sys.executable).with_name("dask")
+
+
+def start(args: list[str], log: Path) -> subprocess.Popen:
+    """``dask ARGS`` in a session of its own (so a test can kill it alone), its output in ``log``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    return subprocess.Popen([str(DASK), *args], cwd=ROOT, env=env, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def start_worker(scheduler_file: Path, name: str, log: Path) -> subprocess.Popen:
+    """A one-thread worker without a nanny (killing it kills the worker, not a restartable child)."""
+    return start(["worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1", "--no-nanny",
+                  "--no-dashboard", "--name", name, "--host", "127.0.0.1"], log)
+
+
+def wait_workers(address: str, count: int) -> dict[str, str]:
+    """Wait until ``count`` workers have joined; their names -> addresses."""
+    from dask.distributed import Client
+
+    with Client(address, timeout="20s") as client:
+        client.wait_for_workers(count, timeout=60)
+        return {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in reversed(procs):
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def cluster_fixture(workers: int = 2) -> Any:
+    """A module-scoped pytest fixture ``cluster``: a scheduler and ``workers`` workers; yields
+    ``{"address", "file", "folder", "procs"}`` (the scheduler's address, its scheduler file, the logs'
+    folder, and its processes: a worker a test appends there is stopped with the cluster)."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def cluster(tmp_path_factory):
+        folder = tmp_path_factory.mktemp("dask")
+        file = folder / "scheduler.json"
+        procs = [start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+                        "--scheduler-file", str(file)], folder / "scheduler.log")]
+        try:
+            deadline = time.monotonic() + 60
+            while not file.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            procs += [start_worker(file, f"w{k}", folder / f"w{k}.log") for k in range(1, workers + 1)]
+            address = json.loads(file.read_text())["address"]
+            wait_workers(address, workers)
+            yield {"address": address, "file": file, "folder": folder, "procs": procs}
+        finally:
+            stop(procs)
+
+    return cluster
+
+
+def counted(log: str, value: float, seconds: float) -> dict[str, Any]:
+    """A task that notes each time it runs (its worker's pid, a line in ``log``), waits, and returns.
+
+    For the tests of what runs where and how often; importable by the workers (``start``).
+    """
+    with open(log, "a") as out:
+        out.write(f"{os.getpid()}\n")
+    time.sleep(seconds)
+    return {"value": value, "pid": os.getpid()}

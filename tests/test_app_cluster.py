@@ -1,0 +1,168 @@
+"""The app's runs on a real Dask cluster (``POLARIZE_SCHEDULER``): a ``dask scheduler`` and two
+``dask worker`` processes, as ``polarize sweep run --scheduler`` uses them.
+
+The same numbers as the server's own workers give, the same run from two replicas computed once, a
+worker lost mid-run survived, an unreachable scheduler said in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from dask_support import ROOT, cluster_fixture, counted, start_worker, wait_workers
+
+pytest.importorskip("distributed")
+
+from polarize import Experiment
+from polarize.budget import within
+from polarize.integrate import simulate_within
+from polarize.science.basins import basins
+from polarize.science.deadline import within_budget
+from polarize.science.studies import compare_normalizers
+from polarize.serve import cluster as app_cluster
+from polarize.serve.runner import RunTimeout, call_with_timeout
+
+cluster = cluster_fixture(workers=2)
+LIMIT = 120.0  # seconds: a busy test machine must not cut the runs compared here
+
+
+@pytest.fixture
+def on_cluster(cluster, monkeypatch):
+    """``POLARIZE_SCHEDULER`` set to the test cluster for this test (its client closed after)."""
+    monkeypatch.setenv("POLARIZE_SCHEDULER", cluster["address"])
+    yield cluster
+    app_cluster.disconnect()
+
+
+def _local_and_on_cluster(monkeypatch, address, function, *args):
+    monkeypatch.delenv("POLARIZE_SCHEDULER", raising=False)
+    here = call_with_timeout(function, *args, timeout=LIMIT)
+    monkeypatch.setenv("POLARIZE_SCHEDULER", address)
+    try:
+        assert app_cluster.connected() is not None
+        there = call_with_timeout(function, *args, timeout=LIMIT)
+    finally:
+        app_cluster.disconnect()
+    return here, there
+
+
+def test_an_explorer_run_gives_the_same_numbers_on_the_cluster(cluster, monkeypatch, flow_tol):
+    experiment = Experiment(n=5, seed=3, horizon=1e3)
+    here, there = _local_and_on_cluster(monkeypatch, cluster["address"], simulate_within, experiment,
+                                        within(LIMIT))
+    assert there.status == here.status == "finished" and there.winner == here.winner
+    for name in ("one_minus_max", "entropy", "loss"):
+        flow_tol.assert_close(getattr(there, name), getattr(here, name), err_msg=name)
+
+
+def test_a_study_and_a_basin_map_give_the_same_numbers_on_the_cluster(cluster, monkeypatch, flow_tol):
+    experiment = Experiment(n=3, seed=1, horizon=300, a_init="gaussian")
+    here, there = _local_and_on_cluster(monkeypatch, cluster["address"], within_budget, compare_normalizers,
+                                        within(LIMIT), experiment)
+    assert there.complete and here.complete
+    assert [r.normalizer for r in there.outcome] == [r.normalizer for r in here.outcome]
+    for mine, theirs in zip(here.outcome, there.outcome, strict=True):
+        assert mine.on_simplex == theirs.on_simplex and mine.result.winner == theirs.result.winner
+        for name in ("max_s", "entropy", "loss"):
+            flow_tol.assert_close(getattr(theirs, name), getattr(mine, name), err_msg=mine.normalizer)
+    here, there = _local_and_on_cluster(monkeypatch, cluster["address"], within_budget, basins,
+                                        within(LIMIT), experiment, 6)
+    assert there.complete and here.complete
+    np.testing.assert_array_equal(there.outcome.ensemble.winner, here.outcome.ensemble.winner)
+    np.testing.assert_array_equal(there.outcome.naive_holds, here.outcome.naive_holds)
+
+
+_REPLICA = """
+import json, sys
+from dask_support import counted
+from polarize.serve.runner import call_with_timeout
+print(json.dumps(call_with_timeout(counted, sys.argv[1], 7.0, 3.0, timeout=60)))
+"""
+
+
+def test_the_same_run_from_two_replicas_is_computed_once(on_cluster, tmp_path):
+    """Two app processes (replicas) ask for the same run at once: one task, one result for both."""
+    log = tmp_path / "runs.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    replicas = [subprocess.Popen([sys.executable, "-c", _REPLICA, str(log)], env=env, cwd=ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    answers = [replica.communicate(timeout=120) for replica in replicas]
+    assert all(replica.returncode == 0 for replica in replicas), [err[-2000:] for _, err in answers]
+    results = [json.loads(out) for out, _ in answers]
+    assert results[0] == results[1] and results[0]["value"] == 7.0
+    assert len(log.read_text().split()) == 1  # the task ran once on the cluster
+
+
+def test_a_run_whose_worker_is_lost_is_run_again(on_cluster, tmp_path):
+    log, answer = tmp_path / "runs.log", {}
+    helper = threading.Thread(target=lambda: answer.update(call_with_timeout(counted, str(log), 1.0, 4.0,
+                                                                            timeout=120)))
+    helper.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        victim = int(log.read_text().split()[0])
+        os.kill(victim, signal.SIGKILL)  # the worker running it dies (no nanny restarts it)
+        # A replacement, stopped with the module's cluster: two workers for the tests after this one.
+        replacement = start_worker(on_cluster["file"], "replacement", on_cluster["folder"] / "r.log")
+        on_cluster["procs"].append(replacement)
+        helper.join(timeout=120)
+        assert not helper.is_alive()
+        pids = [int(pid) for pid in log.read_text().split()]
+        assert len(pids) == 2 and pids[0] == victim and answer["pid"] == pids[1] != victim
+        wait_workers(on_cluster["address"], 2)
+    finally:
+        helper.join(timeout=1)
+
+
+def test_a_run_past_the_limit_is_given_up_and_said(on_cluster, tmp_path):
+    with pytest.raises(RunTimeout, match="longer than 1 s"):
+        call_with_timeout(counted, str(tmp_path / "slow.log"), 2.0, 5.0, timeout=1.0)
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_the_variable(monkeypatch):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("POLARIZE_SCHEDULER", f"tcp://127.0.0.1:{port}")
+    monkeypatch.setattr(app_cluster, "CONNECT_SECONDS", 2)
+    with pytest.raises(app_cluster.ClusterUnavailable, match="POLARIZE_SCHEDULER") as caught:
+        call_with_timeout(counted, "/dev/null", 0.0, 0.0, timeout=10)
+    assert "\n" not in str(caught.value)
+    from polarize.web.failures import failure_view
+
+    view = failure_view(caught.value)
+    assert view.passing and "not answering" in view.error and "POLARIZE_SCHEDULER" in view.error
+    app_cluster.disconnect()
+
+
+def test_a_malformed_scheduler_is_refused_before_any_run(monkeypatch):
+    from polarize.config import ConfigError
+    from polarize.env import environment_problem
+
+    monkeypatch.setenv("POLARIZE_SCHEDULER", "udp://somewhere:8786")
+    assert environment_problem() == "POLARIZE_SCHEDULER: scheme must be tcp:// or tls://, got " \
+                                    "'udp://somewhere:8786'"
+    with pytest.raises(ConfigError, match="POLARIZE_SCHEDULER"):
+        call_with_timeout(counted, "/dev/null", 0.0, 0.0, timeout=10)
+
+
+def test_the_key_is_the_same_in_any_process():
+    code = ("from polarize import Experiment; from polarize.budget import within; "
+            "from polarize.integrate import simulate_within; from polarize.serve.cluster import task_key; "
+            "print(task_key(simulate_within, (Experiment(n=4, seed=2), within(20.0))))")
+    keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout for _ in range(2)}
+    assert len(keys) == 1
+    assert app_cluster.task_key(simulate_within, (Experiment(n=4, seed=3), within(20.0))) + "\n" not in keys

@@ -1,0 +1,70 @@
+"""The hosted layout's files (``deploy/``) agree with each other, with the image and with the code.
+
+``tests/test_deploy_proxy.py`` runs this layout as real processes; these checks hold the parts it
+cannot start here (Docker Compose, Kubernetes) to the same names, ports and versions.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+yaml = pytest.importorskip("yaml")
+
+from polarize.env import SCHEDULER, scheduler_address  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy"
+TEMPLATE = (DEPLOY / "nginx" / "polarize.conf.template").read_text()
+COOKIE = re.search(r"map \$cookie_(\w+) \$polarize_affinity", TEMPLATE)[1]
+
+
+def _compose() -> dict:
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+
+
+def _manifests() -> list[dict]:
+    return list(yaml.safe_load_all((DEPLOY / "kubernetes" / "polarize.yaml").read_text()))
+
+
+def test_the_template_sets_the_cookie_it_hashes_on():
+    assert f'add_header Set-Cookie "{COOKIE}=$polarize_affinity;' in TEMPLATE
+    assert "hash $polarize_affinity consistent;" in TEMPLATE
+    assert set(re.findall(r"\$\{(\w+)\}", TEMPLATE)) == {"APP_SERVERS", "LISTEN", "STATIC_ROOT", "ACCESS_LOG"}
+
+
+def test_compose_wires_the_replicas_to_the_scheduler_and_the_proxy_to_the_replicas():
+    services = _compose()["services"]
+    port = re.search(r"EXPOSE (\d+)", (ROOT / "Dockerfile").read_text())[1]
+    assert f"server app:{port} " in services["proxy"]["environment"]["APP_SERVERS"]
+    address = scheduler_address(services["app"]["environment"][SCHEDULER])
+    command = services["scheduler"]["command"]
+    assert address.endswith(":" + command[command.index("--port") + 1])
+    assert "tcp://scheduler:" in services["worker"]["command"][2]
+    assert "STREAMLIT_SERVER_COOKIE_SECRET" in services["app"]["environment"]
+    proxy_image = (DEPLOY / "nginx" / "Dockerfile").read_text()
+    assert "COPY deploy/nginx/polarize.conf.template /etc/nginx/templates/" in proxy_image
+    assert "--require-hashes -r /tmp/requirements.lock" in proxy_image  # the app's own Streamlit
+
+
+def test_kubernetes_keeps_sessions_on_their_pod_and_reaches_the_chart_scheduler():
+    kinds = {doc["kind"] + "/" + doc["metadata"]["name"]: doc for doc in _manifests()}
+    ingress = kinds["Ingress/polarize"]["metadata"]["annotations"]
+    assert ingress["nginx.ingress.kubernetes.io/affinity"] == "cookie"
+    assert ingress["nginx.ingress.kubernetes.io/session-cookie-name"] == COOKIE
+    (app,) = kinds["Deployment/polarize"]["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e for e in app["env"]}
+    assert scheduler_address(env[SCHEDULER]["value"]) == "tcp://dask-scheduler:8786"  # release "dask"
+    paths = {p["path"]: p["backend"]["service"]["name"]
+             for p in kinds["Ingress/polarize"]["spec"]["rules"][0]["http"]["paths"]}
+    assert paths == {"/static/": "polarize-static", "/": "polarize"}
+
+
+def test_the_cluster_image_runs_the_dask_the_tests_run():
+    text = (ROOT / "Dockerfile").read_text()
+    assert "ARG CLUSTER=0" in text
+    assert f'"dask[distributed]=={metadata.version("distributed")}"' in text
+    assert metadata.version("dask") == metadata.version("distributed")

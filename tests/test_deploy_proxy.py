@@ -1,0 +1,157 @@
+"""The hosted layout of ``deploy/`` as real processes: nginx from the shipped template in front of two
+``streamlit run`` replicas, whose runs go to a ``dask scheduler`` and ``dask worker``.
+
+Sessions spread over the replicas and each is served; a session's downloads and a deck upload work
+through the proxy on either replica (the affinity cookie holds), and fail without it; Streamlit's
+static files come from the proxy; the same link on both replicas gives the same numbers from the
+cluster; a replica killed, its browser reconnects to the other and shows the same view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from browser_support import ARTIFACTS, AppServer, browser_fixture
+from dask_support import cluster_fixture
+from proxy_support import NGINX, NginxProxy, affinity_cookie
+from stream_client import open_page
+
+pytest.importorskip("distributed")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not os.path.exists(NGINX), reason="no nginx (apt-get install nginx)")]
+
+cluster = cluster_fixture(workers=1)
+browser = browser_fixture(sync_api)
+SECRET = "polarize-test-cookie-secret-shared-by-the-replicas"
+LINK = "/?n=5&seed=11"
+
+
+@pytest.fixture(scope="module")
+def layout(cluster):
+    """Two replicas (the runs on the cluster, one cookie secret) and the proxy in front of them."""
+    env = {"POLARIZE_SCHEDULER": cluster["address"], "STREAMLIT_SERVER_COOKIE_SECRET": SECRET,
+           "POLARIZE_APP_TIMEOUT": "120"}
+    with AppServer(env=env) as one, AppServer(env=env) as two:
+        with NginxProxy([f"127.0.0.1:{one.port}", f"127.0.0.1:{two.port}"]) as proxy:
+            yield {"proxy": proxy, "replicas": {f"127.0.0.1:{s.port}": s for s in (one, two)}}
+
+
+def _sessions(proxy: NginxProxy, links: list[str]) -> list[tuple[str, object]]:
+    """A first visit of each of ``links`` through the proxy, each with the cookie its first request got."""
+    cookies = [affinity_cookie(proxy.url + link) for link in links]
+
+    async def visit():
+        return await asyncio.gather(*(open_page(proxy.url, link, headers={"Cookie": f"polarize_replica={c}"})
+                                      for c, link in zip(cookies, links, strict=True)))
+
+    return list(zip(cookies, asyncio.run(visit()), strict=True))
+
+
+def test_sessions_spread_over_the_replicas_are_all_served(layout):
+    proxy = layout["proxy"]
+    sessions = _sessions(proxy, [LINK] * 16)
+    for _, load in sessions:
+        assert load.figures >= 1 and not load.errors, (load.errors, load.texts[:3])
+    assert {proxy.replica_of(cookie) for cookie, _ in sessions} == set(layout["replicas"])  # both
+    # The same link on either replica: the same numbers (runs of the cluster's workers).
+    verdicts = {tuple(t for t in load.texts if "holds" in t) for _, load in sessions}
+    assert len(verdicts) == 1 and next(iter(verdicts)), verdicts
+
+
+def _browser_on(browser, proxy: NginxProxy, replica: str, path: str):
+    """A browser context whose affinity cookie leads to ``replica``, with ``path`` open in a page."""
+    for _ in range(20):
+        context = browser.new_context(viewport={"width": 1280, "height": 720}, accept_downloads=True)
+        page = context.new_page()
+        page.goto(proxy.url + path)
+        page.locator("[data-testid='stApp']").wait_for(timeout=60_000)
+        cookie = next(c["value"] for c in context.cookies() if c["name"] == "polarize_replica")
+        if proxy.replica_of(cookie) == replica:
+            return context, page, cookie
+        context.close()
+    raise AssertionError(f"no browser reached {replica} in 20 tries")
+
+
+def _download(page, proxy: NginxProxy, cookie: str, replica: str, other: str) -> None:
+    """The view's first download, through the proxy from the session's replica; not from ``other``'s."""
+    before = len(proxy.access())
+    with page.expect_download(timeout=60_000) as started:
+        page.locator("[data-testid='stDownloadButton'] button").first.click()
+    assert os.path.getsize(started.value.path()) > 0
+    media = [r for r in proxy.access()[before:] if r.affinity == cookie and r.path.startswith("/media/")]
+    assert media and all(r.upstream == replica and r.status == 200 for r in media)
+    # The same address by a browser on the other replica: the file is not there (the seed is this
+    # page's own: Streamlit names a file by its content).
+    stranger = urllib.request.Request(proxy.url + media[0].path,
+                                      headers={"Cookie": f"polarize_replica={other}"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(stranger, timeout=30)
+    assert refused.value.code == 404
+
+
+def test_downloads_uploads_and_static_files_on_each_replica(layout, browser, tmp_path):
+    from deck_support import SLIDES
+
+    from polarize.web.deck_file import to_json
+    from polarize.web.deck_store import Deck
+
+    proxy = layout["proxy"]
+    deck = tmp_path / "lecture.json"
+    deck.write_text(to_json(Deck(name="Through the proxy", slides=SLIDES)))
+    cookies = {}
+    for replica in layout["replicas"]:
+        cookie = affinity_cookie(proxy.url + "/")
+        while proxy.replica_of(cookie) == replica:
+            cookie = affinity_cookie(proxy.url + "/")
+        cookies[replica] = cookie  # a cookie that leads to the other replica
+    for seed, replica in enumerate(layout["replicas"], start=500):
+        # Found on the deck page: a view with this seed is drawn on this replica only.
+        context, page, cookie = _browser_on(browser, proxy, replica, "/deck")
+        try:
+            page.goto(f"{proxy.url}/?n=4&seed={seed}")
+            page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+            _download(page, proxy, cookie, replica, cookies[replica])
+            page.goto(proxy.url + "/deck")
+            page.locator("input[type='file']").set_input_files(str(deck))
+            page.get_by_text("Imported the deck").wait_for(timeout=60_000)
+            uploads = [r for r in proxy.access() if r.affinity == cookie and "/_stcore/upload_file" in r.path]
+            assert uploads and {r.upstream for r in uploads} == {replica}
+            assert all(r.status < 300 for r in uploads)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / f"proxy-upload-{replica.replace(':', '-')}.png"))
+            raise
+        finally:
+            context.close()
+    static = [r for r in proxy.access() if r.path.startswith("/static/")]  # the browsers' JS and CSS
+    assert static and all(r.upstream == "-" and r.status in (200, 304) for r in static)  # never a replica
+
+
+def test_a_replica_lost_its_browsers_reconnect_to_the_other(layout, browser):
+    """Last in the module: it stops one of the two replicas."""
+    proxy = layout["proxy"]
+    victim, survivor = list(layout["replicas"])
+    context, page, cookie = _browser_on(browser, proxy, victim, LINK)
+    try:
+        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        title, query = page.locator("h1").first.inner_text(), page.evaluate("location.search")
+        os.killpg(layout["replicas"][victim].process.pid, signal.SIGKILL)
+        # Streamlit's page reconnects by itself, and the proxy passes the dead replica over.
+        deadline = time.monotonic() + 90
+        while proxy.replica_of(cookie) != survivor and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proxy.replica_of(cookie) == survivor
+        page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=90_000)
+        page.locator(".js-plotly-plot").first.wait_for(timeout=90_000)
+        assert page.locator("h1").first.inner_text() == title and page.evaluate("location.search") == query
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "proxy-failover.png"))
+        raise
+    finally:
+        context.close()
