@@ -51,28 +51,49 @@ def stop(procs: list[subprocess.Popen]) -> None:
             proc.kill()
 
 
+class DaskCluster:
+    """A ``dask scheduler`` and ``workers`` one-thread workers, as a context manager: ``address``,
+    ``file`` (its scheduler file), ``folder`` (the logs) and ``procs`` (a worker a caller appends is
+    stopped with the cluster)."""
+
+    def __init__(self, folder: Path, workers: int = 2):
+        self.folder, self.workers = folder, workers
+        self.file = folder / "scheduler.json"
+        self.procs: list[subprocess.Popen] = []
+        self.address = ""
+
+    def __enter__(self) -> DaskCluster:
+        self.procs.append(start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address",
+                                 ":0", "--scheduler-file", str(self.file)], self.folder / "scheduler.log"))
+        try:
+            deadline = time.monotonic() + 60
+            while not self.file.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.procs += [start_worker(self.file, f"w{k}", self.folder / f"w{k}.log")
+                           for k in range(1, self.workers + 1)]
+            self.address = json.loads(self.file.read_text())["address"]
+            wait_workers(self.address, self.workers)
+        except BaseException:
+            stop(self.procs)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        stop(self.procs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"address": self.address, "file": self.file, "folder": self.folder, "procs": self.procs}
+
+
 def cluster_fixture(workers: int = 2) -> Any:
-    """A module-scoped pytest fixture ``cluster``: a scheduler and ``workers`` workers; yields
-    ``{"address", "file", "folder", "procs"}`` (the scheduler's address, its scheduler file, the logs'
-    folder, and its processes: a worker a test appends there is stopped with the cluster)."""
+    """A module-scoped pytest fixture ``cluster``: a ``DaskCluster`` of ``workers`` workers, as a dict
+    (``DaskCluster.as_dict``)."""
     import pytest
 
     @pytest.fixture(scope="module")
     def cluster(tmp_path_factory):
-        folder = tmp_path_factory.mktemp("dask")
-        file = folder / "scheduler.json"
-        procs = [start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
-                        "--scheduler-file", str(file)], folder / "scheduler.log")]
-        try:
-            deadline = time.monotonic() + 60
-            while not file.exists() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            procs += [start_worker(file, f"w{k}", folder / f"w{k}.log") for k in range(1, workers + 1)]
-            address = json.loads(file.read_text())["address"]
-            wait_workers(address, workers)
-            yield {"address": address, "file": file, "folder": folder, "procs": procs}
-        finally:
-            stop(procs)
+        with DaskCluster(tmp_path_factory.mktemp("dask"), workers) as running:
+            yield running.as_dict()
 
     return cluster
 

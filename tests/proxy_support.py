@@ -18,7 +18,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from browser_support import free_port
+from browser_support import AppServer, free_port
+from dask_support import DaskCluster
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "deploy" / "nginx" / "polarize.conf.template"
@@ -122,3 +123,39 @@ def affinity_cookie(url: str) -> str:
         cookies = reply.headers.get_all("Set-Cookie") or []
     (value,) = [c.split(";")[0].split("=", 1)[1] for c in cookies if c.startswith("polarize_replica=")]
     return value
+
+
+SECRET = "polarize-test-cookie-secret-shared-by-the-replicas"
+"""The cookie secret every replica shares (deploy/compose.yaml's POLARIZE_COOKIE_SECRET)."""
+
+
+class Layout:
+    """``deploy/``'s layout as processes: a Dask cluster, ``replicas`` app servers whose runs go to it
+    (one cookie secret), and nginx in front of them. ``proxy``, ``replicas`` (``host:port`` -> server)."""
+
+    def __init__(self, folder: Path, replicas: int = 2, workers: int = 1, env: dict[str, str] | None = None):
+        self.cluster = DaskCluster(folder, workers)
+        self.count, self.env = replicas, env or {}
+        self.proxy: NginxProxy | None = None
+        self.replicas: dict[str, AppServer] = {}
+
+    def __enter__(self) -> Layout:
+        self.cluster.__enter__()
+        try:
+            env = {"POLARIZE_SCHEDULER": self.cluster.address, "STREAMLIT_SERVER_COOKIE_SECRET": SECRET,
+                   **self.env}
+            for _ in range(self.count):
+                server = AppServer(env=env).__enter__()
+                self.replicas[f"127.0.0.1:{server.port}"] = server
+            self.proxy = NginxProxy(list(self.replicas)).__enter__()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proxy is not None:
+            self.proxy.__exit__(None, None, None)
+        for server in self.replicas.values():
+            server.__exit__(None, None, None)
+        self.cluster.__exit__(None, None, None)

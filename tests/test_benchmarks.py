@@ -63,6 +63,12 @@ FIGURES = {
         rf"default \(n = 8\) +{NUMBER} s .*{NUMBER} s .*{NUMBER} s .*{NUMBER} MB$",
         r"targets: changed control < 1 s",
     ]),
+    "replicas": (BROWSER, [
+        *(rf"{k} replica\(s\), 1 worker\(s\): 4/4 served, figure median {NUMBER} s, last {NUMBER} s, "
+          rf"replicas {NUMBER} CPU-s a session$" for k in (2,)),
+        *(rf"{k} replica\(s\): 1 browser first visits: replicas {NUMBER} CPU-s a visit \(median\); "
+          rf"static files (\d+)/\1 from the proxy$" for k in (2,)),
+    ]),
     "load": ([], [
         rf"sessions served: \d / 3 \(burst took {NUMBER} s\)",
         rf"CPU: {NUMBER} s for the burst, {NUMBER} s per session",

@@ -17,9 +17,8 @@ import urllib.error
 import urllib.request
 
 import pytest
-from browser_support import ARTIFACTS, AppServer, browser_fixture
-from dask_support import cluster_fixture
-from proxy_support import NGINX, NginxProxy, affinity_cookie
+from browser_support import ARTIFACTS, browser_fixture
+from proxy_support import NGINX, Layout, NginxProxy, affinity_cookie
 from stream_client import open_page
 
 pytest.importorskip("distributed")
@@ -27,20 +26,16 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not os.path.exists(NGINX), reason="no nginx (apt-get install nginx)")]
 
-cluster = cluster_fixture(workers=1)
 browser = browser_fixture(sync_api)
-SECRET = "polarize-test-cookie-secret-shared-by-the-replicas"
 LINK = "/?n=5&seed=11"
 
 
 @pytest.fixture(scope="module")
-def layout(cluster):
-    """Two replicas (the runs on the cluster, one cookie secret) and the proxy in front of them."""
-    env = {"POLARIZE_SCHEDULER": cluster["address"], "STREAMLIT_SERVER_COOKIE_SECRET": SECRET,
-           "POLARIZE_APP_TIMEOUT": "120"}
-    with AppServer(env=env) as one, AppServer(env=env) as two:
-        with NginxProxy([f"127.0.0.1:{one.port}", f"127.0.0.1:{two.port}"]) as proxy:
-            yield {"proxy": proxy, "replicas": {f"127.0.0.1:{s.port}": s for s in (one, two)}}
+def layout(tmp_path_factory):
+    """Two replicas (the runs on a Dask scheduler and worker, one cookie secret) behind the proxy."""
+    folder = tmp_path_factory.mktemp("layout")
+    with Layout(folder, replicas=2, env={"POLARIZE_APP_TIMEOUT": "120"}) as running:
+        yield {"proxy": running.proxy, "replicas": running.replicas}
 
 
 def _sessions(proxy: NginxProxy, links: list[str]) -> list[tuple[str, object]]:
