@@ -28,7 +28,7 @@ from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 from ui.viewport import viewport
 
-__all__ = ["VIEWS", "render"]
+__all__ = ["VIEWS", "render", "shared_view"]
 
 VIEWS = SharedCache(32)
 """Every page's views, keyed by (page, job, screen) and shared by every session: a view is
@@ -106,15 +106,20 @@ def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
     passing view (a busy server, a run cut at its time limit) is not kept, so the next
     rerun tries again.
     """
-    notice, key = st.empty(), (spec.name, job, screen)
+    notice = st.empty()
     with (st.spinner(running, show_time=True),
           queue_notices(lambda place: notice.info(queue_notice(place), icon=":material/hourglass_top:")),
           progress_notices(lambda fraction, text: notice.progress(fraction, text=text))):
-        view = VIEWS.get(key, lambda: by_name(spec.name).show(job, screen))
+        view = shared_view(spec, job, screen)
     notice.empty()
-    if view.passing:
-        VIEWS.discard(key)
     return view
+
+
+def shared_view(spec: PageSpec, job: Any, screen: Screen) -> View:
+    """The page's view of ``job`` from ``VIEWS``, else computed; kept for every session unless it is
+    ``passing`` (cut short, failed or timed out: the next visitor computes it again)."""
+    return VIEWS.get((spec.name, job, screen), lambda: by_name(spec.name).show(job, screen),
+                     keep=lambda view: not view.passing)
 
 
 def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:

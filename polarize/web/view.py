@@ -15,7 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from polarize.plots.alt_text import describe
-from polarize.web.deck_store import Slide
+from polarize.web.slides import Slide
 
 __all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "Plot",
            "Table", "Text", "View"]
@@ -152,7 +152,7 @@ class Link:
     label : str
         Our own words (a button label is markdown: never a user's string).
     slides : tuple of Slide
-        The views (``polarize.web.deck_store.Slide``: an address relative to the app, a title, notes); the
+        The views (``polarize.web.slides.Slide``: an address relative to the app, a title, notes); the
         first is opened, and with more than one, Next and Previous step through them. An address
         that names no page of the app is shown as text instead of a button.
     help : str

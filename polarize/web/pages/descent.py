@@ -12,8 +12,8 @@ from polarize.science import flow_vs_descent
 from polarize.science.deadline import Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
+from polarize.web.experiment_controls import MAX_GD_STEPS
 from polarize.web.page import PageSpec, Problem
-from polarize.web.pages.explorer import MAX_GD_STEPS
 from polarize.web.study import (
     Drawn,
     explorer_control,

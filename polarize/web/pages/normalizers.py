@@ -9,10 +9,9 @@ from polarize.config import ConfigError, Experiment
 from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.science.deadline import Partial
-from polarize.web import overtime
+from polarize.web import overtime, precomputed
+from polarize.web.experiment_controls import build_experiment, preset_values
 from polarize.web.page import PageSpec, Problem
-from polarize.web.pages import precomputed
-from polarize.web.pages.explorer import build_experiment, preset_values
 from polarize.web.study import (
     Drawn,
     explorer_control,

@@ -4,7 +4,7 @@ The paper compares the normalizers under gradient descent, 10^5 steps of 0.5 for
 eight (``/normalizers?preset=paper-compare-logistic&method=gd``): about 20 CPU-seconds on the
 development machine, more under load, past the 20 s a page may take, so that page could never
 draw the paper's own setting. Its comparison is computed ahead with ``compare_normalizers``
-(``python -m polarize.web.pages.precomputed`` writes ``data/``) and stored with the exact
+(``python -m polarize.web.precomputed`` writes ``data/``) and stored with the exact
 experiment it ran. The page uses it only for that experiment, the same to the last bit of its
 resolved JSON (any other value runs as usual), and says so; a test recomputes it and compares.
 
@@ -27,7 +27,7 @@ from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.studies import NormalizerRow, compare_normalizers, normalizer_row
 from polarize.serialize import strict_dumps
-from polarize.web.pages.explorer import build_experiment
+from polarize.web.experiment_controls import build_experiment
 
 __all__ = ["DATA", "NOTE", "STORED", "stored_rows", "write"]
 
