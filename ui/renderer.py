@@ -16,7 +16,6 @@ import streamlit as st
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
-from polarize.web.leads import LEADS, TOURS
 from polarize.web.page import PageSpec, Problem, Screen
 from polarize.web.pages import by_name
 from polarize.web.present_view import main_block
@@ -64,8 +63,8 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     """
     st.title(spec.heading(values))
     present_mode.show_bar()
-    if spec.name in LEADS and not present_mode.on():
-        st.markdown(LEADS[spec.name])
+    if spec.lead and not present_mode.on():
+        st.markdown(spec.lead)
     note = mended_note(spec, values)
     if note:
         st.info(note, icon=":material/swap_horiz:")
@@ -90,10 +89,10 @@ def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
         if state.get(_ON) is not None:
             state[f"_{state[_ON]}_toured"] = True
         state[_ON] = page
-    if page in TOURS:
+    if spec.tour:
         with st.expander("First visit? What to watch for", icon=":material/tour:",
                          expanded=f"_{page}_toured" not in state):
-            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(TOURS[page], 1)))
+            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
     caption = spec.caption(values)
     if caption:
         st.caption(caption)

@@ -112,6 +112,11 @@ class PageSpec:
         Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
     slide : bool
         Whether a view of this page can be added to a lecture deck (not the deck page itself).
+    lead : str
+        What the page is, in two sentences for a newcomer (``polarize.web.leads``; markdown, our own
+        text), shown under the title, not on a slide.
+    tour : tuple of str
+        The steps of the page's guided first visit (markdown, our own text), or none.
     """
 
     name: str
@@ -130,6 +135,8 @@ class PageSpec:
     spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
     slide: bool = True
+    lead: str = ""
+    tour: tuple[str, ...] = ()
 
     def show(self, job: Any, screen: Screen = Screen()) -> View:
         """``view(job)``, its figures built for ``screen`` (stacked on a narrow one, dark on a dark one)."""

@@ -34,6 +34,7 @@ from polarize.web.experiment_controls import (
     preset_values,
 )
 from polarize.web.failures import config_reason, failure_view
+from polarize.web.leads import LEADS, TOURS
 from polarize.web.limited import BUDGET, run_limited
 from polarize.web.page import Mend, PageSpec, Problem
 from polarize.web.view import Caption, Columns, Download, Metric, Plot, Text, View
@@ -242,7 +243,8 @@ def running(values: Mapping[str, Any]) -> str:
 
 
 EXPLORER = PageSpec(
-    name="explorer", nav_title="Explorer", title="Explorer: does it polarize?",
+    name="explorer",
+    lead=LEADS["explorer"], tour=TOURS["explorer"], nav_title="Explorer", title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     mend=mend,

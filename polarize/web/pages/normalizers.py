@@ -11,6 +11,7 @@ from polarize.science import compare_normalizers, describe_normalizers, format_t
 from polarize.science.deadline import Partial
 from polarize.web import overtime, precomputed
 from polarize.web.experiment_controls import build_experiment, preset_values
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
@@ -80,7 +81,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="normalizers", nav_title="Normalizers side by side", title="Normalizers side by side",
+    name="normalizers",
+    lead=LEADS["normalizers"], nav_title="Normalizers side by side", title="Normalizers side by side",
     icon=":material/view_module:", url_path="normalizers", controls=CONTROLS, defaults=defaults, check=check,
     view=view, spinner="Running the comparison...",
     caption=intro("One starting point run under every normalizer \u03c3 (the paper's comparison, "

@@ -25,6 +25,7 @@ from polarize.sinks.config import SIZES, VARIANTS, variant_config
 from polarize.sinks.runs import check_run, read_run, run_info, run_json, shipped_runs
 from polarize.web import export
 from polarize.web.controls import Control
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.progress import report
 from polarize.web.view import Columns, Download, Metric, Plot, Table, Text, View
@@ -214,7 +215,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="sinks", nav_title="Attention sinks", title="Attention sinks", icon=":material/anchor:",
+    name="sinks",
+    lead=LEADS["sinks"], nav_title="Attention sinks", title="Attention sinks", icon=":material/anchor:",
     url_path="sinks", controls=CONTROLS, view=view, spinner="Preparing the run...",
     defaults=lambda preset: {"variant": "softmax", "seed": 0, "source": "shipped", "size": SIZE,
                              "sequence": 0},

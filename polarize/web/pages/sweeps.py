@@ -21,6 +21,7 @@ from polarize.sweeps.store import manifest_sweep
 from polarize.sweeps.summary import FRACTIONS, fraction_table, pick_axes, spread_table
 from polarize.web.controls import Control
 from polarize.web.echo import echo
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.view import Columns, Metric, Plot, Table, Text, View
 
@@ -139,7 +140,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="sweeps", nav_title="Sweeps", title="Sweeps", icon=":material/grid_view:", url_path="sweeps",
+    name="sweeps",
+    lead=LEADS["sweeps"], nav_title="Sweeps", title="Sweeps", icon=":material/grid_view:", url_path="sweeps",
     controls=CONTROLS, view=view, spinner="Reading the results...",
     defaults=lambda preset: {"sweep": "example-runs", "fraction": "polarized", "measure": "one_minus_max"},
     caption=lambda values: (
