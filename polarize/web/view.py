@@ -7,8 +7,9 @@ columns, buttons that change stored data and links into the app; the renderer
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,7 @@ from polarize.plots.alt_text import describe
 from polarize.web.slides import Slide
 
 __all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "Plot",
-           "Table", "Text", "View"]
+           "Table", "Text", "View", "rebuild", "walk"]
 
 
 @dataclass(frozen=True)
@@ -200,10 +201,22 @@ class View:
 
     def plots(self) -> list[Plot]:
         """Every figure of the view, in order (also those inside columns)."""
-        out: list[Plot] = []
-        for block in self.blocks:
-            if isinstance(block, Plot):
-                out.append(block)
-            elif isinstance(block, Columns):
-                out += View(blocks=tuple(b for column in block.columns for b in column)).plots()
-        return out
+        return [block for block in walk(self.blocks) if isinstance(block, Plot)]
+
+
+def walk(blocks: Iterable[Any]) -> Iterator[Any]:
+    """Every block, in reading order: each ``Columns`` followed by the blocks of its columns, column by
+    column (at any depth). The one walk over a view's blocks."""
+    for block in blocks:
+        yield block
+        if isinstance(block, Columns):
+            for column in block.columns:
+                yield from walk(column)
+
+
+def rebuild(blocks: tuple[Any, ...], change: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """The blocks with ``change(block)`` for each block that is not a ``Columns`` (at any depth), the
+    columns kept as they are around them: a new tuple (views are shared: never changed in place)."""
+    return tuple(
+        dataclasses.replace(block, columns=tuple(rebuild(column, change) for column in block.columns))
+        if isinstance(block, Columns) else change(block) for block in blocks)
