@@ -162,6 +162,15 @@ class PageSpec:
         """What the spinner says while ``view`` runs for ``values``."""
         return self.spinner(values) if callable(self.spinner) else self.spinner
 
+    def settle(self, values: Values) -> dict[str, Any]:
+        """The values with every derived control set (e.g. the tied model's d = n)."""
+        out = dict(values)
+        for control in self.controls:
+            derived = control.derive(out) if control.derive else None
+            if derived is not None:
+                out[control.key] = derived
+        return out
+
     def make_job(self, values: Values) -> Hashable | Problem:
         """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes."""
         if self.job is not None:
