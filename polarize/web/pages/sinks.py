@@ -198,12 +198,14 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                       f"AdamW lr {config.lr:g}, batch {config.batch}, width {config.width}"))
     sequence = int(values["sequence"])
     attention = attention_figure(record, sequence)
-    blocks = (Columns(tuple((metric,) for metric in metrics)), Text(TIE_BACK),
+    # Why a sink comes after the figure: 12 lines before it put Play a screen below the window.
+    blocks = (Columns(tuple((metric,) for metric in metrics)),
               Plot("sinks-attention", attention,
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
                    "It opens at the end of training; press play to watch training from the start: a "
                    "sink head moves its rows' weight into the first column, onto BOS (\u2605 from the "
                    "checkpoint where it counts)."),
+              Text(TIE_BACK),
               Plot("sinks-training", training_figure(record),
                    "Sink score of every head (colour: head, dash: layer) and induction accuracy (thick)."),
               Plot("sinks-massive", massive_figure(record, _tied()),
