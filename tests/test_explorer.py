@@ -25,7 +25,7 @@ from polarize.web.controls import format_value
 from polarize.web.links import mend, open_link, read_link, to_query
 from polarize.web.page import Problem, selected_values
 from polarize.web.pages import explorer as ex
-from polarize.web.view import Metric, Plot, Text
+from polarize.web.view import Folded, Metric, Plot, Text
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")
@@ -243,6 +243,18 @@ def test_the_explorer_refuses_what_a_page_should_not_run():
 
 
 # ---- the view of a run ------------------------------------------------------------------------
+
+
+def test_a_lecturer_can_keep_the_verdict_for_after_play():
+    values, ignored = link({"verdict": "after"})
+    assert ignored == {} and to_query(PAGE, values)["verdict"] == "after"  # kept in the link
+    assert link({})[0]["verdict"] == "now"  # by default, as before
+    kept = ex.explore(*ex.job(values))
+    shown = ex.explore(*ex.job(DEFAULTS))
+    (folded,) = kept.blocks[0].columns[1]
+    assert isinstance(folded, Folded) and folded.label == ex.AFTER_PLAY and not folded.expanded
+    assert folded.blocks == shown.blocks[0].columns[1]  # the same numbers, folded until asked
+    assert ex.build_experiment(values) == ex.build_experiment(DEFAULTS)  # the same run
 
 
 def test_the_view_shows_the_run():

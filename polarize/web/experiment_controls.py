@@ -20,9 +20,11 @@ from polarize.web import text
 from polarize.web.controls import Control
 
 __all__ = ["CONTROLS", "DEFAULT_PRESET", "DISPLAY_KEYS", "FIELD_KEYS", "HORIZONS", "MAX_GD_STEPS",
-           "MAX_TOKENS", "build_experiment", "is_tied", "preset_values"]
+           "MAX_TOKENS", "VERDICT_TIMES", "build_experiment", "is_tied", "preset_values"]
 
 DEFAULT_PRESET = "default"
+VERDICT_TIMES = ("now", "after")
+"""When the Explorer shows its verdict: beside the figure (``now``), or folded until asked (``after``)."""
 MAX_TOKENS = 128
 """Largest ``n`` (and ``d``) offered by the Explorer's sliders."""
 MAX_GD_STEPS = 200_000
@@ -92,10 +94,15 @@ CONTROLS: tuple[Control, ...] = (
             help="The dashboard's fourth panel: each token at (fitness, score), or each token's fitness "
                  "minus the mean fitness as a bar, playing with the rest (above zero: under softmax its "
                  "logit grows)."),
+    Control("verdict", "Verdict", "radio", options=VERDICT_TIMES,
+            names={"now": "beside the figure", "after": "kept for after Play"},
+            help="Whether the verdict and the final numbers (the end of the run) show beside the figure, "
+                 "or stay folded until you open them: a lecturer can play the run first and ask the "
+                 "room what it will do."),
 )
 """Every control of the Explorer, in sidebar order."""
 
-DISPLAY_KEYS: tuple[str, ...] = ("repulsion",)
+DISPLAY_KEYS: tuple[str, ...] = ("repulsion", "verdict")
 """The controls that choose how the run is shown, not what is run."""
 FIELD_KEYS: tuple[str, ...] = tuple(c.key for c in CONTROLS if c.key not in ("preset", *DISPLAY_KEYS))
 """The controls that are ``Experiment`` fields."""
@@ -110,7 +117,7 @@ def preset_values(name: str | None = None) -> dict[str, Any]:
     for key in FIELD_KEYS:
         value = getattr(e, key)
         values[key] = int(value) if key in _INTEGER else float(value) if isinstance(value, float) else value
-    return values | {"repulsion": "fitness"}
+    return values | {"repulsion": "fitness", "verdict": "now"}
 
 
 def build_experiment(values: Mapping[str, Any]) -> Experiment:

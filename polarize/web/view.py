@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from polarize.plots.alt_text import describe
 from polarize.web.slides import Slide
 
-__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "Plot",
+__all__ = ["Action", "Caption", "Columns", "Download", "Folded", "Header", "Link", "Maths", "Metric", "Plot",
            "Table", "Text", "View", "rebuild", "walk"]
 
 
@@ -93,6 +93,18 @@ class Columns:
     columns: tuple[tuple[Any, ...], ...]
     widths: tuple[float, ...] | None = None
     gap: str = "small"
+
+
+@dataclass(frozen=True, eq=False)
+class Folded:
+    """Blocks folded under a label until the reader opens them (e.g. a verdict kept for after Play).
+
+    ``label`` is our own words (markdown, never a user's string).
+    """
+
+    label: str
+    blocks: tuple[Any, ...]
+    expanded: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,7 +185,7 @@ class View:
     ----------
     blocks : tuple
         ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
-        ``Columns``), ``Table``, ``Columns``, ``Action`` and ``Link``, in order.
+        ``Columns``), ``Table``, ``Columns``, ``Folded``, ``Action`` and ``Link``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str
@@ -206,17 +218,26 @@ class View:
 
 def walk(blocks: Iterable[Any]) -> Iterator[Any]:
     """Every block, in reading order: each ``Columns`` followed by the blocks of its columns, column by
-    column (at any depth). The one walk over a view's blocks."""
+    column, and each ``Folded`` by its blocks (at any depth). The one walk over a view's blocks."""
     for block in blocks:
         yield block
         if isinstance(block, Columns):
             for column in block.columns:
                 yield from walk(column)
+        elif isinstance(block, Folded):
+            yield from walk(block.blocks)
 
 
 def rebuild(blocks: tuple[Any, ...], change: Callable[[Any], Any]) -> tuple[Any, ...]:
-    """The blocks with ``change(block)`` for each block that is not a ``Columns`` (at any depth), the
-    columns kept as they are around them: a new tuple (views are shared: never changed in place)."""
-    return tuple(
-        dataclasses.replace(block, columns=tuple(rebuild(column, change) for column in block.columns))
-        if isinstance(block, Columns) else change(block) for block in blocks)
+    """The blocks with ``change(block)`` for each block that holds no others (at any depth), the
+    ``Columns`` and ``Folded`` kept as they are around them: a new tuple (views are shared: never
+    changed in place)."""
+    def one(block: Any) -> Any:
+        if isinstance(block, Columns):
+            columns = tuple(rebuild(column, change) for column in block.columns)
+            return dataclasses.replace(block, columns=columns)
+        if isinstance(block, Folded):
+            return dataclasses.replace(block, blocks=rebuild(block.blocks, change))
+        return change(block)
+
+    return tuple(map(one, blocks))

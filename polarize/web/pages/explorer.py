@@ -37,20 +37,25 @@ from polarize.web.failures import config_reason, failure_view
 from polarize.web.leads import LEADS, TOURS
 from polarize.web.limited import BUDGET, run_limited
 from polarize.web.page import Mend, PageSpec, Problem
-from polarize.web.view import Caption, Columns, Download, Metric, Plot, Text, View
+from polarize.web.view import Caption, Columns, Download, Folded, Metric, Plot, Text, View
 
-__all__ = ["CONTROLS", "END_OF_RUN", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
-           "build_experiment", "check", "explore", "job", "mend", "preset_values", "start_trouble"]
+__all__ = ["AFTER_PLAY", "CONTROLS", "END_OF_RUN", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS",
+           "Exploration", "build_experiment", "check", "explore", "job", "mend", "preset_values",
+           "start_trouble"]
 
 END_OF_RUN = "**At the end of the run** (press Play to watch it get there):"
 """Above the verdict and the final numbers: they tell the run's end, which the figure reaches last."""
+AFTER_PLAY = "Verdict (open after Play)"
+"""The label of the verdict and the final numbers folded for after Play (``verdict=after``)."""
 
 
 class Exploration(NamedTuple):
-    """What the Explorer shows: the experiment to run and the repulsion panel's mode (the cache key)."""
+    """What the Explorer shows: the experiment to run, the repulsion panel's mode and when the verdict
+    shows (the cache key)."""
 
     experiment: Experiment
     repulsion: str = "fitness"
+    verdict: str = "now"
 
 
 def job(values: Mapping[str, Any]) -> Exploration | Problem:
@@ -63,7 +68,8 @@ def job(values: Mapping[str, Any]) -> Exploration | Problem:
                 f"{values['lr']:g} takes {steps:,} steps; the Explorer runs at most {MAX_GD_STEPS:,}. "
                 "Lower the horizon, raise the learning rate, or use the exact flow."))
     try:
-        return Exploration(build_experiment(values), values.get("repulsion", "fitness"))
+        return Exploration(build_experiment(values), values.get("repulsion", "fitness"),
+                           values.get("verdict", "now"))
     except ConfigError as exc:
         label = next((c.label for c in CONTROLS if c.key == exc.field), exc.field)
         return Problem((exc.field,), f"{label}: {config_reason(exc)}")
@@ -136,12 +142,14 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return undefined_start(exploration.experiment.resolved())
 
 
-def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: float | None = None,
+def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "now", *,
+            timeout: float | None = None,
             frames: int | None = None) -> View:
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
     The arrays are drawn once (``resolved``), probed, then run as drawn. ``repulsion`` is the
-    dashboard's repulsion panel mode (``plots.dashboard``). The engine has a budget just under
+    dashboard's repulsion panel mode (``plots.dashboard``); ``verdict`` ``after`` folds the verdict
+    and the final numbers until the reader opens them. The engine has a budget just under
     the time limit (``budget.within``): a slow run stops by itself and is shown up to where it
     got, with advice that fits its settings (``overtime``).
 
@@ -176,13 +184,15 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
         return View(error=result.message or "The run saved nothing.")
     # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
     figure = dashboard_spec(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
-    verdict = judge(result)
+    judged = judge(result)
     # The verdict is the run's end: said so before it, as the figure opens at the start.
-    numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[verdict.status], THRESHOLDS),
-               Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
+    numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[judged.status], THRESHOLDS),
+               Text(judged.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
     why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
     if why:  # the dashes above, said in words where they show
         numbers = (*numbers[:3], Text(f"No entropy or winner: {why}."), *numbers[3:])
+    if verdict == "after":  # kept for after Play: the end of the run is not told before it plays
+        numbers = (Folded(AFTER_PLAY, numbers),)
     captions = text.panel_captions(experiment, repulsion=repulsion)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
