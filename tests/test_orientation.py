@@ -60,21 +60,6 @@ def test_only_the_page_spec_says_which_page_has_a_lead_or_tour():
     assert [spec.name for spec in PAGES if spec.tour] == list(TOURS)
 
 
-def _in_order(node, out=None) -> list:
-    """Every element and block of the page, depth first, in the order drawn."""
-    out = [] if out is None else out
-    out.append(node)
-    for child in getattr(node, "children", {}).values():
-        _in_order(child, out)
-    return out
-
-
-def test_the_guided_first_visit_comes_before_the_figure():
-    at = page("explorer").run()
-    order = [node.type for node in _in_order(at.main)]
-    assert order.index("expander") < order.index("plotly_chart")
-
-
 def test_a_lecturer_can_keep_the_verdict_for_after_play():
     from polarize.web.pages.explorer import AFTER_PLAY
 

@@ -65,7 +65,6 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     present_mode.show_bar()
     if spec.lead and not present_mode.on():
         st.markdown(spec.lead)
-    _tour(spec)
     note = mended_note(spec, values)
     if note:
         st.info(note, icon=":material/swap_horiz:")
@@ -78,9 +77,13 @@ _ON = "_page_on"
 """Session key: the page shown last (a visit ends when another page is opened)."""
 
 
-def _tour(spec: PageSpec) -> None:
-    """The guided first visit, above the figure where a newcomer looks first: open the first time the
-    page is visited in a session, folded after; not on a slide."""
+def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
+    """Under the main figure: the guided first visit (open the first time in a session) and the
+    caption, neither on a slide.
+
+    Not above the figure, where a newcomer would look first: there, even folded to one line, it left
+    the Explorer's dashboard too little of a 1280 x 720 window (its axis titles under the transport).
+    """
     if present_mode.on():
         return
     page, state = spec.name, st.session_state
@@ -94,12 +97,8 @@ def _tour(spec: PageSpec) -> None:
         with st.expander("First visit? What to watch for", icon=":material/tour:",
                          expanded=f"_{page}_toured" not in state):
             st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
-
-
-def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
-    """Under the main figure: the caption, not on a slide."""
     caption = spec.caption(values)
-    if caption and not present_mode.on():
+    if caption:
         st.caption(caption)
 
 
