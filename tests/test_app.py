@@ -181,15 +181,20 @@ def test_garbage_link_warns_and_uses_defaults():
     assert dashboard(at)["layout"]["meta"]["n"] == 8
 
 
-def test_the_l2_link_keeps_the_rest_and_says_why():
-    at = explorer({"normalizer": "l2", "seed": "3", "a_scale": "0.5"})
+@pytest.mark.parametrize("normalizer", ["l2", "relu"])
+def test_a_link_gives_the_picture_the_menu_gives(normalizer):
+    """/?normalizer=l2 ran softmax with a warning that pushed Play off screen, /?normalizer=relu a dead
+    run; choosing either from the menu moves the start. The link now opens where the menu goes."""
+    at = explorer({"normalizer": normalizer, "seed": "3", "a_scale": "0.5"})
     no_exception(at)
-    (warning,) = at.warning
-    assert "`normalizer=l2`: The l2 normalizer is undefined at the starting logits" in warning.value
-    assert "seed" not in warning.value and "a_scale" not in warning.value
-    assert at.number_input(key="explorer_seed").value == 3
-    assert at.number_input(key="explorer_a_scale").value == 0.5
-    assert at.query_params["seed"] in (["3"], "3") and dashboard(at)["layout"]["meta"]["n"] == 8
+    assert not at.warning and not at.error
+    assert [i.value for i in at.info if "start" in i.value]  # the move is said, as from the menu
+    menu = explorer({"seed": "3", "a_scale": "0.5"})
+    menu.selectbox(key="explorer_normalizer").set_value(normalizer).run()
+    assert dict(at.query_params) == dict(menu.query_params)
+    assert at.query_params["normalizer"] in ([normalizer], normalizer)
+    assert dashboard(at)["layout"]["meta"] == dashboard(menu)["layout"]["meta"]
+    assert [i.value for i in at.info] == [i.value for i in menu.info]
 
 
 def test_a_link_from_a_newsletter_opens_without_a_warning():

@@ -22,11 +22,11 @@ from polarize.plots import grid as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
-from polarize.web import export, pages, study
+from polarize.web import export, limited, pages, precomputed
 from polarize.web.links import read_link, to_query
 from polarize.web.page import Problem
 from polarize.web.pages import COMPARISONS as SPECS
-from polarize.web.pages import normalizers, precomputed
+from polarize.web.pages import normalizers
 from polarize.web.view import Caption, View
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -265,7 +265,7 @@ def test_the_papers_descent_comparison_is_shown_from_its_stored_runs(monkeypatch
     def no_run(*args, **kwargs):
         raise AssertionError("the stored comparison was run again")
 
-    monkeypatch.setattr(study, "call_with_timeout", no_run)
+    monkeypatch.setattr(limited, "call_with_timeout", no_run)
     view = compare("normalizers", PAPER_GD)
     assert view.error is None and view.blocks[0] == Caption(precomputed.NOTE)  # it says so
     assert [row["normalizer"] for row in view.data.table] == list(NORMALIZERS)

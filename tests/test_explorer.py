@@ -16,15 +16,16 @@ import pytest
 from polarize import ConfigError, Experiment, simulate
 from polarize.cli import main as cli_main
 from polarize.clips import animate
+from polarize.normalizers import make_normalizer
 from polarize.presets import PRESETS
 from polarize.science import judge, title_lines
 from polarize.serve.runner import RunTimeout, run_with_timeout
 from polarize.web import export, text
 from polarize.web.controls import format_value
-from polarize.web.links import read_link, to_query
+from polarize.web.links import mend, open_link, read_link, to_query
 from polarize.web.page import Problem, selected_values
 from polarize.web.pages import explorer as ex
-from polarize.web.view import Metric, Plot, Text
+from polarize.web.view import Folded, Metric, Plot, Text
 
 PAGE = ex.EXPLORER
 DEFAULTS = ex.preset_values("default")
@@ -58,17 +59,28 @@ def test_a_shared_link_is_read_back():
     assert (e.n, e.seed, e.loss, e.method, e.lr, e.horizon) == (5, 3, "square", "gd", 0.5, 1e3)
 
 
-def test_the_l2_link_keeps_seed_and_scale_and_reports_only_the_normalizer():
-    """The link bug: /?normalizer=l2&seed=3&a_scale=0.5 used to lose seed and a_scale as well.
+@pytest.mark.parametrize("normalizer", ["l2", "l1", "sum", "relu"])
+def test_a_link_mends_exactly_as_the_menu_does(normalizer):
+    """/?normalizer=l2 ran softmax (the link's l2 dropped, with a warning) and /?normalizer=relu a dead
+    run, while choosing either from the menu moves the start: now both take the menu's one path."""
+    query = {"normalizer": normalizer, "seed": "3", "a_scale": "0.5"}
+    opened = open_link(PAGE, query)
+    menu, moved = mend(PAGE, {**DEFAULTS, "seed": 3, "a_scale": 0.5, "normalizer": normalizer}, "normalizer")
+    assert opened == (menu, {}, moved.note) and opened.note
+    assert opened.values["normalizer"] == normalizer and opened.values["a_init"] == "shifted"
+    assert (opened.values["seed"], opened.values["a_scale"]) == (3, 0.5)  # the link's own values kept
+    a0 = ex.build_experiment(opened.values).resolved().a0
+    sigma = make_normalizer(normalizer)
+    scores = sigma.forward(np.asarray(a0))  # an independent look at the start: defined, and alive
+    assert np.all(np.isfinite(scores)) and np.any(scores)
 
-    l2 (a^2 / sum a^2) is undefined at the default start a(0) = 0, and the link did not set the
-    start: the normalizer is the one field at fault.
-    """
-    values, ignored = link({"normalizer": "l2", "seed": "3", "a_scale": "0.5"})
-    assert set(ignored) == {"normalizer"}
-    assert "undefined at the starting logits" in ignored["normalizer"] and "l2" in ignored["normalizer"]
-    assert values == {**DEFAULTS, "seed": 3, "a_scale": 0.5}
-    assert ex.check(values) is None
+
+def test_a_link_that_sets_the_start_itself_is_not_moved():
+    values, ignored = link({"normalizer": "l2", "a_init": "zeros"})  # the user's own dead end: said
+    assert set(ignored) == {"normalizer"} and "undefined at the starting logits" in ignored["normalizer"]
+    assert values["normalizer"] == "softmax"
+    assert open_link(PAGE, {"normalizer": "l2", "a_init": "zeros"}).note == ""
+    assert link({"normalizer": "softmax"}) == (DEFAULTS, {}) and open_link(PAGE, {}).note == ""
 
 
 def test_l2_with_a_start_where_it_is_defined_is_kept():
@@ -125,7 +137,7 @@ def test_runs_the_explorer_refuses_lose_one_field_of_the_link():
     assert "200,000" in ignored["method"]
     values, ignored = link({"method": "gd", "horizon": "1e6", "lr": "0.5"})
     assert set(ignored) == {"horizon"} and (values["method"], values["lr"]) == ("gd", 0.5)
-    values, ignored = link({"normalizer": "l2"})  # undefined at a(0) = 0
+    values, ignored = link({"normalizer": "l2", "a_init": "zeros"})  # undefined at a(0) = 0
     assert set(ignored) == {"normalizer"} and values["normalizer"] == "softmax"
 
 
@@ -231,6 +243,18 @@ def test_the_explorer_refuses_what_a_page_should_not_run():
 
 
 # ---- the view of a run ------------------------------------------------------------------------
+
+
+def test_a_lecturer_can_keep_the_verdict_for_after_play():
+    values, ignored = link({"verdict": "after"})
+    assert ignored == {} and to_query(PAGE, values)["verdict"] == "after"  # kept in the link
+    assert link({})[0]["verdict"] == "now"  # by default, as before
+    kept = ex.explore(*ex.job(values))
+    shown = ex.explore(*ex.job(DEFAULTS))
+    (folded,) = kept.blocks[0].columns[1]
+    assert isinstance(folded, Folded) and folded.label == ex.AFTER_PLAY and not folded.expanded
+    assert folded.blocks == shown.blocks[0].columns[1]  # the same numbers, folded until asked
+    assert ex.build_experiment(values) == ex.build_experiment(DEFAULTS)  # the same run
 
 
 def test_the_view_shows_the_run():

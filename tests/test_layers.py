@@ -3,14 +3,23 @@
     app.py, pages/ -> ui/ -> polarize.web -> polarize.serve, polarize.clips, polarize.sweeps -> polarize.plots
            -> polarize.science -> the engine (the package root and polarize.sinks)
 
-with ``polarize.cli`` (the command line) beside ``ui`` at the top. Read from the source
-(every import statement, at any depth), not from what happens to be imported at run time.
+with ``polarize.cli`` (the command line) beside ``ui`` at the top. Inside ``polarize.web`` the
+same holds, in tiers (``WEB_TIERS``):
+
+    pages -> study -> experiment (the Explorer's shared controls, runs under the time limit,
+    the comparisons shipped ahead) -> view (the view model and its words: ``view``, ``slides``,
+    ``page``, ``controls``, ``links``, ``failures``, ...)
+
+Read from the source (every import statement, at any depth), not from what happens to be
+imported at run time; then no module-level import loop anywhere, and every module imports
+alone in a fresh interpreter.
 """
 
 from __future__ import annotations
 
 import ast
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,3 +143,173 @@ def test_nothing_refers_to_files_outside_the_project():
         text = path.read_text(errors="replace")
         for outside in ("PAPER.md", "../shared", "/work/"):
             assert outside not in text or path.name == "test_layers.py", f"{name} refers to {outside}"
+
+
+WEB_TIERS = {"view": 0, "experiment": 1, "study": 2, "pages": 3}
+"""Tiers inside ``polarize.web``: a module imports its own tier or those below it."""
+_EXPERIMENT = ("polarize.web.experiment_controls", "polarize.web.limited", "polarize.web.precomputed")
+
+
+def web_tier(module: str) -> str:
+    """The tier of a module of ``polarize.web`` (``WEB_TIERS``)."""
+    if module == "polarize.web.pages" or module.startswith("polarize.web.pages."):
+        return "pages"
+    if module == "polarize.web.study":
+        return "study"
+    return "experiment" if module in _EXPERIMENT else "view"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) == "web"))
+def test_web_imports_run_down_its_tiers(module):
+    mine = web_tier(module)
+    for target, _ in imports(MODULES[module]):
+        if layer(target) == "web":
+            theirs = web_tier(_module_of(target))
+            assert WEB_TIERS[theirs] <= WEB_TIERS[mine], f"{module} ({mine}) imports {target} ({theirs})"
+
+
+def test_every_experiment_tier_module_exists():
+    for module in _EXPERIMENT:
+        assert module in MODULES, module
+
+
+def _module_of(name: str) -> str:
+    """The project module ``name`` is, or, for ``package.attribute``, its package."""
+    while name not in MODULES and "." in name:
+        name = name.rsplit(".", 1)[0]
+    return name
+
+
+def _ancestors(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def module_level_edges(module: str) -> set[str]:
+    """The project modules that importing ``module`` runs first, from its module-level imports.
+
+    ``import a.b`` and ``from a.b import c`` run ``a``'s and ``a.b``'s ``__init__`` (unless
+    ``module`` lies inside them: they are being imported already) and ``a.b.c`` when it is a
+    module. Imports inside functions (and under ``if TYPE_CHECKING``) run later, and do not count.
+    """
+    tree = ast.parse(MODULES[module].read_text())
+    own = set(_ancestors(module))
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for target in targets:
+            if target.split(".")[0] not in ("polarize", "ui") or _module_of(target) not in MODULES:
+                continue
+            out |= {m for m in (*_ancestors(target), _module_of(target)) if m in MODULES and m not in own}
+    out.discard(module)
+    return out
+
+
+def import_loops(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every loop of the graph (Tarjan's strongly connected components of more than one module)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return loops
+
+
+def test_the_loop_finder_finds_a_loop_through_a_package():
+    # study -> pages.explorer runs pages/__init__, which imports descent, which imports study.
+    edges = {"w.study": {"w.pages", "w.pages.explorer"}, "w.pages": {"w.pages.descent"},
+             "w.pages.descent": {"w.study"}, "w.pages.explorer": set()}
+    assert import_loops(edges) == [["w.pages", "w.pages.descent", "w.study"]]
+    assert import_loops({**edges, "w.pages.descent": set()}) == []
+
+
+def test_no_module_level_import_loop():
+    edges = {module: module_level_edges(module) for module in MODULES if module != "app"}
+    assert import_loops(edges) == []
+
+
+def third_party() -> list[str]:
+    """The modules outside the project and the standard library that the project imports at module
+    level (imported once, before the fork: none of them imports the project)."""
+    names = set()
+    for path in MODULES.values():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module)
+    outside = ("polarize", "ui", "__future__", *sys.stdlib_module_names)
+    return sorted(name for name in names if name.split(".")[0] not in outside)
+
+
+_ALONE = """
+import importlib, os, sys, traceback
+sys.path.insert(0, {root!r})
+for name in {preload!r}:
+    try:
+        importlib.import_module(name)
+    except ImportError:  # an extra not installed: the modules that need it fail alone too, and say so
+        pass
+assert not any(m.split(".")[0] in ("polarize", "ui") for m in sys.modules), "the project is imported"
+failed, running, queue = [], {{}}, list({modules!r})
+while queue or running:
+    while queue and len(running) < {parallel}:
+        name = queue.pop()
+        pid = os.fork()
+        if pid == 0:  # the child: an interpreter that has imported no module of the project
+            try:
+                importlib.import_module(name)
+            except BaseException:
+                traceback.print_exc()
+                os._exit(1)
+            os._exit(0)
+        running[pid] = name
+    pid, status = os.wait()
+    if status:
+        failed.append(running[pid])
+    running.pop(pid)
+print("FAILED", *sorted(failed))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_every_module_imports_alone_in_a_fresh_interpreter():
+    """Each module imported first, as ``python -c "import polarize.web.study"`` does.
+
+    Quick: one fresh interpreter imports the third-party packages (``third_party``), never a module
+    of the project, then forks a child per module, two at a time; each child imports its one module.
+    Scripts (``__main__``) run a command when imported, and are left out.
+    """
+    names = sorted(m for m in MODULES if m != "app" and not m.endswith("__main__"))
+    script = _ALONE.format(root=str(ROOT), preload=third_party(), modules=names, parallel=2)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0 and last == "FAILED", f"{last}\n{done.stderr[-4000:]}"

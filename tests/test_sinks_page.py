@@ -280,11 +280,14 @@ def test_the_readme_table_lists_every_shipped_paper_run_as_it_is():
     assert table == shipped
 
 
-def test_the_sinks_page_explains_before_its_figures():
+def test_the_sinks_page_explains_right_after_its_main_figure():
+    """Its 12-line "Why a sink?" before the figure put Play at about 1,070 px of a 720 px window."""
     from polarize.web.pages import by_name
-    from polarize.web.view import Plot, Text
+    from polarize.web.present_view import main_block
+    from polarize.web.view import Text
 
     spec = by_name("sinks")
     blocks = spec.view(spec.make_job(spec.defaults(None))).blocks
     why = next(i for i, b in enumerate(blocks) if isinstance(b, Text) and "Why a sink?" in b.text)
-    assert why < min(i for i, b in enumerate(blocks) if isinstance(b, Plot))
+    assert why == main_block(blocks) + 1 and blocks[main_block(blocks)].key == "sinks-attention"
+    assert not [b for b in blocks[:why] if isinstance(b, Text)]  # nothing to read before the figure

@@ -20,7 +20,7 @@ from polarize.science.basins import basins
 from polarize.science.deadline import Deadline, within_budget
 from polarize.serve.runner import RunTimeout
 from polarize.status import Status
-from polarize.web import overtime, pages, study
+from polarize.web import limited, overtime, pages
 from polarize.web.page import Problem
 from polarize.web.view import View
 
@@ -97,7 +97,7 @@ def test_without_a_budget_a_study_is_complete_and_unchanged():
 @pytest.mark.parametrize("name", list(CASES))
 def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monkeypatch, name):
     values, cut, advice = CASES[name]
-    monkeypatch.setattr(study, "within", lambda limit: BUDGETS.get(name, TINY))
+    monkeypatch.setattr(limited, "within", lambda limit: BUDGETS.get(name, TINY))
     view = view_of(name, values)
     assert view.error is None, view.error
     assert view.plots() and view.passing  # drawn, but not kept for others: it may finish next time
@@ -118,7 +118,7 @@ def test_each_page_draws_what_finished_in_its_budget_with_advice_that_fits(monke
 
 def test_the_phase_portrait_keeps_the_field_when_its_ensembles_are_left_out(monkeypatch):
     values, _, _ = CASES["phase"]
-    monkeypatch.setattr(study, "within", lambda limit: BUDGETS["phase"])
+    monkeypatch.setattr(limited, "within", lambda limit: BUDGETS["phase"])
     view = view_of("phase", values)
     assert [p.key for p in view.plots()] == ["field"]
     assert "Not run:" in view.warnings[0] and "the basin map" in view.warnings[0]
@@ -131,7 +131,7 @@ def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, na
     def overran(*args, **kwargs):
         raise RunTimeout(2.0)
 
-    monkeypatch.setattr(study, "call_with_timeout", overran)
+    monkeypatch.setattr(limited, "call_with_timeout", overran)
     view = view_of(name, values)
     assert view.error.startswith("These runs took longer than 2 s and were stopped. To see ")
     assert advice[0] in view.error, view.error
@@ -139,7 +139,7 @@ def test_a_study_over_the_hard_limit_still_gets_the_pages_advice(monkeypatch, na
 
 
 def test_a_study_with_nothing_to_draw_says_what_to_change(monkeypatch):
-    monkeypatch.setattr(study, "within", lambda limit: 0.0)  # no time at all: every run is left out
+    monkeypatch.setattr(limited, "within", lambda limit: 0.0)  # no time at all: every run is left out
     view = view_of("tied", {"sizes": (150,), "horizon": 5e4})
     assert view.passing and view.error.startswith("These runs did not get far enough to draw")
     assert "lower the horizon" in view.error
@@ -198,7 +198,7 @@ def test_a_basin_map_out_of_time_keeps_its_first_rows_and_names_the_starts_not_r
 def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeypatch):
     monkeypatch.setenv("POLARIZE_APP_INPROCESS", "1")  # the slow clock is this process's
     slow_starts(monkeypatch, 0.01)  # the odds' 960 starts take 9.6 s; the 2,500 of the basin map 25 s
-    monkeypatch.setattr(study, "within", lambda limit: 20.0)
+    monkeypatch.setattr(limited, "within", lambda limit: 20.0)
     view = view_of("phase", {})
     assert view.error is None and [p.key for p in view.plots()] == ["field", "basins", "odds"]
     traces = {t.uid: t for t in view.plots()[1].figure.data}
@@ -207,3 +207,59 @@ def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeyp
     # (On a loaded machine the odds may be cut too; they are then named first, in the same sentence.)
     assert f"the basin map's last {missing:,} of 2,500 starts." in view.warnings[0]
     assert f"Grey: the {missing:,} starts not run" in view.plots()[1].caption
+
+
+@pytest.mark.parametrize("name", ["tied", "explorer"])
+def test_a_view_that_timed_out_is_computed_again_for_the_next_visitor(monkeypatch, name):
+    """Issue 31: a phase portrait cut by the time limit on a busy server was served as an error to
+    every visitor for 38 minutes. Through the renderer's shared cache, a second session opening the
+    same job after a timeout gets it computed again, never the first visitor's error."""
+    from polarize.serve.cache import SharedCache
+    from polarize.web.page import Screen
+    from ui import renderer
+
+    monkeypatch.setattr(renderer, "VIEWS", SharedCache(4))
+    spec = pages.by_name(name)
+    job = spec.make_job(spec.defaults(None))
+    calls = []
+
+    def overran(function, *args, timeout=None):
+        calls.append("stopped")
+        raise RunTimeout(2.0)
+
+    monkeypatch.setattr(limited, "call_with_timeout", overran)
+    first = renderer.shared_view(spec, job, Screen())
+    assert first.passing and "took longer than 2 s" in first.error
+
+    def in_time(function, *args, timeout=None):  # a quieter server: the same job now finishes
+        calls.append("ran")
+        return function(*args)
+
+    monkeypatch.setattr(limited, "call_with_timeout", in_time)
+    second = renderer.shared_view(spec, job, Screen())
+    assert calls == ["stopped", "ran"]
+    assert second.error is None and second.plots() and not second.passing
+    assert renderer.shared_view(spec, job, Screen()) is second  # complete: now kept for everyone
+    assert calls == ["stopped", "ran"]
+
+
+def test_every_failure_of_a_run_is_a_view_never_kept(monkeypatch):
+    from polarize.serve.runner import ServerBusy, WorkerCrashed
+
+    for failure in (RunTimeout(2.0), WorkerCrashed("killed"), ServerBusy("full"), ValueError("a bug")):
+        def failing(function, *args, timeout=None, failure=failure):
+            raise failure
+
+        monkeypatch.setattr(limited, "call_with_timeout", failing)
+        view = limited.run_limited(sum, (1, 2), timeout=2.0, advice=lambda: "Do less.")
+        assert isinstance(view, View) and view.error and view.passing, failure
+    monkeypatch.undo()
+    monkeypatch.setenv("POLARIZE_APP_INPROCESS", "1")
+    seen = []
+
+    def budgeted(budget, *args):
+        seen.append((budget, args))
+        return "done"
+
+    ran = limited.run_limited(budgeted, limited.BUDGET, "a", timeout=8.0, advice=lambda: "")
+    assert ran == limited.Ran("done", 8.0) and seen == [(6.0, ("a",))]  # within(8) = 6: a quarter less

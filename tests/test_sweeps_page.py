@@ -51,9 +51,11 @@ def test_the_grid_table_says_what_every_cell_shares_as_well_as_the_axes():
 
     (table,) = [b for b in _view("example-runs").blocks if isinstance(b, Table)]
     rows = {row["axis"]: row["values"] for row in table.rows}
-    assert rows["normalizer"] == "softmax, sparsemax, l2" and rows["seed"] == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
+    assert rows["normalizer \u03c3"] == "softmax, sparsemax, l2"
+    assert rows["seed"] == "0, 1, 2, 3, 4, 5, 6, 7, 8, 9"
     (horizon,) = {r[0] for r in _sql("runs", "SELECT DISTINCT t_end FROM runs")} or {None}
-    assert rows["horizon"] == "1000 (every cell)" and horizon == pytest.approx(1000)
+    assert rows["horizon (final time)"] == "1000 (every cell)" and horizon == pytest.approx(1000)
+    assert rows["tokens n"] == "4, 8, 16" and rows["logits a(0)"] == "gaussian (every cell)"  # words
 
 
 def test_the_runs_fraction_is_the_share_sql_counts_in_its_wilson_band():
@@ -150,3 +152,59 @@ def test_a_stored_sweep_reads_back_as_the_sweep_that_wrote_it(name):
     sweep = manifest_sweep(manifest)
     assert sweep.digest() == manifest["digest"] and sweep.kind == manifest["kind"]
     assert [key for key, _ in sweep.grid] == list(manifest["sweep"]["grid"])
+
+
+FIELD_NAMES = ("polarized_below", "options.", "one_minus_max", "entropy_end", "a_init", "naive_holds")
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+@pytest.mark.parametrize("measure", ["one_minus_max", "entropy_end"])
+def test_tables_captions_and_axes_say_words_not_field_names(name, measure):
+    from polarize.web.view import Caption, Table, Text, walk
+
+    view = _view(f"example-{name}", measure=measure)
+    words = [b.text for b in walk(view.blocks) if isinstance(b, (Text, Caption))]
+    words += [str(value) for b in walk(view.blocks) if isinstance(b, Table) for row in b.rows
+              for value in row.values() if not str(value).endswith("(every cell)")]
+    words += [p.caption for p in view.plots()]
+    words += [p.figure.layout.yaxis.title.text or "" for p in view.plots()]
+    for field in FIELD_NAMES:
+        assert not [w for w in words if field in w], field
+    if name == "runs":
+        assert "1 - max s ends below the sweep's threshold for polarized (0.01)" in view.plots()[0].caption
+
+
+def test_why_softmax_is_never_polarized_in_the_runs_example_is_what_the_runs_do():
+    """The line under the figure, checked against the shipped rows and runs made again to a longer
+    horizon from the same settings (the earliest and the latest of the 30 to cross 0.01 there)."""
+    import dataclasses
+    import json
+
+    from polarize import Experiment, simulate
+    from polarize.sweeps import load
+    from polarize.web.pages.sweeps import WHY
+
+    line = WHY["example-runs"]
+    assert line in [b.text for b in _view("example-runs").blocks if hasattr(b, "text")]
+    frame = load(example("runs"))
+    softmax = frame[frame["normalizer"] == "softmax"]
+    logistic = softmax[softmax["loss"] == "logistic"]["one_minus_max"]
+    square = softmax[softmax["loss"] == "square"]["one_minus_max"]
+    assert not softmax["polarized"].any()
+    assert (round(logistic.min(), 2), round(logistic.max(), 2)) == (0.05, 0.55)
+    assert "0.05 to 0.55" in line and (round(square.min(), 1), round(square.max(), 2)) == (0.6, 0.92)
+    assert "0.6 to 0.92" in line and "between t \u2248 1e6 and 4.5e8" in line
+
+    def crossing(loss, n, seed, horizon):
+        (config,) = frame[(frame["normalizer"] == "softmax") & (frame["loss"] == loss) & (frame["n"] == n)
+                          & (frame["seed"] == seed)]["config"]
+        config = json.loads(config) if isinstance(config, str) else config
+        run = simulate(dataclasses.replace(Experiment.from_dict(config), horizon=horizon))
+        gap = 1 - run.s.max(axis=1)
+        return float(run.t[np.argmax(gap < 0.01)]) if (gap < 0.01).any() else None, float(gap[-1])
+
+    assert 1e6 <= crossing("logistic", 4, 4, 1e7)[0] <= 1.2e6  # the earliest to polarize
+    assert 4e8 <= crossing("logistic", 8, 0, 1e9)[0] <= 5e8  # the latest (to the times saved)
+    never, end = crossing("square", 16, 0, 1e9)
+    assert never is None and end == pytest.approx(square[(frame["n"] == 16) & (frame["seed"] == 0)].iloc[0],
+                                                  abs=1e-3)  # settled by t = 1000: it stays there

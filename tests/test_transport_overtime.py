@@ -11,7 +11,7 @@ from polarize.budget import within
 from polarize.plots import find_trace
 from polarize.serve.runner import RunTimeout
 from polarize.status import Status
-from polarize.web import overtime
+from polarize.web import limited, overtime
 from polarize.web.pages import explorer as ex
 
 # 200,000 descent steps on 64 tokens: far longer than any budget below.
@@ -64,6 +64,6 @@ def test_a_run_over_the_hard_limit_still_gets_advice(monkeypatch):
     def overran(*args, **kwargs):
         raise RunTimeout(2.0)
 
-    monkeypatch.setattr(ex, "call_with_timeout", overran)
+    monkeypatch.setattr(limited, "call_with_timeout", overran)
     view = ex.explore(SLOW_FLOW, timeout=2.0)
     assert "took longer than 2 s" in view.error and "fewer tokens (n = 64, d = 64)" in view.error

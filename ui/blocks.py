@@ -17,6 +17,7 @@ from polarize.web.view import (
     Caption,
     Columns,
     Download,
+    Folded,
     Header,
     Link,
     Maths,
@@ -38,6 +39,12 @@ def _columns(block: Columns, page: str) -> None:
         with column:
             for inner in blocks:
                 draw_block(inner, page)
+
+
+def _folded(block: Folded, page: str) -> None:
+    with st.expander(block.label, expanded=block.expanded):
+        for inner in block.blocks:
+            draw_block(inner, page)
 
 
 def _plot(block: Plot, page: str) -> None:
@@ -131,6 +138,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Table: lambda b, page: _table(b, page),
     Plot: _plot,
     Columns: _columns,
+    Folded: _folded,
     Action: _action,
     Link: present_mode.draw_link,
 }

@@ -16,7 +16,6 @@ import streamlit as st
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
-from polarize.web.leads import LEADS, TOURS
 from polarize.web.page import PageSpec, Problem, Screen
 from polarize.web.pages import by_name
 from polarize.web.present_view import main_block
@@ -28,7 +27,7 @@ from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 from ui.viewport import viewport
 
-__all__ = ["VIEWS", "render"]
+__all__ = ["VIEWS", "render", "shared_view"]
 
 VIEWS = SharedCache(32)
 """Every page's views, keyed by (page, job, screen) and shared by every session: a view is
@@ -64,8 +63,8 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> No
     """
     st.title(spec.heading(values))
     present_mode.show_bar()
-    if spec.name in LEADS and not present_mode.on():
-        st.markdown(LEADS[spec.name])
+    if spec.lead and not present_mode.on():
+        st.markdown(spec.lead)
     note = mended_note(spec, values)
     if note:
         st.info(note, icon=":material/swap_horiz:")
@@ -80,7 +79,11 @@ _ON = "_page_on"
 
 def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
     """Under the main figure: the guided first visit (open the first time in a session) and the
-    caption, neither on a slide."""
+    caption, neither on a slide.
+
+    Not above the figure, where a newcomer would look first: there, even folded to one line, it left
+    the Explorer's dashboard too little of a 1280 x 720 window (its axis titles under the transport).
+    """
     if present_mode.on():
         return
     page, state = spec.name, st.session_state
@@ -90,10 +93,10 @@ def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
         if state.get(_ON) is not None:
             state[f"_{state[_ON]}_toured"] = True
         state[_ON] = page
-    if page in TOURS:
+    if spec.tour:
         with st.expander("First visit? What to watch for", icon=":material/tour:",
                          expanded=f"_{page}_toured" not in state):
-            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(TOURS[page], 1)))
+            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
     caption = spec.caption(values)
     if caption:
         st.caption(caption)
@@ -106,15 +109,20 @@ def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
     passing view (a busy server, a run cut at its time limit) is not kept, so the next
     rerun tries again.
     """
-    notice, key = st.empty(), (spec.name, job, screen)
+    notice = st.empty()
     with (st.spinner(running, show_time=True),
           queue_notices(lambda place: notice.info(queue_notice(place), icon=":material/hourglass_top:")),
           progress_notices(lambda fraction, text: notice.progress(fraction, text=text))):
-        view = VIEWS.get(key, lambda: by_name(spec.name).show(job, screen))
+        view = shared_view(spec, job, screen)
     notice.empty()
-    if view.passing:
-        VIEWS.discard(key)
     return view
+
+
+def shared_view(spec: PageSpec, job: Any, screen: Screen) -> View:
+    """The page's view of ``job`` from ``VIEWS``, else computed; kept for every session unless it is
+    ``passing`` (cut short, failed or timed out: the next visitor computes it again)."""
+    return VIEWS.get((spec.name, job, screen), lambda: by_name(spec.name).show(job, screen),
+                     keep=lambda view: not view.passing)
 
 
 def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:

@@ -43,10 +43,12 @@ def init_state(spec: PageSpec) -> dict[str, str]:
             saved = spec.defaults(None)  # the address holds another page's settings, not a link here
         elif saved is None:
             query = st.query_params.to_dict()
-            saved, ignored = links.read_link(spec, query)
+            saved, ignored, note = links.open_link(spec, query)
             saved = settle(spec, saved)
             state[link_key] = (saved, {key: f"{echo(f'{key}={query[key]}')}: {reason}"
                                        for key, reason in ignored.items()})
+            if note:  # the link was moved off a dead end, as the menu moves: said the same way
+                state[f"_{spec.name}_mended"] = (saved, note)
         for key, value in saved.items():
             state.setdefault(widget_key(spec, key), list(value) if isinstance(value, tuple) else value)
     link = state.get(link_key)
@@ -84,13 +86,8 @@ def current_values(spec: PageSpec) -> dict[str, Any]:
 
 
 def settle(spec: PageSpec, values: dict[str, Any]) -> dict[str, Any]:
-    """The values with every derived control set (e.g. the tied model's d = n)."""
-    values = dict(values)
-    for control in spec.controls:
-        derived = control.derive(values) if control.derive else None
-        if derived is not None:
-            values[control.key] = derived
-    return values
+    """The values with every derived control set (``PageSpec.settle``)."""
+    return spec.settle(values)
 
 
 def share(spec: PageSpec, values: dict[str, Any]) -> None:
@@ -110,12 +107,12 @@ def changed(spec: PageSpec, key: str) -> None:
     """
     if key == "preset":
         load_preset(spec)
-    mend = spec.mend(settle(spec, current_values(spec)), key)
+    values, mend = links.mend(spec, current_values(spec), key)  # the one path, as a link's
     if mend is None:
         st.session_state.pop(f"_{spec.name}_mended", None)
         return
-    for name, value in mend.changes.items():
-        st.session_state[widget_key(spec, name)] = value
+    for name in mend.changes:
+        st.session_state[widget_key(spec, name)] = values[name]
     st.session_state[f"_{spec.name}_mended"] = (settle(spec, current_values(spec)), mend.note)
 
 

@@ -41,10 +41,12 @@ class SharedCache:
     def __len__(self) -> int:
         return len(self._values)
 
-    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+    def get(self, key: Hashable, compute: Callable[[], Any],
+            keep: Callable[[Any], bool] | None = None) -> Any:
         """The value for ``key``: kept, being computed by another caller (waited for), or ``compute()``.
 
-        An exception from ``compute`` reaches its caller and keeps nothing.
+        An exception from ``compute`` reaches its caller and keeps nothing; so does a value that
+        ``keep(value)`` (when given) refuses: a caller waiting for it then computes its own.
         """
         while True:
             with self._lock:
@@ -60,6 +62,8 @@ class SharedCache:
                 pass
         try:
             value = compute()
+            if keep is not None and not keep(value):
+                return value
             with self._lock:
                 self._values[key] = value
                 while len(self._values) > self.size:
@@ -69,11 +73,6 @@ class SharedCache:
             with self._lock:
                 del self._computing[key]
             busy.release()
-
-    def discard(self, key: Hashable) -> None:
-        """Forget ``key``'s value (the next ``get`` computes it again)."""
-        with self._lock:
-            self._values.pop(key, None)
 
     def clear(self) -> None:
         """Forget every value."""

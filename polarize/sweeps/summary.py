@@ -13,7 +13,7 @@ __all__ = ["FRACTIONS", "Z95", "fraction_table", "pick_axes", "spread_table", "w
 Z95 = 1.959964
 """Two-sided 95% normal quantile."""
 
-_POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold (options.polarized_below)")
+_POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold for polarized")
 _NAIVE = ("p\u1d62(0) wins", "the token with the largest p\u1d62(0) wins (the naive prediction)")
 FRACTIONS = {
     "runs": {"polarized": _POLARIZED, "naive_holds": _NAIVE},

@@ -34,10 +34,9 @@ def describe_failure(exc: BaseException) -> str:
 
 
 def failure_view(exc: BaseException) -> View:
-    """The view of a failed run: ``describe_failure``'s words, ``passing`` for a busy server, a crash or an
-    unreachable cluster (the next visitor tries again)."""
-    return View(error=describe_failure(exc), passing=isinstance(exc, (ServerBusy, WorkerCrashed,
-                                                                      ClusterUnavailable)))
+    """The view of a failed run: ``describe_failure``'s words, ``passing`` (never kept for other visitors:
+    a busy server, a crash or a time limit may pass, and a view that failed is not worth keeping)."""
+    return View(error=describe_failure(exc), passing=True)
 
 
 def queue_notice(place: int) -> str:

@@ -16,12 +16,12 @@ relative to the app, as a deck stores it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from polarize.web.page import PageSpec, Problem
+from polarize.web.page import Mend, PageSpec, Problem
 
-__all__ = ["PRESENT", "link", "presenting", "read_link", "resolve", "to_query"]
+__all__ = ["PRESENT", "Opened", "link", "mend", "open_link", "presenting", "read_link", "resolve", "to_query"]
 
 PRESENT = "present"
 """The query key of presentation mode, known to every page."""
@@ -30,14 +30,48 @@ _TRUTH = {"true": True, "1": True, "false": False, "0": False}
 Values = Mapping[str, Any]
 
 
+class Opened(NamedTuple):
+    """A link, read: the page's values, what it ignored (key -> why), and the page's note when its
+    values were moved off a dead end (``mend``), else ""."""
+
+    values: dict[str, Any]
+    ignored: dict[str, str]
+    note: str = ""
+
+
+def mend(spec: PageSpec, values: Values, key: str) -> tuple[dict[str, Any], Mend | None]:
+    """The values after control ``key`` was set, from the menu or in a link: the one path for both.
+
+    Returns
+    -------
+    values : dict
+        Settled (``PageSpec.settle``), and moved by the page's ``mend`` when it has somewhere to go.
+    mend : Mend or None
+        What moved them (its note says so), or None.
+    """
+    settled = spec.settle(values)
+    moved = spec.mend(settled, key)
+    if moved is None:
+        return settled, None
+    return spec.settle({**settled, **moved.changes}), moved
+
+
 def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A page's values from a URL query, and what it ignored (``open_link`` without the note)."""
+    opened = open_link(spec, query)
+    return opened.values, opened.ignored
+
+
+def open_link(spec: PageSpec, query: Mapping[str, Any]) -> Opened:
     """A page's values from a URL query; never raises.
 
     Keys that no control of the page owns (``utm_source``, ``fbclid``, another
     page's settings) are ignored silently; ``present`` is read by ``presenting``, and
-    reported here only when its value is neither true nor false. Each owned key is parsed alone; then
-    the page's ``check`` judges the values together, and the link field it names
-    is dropped (the one whose removal clears the problem, if any), until they pass.
+    reported here only when its value is neither true nor false. Each owned key is parsed alone;
+    then each is set as from the menu (``mend``: ``/?normalizer=l2`` moves the start where l2 is
+    defined, as choosing L2 does), unless the move would undo a value the link set; then the
+    page's ``check`` judges the values together, and the link field it names is dropped (the one
+    whose removal clears the problem, if any), until they pass.
 
     Parameters
     ----------
@@ -47,10 +81,10 @@ def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any],
 
     Returns
     -------
-    values : dict
-        Every control: the link's usable values over the defaults (of the link's preset, if any).
-    ignored : dict
-        Link key -> why it was ignored, in words (empty for a clean link).
+    Opened
+        ``values``: every control, the link's usable values over the defaults (of the link's
+        preset, if any, moved by a mend); ``ignored``: link key -> why it was ignored, in words
+        (empty for a clean link); ``note``: the mend's note, or "".
     """
     owned = {c.key: c for c in spec.controls}
     ignored: dict[str, str] = {}
@@ -70,6 +104,12 @@ def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any],
                 candidate[key] = control.parse(query[key])
             except ValueError as exc:
                 ignored[key] = str(exc)
+    moved_by, unmended = None, base
+    for key in (key for key in spec.keys if key in candidate):
+        _, moved = mend(spec, {**base, **candidate}, key)
+        if moved is not None and all(candidate.get(k, v) == v for k, v in moved.changes.items()):
+            moved_by, base = (key, moved), {**base, **moved.changes}
+            break
     while candidate:
         problem = spec.check({**base, **candidate})
         if problem is None:
@@ -77,7 +117,9 @@ def read_link(spec: PageSpec, query: Mapping[str, Any]) -> tuple[dict[str, Any],
         culprit = _culprit(spec, base, candidate, problem)
         ignored[culprit] = problem.message
         del candidate[culprit]
-    return {**base, **candidate}, ignored
+    if moved_by is not None and moved_by[0] not in candidate:  # what it moved for is gone: so is the move
+        base, moved_by = unmended, None
+    return Opened({**base, **candidate}, ignored, moved_by[1].note if moved_by else "")
 
 
 def _culprit(spec: PageSpec, base: Values, candidate: dict[str, Any], problem: Problem) -> str:

@@ -112,6 +112,11 @@ class PageSpec:
         Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
     slide : bool
         Whether a view of this page can be added to a lecture deck (not the deck page itself).
+    lead : str
+        What the page is, in two sentences for a newcomer (``polarize.web.leads``; markdown, our own
+        text), shown under the title, not on a slide.
+    tour : tuple of str
+        The steps of the page's guided first visit (markdown, our own text), or none.
     """
 
     name: str
@@ -130,6 +135,8 @@ class PageSpec:
     spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
     slide: bool = True
+    lead: str = ""
+    tour: tuple[str, ...] = ()
 
     def show(self, job: Any, screen: Screen = Screen()) -> View:
         """``view(job)``, its figures built for ``screen`` (stacked on a narrow one, dark on a dark one)."""
@@ -154,6 +161,15 @@ class PageSpec:
     def running(self, values: Values) -> str:
         """What the spinner says while ``view`` runs for ``values``."""
         return self.spinner(values) if callable(self.spinner) else self.spinner
+
+    def settle(self, values: Values) -> dict[str, Any]:
+        """The values with every derived control set (e.g. the tied model's d = n)."""
+        out = dict(values)
+        for control in self.controls:
+            derived = control.derive(out) if control.derive else None
+            if derived is not None:
+                out[control.key] = derived
+        return out
 
     def make_job(self, values: Values) -> Hashable | Problem:
         """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes."""

@@ -17,7 +17,7 @@ from polarize.plots.phone import GROWTH, controls_on_top
 from polarize.plots.phone import WIDTH as PHONE_WIDTH
 from polarize.plots.present_figure import LEAST_ROW, WIDTH, presented
 from polarize.plots.style import PRESENT_SCALE
-from polarize.web.view import Caption, Columns, Metric, Plot, View
+from polarize.web.view import Caption, Columns, Metric, Plot, View, rebuild, walk
 
 __all__ = ["FIGURE_GAP", "HEADER", "LEAST_SHARE", "figure_first", "figure_room", "fitted_view", "main_block",
            "on_a_phone", "presented_view"]
@@ -114,14 +114,8 @@ def on_a_phone(view: View, *, width: float | None = None, window: int | None = N
 
 
 def _on_top(blocks: tuple[Any, ...], width: float, room: int | None) -> tuple[Any, ...]:
-    out: list[Any] = []
-    for block in blocks:
-        if isinstance(block, Plot):
-            block = replace(block, figure=_phone_figure(block.figure, width, room))
-        elif isinstance(block, Columns):
-            block = replace(block, columns=tuple(_on_top(column, width, room) for column in block.columns))
-        out.append(block)
-    return tuple(out)
+    return rebuild(blocks, lambda block: replace(block, figure=_phone_figure(block.figure, width, room))
+                   if isinstance(block, Plot) else block)
 
 
 def _phone_figure(figure: Any, width: float, room: int | None) -> Any:
@@ -141,8 +135,7 @@ def _height(figure: Any) -> int:
 def main_block(blocks: tuple[Any, ...]) -> int | None:
     """The index of the first block that holds a figure (the page's main figure), None if none does."""
     for i, block in enumerate(blocks):
-        if isinstance(block, Plot) or (isinstance(block, Columns) and main_block(
-                tuple(inner for column in block.columns for inner in column)) is not None):
+        if any(isinstance(inner, Plot) for inner in walk((block,))):
             return i
     return None
 
@@ -166,10 +159,8 @@ def figure_first(view: View) -> View:
 
 def _numbers(block: Any) -> bool:
     """Whether ``block`` is a metric, or columns of metrics only."""
-    if isinstance(block, Columns):
-        inner = [b for column in block.columns for b in column]
-        return bool(inner) and all(isinstance(b, Metric) for b in inner)
-    return isinstance(block, Metric)
+    inner = [b for b in walk((block,)) if not isinstance(b, Columns)]
+    return bool(inner) and all(isinstance(b, Metric) for b in inner)
 
 
 def _blocks(blocks: tuple[Any, ...], height: int | None, width: float, *, present: bool,

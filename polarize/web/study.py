@@ -19,19 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from polarize.budget import within
 from polarize.config import ConfigError
 from polarize.science import format_time
 from polarize.science.deadline import Partial, within_budget
 from polarize.serialize import finite, strict_dumps
-from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.status import Status
-from polarize.web import export, overtime
+from polarize.web import export, overtime, precomputed
 from polarize.web.controls import Control, format_value
+from polarize.web.experiment_controls import CONTROLS, HORIZONS, MAX_GD_STEPS
 from polarize.web.failures import config_reason, failure_view
+from polarize.web.limited import BUDGET, run_limited
 from polarize.web.page import Problem
-from polarize.web.pages import precomputed
-from polarize.web.pages.explorer import CONTROLS, HORIZONS, MAX_GD_STEPS
 from polarize.web.view import Caption, Columns, Download, Metric, Plot, Table, View
 
 __all__ = ["Advice", "Drawn", "explorer_control", "field_problem", "gd_problem", "horizon", "horizons",
@@ -144,17 +142,18 @@ def study_view(page: str, values: Values, study: Study,
     values = dict(values)
     partial = None
     try:
-        limit = timeout_seconds() if timeout is None else float(timeout)
         outcome = stored(values) if stored else None
-        ahead = outcome is not None
-        if not ahead:
-            function, args = study(values)
-            partial = call_with_timeout(within_budget, function, within(limit), *args, timeout=limit)
-            outcome = partial.outcome
-    except RunTimeout as exc:  # the worker was stopped: nothing it finished came back
-        return View(error=overtime.timed_out(exc.seconds, advise(values, None), "These runs"))
-    except Exception as exc:  # an engine failure must not become a traceback on the page
+        function, args = study(values) if outcome is None else (None, ())
+    except Exception as exc:  # a failure must not become a traceback on the page
         return failure_view(exc)
+    ahead = outcome is not None
+    if not ahead:
+        ran = run_limited(within_budget, function, BUDGET, *args, timeout=timeout,
+                          advice=lambda: advise(values, None), subject="These runs")
+        if isinstance(ran, View):
+            return ran
+        partial, limit = ran
+        outcome = partial.outcome
     cut_short = partial is not None and not partial.complete
     try:
         drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)

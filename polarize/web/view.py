@@ -7,18 +7,19 @@ columns, buttons that change stored data and links into the app; the renderer
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import plotly.graph_objects as go
 
 from polarize.plots.alt_text import describe
-from polarize.web.deck_store import Slide
+from polarize.web.slides import Slide
 
-__all__ = ["Action", "Caption", "Columns", "Download", "Header", "Link", "Maths", "Metric", "Plot",
-           "Table", "Text", "View"]
+__all__ = ["Action", "Caption", "Columns", "Download", "Folded", "Header", "Link", "Maths", "Metric", "Plot",
+           "Table", "Text", "View", "rebuild", "walk"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,18 @@ class Columns:
 
 
 @dataclass(frozen=True, eq=False)
+class Folded:
+    """Blocks folded under a label until the reader opens them (e.g. a verdict kept for after Play).
+
+    ``label`` is our own words (markdown, never a user's string).
+    """
+
+    label: str
+    blocks: tuple[Any, ...]
+    expanded: bool = False
+
+
+@dataclass(frozen=True, eq=False)
 class Download:
     """A download button; ``data`` is text, bytes, or a callable making them on click.
 
@@ -152,7 +165,7 @@ class Link:
     label : str
         Our own words (a button label is markdown: never a user's string).
     slides : tuple of Slide
-        The views (``polarize.web.deck_store.Slide``: an address relative to the app, a title, notes); the
+        The views (``polarize.web.slides.Slide``: an address relative to the app, a title, notes); the
         first is opened, and with more than one, Next and Previous step through them. An address
         that names no page of the app is shown as text instead of a button.
     help : str
@@ -172,7 +185,7 @@ class View:
     ----------
     blocks : tuple
         ``Text``, ``Caption``, ``Header``, ``Maths``, ``Plot``, ``Metric`` (a row of them is a
-        ``Columns``), ``Table``, ``Columns``, ``Action`` and ``Link``, in order.
+        ``Columns``), ``Table``, ``Columns``, ``Folded``, ``Action`` and ``Link``, in order.
     error : str or None
         Why there is nothing to show, in words.
     warnings : tuple of str
@@ -200,10 +213,31 @@ class View:
 
     def plots(self) -> list[Plot]:
         """Every figure of the view, in order (also those inside columns)."""
-        out: list[Plot] = []
-        for block in self.blocks:
-            if isinstance(block, Plot):
-                out.append(block)
-            elif isinstance(block, Columns):
-                out += View(blocks=tuple(b for column in block.columns for b in column)).plots()
-        return out
+        return [block for block in walk(self.blocks) if isinstance(block, Plot)]
+
+
+def walk(blocks: Iterable[Any]) -> Iterator[Any]:
+    """Every block, in reading order: each ``Columns`` followed by the blocks of its columns, column by
+    column, and each ``Folded`` by its blocks (at any depth). The one walk over a view's blocks."""
+    for block in blocks:
+        yield block
+        if isinstance(block, Columns):
+            for column in block.columns:
+                yield from walk(column)
+        elif isinstance(block, Folded):
+            yield from walk(block.blocks)
+
+
+def rebuild(blocks: tuple[Any, ...], change: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """The blocks with ``change(block)`` for each block that holds no others (at any depth), the
+    ``Columns`` and ``Folded`` kept as they are around them: a new tuple (views are shared: never
+    changed in place)."""
+    def one(block: Any) -> Any:
+        if isinstance(block, Columns):
+            columns = tuple(rebuild(column, change) for column in block.columns)
+            return dataclasses.replace(block, columns=columns)
+        if isinstance(block, Folded):
+            return dataclasses.replace(block, blocks=rebuild(block.blocks, change))
+        return change(block)
+
+    return tuple(map(one, blocks))

@@ -19,6 +19,7 @@ from typing import Any
 from polarize.web import deck_file
 from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, current
 from polarize.web.echo import echo
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
 
@@ -198,7 +199,8 @@ def _job(values: Any) -> tuple[str, int]:
 
 
 DECK = PageSpec(
-    name="deck", nav_title="Lecture decks", title="Lecture decks", icon=":material/slideshow:",
+    name="deck",
+    lead=LEADS["deck"], nav_title="Lecture decks", title="Lecture decks", icon=":material/slideshow:",
     url_path="deck", view=deck_view, job=_job, slide=False,
     caption=lambda values: "Slides are views of this app (a link, a title, speaker notes), kept in order "
                            "for a lecture. Add them from any page's sidebar, reorder and present them "

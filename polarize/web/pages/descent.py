@@ -12,8 +12,9 @@ from polarize.science.deadline import Partial
 from polarize.status import Status
 from polarize.web import overtime
 from polarize.web.controls import Control
+from polarize.web.experiment_controls import MAX_GD_STEPS
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
-from polarize.web.pages.explorer import MAX_GD_STEPS
 from polarize.web.study import (
     Drawn,
     explorer_control,
@@ -87,7 +88,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="descent", nav_title="Flow vs descent", title="Flow vs descent", icon=":material/stairs:",
+    name="descent",
+    lead=LEADS["descent"], nav_title="Flow vs descent", title="Flow vs descent", icon=":material/stairs:",
     url_path="descent", controls=CONTROLS, check=check, view=view, spinner="Running the comparison...",
     defaults=lambda _: {"n": 6, "seed": 0, "loss": "square", "a_scale": 1.0, "horizon": 1000.0,
                         "lrs": (0.1, 2.0, 5.0, 20.0)},

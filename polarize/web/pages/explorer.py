@@ -1,10 +1,11 @@
 """The Explorer: one animated dashboard of a run, every setting in the sidebar and in the link.
 
 ``EXPLORER`` is the page: its controls (an ``Experiment``'s fields over a
-preset), its run policy (``check``: what a page should not attempt, naming the
-field), and ``explore``: one run, with a time limit, and everything the page
-shows about it. Each rerun builds the experiment once (``job``); the run and
-its figure are made once per experiment (the renderer caches ``explore``).
+preset, ``polarize.web.experiment_controls``), its run policy (``check``: what a
+page should not attempt, naming the field), and ``explore``: one run under the
+time limit (``polarize.web.limited``), and everything the page shows about it.
+Each rerun builds the experiment once (``job``); the run and its figure are
+made once per experiment (the renderer caches ``explore``).
 """
 
 from __future__ import annotations
@@ -15,146 +16,47 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from polarize.budget import within
-from polarize.config import A_INITS, METHODS, V_INITS, ConfigError, Experiment
+from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate_within
 from polarize.losses import LOSSES
-from polarize.normalizers import NORMALIZERS, DegenerateStateError, takes
+from polarize.normalizers import NORMALIZERS, DegenerateStateError
 from polarize.plots.dashboard import dashboard_spec
-from polarize.plots.replicator import REPULSION_TITLES
-from polarize.presets import PRESETS, get_preset
+from polarize.presets import get_preset
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
-from polarize.serve.runner import RunTimeout, call_with_timeout, timeout_seconds
 from polarize.status import Status
 from polarize.web import export, overtime, text
-from polarize.web.controls import Control
+from polarize.web.experiment_controls import (
+    CONTROLS,
+    FIELD_KEYS,
+    HORIZONS,
+    MAX_GD_STEPS,
+    MAX_TOKENS,
+    build_experiment,
+    preset_values,
+)
 from polarize.web.failures import config_reason, failure_view
+from polarize.web.leads import LEADS, TOURS
+from polarize.web.limited import BUDGET, run_limited
 from polarize.web.page import Mend, PageSpec, Problem
-from polarize.web.view import Caption, Columns, Download, Metric, Plot, Text, View
+from polarize.web.view import Caption, Columns, Download, Folded, Metric, Plot, Text, View
 
-__all__ = ["CONTROLS", "END_OF_RUN", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS", "Exploration",
-           "build_experiment", "check", "explore", "job", "mend", "preset_values", "start_trouble"]
+__all__ = ["AFTER_PLAY", "CONTROLS", "END_OF_RUN", "EXPLORER", "HORIZONS", "MAX_GD_STEPS", "MAX_TOKENS",
+           "Exploration", "build_experiment", "check", "explore", "job", "mend", "preset_values",
+           "start_trouble"]
 
-DEFAULT_PRESET = "default"
-MAX_TOKENS = 128
-"""Largest ``n`` (and ``d``) offered by the Explorer's sliders."""
-MAX_GD_STEPS = 200_000
-"""Gradient-descent steps a page runs at most (the engine allows more, but a page must stay quick)."""
 END_OF_RUN = "**At the end of the run** (press Play to watch it get there):"
 """Above the verdict and the final numbers: they tell the run's end, which the figure reaches last."""
-
-
-def _nice_horizons() -> tuple[float, ...]:
-    """1, 2, 5 times each power of ten from 10 to 1e12, plus every preset's horizon."""
-    values = {float(c * 10**k) for k in range(1, 13) for c in (1, 2, 5)}
-    values = {v for v in values if v <= 1e12}
-    values |= {float(p.experiment.horizon) for p in PRESETS.values()}
-    return tuple(sorted(values))
-
-
-HORIZONS: tuple[float, ...] = _nice_horizons()
-"""The horizons the pages offer (a log scale)."""
-
-
-def is_tied(name: str) -> bool:
-    """Whether a preset uses the tied model (where ``d`` must equal ``n``)."""
-    return get_preset(name).experiment.model == "tied"
-
-
-CONTROLS: tuple[Control, ...] = (
-    Control("preset", "Preset", "select", options=tuple(PRESETS),
-            help="A named experiment; the paper's toy runs use its own random draws.",
-            caption=lambda name: PRESETS[name].description),
-    Control("n", "Tokens n", "slider", 2, MAX_TOKENS, integer=True,
-            help="Number of tokens: the logits a and scores s have n entries."),
-    Control("d", "Value dimension d", "slider", 1, MAX_TOKENS, integer=True,
-            help="Rows of V (the number of classes for the cross-entropy loss).",
-            derive=lambda v: v["n"] if is_tied(v["preset"]) else None,
-            off_help=" The tied model needs d = n."),
-    Control("loss", "Loss", "select", options=LOSSES.names, names=LOSSES.labels,
-            help="Logistic on the margin β*ᵀVs; square ½|Vs \u2212 β*|²; "
-                 "cross-entropy of softmax(Vs) against p*."),
-    Control("normalizer", "Normalizer \u03c3", "select", options=NORMALIZERS.names,
-            names=NORMALIZERS.labels,
-            help="How logits become scores s = \u03c3(a). Only softmax has the replicator form."),
-    Control("temperature", "Temperature", "number", 0.05, 20.0, step=0.1,
-            help="Softmax temperature: s = softmax(a / T).",
-            derive=lambda v: None if takes(v["normalizer"], "temperature") else 1.0,
-            off_help=" (softmax only)"),
-    Control("method", "Method", "radio", options=METHODS,
-            names={"flow": "gradient flow (exact)", "gd": "gradient descent"},
-            help="The exact flow, or gradient descent with the learning rate below."),
-    Control("lr", "Learning rate", "number", 1e-4, 10.0, step=0.01,
-            help="Step of gradient descent (time t = steps \u00d7 lr). "
-                 "The flow records its first time at t = lr.",
-            applies=lambda v: v["method"] == "gd"),
-    Control("horizon", "Horizon (final time)", "select_slider", options=HORIZONS, names_of=format_time,
-            help="How long to run, on a log scale. "
-                 "Polarization under the logistic loss is slow: like 1/log² t."),
-    Control("seed", "Seed", "number", 0, 2**32 - 1, step=1, integer=True,
-            help="Seed of every random draw (V, a, β*)."),
-    Control("a_init", "Logits a(0)", "select", options=A_INITS, names=text.A_INIT_NAMES,
-            group="Initialization",
-            help="Starting logits; zeros start from uniform scores."),
-    Control("a_scale", "a(0) scale", "number", 0.0, 10.0, step=0.05, half=True,
-            help="Scale of the random part of a(0).", applies=lambda v: v["a_init"] != "zeros"),
-    Control("a_shift", "a(0) shift", "number", -10.0, 10.0, step=0.1, half=True,
-            help="Added to every logit (shifted), or to token 0's logit (near a vertex).",
-            applies=lambda v: v["a_init"] in ("shifted", "vertex")),
-    Control("V_init", "Values V(0)", "select", options=V_INITS, names=text.V_INIT_NAMES, half=True,
-            help="Starting value matrix V (d \u00d7 n)."),
-    Control("V_scale", "V(0) scale", "number", 0.0, 10.0, step=0.05, half=True, help="Scale of V(0).",
-            applies=lambda v: v["V_init"] != "zeros"),
-    Control("repulsion", "Repulsion panel", "radio", options=tuple(REPULSION_TITLES), group="Dashboard",
-            names={"fitness": "fitness vs score", "replicator": "replicator bars u\u1d62 \u2212 s\u00b7u"},
-            help="The dashboard's fourth panel: each token at (fitness, score), or each token's fitness "
-                 "minus the mean fitness as a bar, playing with the rest (above zero: under softmax its "
-                 "logit grows)."),
-)
-"""Every control of the Explorer, in sidebar order."""
-
-DISPLAY_KEYS: tuple[str, ...] = ("repulsion",)
-"""The controls that choose how the run is shown, not what is run."""
-FIELD_KEYS: tuple[str, ...] = tuple(c.key for c in CONTROLS if c.key not in ("preset", *DISPLAY_KEYS))
-"""The controls that are ``Experiment`` fields."""
-_INTEGER = {c.key for c in CONTROLS if c.integer}
-
-
-def preset_values(name: str | None = None) -> dict[str, Any]:
-    """Every control's value for a preset (the default preset when None), as the widgets hold them."""
-    name = name or DEFAULT_PRESET
-    e = get_preset(name).experiment
-    values: dict[str, Any] = {"preset": name}
-    for key in FIELD_KEYS:
-        value = getattr(e, key)
-        values[key] = int(value) if key in _INTEGER else float(value) if isinstance(value, float) else value
-    return values | {"repulsion": "fitness"}
-
-
-def build_experiment(values: Mapping[str, Any]) -> Experiment:
-    """The experiment of ``values["preset"]`` with the other values applied (``Preset.with_changes``).
-
-    The tied model needs ``d == n``, so there ``d`` follows ``n``; a preset's own
-    arrays are drawn afresh when the settings they stand for change.
-
-    Raises
-    ------
-    ConfigError
-        When the values clash (e.g. a temperature for a normalizer other than softmax).
-    """
-    preset = get_preset(values.get("preset") or DEFAULT_PRESET)
-    base = preset.experiment
-    merged = {k: values[k] for k in FIELD_KEYS if k in values}
-    if base.model == "tied":
-        merged["d"] = merged.get("n", base.n)
-    return preset.with_changes(**{k: v for k, v in merged.items() if v != getattr(base, k)})
+AFTER_PLAY = "Verdict (open after Play)"
+"""The label of the verdict and the final numbers folded for after Play (``verdict=after``)."""
 
 
 class Exploration(NamedTuple):
-    """What the Explorer shows: the experiment to run and the repulsion panel's mode (the cache key)."""
+    """What the Explorer shows: the experiment to run, the repulsion panel's mode and when the verdict
+    shows (the cache key)."""
 
     experiment: Experiment
     repulsion: str = "fitness"
+    verdict: str = "now"
 
 
 def job(values: Mapping[str, Any]) -> Exploration | Problem:
@@ -167,7 +69,8 @@ def job(values: Mapping[str, Any]) -> Exploration | Problem:
                 f"{values['lr']:g} takes {steps:,} steps; the Explorer runs at most {MAX_GD_STEPS:,}. "
                 "Lower the horizon, raise the learning rate, or use the exact flow."))
     try:
-        return Exploration(build_experiment(values), values.get("repulsion", "fitness"))
+        return Exploration(build_experiment(values), values.get("repulsion", "fitness"),
+                           values.get("verdict", "now"))
     except ConfigError as exc:
         label = next((c.label for c in CONTROLS if c.key == exc.field), exc.field)
         return Problem((exc.field,), f"{label}: {config_reason(exc)}")
@@ -240,12 +143,14 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return undefined_start(exploration.experiment.resolved())
 
 
-def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: float | None = None,
+def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "now", *,
+            timeout: float | None = None,
             frames: int | None = None) -> View:
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
     The arrays are drawn once (``resolved``), probed, then run as drawn. ``repulsion`` is the
-    dashboard's repulsion panel mode (``plots.dashboard``). The engine has a budget just under
+    dashboard's repulsion panel mode (``plots.dashboard``); ``verdict`` ``after`` folds the verdict
+    and the final numbers until the reader opens them. The engine has a budget just under
     the time limit (``budget.within``): a slow run stops by itself and is shown up to where it
     got, with advice that fits its settings (``overtime``).
 
@@ -262,30 +167,33 @@ def explore(experiment: Experiment, repulsion: str = "fitness", *, timeout: floa
     """
     start = time.perf_counter()
     try:
-        limit = timeout_seconds() if timeout is None else float(timeout)
         resolved = experiment.resolved()
-        problem = undefined_start(resolved)
-        if problem:
-            return View(error=problem.message)
-        result = call_with_timeout(simulate_within, resolved, within(limit), timeout=limit)
-    except RunTimeout as exc:
-        return View(error=overtime.timed_out(exc.seconds, overtime.advice(experiment)))
     except Exception as exc:  # an engine bug must not become a traceback on the page
         return failure_view(exc)
-    if result.status is Status.OUT_OF_TIME and len(result.t) < 2:
+    problem = undefined_start(resolved)
+    if problem:
+        return View(error=problem.message)
+    ran = run_limited(simulate_within, resolved, BUDGET, timeout=timeout,
+                      advice=lambda: overtime.advice(experiment))
+    if isinstance(ran, View):
+        return ran
+    result, limit = ran
+    if result.status is Status.OUT_OF_TIME and len(result.t) < 2:  # passing: a quieter server may get further
         return View(error=f"This run did not get past its start in {limit:g} s. "
-                          + overtime.advice(experiment))
+                          + overtime.advice(experiment), passing=True)
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
     # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
     figure = dashboard_spec(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
-    verdict = judge(result)
+    judged = judge(result)
     # The verdict is the run's end: said so before it, as the figure opens at the start.
-    numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[verdict.status], THRESHOLDS),
-               Text(verdict.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
+    numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[judged.status], THRESHOLDS),
+               Text(judged.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
     why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
     if why:  # the dashes above, said in words where they show
         numbers = (*numbers[:3], Text(f"No entropy or winner: {why}."), *numbers[3:])
+    if verdict == "after":  # kept for after Play: the end of the run is not told before it plays
+        numbers = (Folded(AFTER_PLAY, numbers),)
     captions = text.panel_captions(experiment, repulsion=repulsion)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
@@ -346,7 +254,8 @@ def running(values: Mapping[str, Any]) -> str:
 
 
 EXPLORER = PageSpec(
-    name="explorer", nav_title="Explorer", title="Explorer: does it polarize?",
+    name="explorer",
+    lead=LEADS["explorer"], tour=TOURS["explorer"], nav_title="Explorer", title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     mend=mend,

@@ -12,6 +12,7 @@ from polarize.science import kl_floor
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
@@ -109,7 +110,9 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="losses", nav_title="Loss and conditioning", title="Loss and conditioning", icon=":material/tune:",
+    name="losses",
+    lead=LEADS["losses"],
+    nav_title="Loss and conditioning", title="Loss and conditioning", icon=":material/tune:",
     url_path="losses", controls=CONTROLS, check=check, view=view, spinner="Running the comparison...",
     defaults=lambda _: {"n": 8, "seed": 0, "horizon": 1e6, "kappas": PAPER_KAPPAS},
     caption=intro("The logistic, square and cross-entropy losses on a common footing (same start, a(0) = "

@@ -29,6 +29,7 @@ from polarize.science import (
     judge,
     polarization_rate,
 )
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.view import Columns, Header, Maths, Plot, Text, View
 
@@ -218,6 +219,6 @@ def view(job: Any = ()) -> View:
                         Header("5. What to look for in the Explorer"), Text(LOOK_FOR)), data=figures)
 
 
-MATHS = PageSpec(name="maths", nav_title="About the maths", title="About the maths",
+MATHS = PageSpec(name="maths", lead=LEADS["maths"], nav_title="About the maths", title="About the maths",
                  icon=":material/functions:",
                  url_path="maths", view=view, spinner="Computing the figures...")

@@ -9,10 +9,10 @@ from polarize.config import ConfigError, Experiment
 from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.science.deadline import Partial
-from polarize.web import overtime
+from polarize.web import overtime, precomputed
+from polarize.web.experiment_controls import build_experiment, preset_values
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
-from polarize.web.pages import precomputed
-from polarize.web.pages.explorer import build_experiment, preset_values
 from polarize.web.study import (
     Drawn,
     explorer_control,
@@ -81,7 +81,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="normalizers", nav_title="Normalizers side by side", title="Normalizers side by side",
+    name="normalizers",
+    lead=LEADS["normalizers"], nav_title="Normalizers side by side", title="Normalizers side by side",
     icon=":material/view_module:", url_path="normalizers", controls=CONTROLS, defaults=defaults, check=check,
     view=view, spinner="Running the comparison...",
     caption=intro("One starting point run under every normalizer \u03c3 (the paper's comparison, "

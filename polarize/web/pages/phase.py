@@ -16,6 +16,7 @@ from polarize.science import flow_field, format_time, rest_points
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
@@ -200,7 +201,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="phase", nav_title="Phase portrait", title="Phase portrait", icon=":material/scatter_plot:",
+    name="phase",
+    lead=LEADS["phase"], nav_title="Phase portrait", title="Phase portrait", icon=":material/scatter_plot:",
     url_path="phase", controls=CONTROLS, check=check, view=view, defaults=defaults,
     spinner="Running every start...",
     caption=intro("The replicator picture of softmax gradient flow on the simplex: the field, its rest "

@@ -13,6 +13,7 @@ from polarize.plots import rate_figure
 from polarize.science import format_time, polarization_rate
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
@@ -100,7 +101,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="rates", nav_title="Rates", title="Rates: how slow is polarization?", icon=":material/speed:",
+    name="rates",
+    lead=LEADS["rates"], nav_title="Rates", title="Rates: how slow is polarization?", icon=":material/speed:",
     url_path="rates", controls=CONTROLS, check=check, view=view, spinner="Running the comparison...",
     defaults=lambda _: {"n": 5, "seed": 1, "a_init": "zeros", "horizon": 1e12},
     caption=intro("Under the logistic loss the flow polarizes forever, but only logarithmically. Here out to "

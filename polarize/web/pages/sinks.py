@@ -26,6 +26,7 @@ from polarize.sinks.config import SIZES, VARIANTS, variant_config
 from polarize.sinks.runs import check_run, read_run, run_info, run_json, shipped_runs
 from polarize.web import export
 from polarize.web.controls import Control
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.progress import report
 from polarize.web.view import Columns, Download, Metric, Plot, Table, Text, View
@@ -208,12 +209,14 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                       f"AdamW lr {config.lr:g}, batch {config.batch}, width {config.width}"))
     sequence = int(values["sequence"])
     attention = attention_figure(record, sequence)
-    blocks = (Columns(tuple((metric,) for metric in metrics)), Text(TIE_BACK),
+    # Why a sink comes after the figure: 12 lines before it put Play a screen below the window.
+    blocks = (Columns(tuple((metric,) for metric in metrics)),
               Plot("sinks-attention", attention,
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
                    "It opens at the end of training; press play to watch training from the start: a "
                    "sink head moves its rows' weight into the first column, onto BOS (\u2605 from the "
                    "checkpoint where it counts)."),
+              Text(TIE_BACK),
               Plot("sinks-training", training_figure(record),
                    "Sink score of every head (colour: head, dash: layer) and induction accuracy (thick)."),
               Plot("sinks-massive", massive_figure(record, _tied()),
@@ -225,7 +228,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="sinks", nav_title="Attention sinks", title="Attention sinks", icon=":material/anchor:",
+    name="sinks",
+    lead=LEADS["sinks"], nav_title="Attention sinks", title="Attention sinks", icon=":material/anchor:",
     url_path="sinks", controls=CONTROLS, view=view, spinner="Preparing the run...",
     defaults=lambda preset: {"variant": "softmax", "seed": 0, "source": "shipped", "size": SIZE,
                              "sequence": 0},

@@ -21,12 +21,23 @@ from polarize.sweeps.store import manifest_sweep
 from polarize.sweeps.summary import FRACTIONS, fraction_table, pick_axes, spread_table
 from polarize.web.controls import Control
 from polarize.web.echo import echo
+from polarize.web.experiment_controls import CONTROLS as CONTROLS_OF_RUNS
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.view import Columns, Metric, Plot, Table, Text, View
 
 __all__ = ["PAGE", "sources"]
 
 MEASURES = {"one_minus_max": "1 - max s at the end", "entropy_end": "entropy of s at the end (nats)"}
+AXES = {"variant": "attention", **{c.key: c.label[0].lower() + c.label[1:] if c.label[1:2].islower()
+                                   else c.label for c in CONTROLS_OF_RUNS}}
+"""A sweep's axes and settings in words (the Explorer's labels); any other key is shown as it is."""
+WHY = {"example-runs": (
+    "Softmax is 0% polarized at every n because t = 1000 is early for it: under the logistic loss its "
+    "1 - max s is still 0.05 to 0.55 there and falls below 0.01 only between t \u2248 1e6 and 4.5e8 "
+    "(like 1/log\u00b2 t); under the square loss it settles at 0.6 to 0.92 and never polarizes.")}
+"""What a shipped example shows that a reader would ask about, in one line (tested against runs
+made again to a longer horizon)."""
 
 
 def sources() -> dict[str, Path]:
@@ -73,11 +84,16 @@ CONTROLS = (
 def _grid_table(sweep: Sweep) -> Table:
     """The grid's axes, then the settings every cell shares (a run's horizon says what "polarized by
     the end" means: softmax sharpens slowly, and a default start is not yet polarized at t = 1000)."""
-    rows = tuple({"axis": key, "values": ", ".join(map(str, values)), "count": len(values)}
+    rows = tuple({"axis": _words(key), "values": ", ".join(map(str, values)), "count": len(values)}
                  for key, values in sweep.grid)
-    fixed = tuple({"axis": key, "values": f"{value} (every cell)", "count": 1}
+    fixed = tuple({"axis": _words(key), "values": f"{value} (every cell)", "count": 1}
                   for key, value in sweep.base.items())
     return Table(rows + fixed)
+
+
+def _words(key: str) -> str:
+    """A sweep's axis or setting in words (``AXES``), else its key, shown as text."""
+    return AXES.get(key) or echo(key)
 
 
 def _metrics(frame, sweep: Sweep) -> Columns:
@@ -90,19 +106,22 @@ def _metrics(frame, sweep: Sweep) -> Columns:
     return Columns(tuple((m,) for m in metrics))
 
 
-def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
+def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...]) -> Plot:
+    kind = sweep.kind
     x, colour = ("variant", None) if kind == "sinks" else pick_axes(frame, axes)
     by = [a for a in (x, colour) if a]
     table = fraction_table(frame, kind, what, by)
     short, label = FRACTIONS[kind][what]
+    if what == "polarized":
+        label = f"{label} ({sweep.options['polarized_below']:g})"
     if x is None:
         row = table.iloc[0]
         table = table.assign(all="all")
         x = "all"
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
     return Plot("sweeps-fraction", fraction_figure(table, x, colour, short),
-                f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {echo(x)}"
-                + (f" and {echo(colour)}" if colour else "")
+                f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {_words(x)}"
+                + (f" and {_words(colour)}" if colour else "")
                 + ", pooled over the other axes, in its 95% Wilson band (Wilson 1927). Hover for the counts.")
 
 
@@ -117,16 +136,18 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
         return View(error="This results folder holds no finished cells yet.")
     kind, axes = sweep.kind, tuple(key for key, _ in sweep.grid)
     what = "sink_found" if kind == "sinks" else values["fraction"]
-    blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(echo, axes))}."),
+    blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(_words, axes))}."),
                          _metrics(frame, sweep), _grid_table(sweep),
-                         _fraction_plot(frame, kind, what, axes)]
+                         _fraction_plot(frame, sweep, what, axes)]
+    if values["sweep"] in WHY and what == "polarized":
+        blocks.append(Text(WHY[values["sweep"]]))
     if kind == "runs":
         x, colour = pick_axes(frame, axes)
         if x is not None:
             y = values["measure"]
             table = spread_table(frame, y, [a for a in (x, colour) if a])
-            blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, y),
-                               f"{MEASURES[y]}: the median over seeds (and the other axes) per {echo(x)}, "
+            blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, MEASURES[y]),
+                               f"{MEASURES[y]}: the median over seeds (and the other axes) per {_words(x)}, "
                                "quartiles as bars, least to largest as the band."))
     if kind == "sinks":
         blocks.append(Plot("sweeps-heads", sink_heads_figure(frame),
@@ -139,7 +160,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="sweeps", nav_title="Sweeps", title="Sweeps", icon=":material/grid_view:", url_path="sweeps",
+    name="sweeps",
+    lead=LEADS["sweeps"], nav_title="Sweeps", title="Sweeps", icon=":material/grid_view:", url_path="sweeps",
     controls=CONTROLS, view=view, spinner="Reading the results...",
     defaults=lambda preset: {"sweep": "example-runs", "fraction": "polarized", "measure": "one_minus_max"},
     caption=lambda values: (

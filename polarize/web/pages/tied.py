@@ -13,6 +13,7 @@ from polarize.presets import PAPER_TIED_SIZES, get_preset, paper_tied
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
+from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import Drawn, horizon, horizons, intro, stopped_notes, study_view
 from polarize.web.view import Plot, View
@@ -69,7 +70,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
 
 
 PAGE = PageSpec(
-    name="tied", nav_title="Massive activations", title="Massive activations", icon=":material/bolt:",
+    name="tied",
+    lead=LEADS["tied"], nav_title="Massive activations", title="Massive activations", icon=":material/bolt:",
     url_path="tied", controls=CONTROLS, check=check, view=view, spinner="Running the comparison...",
     defaults=lambda _: {"sizes": PAPER_TIED_SIZES,
                         "horizon": float(get_preset("paper-tied-10").experiment.horizon)},

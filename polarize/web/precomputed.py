@@ -4,7 +4,7 @@ The paper compares the normalizers under gradient descent, 10^5 steps of 0.5 for
 (``/normalizers?preset=paper-compare-logistic&method=gd``): about 20 CPU-seconds on the
 development machine, more under load, past the 20 s a page may take, so that page could never
 draw the paper's own setting. Its comparison is computed ahead with ``compare_normalizers``
-(``python -m polarize.web.pages.precomputed`` writes ``data/``) and stored with the exact
+(``python -m polarize.web.precomputed`` writes ``data/``) and stored with the exact
 experiment it ran. The page uses it only for that experiment, the same to the last bit of its
 resolved JSON (any other value runs as usual), and says so; a test recomputes it and compares.
 
@@ -12,7 +12,7 @@ Stored as numpy's ``.npz`` (no pickle) packed with xz, which halves zip's size o
 every array of each run's ``Result``, and the rest (settings, status, counts) as JSON, under the
 name of its normalizer: the file records which normalizers it holds. A normalizer registered after
 it was computed is not in it; the page then says so in words (``note``) and shows the others, until
-``python -m polarize.web.pages.precomputed`` computes the comparison again.
+``python -m polarize.web.precomputed`` computes the comparison again.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from polarize.diagnostics import Result
 from polarize.normalizers import NORMALIZERS
 from polarize.science.studies import NormalizerRow, compare_normalizers, normalizer_row
 from polarize.serialize import strict_dumps
-from polarize.web.pages.explorer import build_experiment
+from polarize.web.experiment_controls import build_experiment
 
 __all__ = ["DATA", "NOTE", "STORED", "note", "stored_rows", "write"]
 
@@ -56,7 +56,7 @@ def note(rows: list[NormalizerRow]) -> str:
     if not missing:
         return NOTE
     return (f"{NOTE} Not precomputed: {', '.join(missing)} (registered after this comparison was computed; "
-            "python -m polarize.web.pages.precomputed computes it again).")
+            "python -m polarize.web.precomputed computes it again).")
 
 
 def stored_rows(experiment: Experiment) -> list[NormalizerRow] | None:
