@@ -11,7 +11,7 @@ from polarize.diagnostics import Result
 from polarize.science.deadline import joined
 from polarize.serialize import strict_dumps
 from polarize.status import Status
-from polarize.web.pages import precomputed
+from polarize.web import precomputed
 
 
 def test_every_status_has_words_and_only_finished_is_ok():
