@@ -167,3 +167,29 @@ def test_the_key_is_the_same_in_any_process():
                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout for _ in range(2)}
     assert len(keys) == 1
     assert app_cluster.task_key(simulate_within, (Experiment(n=4, seed=3), within(20.0))) + "\n" not in keys
+
+
+def test_a_live_training_on_the_cluster_reports_its_progress_and_matches_one_here(on_cluster):
+    pytest.importorskip("jax")
+    from test_sinks_training import _tiny
+
+    from polarize.serve.training import train_live
+    from polarize.sinks.train import train
+
+    config = _tiny("softmax", True, batch=16, steps=20, train_size=400, eval_size=32, checkpoints=1)
+    seen = []
+    record = train_live(config, progress=lambda done, total: seen.append((done, total)), timeout=300)
+    assert seen and seen[-1] == (20, 20)  # a line per chunk, from the worker
+    here = train(config)
+    assert record["config"] == config.to_dict()
+    assert record["history"][-1]["loss"] == pytest.approx(here["history"][-1]["loss"], rel=1e-4)
+
+
+def test_a_live_training_past_its_time_stops_on_its_worker(on_cluster):
+    pytest.importorskip("jax")
+    from test_sinks_training import _tiny
+
+    from polarize.serve.training import TrainingFailed, train_live
+
+    with pytest.raises(TrainingFailed, match=r"longer than 0\.5 s"):
+        train_live(_tiny("softmax", True, steps=2000), timeout=0.5)

@@ -18,6 +18,8 @@ pool of workers, and a class past one machine is a matter of adding workers.
   the same way.
 - **The queue**: runs still wait their turn in this server's ``Admission``, with their place told,
   at most as many at once as the cluster has worker threads when this server first connected.
+- **Live training** (``cluster_training``) goes to a worker the same way, its progress sent back
+  through a Dask queue, and stops itself on the worker once past its time.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from polarize.env import SCHEDULER, scheduler
 from polarize.serve.admission import Admission
 
-__all__ = ["ClusterUnavailable", "cluster_call", "connected", "disconnect", "task_key"]
+__all__ = ["ClusterUnavailable", "cluster_call", "cluster_training", "connected", "disconnect", "task_key"]
 
 CONNECT_SECONDS = 10
 """Seconds to reach the scheduler before a run is refused in words."""
@@ -132,5 +134,70 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
             raise WorkerCrashed("the cluster lost the workers running it") from None
         finally:
             future.release()  # this server's interest only: another replica waiting keeps the task
+    finally:
+        cluster.admission.leave(slot)
+
+
+def _train_on_worker(config: dict[str, Any], queue_name: str, seconds: float) -> dict[str, Any]:
+    """On a worker: train ``config`` (a ``SinksConfig`` as a dict), putting ``(done, total)`` on the
+    Dask queue ``queue_name`` after every chunk; stopped with ``TimeoutError`` once past ``seconds``."""
+    import time
+
+    from distributed import Queue, get_client
+
+    from polarize.sinks.config import SinksConfig
+    from polarize.sinks.train import train
+
+    queue, end = Queue(queue_name, client=get_client()), time.monotonic() + seconds
+
+    def progress(done: int, total: int) -> None:
+        queue.put((done, total))
+        if time.monotonic() > end:
+            raise TimeoutError(f"the run took longer than {seconds:g} s and was stopped")
+
+    return train(SinksConfig.from_dict(config), progress=progress)
+
+
+def cluster_training(cluster: _Cluster, config: dict[str, Any], progress: Any,
+                     seconds: float) -> dict[str, Any]:
+    """Train ``config`` on ``cluster``'s workers, ``progress(done, total)`` called here as it goes.
+
+    The same run asked for by two replicas at once is trained once (one task key; they share its
+    progress). Raises ``TimeoutError`` when the run takes longer than ``seconds`` (it stops itself
+    on its worker too), and whatever the training raised.
+    """
+    import time
+
+    from distributed import Queue
+
+    key = task_key(_train_on_worker, (config, seconds))
+    queue = Queue(f"{key}-progress", client=cluster.client)
+
+    def report() -> None:
+        for _ in range(queue.qsize()):
+            done, total = queue.get()
+            if progress is not None:
+                progress(done, total)
+
+    slot = cluster.admission.enter()
+    try:
+        future = cluster.client.submit(_train_on_worker, config, queue.name, seconds, key=key, pure=False)
+        end = time.monotonic() + seconds + CONNECT_SECONDS  # the worker stops it at ``seconds``
+        try:
+            while True:
+                try:
+                    record = future.result(timeout=0.5)
+                except TimeoutError:  # not done yet (Dask's TimeoutError is the builtin's), or the run's own
+                    if future.done():
+                        raise
+                    if time.monotonic() > end:
+                        raise TimeoutError(f"the run took longer than {seconds:g} s and was stopped") \
+                            from None
+                    report()
+                    continue
+                report()
+                return record
+        finally:
+            future.release()
     finally:
         cluster.admission.leave(slot)

@@ -1,4 +1,5 @@
-"""Train a run in a child process, one at a time on this host, reporting its progress (for the app).
+"""Train a run in a child process, one at a time on this host, reporting its progress (for the app);
+on the Dask cluster instead when ``POLARIZE_SCHEDULER`` names one (``polarize.serve.cluster``).
 
 The app's server must not import JAX nor spend its own threads on a
 minute of training, and a hosted demo must not train one run per student at
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from polarize.serve.admission import Admission
+from polarize.serve.cluster import cluster_training, connected
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SinksConfig
 
@@ -115,7 +117,20 @@ def train_live(config: SinksConfig, *, progress: Callable[[int, int], None] | No
         Too many live runs are waiting already.
     TrainingFailed
         The run failed or overshot ``timeout``.
+    ClusterUnavailable
+        ``POLARIZE_SCHEDULER`` is set and its scheduler does not answer (the run goes to its workers,
+        which need the ``sinks`` extra; this server then does not).
     """
+    cluster = connected()
+    if cluster is not None:
+        try:
+            return cluster_training(cluster, config.to_dict(), progress, timeout)
+        except TimeoutError as exc:
+            raise TrainingFailed(str(exc)) from None
+        except ImportError:
+            raise
+        except Exception as exc:  # the worker's failure, in words
+            raise TrainingFailed(f"{type(exc).__name__}: {exc}") from None
     if not available():
         raise ImportError(MISSING_MESSAGE)
     slot = TRAININGS.enter()

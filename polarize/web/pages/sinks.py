@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from polarize.env import scheduler
 from polarize.fields import ConfigError
 from polarize.integrate import simulate
 from polarize.plots.transformer import attention_figure, massive_figure, training_figure
 from polarize.presets import paper_tied
 from polarize.serve.admission import ServerBusy
 from polarize.serve.cache import SharedCache
+from polarize.serve.cluster import ClusterUnavailable
 from polarize.serve.training import TrainingFailed, train_live
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SIZES, VARIANTS, variant_config
@@ -129,13 +131,13 @@ def _record(values: Mapping[str, Any]) -> dict[str, Any] | str:
     if size != SIZE:
         return (f"Live training is for the {SIZE} size only: a {size}-size run takes about 20 CPU-minutes. "
                 f"Train one from a terminal: polarize sinks train --size {size}.")
-    if not available():
+    if not available() and scheduler() is None:  # on a cluster, its workers train (and need the extra)
         return f"Live training is not installed here: {MISSING_MESSAGE}. The shipped runs need no extra."
     try:
         return _live(variant, seed)
     except ServerBusy:
         return "Live runs are queued one at a time and the queue is full. Try again in a minute."
-    except (TrainingFailed, ImportError, ConfigError) as exc:
+    except (TrainingFailed, ImportError, ConfigError, ClusterUnavailable) as exc:
         return f"The live run failed: {exc}"
 
 
