@@ -2,6 +2,7 @@
 
     python benchmarks/load.py [--sessions 30] [--sequential 0]
     python benchmarks/load.py --quick    # 3 sessions, 2 in a row after: checks that it runs
+    python benchmarks/load.py --url http://host:8080 --sessions 200   # a deployment already running
 
 Starts ``streamlit run app.py`` on a free port (``tests/browser_support.AppServer``), opens one
 warm-up session, then N sessions at the same moment, each a different Explorer link (its own
@@ -21,6 +22,10 @@ server. Reported:
 - with ``--sequential K``: K more distinct runs one after another (nothing else running): the RSS
   every K/10 runs, to show where it levels off, its peak, and the CPU per run without contention;
 - any process of the server's tree still alive after it stopped (orphans).
+
+With ``--url``, the sessions go to that address (a proxy in front of replicas, ``deploy/``) and
+only what a client sees is reported: sessions served and the times to figure
+(``benchmarks/replicas.py`` starts that layout itself and reads the replicas' CPU too).
 
 Targets on the 2-core development machine: all 30 served, the last within 15 s, RSS under
 700 MB throughout and back near idle after, and 200 runs in a row keeping it bounded
@@ -144,7 +149,7 @@ def served(loads: list[PageLoad]) -> list[PageLoad]:
     return [load for load in loads if load.figures and not load.errors and load.finished is not None]
 
 
-def report(loads: list[PageLoad], slow: list[PageLoad], wall: float, cpu: tuple[float, float]) -> None:
+def report(loads: list[PageLoad], slow: list[PageLoad], wall: float, cpu: tuple[float, float] | None) -> None:
     ok = served(loads)
     firsts = sorted(load.first_figure for load in ok)
     queued = [load for load in loads if any("your run is queued" in text for text in load.texts)]
@@ -153,8 +158,9 @@ def report(loads: list[PageLoad], slow: list[PageLoad], wall: float, cpu: tuple[
     if firsts:
         print(f"time to figure: median {statistics.median(firsts):.2f} s, last {firsts[-1]:.2f} s")
     each = max(1, len(loads))
-    print(f"CPU: {sum(cpu):.2f} s for the burst, {sum(cpu) / each:.3f} s per session "
-          f"(server {cpu[0] / each:.3f} s, workers {cpu[1] / each:.3f} s)")
+    if cpu is not None:  # a server of our own (not --url)
+        print(f"CPU: {sum(cpu):.2f} s for the burst, {sum(cpu) / each:.3f} s per session "
+              f"(server {cpu[0] / each:.3f} s, workers {cpu[1] / each:.3f} s)")
     for load in loads:
         if load not in ok:
             print(f"  not served: {load.link}: {load.errors[:1]}")
@@ -189,11 +195,18 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=None, help="the server's POLARIZE_APP_TIMEOUT")
     parser.add_argument("--sequential", type=int, default=0, help="distinct runs in a row afterwards")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a session may wait")
+    parser.add_argument("--url", default=None, help="a running server or proxy to load instead of a new one")
     parser.add_argument("--quick", action="store_true",
                         help="3 sessions, then 2 runs in a row (seconds; for the tests)")
     args = parser.parse_args()
     if args.quick:
         args.sessions, args.sequential = 3, 2
+    if args.url:
+        links = [f"/?seed={1000 + (0 if args.same else i)}" for i in range(args.sessions)]
+        start = time.perf_counter()
+        loads, slow = asyncio.run(burst(args.url.rstrip("/"), links, [], args.timeout))
+        report(loads, slow, time.perf_counter() - start, None)
+        return
     env = {} if args.limit is None else {"POLARIZE_APP_TIMEOUT": str(args.limit)}
     with AppServer(env=env) as server:
         pid = server.process.pid

@@ -60,6 +60,19 @@ def test_sessions_spread_over_the_replicas_are_all_served(layout):
     assert len(verdicts) == 1 and next(iter(verdicts)), verdicts
 
 
+def test_the_load_benchmark_loads_a_running_deployment(layout):
+    """``benchmarks/load.py --url``, as an operator points it at a deployment's proxy."""
+    import subprocess
+    import sys
+
+    from browser_support import ROOT
+
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "load.py"), "--url", layout["proxy"].url,
+                           "--sessions", "4"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "sessions served: 4 / 4" in done.stdout, done.stdout
+
+
 def _browser_on(browser, proxy: NginxProxy, replica: str, path: str):
     """A browser context whose affinity cookie leads to ``replica``, with ``path`` open in a page."""
     for _ in range(20):
