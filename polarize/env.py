@@ -15,8 +15,11 @@ machine, inside ``local_caps()``, where an unset variable means ``LOCAL_CAPS``
 instead: enough for every preset in full (``paper-kl`` by descent is the
 notebook's 1e7 steps). A variable that is set is the cap everywhere.
 
-``POLARIZE_HOSTED`` (a switch, unset: off) says the app serves the public
-(the Dockerfile sets it): then no visitor sees another's data or the server's paths.
+``POLARIZE_HOSTED`` (a switch) says whether the app serves the public (the Dockerfile sets it
+to 1). Private is the default: the app keeps visitors' decks on the server's disk, shared by
+all, only where an operator asked for it (``shares_disk``): ``POLARIZE_HOSTED=0`` explicitly, or
+``POLARIZE_DATA_DIR`` set without ``POLARIZE_HOSTED=1``. Otherwise no visitor sees another's
+data or the server's paths.
 ``POLARIZE_APP_INPROCESS`` (a switch, unset: off) runs the app's runs in its own
 process, without their time limit.
 """
@@ -34,7 +37,8 @@ from pathlib import Path
 from polarize.fields import ConfigError, shown
 
 __all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting", "environment_problem",
-           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number"]
+           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number",
+           "shares_disk"]
 
 HOSTED = "POLARIZE_HOSTED"
 """The variable that marks a public server: ``1`` or ``0``."""
@@ -215,6 +219,24 @@ def hosted() -> bool:
         Naming ``POLARIZE_HOSTED``, when it is not a switch's value (``flag``).
     """
     return flag(HOSTED)
+
+
+def shares_disk() -> bool:
+    """Whether the app shares the server's disk (decks, results folders) with every visitor.
+
+    Only where an operator asked for it: ``POLARIZE_HOSTED`` set to off, or ``POLARIZE_DATA_DIR``
+    set while ``POLARIZE_HOSTED`` is not on. A host that sets neither (Streamlit Community Cloud
+    sets nothing) keeps each visitor's decks in their session: being safe does not depend on an
+    operator remembering a variable.
+
+    Raises
+    ------
+    ConfigError
+        Naming the variable, when ``POLARIZE_HOSTED`` or ``POLARIZE_DATA_DIR`` cannot be used.
+    """
+    if os.environ.get(HOSTED, "").strip():
+        return not hosted()
+    return data_dir_setting() is not None
 
 
 def _cap(var: str) -> Callable[[], object]:

@@ -7,9 +7,10 @@ write at once without losing a slide. Every deck and slide is checked when it is
 made: anything a deck may not hold (a link to another site, an over-long field) is a
 ``DeckError`` naming the field. Decks travel as JSON files (``polarize.web.deck_file``).
 
-A hosted server (``POLARIZE_HOSTED=1``) shares no decks between visitors: each
-session keeps its own in memory (``DeckStore.in_memory``), made the current store
-of its runs (``use``, ``current``), and carries decks away and back as JSON.
+The app shares no decks between visitors unless an operator asked for it
+(``polarize.env.shares_disk``): each session keeps its own in memory
+(``DeckStore.in_memory``), made the current store of its runs (``use``, ``current``),
+and carries decks away and back as JSON.
 """
 
 from __future__ import annotations
