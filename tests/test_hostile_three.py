@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from polarize.fields import ConfigError
+
 # ---- 1. decks private unless an operator shares them ---------------------------------------------------
 
 
@@ -57,3 +59,62 @@ def test_the_readme_says_which_setting_keeps_decks_private_on_each_host():
         (row,) = [line for line in table.splitlines() if line.startswith(f"| {host} |")]
         assert "private" in row
     assert "POLARIZE_HOSTED=0" in hosting and "POLARIZE_DATA_DIR" in hosting
+
+
+# ---- 3. sweeps bounded before anything is built ---------------------------------------------------------
+
+
+def _sweep_error(table, **kw) -> ConfigError:
+    from polarize.sweeps import parse_sweep
+
+    with pytest.raises(ConfigError) as info:
+        parse_sweep(table, **kw)
+    return info.value
+
+
+@pytest.mark.parametrize("allow_large", [False, True])
+def test_an_ensemble_of_a_billion_chunks_is_refused_naming_the_field_and_the_cap(allow_large):
+    table = {"kind": "ensemble", "grid": {"seed": [0]}, "ensemble": {"starts": 10**9, "chunk": 1}}
+    error = _sweep_error(table, allow_large=allow_large)
+    assert error.field == "ensemble.chunk"
+    assert ("10,000,000" if allow_large else "100,000") in str(error) and "\n" not in str(error)
+
+
+def test_a_dry_run_counts_cells_and_tasks_without_building_them(tmp_path, capsys, monkeypatch):
+    from polarize.cli import main
+    from polarize.sweeps import tasks
+
+    monkeypatch.setattr(tasks, "make_cells", lambda sweep: pytest.fail("a dry run built the cells"))
+    path = tmp_path / "s.toml"
+    path.write_text('kind = "ensemble"\n[grid]\nseed = {from = 0, to = 9}\n[ensemble]\nstarts = 25000\n'
+                    'chunk = 10\n')
+    assert main(["sweep", "run", str(path), "-o", str(tmp_path / "r"), "--dry-run", "--allow-large"]) == 0
+    assert "10 grid cells, 25,000 result cells, 25,000 tasks" in capsys.readouterr().out.replace(
+        "25000", "25,000")
+
+
+def test_a_manifest_with_a_long_axis_is_refused_naming_the_axis_and_the_cap():
+    from polarize.sweeps.spec import MAX_AXIS
+    from polarize.sweeps.store import manifest_sweep
+
+    with pytest.raises(ConfigError) as info:
+        manifest_sweep({"sweep": {"kind": "runs", "grid": {"seed": list(range(200_000))}}})
+    assert info.value.field == "grid.seed" and f"{MAX_AXIS:,}" in str(info.value)
+    assert MAX_AXIS <= 10_000
+
+
+# ---- 15. ranges that repeat a value or overflow ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [{"from": 1.0, "to": 1.0, "count": 5},
+                                  {"from": 1.0, "to": 1.0 + 1e-14, "count": 3}])
+def test_a_range_that_repeats_a_value_is_refused_like_a_list(spec):
+    error = _sweep_error({"kind": "runs", "grid": {"kappa": spec}, "base": {"loss": "square"}})
+    assert error.field == "grid.kappa" and "twice" in str(error)
+
+
+@pytest.mark.parametrize("key", ["horizon", "seed"])
+def test_a_range_that_overflows_says_so_not_nan(key):
+    error = _sweep_error({"kind": "runs", "grid": {key: {"from": -1.7e308, "to": 1.7e308, "count": 3}}})
+    assert error.field == f"grid.{key}" and "nan" not in str(error).lower()
+    assert "overflow" in str(error) or "too wide" in str(error)
