@@ -118,3 +118,145 @@ def test_a_range_that_overflows_says_so_not_nan(key):
     error = _sweep_error({"kind": "runs", "grid": {key: {"from": -1.7e308, "to": 1.7e308, "count": 3}}})
     assert error.field == f"grid.{key}" and "nan" not in str(error).lower()
     assert "overflow" in str(error) or "too wide" in str(error)
+
+
+# ---- 4, 6, 7. results folders ----------------------------------------------------------------------------
+
+_RUNS = {"kind": "runs", "grid": {"seed": [0, 1]}, "base": {"horizon": 10.0}}
+
+
+def _runs_sweep(**grid):
+    from polarize.sweeps import parse_sweep
+
+    return parse_sweep({**_RUNS, "grid": grid or _RUNS["grid"]})
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("manifest", [None, '{"name": "x", "kind": "ru', '{"name": "other"}', "[" * 50_000])
+def test_a_results_folder_is_resumed_only_by_the_sweep_that_wrote_it(tmp_path, manifest):
+    import pyarrow as pa
+
+    from polarize.sweeps import store
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    store.write_task(folder, "foreign", pa.table({"hash": ["elsewhere"], "cell": [0], "status": ["ok"]}))
+    if manifest is not None:
+        (folder / store.MANIFEST).write_text(manifest)
+    before = _contents(folder)
+    with pytest.raises(ConfigError) as info:
+        store.write_manifest(folder, _runs_sweep())
+    assert info.value.field == "output" and "\n" not in str(info.value)
+    assert _contents(folder) == before
+
+
+def test_a_results_folder_is_resumed_by_its_own_sweep_and_a_new_one_taken(tmp_path):
+    from polarize.sweeps import store
+
+    sweep = _runs_sweep()
+    store.write_manifest(tmp_path / "new", sweep)  # a new folder
+    store.write_manifest(tmp_path / "new", sweep)  # resumed
+    (tmp_path / "empty").mkdir()
+    store.write_manifest(tmp_path / "empty", sweep)
+    with pytest.raises(ConfigError):
+        store.write_manifest(tmp_path / "new", _runs_sweep(seed=[5]))
+    assert store.read_manifest(tmp_path / "new")["digest"] == sweep.digest()
+
+
+@pytest.fixture
+def fifo_cleanup():
+    """FIFOs made by a test: opened for writing at its end, so that a reader blocked before the fix ends."""
+    made: list[Path] = []
+    yield made
+    import os
+
+    for path in made:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+
+
+def _within(call, seconds: float = 20.0):
+    """``call()``'s result, or a failure when it blocks (run in a daemon thread)."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed back to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "blocked"
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _example_copy(tmp_path: Path, name: str = "runs") -> Path:
+    import shutil
+
+    from polarize.sweeps.examples import example
+
+    return Path(shutil.copytree(example(name), tmp_path / name))
+
+
+@pytest.mark.parametrize("name", ["task-fifo.parquet", "traj-fifo.parquet", "sweep.json"])
+def test_a_fifo_in_a_results_folder_blocks_nothing(tmp_path, fifo_cleanup, name):
+    import os
+
+    from polarize.sweeps import load, query, store
+
+    folder = _example_copy(tmp_path)
+    if name == "sweep.json":
+        os.unlink(folder / name)
+    os.mkfifo(folder / name)
+    fifo_cleanup.append(folder / name)
+    rows = _within(lambda: len(load(folder)))
+    assert rows == 180
+    assert _within(lambda: int(query(folder, "SELECT count(*) AS n FROM runs")["n"][0])) == 180
+    assert _within(lambda: store.finished_hashes(folder)) and _within(lambda: store.result_files(folder))
+    if name == "sweep.json":
+        assert _within(lambda: store.read_manifest(folder)) is None
+        with pytest.raises(ConfigError) as info:
+            _within(lambda: store.write_manifest(folder, _runs_sweep()))
+        assert info.value.field == "output"
+
+
+def test_a_foreign_schema_is_one_line_naming_the_file(tmp_path, capsys):
+    import pyarrow as pa
+
+    from polarize.cli import main
+    from polarize.sweeps import load, query, store
+
+    folder = _example_copy(tmp_path)
+    store.write_task(folder, "zzz-foreign", pa.table({"hash": [[1, 2]], "cell": [{"a": "b"}],
+                                                     "status": [3.5]}))
+    for read in (lambda: load(folder), lambda: query(folder, "SELECT 1")):
+        with pytest.raises(ConfigError) as info:
+            read()
+        assert info.value.field == "results" and "task-zzz-foreign.parquet" in str(info.value)
+    assert main(["sweep", "query", str(folder), "SELECT count(*) FROM runs"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected" not in err and "Arrow" not in err
+
+
+def test_a_deep_manifest_is_refused_in_words(tmp_path):
+    from polarize.sweeps import store
+
+    folder = _example_copy(tmp_path)
+    (folder / store.MANIFEST).write_text("[" * 100_000 + "]" * 100_000)
+    assert store.read_manifest(folder) is None
+    with pytest.raises(ConfigError):
+        store.manifest_sweep(store.read_manifest(folder))
+    (folder / store.MANIFEST).write_text('{"sweep": ' + '{"a": ' * 5000 + "1" + "}" * 5001)
+    with pytest.raises(ConfigError):
+        store.manifest_sweep(store.read_manifest(folder))

@@ -28,8 +28,27 @@ def _read(files: list[Path]):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(p) for p in files]
-    return pa.concat_tables(tables, promote_options="permissive")
+    read = []
+    for path in files:
+        try:
+            read.append((path, pq.read_table(path)))
+        except (OSError, pa.ArrowException):  # a footer that reads but data that does not: not there
+            continue
+    if not read:
+        return pa.table({})
+    files, tables = [path for path, _ in read], [table for _, table in read]
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        pass
+    for path, table in zip(files[1:], tables[1:], strict=True):  # the first file that does not fit
+        try:
+            pa.concat_tables([tables[0], table], promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            reason = " ".join(str(exc).split())[:200]
+            raise ConfigError("results", f"{path.name} in {path.parent} does not hold the rows of this "
+                              f"sweep ({reason}); move it out of the folder") from None
+    raise ConfigError("results", f"the files in {files[0].parent} do not fit together as one table")
 
 
 def load(folder: Path):
