@@ -260,3 +260,63 @@ def test_a_deep_manifest_is_refused_in_words(tmp_path):
     (folder / store.MANIFEST).write_text('{"sweep": ' + '{"a": ' * 5000 + "1" + "}" * 5001)
     with pytest.raises(ConfigError):
         store.manifest_sweep(store.read_manifest(folder))
+
+
+def _page_at(monkeypatch, folder: Path):
+    from polarize.web.pages import sweeps as page
+
+    monkeypatch.setitem(page._SOURCES, "data:probe", folder)
+    return lambda: page.PAGE.view(tuple(sorted((page.PAGE.defaults(None) | {"sweep": "data:probe"}).items())))
+
+
+def _markdown_links(text: str) -> list[str]:
+    from markdown_it import MarkdownIt
+
+    return [token.type for block in MarkdownIt("commonmark").parse(text) for token in block.children or ()
+            if token.type in ("link_open", "image")]
+
+
+def test_the_sweeps_page_shows_a_stored_error_as_text(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    folder = _example_copy(tmp_path)
+    first = sorted(folder.glob("task-*.parquet"))[0]
+    table = pq.read_table(first).to_pandas()
+    table["status"], table["message"] = "error", "[log in](https://evil.example) ![x](https://evil.example/i.png)"
+    table.to_parquet(first)
+    view = _page_at(monkeypatch, folder)()
+    assert view.warnings and all(not _markdown_links(w) for w in view.warnings), view.warnings
+    assert any("evil.example" in w for w in view.warnings)
+
+
+def test_the_sweeps_page_says_in_words_what_is_wrong_with_a_folder(tmp_path, monkeypatch, fifo_cleanup):
+    import os
+
+    import pyarrow as pa
+
+    from polarize.sweeps import store
+
+    folder = _example_copy(tmp_path)
+    show = _page_at(monkeypatch, folder)
+    os.mkfifo(folder / "task-fifo.parquet")
+    fifo_cleanup.append(folder / "task-fifo.parquet")
+    assert _within(show).error is None
+    store.write_task(folder, "zzz", pa.table({"hash": [[1]], "cell": ["x"], "status": [1.5]}))
+    error = _within(show).error
+    assert error and "task-zzz.parquet" in error and "Arrow" not in error and not _markdown_links(error)
+    os.unlink(folder / "task-zzz.parquet")
+    (folder / store.MANIFEST).write_text("[" * 100_000)
+    assert "sweep.json" in _within(show).error
+
+
+def test_the_sweeps_page_cache_follows_the_folder_contents(tmp_path, monkeypatch):
+    import os
+
+    folder = _example_copy(tmp_path)
+    show = _page_at(monkeypatch, folder)
+    assert len(show().data) == 180
+    stamp = os.stat(folder)
+    for path in sorted(folder.glob("task-*.parquet"))[:90]:
+        path.unlink()
+    os.utime(folder, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # the folder's own time says nothing
+    assert len(show().data) == 90
