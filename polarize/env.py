@@ -36,9 +36,9 @@ from pathlib import Path
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting", "environment_problem",
-           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number",
-           "shares_disk"]
+__all__ = ["CAPS", "FLOORS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting",
+           "environment_problem", "flag", "hosted", "in_process", "limits", "local_caps", "max_starts",
+           "positive_number", "shares_disk"]
 
 HOSTED = "POLARIZE_HOSTED"
 """The variable that marks a public server: ``1`` or ``0``."""
@@ -57,6 +57,11 @@ CAPS = {
 }
 """Caps sized for a hosted demo: key of ``limits()`` -> (variable, default, most it may be set to).
 An int default makes the cap a count, which must be a whole number."""
+
+FLOORS = {"max_n": 2, "max_d": 1, "max_size": 2, "max_horizon": 1e-12, "max_steps": 1, "max_samples": 2}
+"""The least each cap may be set to: what the least setting takes (n >= 2, d >= 1, n * d >= 2, a horizon
+of ``config.MIN_TIME``, one descent step, two saved times). A cap below it would refuse every run, naming
+the setting and not the variable."""
 
 STARTS = ("POLARIZE_MAX_STARTS", 100_000, 10_000_000)
 """The cap on ``simulate_many``'s starts: (variable, default, most; 10**7 rows are already GBs)."""
@@ -91,7 +96,8 @@ def local_caps() -> Iterator[None]:
         _LOCAL.reset(token)
 
 
-def positive_number(var: str, default: float, *, whole: bool = False, most: float = math.inf) -> float:
+def positive_number(var: str, default: float, *, whole: bool = False, most: float = math.inf,
+                    least: float = 0.0) -> float:
     """The value of environment variable ``var``: a positive finite number, or ``default`` when unset.
 
     Parameters
@@ -104,16 +110,20 @@ def positive_number(var: str, default: float, *, whole: bool = False, most: floa
         Require a whole number (``"1e7"`` and ``"4096"`` are whole) and return an ``int``.
     most : float
         The largest value accepted.
+    least : float
+        The smallest value accepted (above 0 in any case).
 
     Raises
     ------
     ConfigError
-        Naming ``var``, when the value is not a positive finite (whole) number up to ``most``.
+        Naming ``var``, when the value is not a positive finite (whole) number in ``[least, most]``.
     """
     raw = os.environ.get(var, "").strip()
     if not raw:
         return default
     kind = "a positive whole number" if whole else "a positive finite number"
+    if least > 0:
+        kind += f" from {int(least):,}" if whole else f" from {least:g}"
     if math.isfinite(most):
         kind += f" up to {int(most):,}" if whole else f" up to {most:g}"
     try:
@@ -121,7 +131,8 @@ def positive_number(var: str, default: float, *, whole: bool = False, most: floa
         value = float(raw) if len(raw) <= 100 and raw.isascii() else math.nan
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and 0 < value <= most and (value.is_integer() or not whole)):
+    fits = math.isfinite(value) and 0 < value <= most and value >= least
+    if not fits or not (value.is_integer() or not whole):
         raise ConfigError(var, f"environment variable must be {kind}, got {shown(raw)}")
     return int(value) if whole else value
 
@@ -155,7 +166,11 @@ def data_dir_setting() -> Path | None:
     raw = os.environ.get(DATA_DIR, "")
     if not raw.strip():
         return None
-    path = Path(raw).expanduser().absolute()
+    try:
+        path = Path(raw).expanduser().absolute()
+    except (RuntimeError, OSError, ValueError):  # "~someone" of no such user, or no home folder at all
+        raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, whose home folder is not "
+                          "known here; set it to a full path") from None
     if any(path == tree or tree in path.parents for tree in _SYSTEM_TREES):
         raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, under a system folder; "
                           "set it to a folder of your own")
@@ -189,8 +204,8 @@ def limits() -> dict[str, float]:
         Naming the variable whose value is not a positive finite (whole) number.
     """
     local = LOCAL_CAPS if _LOCAL.get() else {}
-    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int), most=most)
-            for key, (var, default, most) in CAPS.items()}
+    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int), most=most,
+                                 least=FLOORS[key]) for key, (var, default, most) in CAPS.items()}
 
 
 def max_starts() -> int:
@@ -275,7 +290,11 @@ def data_dir() -> Path:
     chosen = data_dir_setting()
     if chosen is not None:
         return chosen
-    home = Path.home()
+    try:
+        home = Path.home()
+    except (RuntimeError, OSError, KeyError):
+        raise ConfigError(DATA_DIR, "environment variable is unset and this user has no home folder; "
+                          "set it to a folder") from None
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"
     if sys.platform == "darwin":
