@@ -430,3 +430,46 @@ def test_the_floors_of_the_caps_are_what_the_settings_take(monkeypatch):
         monkeypatch.setenv(env.CAPS[key][0], str(least))
     assert env.environment_problem() is None and env.FLOORS["max_horizon"] == MIN_TIME
     Experiment(n=2, d=1, samples=2, horizon=MIN_TIME, method="gd", lr=MIN_TIME)
+
+
+# ---- 13. sweep query ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sql", ["", "   ", "-- only a comment", ";", "/* c */"])
+def test_a_query_without_a_statement_is_one_line(tmp_path, capsys, sql):
+    from polarize.cli import main
+    from polarize.sweeps import query
+
+    folder = _example_copy(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        query(folder, sql)
+    assert info.value.field == "query"
+    assert main(["sweep", "query", str(folder), sql]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected" not in err
+
+
+def test_the_librarys_query_reaches_no_file_outside_the_results_folder(tmp_path):
+    from polarize.sweeps import query
+
+    folder = _example_copy(tmp_path)
+    outside = tmp_path / "secret.csv"
+    outside.write_text("a\n1\n")
+    inside = int(query(folder, f"SELECT count(*) AS n FROM read_parquet('{folder}/task-*.parquet')")["n"][0])
+    assert inside == 180
+    for sql in (f"SELECT * FROM read_csv('{outside}')", f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'",
+                f"ATTACH '{tmp_path / 'db.duckdb'}'", "SET enable_external_access = true",
+                "SET allowed_directories = ['/']"):
+        with pytest.raises(ConfigError) as info:
+            query(folder, sql)
+        assert info.value.field == "query"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "secret.csv"]
+
+
+def test_the_query_help_says_what_sql_may_do_on_ones_own_machine(capsys):
+    from polarize.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["sweep", "query", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "any file" in said and "COPY" in said
