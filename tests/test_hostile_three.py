@@ -574,3 +574,84 @@ def test_clips_queue_like_runs_and_are_told_their_place(monkeypatch):
         export.CLIP_QUEUE.leave(held)
     worker.join(20)
     assert out["data"] == b"GIF89a" and export.CLIP_QUEUE.counts() == (0, 0)
+
+
+# ---- 8. Replace applies to the deck as it was when asked ------------------------------------------------
+
+
+def test_replace_asks_again_when_the_deck_changed_after_the_question(tmp_path, monkeypatch):
+    import json
+
+    from polarize.web import deck_file, pages
+    from polarize.web.deck_store import Deck, DeckStore, Slide
+    from polarize.web.view import Action
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    first = Slide(link="/rates", title="one")
+    DeckStore().save(Deck(name="Lecture", slides=(first,)))
+    spec = pages.DECK
+    (importer,) = [b for b in spec.view(spec.make_job({})).blocks if isinstance(b, Action) and b.upload]
+    data = json.loads(deck_file.to_json(Deck(name="Lecture", slides=(Slide(link="/rates", title="file"),))))
+    ok, _, choices = importer.run(json.dumps(data).encode())
+    assert ok and choices[0].label == "Replace"
+    late = Slide(link="/explorer?n=5", title="added after the question")
+    DeckStore().add_slide("Lecture", late)
+    answer = choices[0].run()
+    assert DeckStore().get("Lecture").slides == (first, late)  # nothing lost
+    assert len(answer) == 3 and "changed" in answer[1] and "added after the question" in answer[1]
+    again = {c.label: c for c in answer[2]}
+    ok, _ = again["Replace"].run()  # asked about the deck as it is now: Replace applies
+    assert ok and DeckStore().get("Lecture").slides == (Slide(link="/rates", title="file"),)
+
+
+# ---- 9. decks that cannot exhaust a server -------------------------------------------------------------
+
+
+def _many_slides(count: int):
+    from polarize.web.deck_store import Slide
+
+    return tuple(Slide(link=f"/rates?n={3 + k % 5}", title=f"slide {k}") for k in range(count))
+
+
+def test_a_session_holds_a_bounded_number_of_decks_and_slides():
+    from polarize.web.deck_store import SESSION, Deck, DeckError, DeckStore
+
+    store = DeckStore.in_memory()
+    big = _many_slides(500)
+    saved = 0
+    with pytest.raises(DeckError) as info:
+        for k in range(100):
+            store.save(Deck(name=f"deck {k}", slides=big))
+            saved += 1
+    cap = str(SESSION[info.value.field])
+    assert info.value.field in ("decks", "slides") and cap in str(info.value).replace(",", "")
+    assert saved * 500 <= SESSION["slides"] and len(store.names()) <= SESSION["decks"]
+    with pytest.raises(DeckError) as info:
+        for k in range(SESSION["decks"] + 1):
+            store.save(Deck(name=f"small {k}"))
+    assert info.value.field == "decks" and len(store.names()) <= SESSION["decks"]
+    with pytest.raises(DeckError):
+        for _ in range(SESSION["slides"] + 1):
+            store.add_slide("small 0", _many_slides(1)[0])
+
+
+def test_the_deck_page_draws_a_page_of_slides_whatever_the_decks_length(tmp_path, monkeypatch):
+    from polarize.web import pages
+    from polarize.web.deck_store import Deck, DeckStore
+    from polarize.web.view import Columns
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    spec = pages.DECK
+    DeckStore().save(Deck(name="short", slides=_many_slides(30)))
+    short = spec.view(spec.make_job({}))
+    DeckStore().save(Deck(name="short", slides=_many_slides(500)), replace=True)
+    long = spec.view(spec.make_job({}))
+    rows = [b for b in long.blocks if isinstance(b, Columns)]
+    assert len(long.blocks) == len(short.blocks) and len(rows) <= 30
+    later = spec.view(spec.make_job({"page": 3}))
+    titles = " ".join(getattr(b, "text", "") for col in [b for b in later.blocks if isinstance(b, Columns)]
+                      for column in col.columns for b in column)
+    first = (3 - 1) * len(rows)
+    assert f"slide {first}`" in titles and "slide 0`" not in titles
