@@ -101,7 +101,8 @@ def main() -> None:
     pictures += list(frames)
     start = _clock(f"Pillow: the other {len(pictures) - 1} pictures", start)
     with tempfile.TemporaryDirectory() as folder:
-        count, size = animate._write_gif(iter(pictures), Path(folder) / "clip.gif", 12)
+        palette = animate._palette(pictures)
+        count, size = animate._write_gif(iter(pictures), Path(folder) / "clip.gif", 12, palette)
         start = _clock(f"encode GIF ({count} frames, {size[0]}x{size[1]})", start)
         count, size = animate._write_mp4(iter(pictures), Path(folder) / "clip.mp4", 12)
         start = _clock(f"encode MP4 ({count} frames, {size[0]}x{size[1]})", start)

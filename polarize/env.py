@@ -15,8 +15,11 @@ machine, inside ``local_caps()``, where an unset variable means ``LOCAL_CAPS``
 instead: enough for every preset in full (``paper-kl`` by descent is the
 notebook's 1e7 steps). A variable that is set is the cap everywhere.
 
-``POLARIZE_HOSTED`` (a switch, unset: off) says the app serves the public
-(the Dockerfile sets it): then no visitor sees another's data or the server's paths.
+``POLARIZE_HOSTED`` (a switch) says whether the app serves the public (the Dockerfile sets it
+to 1). Private is the default: the app keeps visitors' decks on the server's disk, shared by
+all, only where an operator asked for it (``shares_disk``): ``POLARIZE_HOSTED=0`` explicitly, or
+``POLARIZE_DATA_DIR`` set without ``POLARIZE_HOSTED=1``. Otherwise no visitor sees another's
+data or the server's paths.
 ``POLARIZE_APP_INPROCESS`` (a switch, unset: off) runs the app's runs in its own
 process, without their time limit. ``POLARIZE_SCHEDULER`` (unset: this server's own worker
 processes) sends them to a Dask scheduler's workers instead (``scheduler_address``).
@@ -34,9 +37,9 @@ from pathlib import Path
 
 from polarize.fields import ConfigError, shown
 
-__all__ = ["CAPS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting", "environment_problem",
-           "flag", "hosted", "in_process", "limits", "local_caps", "max_starts", "positive_number",
-           "scheduler", "scheduler_address"]
+__all__ = ["CAPS", "FLOORS", "HOSTED", "LOCAL_CAPS", "VARIABLES", "data_dir", "data_dir_setting",
+           "environment_problem", "flag", "hosted", "in_process", "limits", "local_caps", "max_starts",
+           "positive_number", "shares_disk"]
 
 HOSTED = "POLARIZE_HOSTED"
 """The variable that marks a public server: ``1`` or ``0``."""
@@ -55,6 +58,11 @@ CAPS = {
 }
 """Caps sized for a hosted demo: key of ``limits()`` -> (variable, default, most it may be set to).
 An int default makes the cap a count, which must be a whole number."""
+
+FLOORS = {"max_n": 2, "max_d": 1, "max_size": 2, "max_horizon": 1e-12, "max_steps": 1, "max_samples": 2}
+"""The least each cap may be set to: what the least setting takes (n >= 2, d >= 1, n * d >= 2, a horizon
+of ``config.MIN_TIME``, one descent step, two saved times). A cap below it would refuse every run, naming
+the setting and not the variable."""
 
 STARTS = ("POLARIZE_MAX_STARTS", 100_000, 10_000_000)
 """The cap on ``simulate_many``'s starts: (variable, default, most; 10**7 rows are already GBs)."""
@@ -92,7 +100,8 @@ def local_caps() -> Iterator[None]:
         _LOCAL.reset(token)
 
 
-def positive_number(var: str, default: float, *, whole: bool = False, most: float = math.inf) -> float:
+def positive_number(var: str, default: float, *, whole: bool = False, most: float = math.inf,
+                    least: float = 0.0) -> float:
     """The value of environment variable ``var``: a positive finite number, or ``default`` when unset.
 
     Parameters
@@ -105,16 +114,20 @@ def positive_number(var: str, default: float, *, whole: bool = False, most: floa
         Require a whole number (``"1e7"`` and ``"4096"`` are whole) and return an ``int``.
     most : float
         The largest value accepted.
+    least : float
+        The smallest value accepted (above 0 in any case).
 
     Raises
     ------
     ConfigError
-        Naming ``var``, when the value is not a positive finite (whole) number up to ``most``.
+        Naming ``var``, when the value is not a positive finite (whole) number in ``[least, most]``.
     """
     raw = os.environ.get(var, "").strip()
     if not raw:
         return default
     kind = "a positive whole number" if whole else "a positive finite number"
+    if least > 0:
+        kind += f" from {int(least):,}" if whole else f" from {least:g}"
     if math.isfinite(most):
         kind += f" up to {int(most):,}" if whole else f" up to {most:g}"
     try:
@@ -122,7 +135,8 @@ def positive_number(var: str, default: float, *, whole: bool = False, most: floa
         value = float(raw) if len(raw) <= 100 and raw.isascii() else math.nan
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and 0 < value <= most and (value.is_integer() or not whole)):
+    fits = math.isfinite(value) and 0 < value <= most and value >= least
+    if not fits or not (value.is_integer() or not whole):
         raise ConfigError(var, f"environment variable must be {kind}, got {shown(raw)}")
     return int(value) if whole else value
 
@@ -156,7 +170,11 @@ def data_dir_setting() -> Path | None:
     raw = os.environ.get(DATA_DIR, "")
     if not raw.strip():
         return None
-    path = Path(raw).expanduser().absolute()
+    try:
+        path = Path(raw).expanduser().absolute()
+    except (RuntimeError, OSError, ValueError):  # "~someone" of no such user, or no home folder at all
+        raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, whose home folder is not "
+                          "known here; set it to a full path") from None
     if any(path == tree or tree in path.parents for tree in _SYSTEM_TREES):
         raise ConfigError(DATA_DIR, f"environment variable names {shown(raw)}, under a system folder; "
                           "set it to a folder of your own")
@@ -190,8 +208,8 @@ def limits() -> dict[str, float]:
         Naming the variable whose value is not a positive finite (whole) number.
     """
     local = LOCAL_CAPS if _LOCAL.get() else {}
-    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int), most=most)
-            for key, (var, default, most) in CAPS.items()}
+    return {key: positive_number(var, local.get(key, default), whole=isinstance(default, int), most=most,
+                                 least=FLOORS[key]) for key, (var, default, most) in CAPS.items()}
 
 
 def max_starts() -> int:
@@ -220,6 +238,24 @@ def hosted() -> bool:
         Naming ``POLARIZE_HOSTED``, when it is not a switch's value (``flag``).
     """
     return flag(HOSTED)
+
+
+def shares_disk() -> bool:
+    """Whether the app shares the server's disk (decks, results folders) with every visitor.
+
+    Only where an operator asked for it: ``POLARIZE_HOSTED`` set to off, or ``POLARIZE_DATA_DIR``
+    set while ``POLARIZE_HOSTED`` is not on. A host that sets neither (Streamlit Community Cloud
+    sets nothing) keeps each visitor's decks in their session: being safe does not depend on an
+    operator remembering a variable.
+
+    Raises
+    ------
+    ConfigError
+        Naming the variable, when ``POLARIZE_HOSTED`` or ``POLARIZE_DATA_DIR`` cannot be used.
+    """
+    if os.environ.get(HOSTED, "").strip():
+        return not hosted()
+    return data_dir_setting() is not None
 
 
 def scheduler_address(text: str, *, field: str = "scheduler") -> str:
@@ -303,7 +339,11 @@ def data_dir() -> Path:
     chosen = data_dir_setting()
     if chosen is not None:
         return chosen
-    home = Path.home()
+    try:
+        home = Path.home()
+    except (RuntimeError, OSError, KeyError):
+        raise ConfigError(DATA_DIR, "environment variable is unset and this user has no home folder; "
+                          "set it to a folder") from None
     if sys.platform == "win32":
         return Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "polarize"
     if sys.platform == "darwin":

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from polarize.fields import ConfigError, choice, integer, shown
 from polarize.status import Status
 
 if TYPE_CHECKING:
@@ -166,26 +167,39 @@ def _winners(winner: np.ndarray, shown: int = 3) -> str:
 
 
 def _ensemble_progress(m: Ensemble) -> str:
+    """``100 starts to t = 1e+04, all finished``; an ensemble cut short by its budget says so (even of
+    no start at all: ``0 starts to t = 1e+04, out of time before any start was done``)."""
     stopped = int(np.count_nonzero(~m.finished))
-    ran = "all finished" if not stopped else f"{stopped} stopped early"
+    complete = m.status is Status.FINISHED
+    if complete and len(m):
+        ran = "all finished" if not stopped else f"{stopped} stopped early"
+    else:
+        ran = f"{m.status} before {'the rest' if len(m) else 'any start'} was done" + (
+            f", {stopped} stopped early" if stopped else "")
     end = m.experiment.save_at(2).t[-1]
     return f"{len(m)} start{'s' if len(m) != 1 else ''} to t = {number(end)}, {ran}"
 
 
+def _spread(values: np.ndarray, how: Any) -> str:
+    """``how`` of ``values`` in four digits, or ``none`` of no value (never ``nan``)."""
+    return number(float(how(values))) if len(values) else "none"
+
+
 def ensemble_repr(m: Ensemble) -> str:
     """``Ensemble(n=3, horizon=1e+04: 100 starts to t = 1e+04, all finished; winners token 0: 55, ...)``."""
-    median = number(float(np.median(m.one_minus_max)))
-    return _cut(f"Ensemble({_scalars(m.experiment)}: {_ensemble_progress(m)}; winners {_winners(m.winner)}; "
-                f"median 1 - max s = {median})")
+    won = _winners(m.winner) if len(m) else "none"
+    return _cut(f"Ensemble({_scalars(m.experiment)}: {_ensemble_progress(m)}; winners {won}; "
+                f"median 1 - max s = {_spread(m.one_minus_max, np.median)})")
 
 
 def ensemble_html(m: Ensemble) -> str:
     rows = [
         *((k, v) for k, v in settings(m.experiment) if k != "a0"),
+        ("status", str(m.status)),
         ("starts", str(len(m))), (Status.FINISHED.value, f"{int(np.count_nonzero(m.finished))} of {len(m)}"),
-        ("winners", _winners(m.winner, shown=8)),
-        ("median 1 - max s", number(float(np.median(m.one_minus_max)))),
-        ("largest 1 - max s", number(float(np.max(m.one_minus_max)))),
+        ("winners", _winners(m.winner, shown=8) if len(m) else "none"),
+        ("median 1 - max s", _spread(m.one_minus_max, np.median)),
+        ("largest 1 - max s", _spread(m.one_minus_max, np.max)),
         ("saved times", "final only" if m.t is None else str(len(m.t))),
     ]
     return _table("Ensemble", rows)
@@ -245,8 +259,40 @@ FIGURES = ("dashboard", "paper", "rate")
 run (scores and value projections), or the rate of polarization against its asymptotics."""
 
 
+_OPTIONS = {"dashboard": ("frames", "height", "repulsion", "narrow"), "paper": (),
+            "rate": ("frames", "animated"), "ensemble": ("title", "height")}
+"""The options each figure takes (``Result.figure``'s kinds, and ``Ensemble.figure``)."""
+MOST_FRAMES, HEIGHTS = 1000, (100, 4000)
+"""Most animation frames a figure may ask for, and the heights (px) it may have."""
+
+
+def _options(kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` checked one by one (``polarize.fields``): a ``ConfigError`` naming the one at fault."""
+    allowed = _OPTIONS[kind]
+    for name, value in options.items():
+        if name not in allowed:
+            raise ConfigError(name, f"is not an option of the {kind} figure (it takes "
+                              f"{', '.join(allowed) or 'none'})")
+        if name == "frames":
+            integer(name, value, 1, MOST_FRAMES)
+        elif name == "height":
+            integer(name, value, *HEIGHTS)
+        elif name in ("narrow", "animated") and not isinstance(value, bool):
+            raise ConfigError(name, f"must be True or False, got {shown(value)}")
+        elif name == "title" and not isinstance(value, str):
+            raise ConfigError(name, f"must be text, got {shown(value)}")
+    return options
+
+
 def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figure:
-    """The app's own figure of one run (``FIGURES``); ``options`` go to the figure's builder."""
+    """The app's own figure of one run (``FIGURES``); ``options`` go to the figure's builder.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``kind`` or the option that is not one of the figure's or not a value it takes.
+    """
+    options = _options(choice("kind", kind, FIGURES), options)
     if kind == "dashboard":
         from polarize.plots.dashboard import dashboard
 
@@ -259,16 +305,41 @@ def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figu
         from polarize.plots.grid import rate_figure
         from polarize.science.studies import polarization_rate
 
+        late = int(np.count_nonzero(r.t > 1.0))
+        if late < 2:  # the rate is drawn against log t, from t > 1
+            from polarize.plots.words import words_figure
+
+            times = f"{late} time{'s' if late != 1 else ''}"
+            return words_figure(f"Too little to draw the rate: the run saved {times} after t = 1 (it stopped "
+                                f"at t = {number(float(r.t[-1]))}: {r.status}); the "
+                                "rate needs at least two.")
         return rate_figure(r, polarization_rate(r), **options)
-    raise ValueError(f"kind must be one of {', '.join(FIGURES)}, got {kind!r}")
+    raise AssertionError(kind)  # choice() allows FIGURES only
+
+
+def _tokens(tokens: Any, n: int) -> tuple[int, ...]:
+    """The triangle's three tokens as ints (for n = 2 the starts lie on a segment: any whole numbers)."""
+    wrong = ConfigError("tokens", f"need 3 different tokens out of 0..{n - 1}, got {shown(tokens)}")
+    if isinstance(tokens, (str, bytes)):
+        raise wrong
+    try:
+        chosen = tuple(integer("tokens", k, 0, n - 1 if n > 2 else 2**31) for k in tokens)
+    except (ConfigError, TypeError):
+        raise wrong from None
+    if n > 2 and (len(chosen) != 3 or len(set(chosen)) != 3):
+        raise wrong
+    return chosen
 
 
 def ensemble_figure(m: Ensemble, tokens: Sequence[int] = (0, 1, 2), **options: Any) -> go.Figure:
     """Each start on the triangle of three ``tokens``, coloured by the token that wins from it."""
     n = m.experiment.n
-    chosen = tuple(int(k) for k in tokens)
-    if n > 2 and (len(chosen) != 3 or len(set(chosen)) != 3 or not all(0 <= k < n for k in chosen)):
-        raise ValueError(f"tokens: need 3 different tokens out of 0..{n - 1}, got {tuple(tokens)}")
+    options, chosen = _options("ensemble", options), _tokens(tokens, n)
+    if not len(m):
+        from polarize.plots.words import words_figure
+
+        return words_figure(f"No start to draw: the ensemble is {m.status} before any start was done "
+                            "(give it a larger budget, or fewer starts).")
     from polarize.plots.portrait import starts_figure
 
     return starts_figure(m, chosen, **options)

@@ -213,7 +213,9 @@ def test_the_sinks_clip_writes_a_gif_and_an_mp4_frame_per_checkpoint(tmp_path):
     iio = pytest.importorskip("imageio.v3")
     pytest.importorskip("imageio_ffmpeg")
     pictures = sinks_pictures(640)
-    for suffix, write in ((".gif", animate._write_gif), (".mp4", animate._write_mp4)):
+    palette = animate._palette(pictures)  # a GIF's one palette, made before its frames stream in
+    gif = lambda frames, path, fps: animate._write_gif(frames, path, fps, palette)  # noqa: E731
+    for suffix, write in ((".gif", gif), (".mp4", animate._write_mp4)):
         count, size = write(iter(pictures), tmp_path / f"sinks{suffix}", 12)
         frames = list(iio.imiter(tmp_path / f"sinks{suffix}"))
         assert len(frames) == count == len(sinks_record()["maps"]), suffix

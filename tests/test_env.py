@@ -159,7 +159,7 @@ def test_standard_input_is_read_when_asked_within_the_size_cap(tmp_path, monkeyp
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"n": 3, "d": 3, "horizon": 10}')))
     assert main(["run", "-", "-o", str(tmp_path / "out.json")]) == 0
-    monkeypatch.setenv("POLARIZE_MAX_SIZE", "1")
+    monkeypatch.setenv("POLARIZE_MAX_SIZE", "2")  # its floor: n * d >= 2
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b" " * 1_000_000)))
     assert main(["run", "-", "-o", str(tmp_path / "out.json")]) == 2
     assert "larger than" in capsys.readouterr().err

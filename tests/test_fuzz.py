@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from polarize import NORMALIZERS, simulate
 from polarize.config import A_INITS, METHODS, MODELS, V_INITS, ConfigError, Experiment
-from polarize.env import CAPS, limits, positive_number
+from polarize.env import CAPS, FLOORS, limits, positive_number
 from polarize.losses import LOSSES
 from polarize.web.links import read_link
 from polarize.web.pages import PAGES
@@ -239,7 +239,7 @@ def test_environment_caps_are_positive_finite_or_name_the_variable(key, raw):
             assert exc.field == var and "positive" in str(exc)
             number = _number_or_nan(raw)
             whole = number.is_integer() or not isinstance(default, int)
-            assert raw.strip() and not (0 < number <= most and whole)
+            assert raw.strip() and not (max(0, FLOORS[key]) <= number <= most and number > 0 and whole)
             return
     assert math.isfinite(value) and value > 0 and type(value) is type(default)
     assert value == (float(raw) if raw.strip() else default)

@@ -40,6 +40,7 @@ LATE = {
     ("polarize.summary", "polarize.plots.paper"): _FIGURE,
     ("polarize.summary", "polarize.plots.grid"): _FIGURE,
     ("polarize.summary", "polarize.plots.portrait"): _FIGURE,
+    ("polarize.summary", "polarize.plots.words"): _FIGURE,
     ("polarize.summary", "polarize.science.studies"): "the rate figure draws polarization_rate's numbers",
     ("polarize.science.basins", "polarize.plots.portrait"): _FIGURE,
     ("polarize", "polarize.plots.dashboard"): _ROOT,

@@ -63,7 +63,7 @@ HOSTILE = [
     ('kind = "runs"\n[grid]\nseed = 3\n', "grid.seed"),
     ('kind = "runs"\n[grid]\ncolour = ["red"]\n', "grid.colour"),
     ('kind = "runs"\n[grid]\nseed = {from = 9, to = 2}\n', "grid.seed"),
-    ('kind = "runs"\n[grid]\nseed = {from = 0, to = 999999}\nn = {from = 2, to = 999}\n', "grid"),
+    ('kind = "runs"\n[grid]\nseed = {from = 0, to = 9999}\nn = {from = 2, to = 999}\n', "grid"),
     ('kind = "runs"\n[grid]\nseed = {from = 0, to = 100000000000}\n', "grid.seed"),
     ('kind = "runs"\n[grid]\nnormalizer = ["softmax", "nope"]\n', "grid.normalizer"),
     ('kind = "runs"\n[grid]\nhorizon = [1, -5]\n', "grid.horizon"),

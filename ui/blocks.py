@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from polarize.serve.admission import ServerBusy
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
@@ -178,8 +179,13 @@ def _make(d: Download, page: str) -> None:
     """Make a slow download with a progress bar, keep it for the session, and rerun to offer it."""
     bar = st.progress(0.0, text=f"Making {d.filename}")
     start = time.perf_counter()
-    with progress_notices(lambda fraction, text: bar.progress(fraction, text=text)):
-        data = d.data() if callable(d.data) else d.data
+    try:
+        with progress_notices(lambda fraction, text: bar.progress(fraction, text=text)):
+            data = d.data() if callable(d.data) else d.data
+    except ServerBusy as exc:  # a full queue of clips: said, and the button stays to try again
+        bar.empty()
+        st.warning(str(exc), icon=":material/hourglass_empty:")
+        return
     st.session_state[f"_{page}_made_{d.key}"] = (d.data, data)
     st.toast(f"{d.label} made in {time.perf_counter() - start:.1f} s: download it with its button.",
              icon=":material/check_circle:")

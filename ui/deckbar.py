@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from polarize.env import hosted
+from polarize.env import shares_disk
 from polarize.web import deck_store as deck
 from polarize.web import links
 from polarize.web.echo import echo
@@ -27,7 +27,7 @@ _STORE, _SAID = "_deck_store", "_deckbar_said"
 
 def bind_store() -> None:
     """Make this session's deck store the current one (``polarize.web.deck_store.current``) for this run."""
-    if not hosted():
+    if shares_disk():
         deck.use(None)
         return
     if _STORE not in st.session_state:

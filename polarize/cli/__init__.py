@@ -77,8 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--preset", help="a preset name (see 'polarize presets')")
     clip.add_argument("-o", "--output", type=Path, required=True, help="OUT.gif or OUT.mp4")
     clip.add_argument("--fps", type=float, default=12.0, help="frames per second (default 12)")
-    clip.add_argument("--width", type=int, default=1280, help="pixels (default 1280; height follows)")
-    clip.add_argument("--frames", type=int, default=100, help="about how many frames (default 100)")
+    clip.add_argument("--width", type=int, default=1280,
+                      help="pixels, 160 to 1,920 (default 1280; height follows)")
+    clip.add_argument("--frames", type=int, default=100, help="about how many frames, 2 to 300 (default 100)")
     again = commands.add_parser("reproduce", help="recompute the paper's toy figures into a folder")
     again.add_argument("-o", "--output", type=Path, required=True, help="folder for HTML, PNG, SVG, summary")
     again.add_argument("--html-only", action="store_true", help="skip the PNG/SVG export")
@@ -171,8 +172,11 @@ def _animate(args: argparse.Namespace) -> int:
     absent = animate.missing(suffix)
     checks = [(suffix in animate.FORMATS, "output", f"{args.output.name} is neither .gif nor .mp4"),
               (0 < args.fps <= 60, "fps", f"{args.fps:g} is not in (0, 60]"),
-              (160 <= args.width <= 3840, "width", f"{args.width} is not in [160, 3840]"),
-              (2 <= args.frames <= 1000, "frames", f"{args.frames} is not in [2, 1000]"),
+              (animate.LEAST_WIDTH <= args.width <= animate.MOST_WIDTH, "width",
+               f"{args.width} is not in [{animate.LEAST_WIDTH}, {animate.MOST_WIDTH:,}] (the cap on a clip's "
+               "width)"),
+              (2 <= args.frames <= animate.MOST_FRAMES, "frames",
+               f"{args.frames} is not in [2, {animate.MOST_FRAMES:,}] (the cap on a clip's frames)"),
               (not absent, "output",
                f"{suffix} clips need {', '.join(absent)}: pip install 'polarize[animate]'"),
               (find_browser() is not None, "output", "no Chromium or Chrome found for the static export "

@@ -31,7 +31,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     go.add_argument("--workers", type=int, help="worker processes of the local cluster (default: one a core)")
     go.add_argument("--allow-large", action="store_true", help="run more cells or starts than the caps")
     go.add_argument("--dry-run", action="store_true", help="validate and print the sweep's size only")
-    ask = verbs.add_parser("query", help="SQL over a results folder (DuckDB; the rows are table runs)")
+    ask = verbs.add_parser(
+        "query", help="SQL over a results folder (DuckDB; the rows are table runs)",
+        description="SQL over a results folder with DuckDB: the rows are the table runs, the saved series "
+                    "the table series. The SQL runs with your own rights on this machine: DuckDB can read "
+                    "and write any file you can (read_csv('...'), COPY ... TO '...', ATTACH), so run only "
+                    "SQL you trust. polarize.sweeps.query, for code built on it, reaches files inside the "
+                    "results folder only.")
     ask.add_argument("results", type=Path, help="results folder")
     ask.add_argument("sql", help='e.g. "SELECT normalizer, avg(polarized::int) FROM runs GROUP BY 1"')
     ask.add_argument("-o", "--output", type=Path, help="write OUT.csv or OUT.parquet instead of printing")
@@ -64,12 +70,9 @@ def _run(args: argparse.Namespace) -> int:
     sweep = read_sweep(args.sweep, allow_large=args.allow_large)
     if args.workers is not None and not 1 <= args.workers <= 1024:
         raise ConfigError("workers", f"must be in [1, 1024]; got {args.workers}")
-    if args.dry_run:
-        from polarize.sweeps.tasks import make_cells, make_tasks
-
-        cells = list(make_cells(sweep))
-        print(f"{sweep.name}: {sweep.kind} sweep, {sweep.n_cells} grid cells, {len(cells)} result cells, "
-              f"{len(make_tasks(sweep, cells))} tasks")
+    if args.dry_run:  # counted, not built: a dry run of a large sweep is as quick as of a small one
+        print(f"{sweep.name}: {sweep.kind} sweep, {sweep.n_cells} grid cells, "
+              f"{sweep.n_results} result cells, {sweep.n_tasks} tasks")
         return 0
     if not dask_available():
         raise ConfigError("sweep", MISSING_MESSAGE)
@@ -92,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
 def _query(args: argparse.Namespace) -> int:
     from polarize.sweeps.query import query
 
-    frame = query(args.results, args.sql)
+    frame = query(args.results, args.sql, anywhere=True)  # one's own command line (its help says so)
     if args.output is None:
         import pandas as pd
 

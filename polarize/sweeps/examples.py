@@ -29,11 +29,12 @@ def example(name: str) -> Path:
 def user_sweeps() -> dict[str, Path]:
     """Results folders under ``POLARIZE_DATA_DIR/sweeps`` (those with a manifest), by folder name.
 
-    None on a public server (``POLARIZE_HOSTED=1``): its folders are not the visitors'.
+    None unless the operator shares the server's disk (``polarize.env.shares_disk``): its folders
+    are not the visitors'.
     """
-    from polarize.env import data_dir, hosted
+    from polarize.env import data_dir, shares_disk
 
-    if hosted():
+    if not shares_disk():
         return {}
     root = data_dir() / "sweeps"
     if not root.is_dir():

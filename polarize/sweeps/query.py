@@ -3,10 +3,16 @@
 Only readable files are read (``store.result_files``), so a truncated file left
 by a stopped sweep is invisible here too. In SQL the rows are the table
 ``runs`` and the saved series, when there are any, the table ``series``.
+
+``query`` reaches no file outside the results folder (DuckDB's ``allowed_directories``,
+external access off, the configuration locked), so nothing built on it (a page, a
+notebook service) inherits the whole disk; the command line, on the user's own machine,
+asks for ``anywhere=True``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from polarize.fields import ConfigError
@@ -28,8 +34,27 @@ def _read(files: list[Path]):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(p) for p in files]
-    return pa.concat_tables(tables, promote_options="permissive")
+    read = []
+    for path in files:
+        try:
+            read.append((path, pq.read_table(path)))
+        except (OSError, pa.ArrowException):  # a footer that reads but data that does not: not there
+            continue
+    if not read:
+        return pa.table({})
+    files, tables = [path for path, _ in read], [table for _, table in read]
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        pass
+    for path, table in zip(files[1:], tables[1:], strict=True):  # the first file that does not fit
+        try:
+            pa.concat_tables([tables[0], table], promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            reason = " ".join(str(exc).split())[:200]
+            raise ConfigError("results", f"{path.name} in {path.parent} does not hold the rows of this "
+                              f"sweep ({reason}); move it out of the folder") from None
+    raise ConfigError("results", f"the files in {files[0].parent} do not fit together as one table")
 
 
 def load(folder: Path):
@@ -64,12 +89,41 @@ def load_series(folder: Path):
     return _read(files).to_pandas() if files else pd.DataFrame()
 
 
-def query(folder: Path, sql: str):
+def _connect(folder: Path, anywhere: bool):
+    """A DuckDB in memory that reaches files in ``folder`` only, unless ``anywhere``."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    if not anywhere:
+        con.execute("SET allowed_directories = ?", [[str(Path(folder).resolve()) + os.sep]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    return con
+
+
+def query(folder: Path, sql: str, *, anywhere: bool = False):
     """Run ``sql`` with DuckDB over the folder's rows (table ``runs``) and series (``series``).
+
+    Parameters
+    ----------
+    folder : path
+        A results folder.
+    sql : str
+        One or more statements; the last one's rows are returned.
+    anywhere : bool
+        Let the SQL read and write any file this user can (``read_csv``, ``COPY ... TO``, ``ATTACH``):
+        for one's own command line only. By default it reaches files inside ``folder`` only.
 
     Returns
     -------
     pandas.DataFrame
+        Empty when the last statement returns no rows (a ``SET``).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``query`` when the SQL holds no statement or DuckDB refuses it, ``results`` when the
+        folder holds no results or files that do not fit together.
     """
     try:
         import duckdb
@@ -78,13 +132,15 @@ def query(folder: Path, sql: str):
     files = _files(folder)
     if not files:
         raise ConfigError("results", f"{folder} holds no finished results yet")
-    con = duckdb.connect(":memory:")
+    con = _connect(folder, anywhere)
     try:
         con.register("runs", _read(files))
         series = _files(folder, series=True)
         if series:
             con.register("series", _read(series))
         try:
+            if not con.extract_statements(sql):
+                raise ConfigError("query", "holds no SQL statement (only blanks or comments)")
             return con.execute(sql).df()
         except duckdb.Error as exc:
             raise ConfigError("query", str(exc).splitlines()[0]) from None

@@ -46,15 +46,17 @@ __all__ = ["KINDS", "MAX_CELLS", "MAX_FILE_BYTES", "Sweep", "parse_sweep", "read
 
 KINDS = ("runs", "ensemble", "sinks")
 MAX_CELLS = 100_000
-"""Cells a sweep may have without ``allow_large`` (``--allow-large``)."""
+"""Cells a sweep may have without ``allow_large`` (``--allow-large``): grid cells, and result cells
+(an ensemble's chunks of starts, each a task of its own)."""
 MAX_CELLS_LARGE = 10**7
 """Cells a sweep may have even with ``allow_large`` (the client holds every cell's config)."""
 MAX_STARTS = 10**9
 """Random starts a whole ensemble sweep may have without ``allow_large``."""
 MAX_FILE_BYTES = 1 << 20
 """A sweep file is a few lines: anything larger is refused unread."""
-MAX_AXIS = 10**6
-"""Values on one grid axis, even with ``allow_large`` (a range is never materialized beyond it)."""
+MAX_AXIS = 10_000
+"""Values on one grid axis, even with ``allow_large`` (a range is never materialized beyond it): each
+value is checked alone (``_check_values``), so a results folder's manifest validates in about a second."""
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}")
 """A sweep's name may become a folder's name: no separators, no leading dot."""
 _SECTIONS = {"kind", "name", "base", "grid", "ensemble", "options"}
@@ -97,7 +99,21 @@ class Sweep:
 
     @property
     def n_cells(self) -> int:
+        """Grid cells: the product of the axes' lengths."""
         return math.prod(len(values) for _, values in self.grid)
+
+    @property
+    def n_results(self) -> int:
+        """Result cells: a grid cell each, for an ensemble one per chunk of starts (``tasks.make_cells``)."""
+        if self.kind != "ensemble":
+            return self.n_cells
+        return self.n_cells * -(-self.ensemble["starts"] // self.ensemble["chunk"])
+
+    @property
+    def n_tasks(self) -> int:
+        """Tasks of the whole sweep (``tasks.make_tasks``): ``cells_per_task`` cells each for runs."""
+        size = self.options["cells_per_task"] if self.kind == "runs" else 1
+        return -(-self.n_results // size)
 
     def cells(self):
         """Each cell's grid values as a dict, in row-major order of the axes."""
@@ -221,9 +237,10 @@ def _grid(kind: str, grid: dict[str, Any], allow_large: bool) -> tuple:
             raise ConfigError(f"grid.{key}", f"is not a field that a {kind} sweep can vary")
         lengths[key] = _axis_length(f"grid.{key}", values)
     cells = math.prod(lengths.values())
-    if cells > (MAX_CELLS_LARGE if allow_large else MAX_CELLS):
+    most = MAX_CELLS_LARGE if allow_large else MAX_CELLS
+    if cells > most:
         hint = "split it into several sweeps" if allow_large else "pass --allow-large to run it"
-        raise ConfigError("grid", f"has {cells:,} cells, more than {MAX_CELLS:,}; {hint}")
+        raise ConfigError("grid", f"has {cells:,} cells, more than {most:,}; {hint}")
     return tuple((key, _axis(f"grid.{key}", values)) for key, values in grid.items())
 
 
@@ -278,9 +295,16 @@ def _axis(key: str, values: Any) -> tuple:
     low, high = values["from"], values["to"]
     if "count" not in values:
         return tuple(range(low, high + 1))
-    points = np.geomspace(low, high, values["count"]) if values.get("log") else np.linspace(
-        low, high, values["count"])
-    return tuple(float(f"{p:.12g}") for p in points)
+    with np.errstate(all="ignore"):
+        points = np.geomspace(low, high, values["count"]) if values.get("log") else np.linspace(
+            low, high, values["count"])
+    if not np.all(np.isfinite(points)):
+        raise ConfigError(key, f"a range from {low:g} to {high:g} is too wide: its steps overflow the floats")
+    out = tuple(float(f"{p:.12g}") for p in points)
+    if len(set(out)) != len(out):
+        raise ConfigError(key, f"a range of {len(out)} values from {low:g} to {high:g} gives a value twice "
+                          "(its cells would be the same run): widen it or lower its count")
+    return out
 
 
 def _check_settings(sweep: Sweep, allow_large: bool) -> None:
@@ -303,6 +327,12 @@ def _check_settings(sweep: Sweep, allow_large: bool) -> None:
         raise ConfigError("ensemble.scale", f"must be in (0, 1000]; got {ensemble['scale']}")
     if not 0 <= ensemble["draw_seed"] < 2**32:
         raise ConfigError("ensemble.draw_seed", f"must be in [0, 2^32); got {ensemble['draw_seed']}")
+    most = MAX_CELLS_LARGE if allow_large else MAX_CELLS
+    if sweep.n_results > most:  # before any cell is built: each chunk of starts is a cell and a task
+        hint = "even with --allow-large" if allow_large else "without --allow-large"
+        raise ConfigError("ensemble.chunk", f"{sweep.n_cells:,} grid cells of {ensemble['starts']:,} starts "
+                          f"in chunks of {ensemble['chunk']:,} make {sweep.n_results:,} result cells "
+                          f"(tasks), more than {most:,} {hint}; raise chunk")
     total = ensemble["starts"] * sweep.n_cells
     if total > MAX_STARTS and not allow_large:
         raise ConfigError("ensemble.starts", f"{total:,} starts in all exceed {MAX_STARTS:,}; "

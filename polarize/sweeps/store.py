@@ -5,7 +5,13 @@ series (written first, so that a task's rows mean its series are there too).
 A file is written under a temporary name and renamed, so a stopped sweep
 leaves whole files or none; a file that cannot be read (truncated by a dying
 disk or a copy) is ignored, and its cells are run again. ``sweep.json``
-records the sweep, the package's version and the environment.
+records the sweep, the package's version and the environment; a folder is resumed
+only by the sweep whose digest it records (``write_manifest``).
+
+Anything in a folder may be hostile: only regular files are opened (a FIFO named
+``task-x.parquet`` or ``sweep.json`` is passed over, never waited on), a manifest
+longer than ``MOST_MANIFEST_BYTES`` or nested too deep is unreadable, and files whose
+columns do not fit together are a ``ConfigError`` naming the file.
 """
 
 from __future__ import annotations
@@ -13,13 +19,14 @@ from __future__ import annotations
 import json
 import os
 import platform
+import stat
 import sys
 import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
 
-from polarize.fields import ConfigError
+from polarize.fields import ConfigError, shown
 from polarize.sweeps.spec import Sweep, parse_sweep
 
 __all__ = ["MANIFEST", "finished_hashes", "manifest_sweep", "read_manifest", "result_files", "write_manifest",
@@ -27,6 +34,9 @@ __all__ = ["MANIFEST", "finished_hashes", "manifest_sweep", "read_manifest", "re
 
 MANIFEST = "sweep.json"
 _PREFIX, _TRAJ = "task-", "traj-"
+MOST_MANIFEST_BYTES = 16 << 20
+"""A manifest is a sweep (its axes at most ``spec.MAX_AXIS`` values) and a few facts: anything longer is
+not one."""
 
 
 def _atomic_write(path: Path, write) -> None:
@@ -53,9 +63,19 @@ def write_task(folder: Path, key: str, rows, trajectories=None) -> Path:
     return path
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file (a FIFO, a device or a folder would block or mislead a read)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def _readable(path: Path) -> bool:
     import pyarrow.parquet as pq
 
+    if not _regular(path):
+        return False
     try:
         pq.ParquetFile(path).metadata  # noqa: B018 (reading the footer is the check)
     except Exception:  # truncated or not Parquet at all: as if it were not there
@@ -93,13 +113,43 @@ def _environment() -> dict:
             "cpus": os.cpu_count(), "versions": versions}
 
 
-def read_manifest(folder: Path) -> dict | None:
-    """The manifest of a results folder, or None when there is none (or it cannot be read)."""
+def _manifest_bytes(path: Path) -> bytes | None:
+    """The file's bytes, opened without blocking (a FIFO is not waited on), or None when it is not a
+    regular file of at most ``MOST_MANIFEST_BYTES``."""
     try:
-        data = json.loads((Path(folder) / MANIFEST).read_text())
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
         return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MOST_MANIFEST_BYTES:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return file.read(MOST_MANIFEST_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """The manifest of a results folder, or None when there is none (or it cannot be read: not a regular
+    file, too long, not JSON, nested too deep)."""
+    raw = _manifest_bytes(Path(folder) / MANIFEST)
+    if raw is None or len(raw) > MOST_MANIFEST_BYTES:
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
     return data if isinstance(data, dict) else None
+
+
+def _holds_anything(folder: Path) -> bool:
+    try:
+        return any(True for _ in folder.iterdir())
+    except OSError:
+        return False
 
 
 def manifest_sweep(manifest: dict | None) -> Sweep:
@@ -123,9 +173,12 @@ def write_manifest(folder: Path, sweep: Sweep, **extra) -> None:
     except OSError as exc:
         raise ConfigError("output", f"cannot create {folder}: {exc.strerror or exc}") from None
     old = read_manifest(folder)
-    if old is not None and old.get("digest") not in (None, sweep.digest()):
-        raise ConfigError("output", f"{folder} holds the results of another sweep ({old.get('name')!r}); "
-                          "give another folder")
+    if old is not None and old.get("digest") != sweep.digest():
+        raise ConfigError("output", f"{folder} holds the results of another sweep ({shown(old.get('name'))}, "
+                          "or one whose digest it does not record); give another folder")
+    if old is None and _holds_anything(folder):  # a missing or damaged manifest: its owner is unknown
+        raise ConfigError("output", f"{folder} is not empty and has no readable {MANIFEST}, so it may hold "
+                          "another sweep's results; give an empty or new folder")
     data = {"name": sweep.name, "kind": sweep.kind, "digest": sweep.digest(), "sweep": sweep.to_dict(),
             "cells": sweep.n_cells, "environment": _environment(), "updated": time.strftime(
                 "%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **extra}

@@ -7,9 +7,10 @@ write at once without losing a slide. Every deck and slide is checked when it is
 made: anything a deck may not hold (a link to another site, an over-long field) is a
 ``DeckError`` naming the field. Decks travel as JSON files (``polarize.web.deck_file``).
 
-A hosted server (``POLARIZE_HOSTED=1``) shares no decks between visitors: each
-session keeps its own in memory (``DeckStore.in_memory``), made the current store
-of its runs (``use``, ``current``), and carries decks away and back as JSON.
+The app shares no decks between visitors unless an operator asked for it
+(``polarize.env.shares_disk``): each session keeps its own in memory
+(``DeckStore.in_memory``), made the current store of its runs (``use``, ``current``),
+and carries decks away and back as JSON.
 """
 
 from __future__ import annotations
@@ -30,7 +31,16 @@ from polarize.fields import ConfigError
 from polarize.web.slides import MOST, DeckError, Slide
 from polarize.web.slides import text_field as _text
 
-__all__ = ["MOST", "Deck", "DeckError", "DeckStore", "Slide", "current", "data_dir", "use"]
+__all__ = ["MOST", "SESSION", "Deck", "DeckChanged", "DeckError", "DeckStore", "Slide", "current", "data_dir",
+           "use"]
+
+SESSION = {"decks": 20, "slides": 2000}
+"""Most decks, and slides in all its decks, of one visitor's store (``DeckStore.in_memory``): a hosted
+server's memory is shared by every visitor, and a session could import 500-slide decks without end."""
+
+
+class DeckChanged(DeckError):
+    """The deck is not as it was when a question about it was asked (``DeckStore.save(was=...)``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,9 +93,12 @@ class DeckStore:
         None for a store in memory (``in_memory``).
     key : str
         Tells stores apart (for caches): the file's path, or the memory store's own name.
+    most : dict or None
+        Most ``decks`` and ``slides`` (in all) the store holds: ``SESSION`` for a session's own.
     """
 
     def __init__(self, path: Path | str | None = None):
+        self.most: dict[str, int] | None = None
         if path is None:
             try:
                 path = data_dir() / "decks.sqlite3"
@@ -99,6 +112,7 @@ class DeckStore:
     def in_memory(cls) -> DeckStore:
         """A store of its own in this process's memory, gone with the object (one visitor's decks)."""
         store = cls(":memory:")
+        store.most = SESSION
         store.path, store.key = None, f"file:polarize-decks-{uuid.uuid4().hex}?mode=memory&cache=shared"
         # A shared in-memory database lives while a connection to it is open.
         store._keeper = sqlite3.connect(store.key, uri=True, check_same_thread=False)
@@ -189,20 +203,44 @@ class DeckStore:
         with self._connect(False) as db:
             return self._read(db, name)
 
-    def save(self, deck: Deck, *, replace: bool = False) -> None:
-        """Store ``deck`` whole; an existing deck of that name only with ``replace``."""
+    def save(self, deck: Deck, *, replace: bool = False, was: Deck | None = None) -> None:
+        """Store ``deck`` whole; an existing deck of that name only with ``replace``.
+
+        With ``was``, only over the deck as it was then (a question's answer): ``DeckChanged``
+        when it has changed since (a slide added, moved or removed, or the deck deleted).
+        """
         with self._connect(True) as db:
             row = db.execute("SELECT id FROM decks WHERE name = ?", (deck.name,)).fetchone()
             if row and not replace:
                 raise DeckError("name", f"a deck called {deck.name!r} exists already")
+            if was is not None and (not row or self._read(db, deck.name) != was):
+                raise DeckChanged("name", f"the deck {deck.name!r} changed after the question was asked")
+            self._room(db, deck.name, new=not row, slides=len(deck.slides))
             if not row:
                 db.execute("INSERT INTO decks (name) VALUES (?)", (deck.name,))
             self._rewrite(db, deck.name, list(deck.slides))
+
+    def _room(self, db: sqlite3.Connection, name: str, *, new: bool, slides: int) -> None:
+        """Refuse a write that would take the store past ``most``: a new deck, or ``slides`` for ``name``."""
+        if self.most is None:
+            return
+        decks = db.execute("SELECT COUNT(*) FROM decks").fetchone()[0]
+        if new and decks >= self.most["decks"]:
+            raise DeckError("decks", f"this session holds at most {self.most['decks']} decks: export one and "
+                            "delete it to make room")
+        others = db.execute("SELECT COUNT(*) FROM slides s JOIN decks d ON s.deck = d.id WHERE d.name != ?",
+                            (name,)).fetchone()[0]
+        if others + slides > self.most["slides"]:
+            raise DeckError("slides", f"this session holds at most {self.most['slides']} slides in all its "
+                            "decks: export a deck and delete it to make room")
 
     def add_slide(self, name: str, slide: Slide) -> Deck:
         """Append ``slide`` to the deck ``name`` (made if new); the deck after it."""
         Deck(name=name)  # validates the name
         with self._connect(True) as db:
+            row = db.execute("SELECT COUNT(s.id) FROM decks d LEFT JOIN slides s ON s.deck = d.id "
+                             "WHERE d.name = ? GROUP BY d.id", (name,)).fetchone()
+            self._room(db, name, new=row is None, slides=(row[0] if row else 0) + 1)
             db.execute("INSERT OR IGNORE INTO decks (name) VALUES (?)", (name,))
             deck_id, count = db.execute("SELECT d.id, COUNT(s.id) FROM decks d LEFT JOIN slides s "
                                         "ON s.deck = d.id WHERE d.name = ? GROUP BY d.id", (name,)).fetchone()

@@ -1,9 +1,10 @@
 """The Deck page: every lecture deck, its slides in order, moved, removed, imported and exported.
 
 The decks live in ``polarize.web.deck_store.current()``: SQLite under ``POLARIZE_DATA_DIR``, or
-on a hosted server this session's own store in memory. The page has no controls: its
-``job`` is the store and its revision, so the renderer's cache of the view lasts exactly
-until the next write. Every user's string (deck names, titles, notes, links) is shown
+on a hosted server this session's own store in memory. The page's one control is the page of
+slides (``PAGE`` slides with their buttons at a time, so a rerun costs the same for 30 slides as
+for 1,500); its ``job`` is the store, its revision and that page, so the renderer's cache of the
+view lasts exactly until the next write. Every user's string (deck names, titles, notes, links) is shown
 through a table or as a code span (``echo.echo``), never as prose: Streamlit's Markdown
 auto-links a bare URL or ``www.`` name even when every character is escaped, and a code
 span is the one place it does not. Slides open through ``Link`` buttons labelled in our
@@ -17,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from polarize.web import deck_file
-from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, current
+from polarize.web.controls import Control
+from polarize.web.deck_store import Deck, DeckChanged, DeckError, DeckStore, Slide, current
 from polarize.web.echo import echo
 from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
@@ -48,20 +50,42 @@ def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> 
     return True, done(outcome)
 
 
-def _import(data: bytes) -> tuple[bool, str] | tuple[bool, str, tuple[Action, ...]]:
+Answer = tuple[bool, str] | tuple[bool, str, tuple[Action, ...]]
+
+
+def _import(data: bytes) -> Answer:
     """Import a deck file: at once when its name is new; else say how it differs and ask.
 
     A file edited by hand is a deck all the same (said so); only what is not a deck is refused.
     """
     try:
         read = deck_file.read(data)
-        store = current()
-        names = store.names()
-        stored = store.get(read.deck.name) if read.deck.name in names else None
     except DeckError as exc:
         return False, shown_error(exc)
-    deck = read.deck
     edited = " It was edited after it was exported (its checksum does not match)." if read.edited else ""
+    return _ask(read.deck, edited)
+
+
+def _replace(deck: Deck, stored: Deck, edited: str) -> Answer:
+    """Replace ``stored`` by the file's ``deck``, only if the deck is still as it was when asked;
+    else ask again about the deck as it is now (a slide added meanwhile is not lost)."""
+    try:
+        current().save(deck, replace=True, was=stored)
+    except DeckChanged:
+        return _ask(deck, edited, "Nothing was replaced: the deck changed after you were asked. ")
+    except DeckError as exc:
+        return False, shown_error(exc)
+    return True, f"Replaced the deck {echo(deck.name, NAME)}: it has the file's {len(deck.slides)} slides."
+
+
+def _ask(deck: Deck, edited: str, before: str = "") -> Answer:
+    """Store ``deck`` when its name is new; else the question (what the file changes) and its answers."""
+    try:
+        store = current()
+        names = store.names()
+        stored = store.get(deck.name) if deck.name in names else None
+    except DeckError as exc:
+        return False, shown_error(exc)
     if stored is None:
         said = f"Imported the deck {echo(deck.name, NAME)} ({len(deck.slides)} slides).{edited}"
         return _attempt(lambda store: store.save(deck), lambda _: said)
@@ -71,13 +95,11 @@ def _import(data: bytes) -> tuple[bool, str] | tuple[bool, str, tuple[Action, ..
     cancel = Action("cancel", "Cancel", lambda: (True, "Nothing was imported."))
     listed = [f"- {line}" for line in describe(deck_file.changes(stored, deck))]
     if not listed:
-        return True, (f"The deck {echo(deck.name, NAME)} here holds the same slides as the file.{edited} "
-                      "Import it as a copy?"), (as_copy, cancel)
-    replace = Action("replace", "Replace", lambda: _attempt(
-        lambda store: store.save(deck, replace=True),
-        lambda _: f"Replaced the deck {echo(deck.name, NAME)}: it has the file's {len(deck.slides)} slides."),
-        "Store the file's slides under this name; the deck's slides here are dropped")
-    question = (f"A deck called {echo(deck.name, NAME)} exists already.{edited} "
+        return True, (f"{before}The deck {echo(deck.name, NAME)} here holds the same slides as the file."
+                      f"{edited} Import it as a copy?"), (as_copy, cancel)
+    replace = Action("replace", "Replace", lambda: _replace(deck, stored, edited),
+                     "Store the file's slides under this name; the deck's slides here are dropped")
+    question = (f"{before}A deck called {echo(deck.name, NAME)} exists already.{edited} "
                 f"The file's deck differs from it:\n\n" + "\n".join(listed[:_LISTED]))
     if len(listed) > _LISTED:
         question += f"\n- and {len(listed) - _LISTED} more changes"
@@ -139,6 +161,18 @@ def _slide_row(j: int, deck: Deck, k: int) -> Columns:
     return Columns(((title,), *((b,) for b in buttons)), widths=(7, 1.4, 1, 1, 1))
 
 
+PAGE = 25
+"""Slides listed with their buttons at a time: the page costs the same whatever the decks hold."""
+MOST_PAGES = 10_000
+"""The largest page of slides the control takes (a page past the last shows the last)."""
+
+
+def _page(job: Any) -> int:
+    """The page of slides the job asks for (1 when none: the view called on its own)."""
+    page = job[2] if isinstance(job, tuple) and len(job) > 2 else 1
+    return page if isinstance(page, int) and page >= 1 else 1
+
+
 _NONE = "No decks yet: add a view from any page (\"Present or add to a deck\" in its sidebar), or import one."
 
 
@@ -158,9 +192,13 @@ def deck_view(job: Any = None) -> View:
     where = Caption(_where(store))
     if not decks:
         return View(blocks=(where, Text(_NONE), importer))
-    rows = tuple({"deck": deck.name, "slide": k + 1, "title": s.title, "link": s.link, "notes": s.notes}
-                 for deck in decks for k, s in enumerate(deck.slides))
-    blocks: list[Any] = [where, Table(rows), importer]
+    every = [(j, k) for j, deck in enumerate(decks) for k in range(len(deck.slides))]
+    pages = max(1, -(-len(every) // PAGE))
+    page = min(_page(job), pages)
+    shown = every[(page - 1) * PAGE:page * PAGE]
+    rows = tuple({"deck": decks[j].name, "slide": k + 1, "title": decks[j].slides[k].title,
+                  "link": decks[j].slides[k].link, "notes": decks[j].slides[k].notes} for j, k in shown)
+    blocks: list[Any] = [where, Caption(_paging(page, pages, len(every))), Table(rows), importer]
     downloads = []
     for j, deck in enumerate(decks):
         blocks.append(Text(f"#### {echo(deck.name, NAME)} ({len(deck.slides)} slides)"))
@@ -168,7 +206,7 @@ def deck_view(job: Any = None) -> View:
             blocks.append(Link(f"present{j}", f"Present deck {j + 1}", deck.slides,
                                "Show its slides one after another in presentation mode (Next, Previous; "
                                "the speaker notes are in the sidebar)."))
-        blocks += [_slide_row(j, deck, k) for k in range(len(deck.slides))]
+        blocks += [_slide_row(j, deck, k) for at, k in shown if at == j]
         blocks.append(Action(f"delete{j}", f"Delete deck {j + 1}", lambda name=deck.name: _delete(name),
                              "Delete this deck and its slides (export it first to keep a copy)."))
         downloads.append(Download(f"export{j}", f"Deck {j + 1} (JSON)",
@@ -176,6 +214,15 @@ def deck_view(job: Any = None) -> View:
                                   f"{_file_name(deck.name)}.json", "application/json",
                                   ":material/slideshow:", "The deck as a file to import elsewhere."))
     return View(blocks=tuple(blocks), downloads=tuple(downloads), data=decks)
+
+
+def _paging(page: int, pages: int, count: int) -> str:
+    """Which slides this page lists, in words."""
+    if pages == 1:
+        return f"{count} slide{'s' if count != 1 else ''} in all."
+    first, last = (page - 1) * PAGE + 1, min(page * PAGE, count)
+    return (f"Slides {first} to {last} of {count} (page {page} of {pages}): choose the page of slides in "
+            "the sidebar.")
 
 
 def _where(store: DeckStore) -> str:
@@ -186,22 +233,28 @@ def _where(store: DeckStore) -> str:
     return f"Decks are kept in {echo(store.path, 300)} (set POLARIZE\\_DATA\\_DIR to move them)."
 
 
-def _job(values: Any) -> tuple[str, int]:
-    """The store and its revision: the cached view is made again after every write, and for every store."""
+def _job(values: Any) -> tuple[str, int, int]:
+    """The store, its revision and the page of slides: the cached view is made again after every write,
+    for every store and every page."""
+    page = values.get("page", 1) if hasattr(values, "get") else 1
+    page = int(page) if isinstance(page, (int, float)) and not isinstance(page, bool) and page >= 1 else 1
     try:
         store = current()
     except DeckError as exc:
-        return str(exc), -1
+        return str(exc), -1, page
     try:
-        return store.key, store.revision()
+        return store.key, store.revision(), page
     except DeckError:
-        return store.key, -1
+        return store.key, -1, page
 
 
 DECK = PageSpec(
     name="deck",
     lead=LEADS["deck"], nav_title="Lecture decks", title="Lecture decks", icon=":material/slideshow:",
     url_path="deck", view=deck_view, job=_job, slide=False,
+    controls=(Control("page", "Page of slides", "number", low=1, high=MOST_PAGES, step=1, integer=True,
+                      help=f"The slides are listed {PAGE} at a time, with their buttons."),),
+    defaults=lambda preset: {"page": 1},
     caption=lambda values: "Slides are views of this app (a link, a title, speaker notes), kept in order "
                            "for a lecture. Add them from any page's sidebar, reorder and present them "
                            "here; export a deck to carry it to another machine.")

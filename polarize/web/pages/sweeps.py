@@ -8,6 +8,7 @@ starts) with ``polarize.sweeps.load`` (pyarrow: neither Dask nor DuckDB needed).
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,15 +55,28 @@ _SOURCES = sources()
 
 
 @functools.lru_cache(maxsize=8)
-def _frame(path: str, stamp: float):
+def _frame(path: str, stamp: tuple):
     return load(Path(path))
 
 
+def _stamp(path: Path) -> tuple:
+    """What the folder holds: every entry's name, size and times (the folder's own time misses a file
+    rewritten in place or files deleted within its clock's tick)."""
+    try:
+        with os.scandir(path) as entries:
+            return tuple(sorted((e.name, e.stat(follow_symlinks=False).st_size,
+                                 e.stat(follow_symlinks=False).st_mtime_ns,
+                                 e.stat(follow_symlinks=False).st_ino) for e in entries))
+    except OSError:
+        return ()
+
+
 def _read(name: str):
-    """The manifest (None if unreadable) and the rows of a source (rows cached until the folder changes)."""
+    """The manifest (None if unreadable) and the rows of a source (rows cached until the folder's
+    contents change); ``ConfigError`` when its files cannot be one table."""
     path = _SOURCES[name]
     manifest = store.read_manifest(path)
-    return manifest, _frame(str(path), path.stat().st_mtime)
+    return manifest, _frame(str(path), _stamp(path))
 
 
 def _kind(values: Mapping[str, Any]) -> str:
@@ -127,7 +141,10 @@ def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...]) -> Plo
 
 def view(job: tuple[tuple[str, Any], ...]) -> View:
     values = dict(job)
-    manifest, frame = _read(values["sweep"])
+    try:
+        manifest, frame = _read(values["sweep"])
+    except ConfigError as exc:
+        return View(error=f"This results folder cannot be read: {echo(exc, most=300)}")
     try:  # the folder's sweep.json, which its owner may have edited: validated as a sweep file is
         sweep = manifest_sweep(manifest)
     except ConfigError as exc:
@@ -154,8 +171,8 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                            "Every layer-1 head of every run: its sink score (attention on BOS, paper "
                            "section 7), one dot per head, colour by seed; dashed: 0.9, a sink."))
     errors = frame[frame["status"] == "error"]
-    warnings = (f"{len(errors)} cells failed; the first says: {errors['message'].iloc[0]}",) if len(
-        errors) else ()
+    warnings = (f"{len(errors)} cells failed; the first says: {echo(errors['message'].iloc[0], most=300)}",
+                ) if len(errors) else ()
     return View(blocks=tuple(blocks), warnings=warnings, data=frame)
 
 
