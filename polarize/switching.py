@@ -56,9 +56,8 @@ def kinks_of(normalizer: Normalizer | type) -> Kinks | None:
 
     The normalizer says (``Normalizer.kinks``): this module knows no normalizer by name.
     """
-    if isinstance(normalizer, type):
-        normalizer = normalizer()
-    return normalizer.kinks()
+    instance: Normalizer = normalizer() if isinstance(normalizer, type) else normalizer
+    return instance.kinks()
 
 
 @dataclass

@@ -22,7 +22,8 @@ from polarize.normalizers import NORMALIZERS, Softmax, make_normalizer
 from polarize.switching import kinks_of
 from polarize.web import pages
 from polarize.web.links import read_link
-from polarize.web.pages import normalizers, precomputed
+from polarize.web import precomputed
+from polarize.web.pages import normalizers
 
 LABEL = "softmax at T = 2 (tempered)"
 
