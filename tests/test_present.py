@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.plots import dashboard
+from polarize.plots.display import Display
 from polarize.plots.present_figure import presented
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
@@ -26,7 +27,6 @@ from polarize.web.present_view import (
     presented_view,
 )
 from polarize.web.view import Caption, Columns, Metric, Plot, Text, View
-from ui import present_mode
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -236,7 +236,7 @@ def test_presentation_mode_in_the_app(app, how):
     assert all(not s.help for s in app.sidebar.slider) and all(not m.help for m in app.metric)
     layout = _dashboard(app)["layout"]
     assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
-    assert layout["height"] <= 720 - present_mode.CHROME
+    assert layout["height"] <= Display().figure_room
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
     (code,) = app.code  # the presentation link, with a copy button
     start = "/?" if how == "present" else "https://example.org/course/?"

@@ -2,39 +2,26 @@
 
 ``?present=true`` on any page, or Streamlit's ``?embed=true``, turns it on: the sidebar
 starts collapsed, captions and help go, type is ``PRESENT_SCALE`` times larger, and every
-figure fits the window's height (``polarize.web.present_view``). ``fitted`` also fits the
-figures in normal mode, at their usual type. A deck is presented by opening
+figure fits the window's height (``polarize.web.fit``). A deck is presented by opening
 its slides' addresses one after another (``follow``), with Previous and Next above the view.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
-from polarize.plots.present_figure import WIDTH
-from polarize.serve.cache import SharedCache
+from polarize.plots.display import NARROW_BELOW
 from polarize.web import links
 from polarize.web.deck_store import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
-from polarize.web.present_view import figure_first, figure_room, fitted_view, on_a_phone, presented_view
-from polarize.web.view import Link, View
+from polarize.web.view import Link
 from ui.navigation import switch_to
-from ui.viewport import NARROW_BELOW, Viewport
 
-__all__ = ["FOLLOW", "draw_link", "fitted", "follow", "look", "on", "show_bar", "sidebar_state"]
+__all__ = ["FOLLOW", "draw_link", "follow", "look", "on", "show_bar", "showing", "sidebar_state"]
 
 TYPE_SCALE = 1.5
 """The page's type in presentation mode, times the usual (figures: ``plots.style.PRESENT_SCALE``)."""
-WINDOW = 720
-"""The window's height (px) the figures fit: a projector's 1280x720."""
-CHROME = 100
-"""Pixels above a page's first figure in presentation mode until the page has measured them
-(``ui.viewport``): Streamlit's header, the title, the gaps."""
-BAR = 40
-"""Pixels of the bar above the view while a deck is presented (Previous, Next, End)."""
 FOLLOW, SHOW = "_follow", "_show"
 """Session keys: the page a slide opens (to read its link afresh); the deck being shown and where."""
 
@@ -67,50 +54,10 @@ def sidebar_state() -> str:
     return "collapsed" if on() else "auto"
 
 
-def look() -> None:
+def look(presenting: bool) -> None:
     """The page's look in presentation mode (nothing otherwise)."""
-    if on():
+    if presenting:
         st.html(_CSS)
-
-
-def fitted(name: str, job: Any, view: View, window: Viewport, *, narrow: bool = False) -> View:
-    """``view`` with its main figure first and its figures fitted to the window (presented in
-    presentation mode).
-
-    Parameters
-    ----------
-    window : Viewport
-        The window's height and where the main figure sits (``ui.viewport``). Until the page has
-        said: in presentation mode ``WINDOW`` and ``CHROME``; in normal mode the view as it is.
-    narrow : bool
-        A phone's window: its figures (laid out for a phone, ``plots.style.narrow``) fitted at
-        their usual type (in presentation mode too: at the larger type their panels would
-        overlap; only the small print goes), their transport then moved on top (``plots.phone``).
-    """
-    view = figure_first(view)
-    if narrow:  # a phone: the figures fitted to the window with their transport on top
-        height, width = window.height, window.width
-    elif on():
-        top = window.top or CHROME + (BAR if _showing() else 0)
-        height, width = figure_room(window.height or WINDOW, top), window.width or WIDTH
-    elif window.height is None or window.top is None or window.width is None:
-        return view
-    else:
-        height, width = figure_room(window.height, window.top), window.width
-
-    def fit() -> View:
-        if narrow:
-            return on_a_phone(presented_view(view, height=None) if on() else view, width=width, window=height)
-        if on():
-            return presented_view(view, height=height, width=width)
-        return fitted_view(view, height=height, width=width)
-
-    # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
-    return fit() if view.passing else PRESENTED.get((name, job, on(), height, width), fit)
-
-
-PRESENTED = SharedCache(16)
-"""The fitted and presented views of pages' jobs, shared by every session like the views themselves."""
 
 
 def follow(slides: tuple[Slide, ...], index: int) -> None:
@@ -138,9 +85,9 @@ def draw_link(block: Link, page: str) -> None:
         follow(slides, 0)
 
 
-def show_bar() -> None:
+def show_bar(presenting: bool) -> None:
     """Previous, Next and End above the view while a deck is presented, the slide's notes in the sidebar."""
-    if not _showing():
+    if not showing(presenting):
         return
     slides, index = st.session_state[SHOW]
     with st.container(key="show_bar", horizontal=True, vertical_alignment="center"):
@@ -157,6 +104,6 @@ def show_bar() -> None:
         st.sidebar.text(slides[index].notes)
 
 
-def _showing() -> bool:
+def showing(presenting: bool) -> bool:
     """Whether a deck is being presented (its bar is above the view)."""
-    return bool(st.session_state.get(SHOW)) and on()
+    return bool(st.session_state.get(SHOW)) and presenting

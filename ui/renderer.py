@@ -13,11 +13,13 @@ from typing import Any
 
 import streamlit as st
 
+from polarize.plots.display import Display
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
+from polarize.web.fit import fit
 from polarize.web.leads import LEADS, TOURS
-from polarize.web.page import PageSpec, Problem, Screen
+from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.present_view import main_block
 from polarize.web.progress import progress_notices
@@ -26,45 +28,48 @@ from ui import deckbar, present_mode, theme, transport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
-from ui.viewport import viewport
+from ui.viewport import display as measured
 
-__all__ = ["VIEWS", "render"]
+__all__ = ["FITTED", "VIEWS", "render"]
 
 VIEWS = SharedCache(32)
-"""Every page's views, keyed by (page, job, screen) and shared by every session: a view is
+"""Every page's views, keyed by (page, job, phone) and shared by every session: a view is
 immutable, and ``ui.charts`` hands its figures to Streamlit without building them again."""
+FITTED = SharedCache(16)
+"""The views fitted to a display (``polarize.web.fit``), keyed by (page, job, display), shared likewise."""
 
 
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
-    window = viewport(measure_height=True)  # once a run, for every use of the window's size
-    dark = theme.dark(window.dark, window.dark_chosen)  # the figures (in presentation mode, if asked)
-    theme.dark_style(window.dark, dark)
+    presenting = present_mode.on()  # read from the address once a run
+    display = measured(presenting=presenting, deck=present_mode.showing(presenting))
+    theme.dark_style(display.dark_page, display.dark)
     deckbar.bind_store()
-    present_mode.look()
+    present_mode.look(presenting)
     ignored = init_state(spec)
-    values = sidebar(spec)
+    values = sidebar(spec, presenting=presenting)
     share(spec, values)
-    deckbar.deck_box(spec, values)
-    _head(spec, values, ignored)
+    deckbar.deck_box(spec, values, presenting=presenting)
+    _head(spec, values, ignored, presenting)
     job = spec.make_job(values)
     if isinstance(job, Problem):
         st.error(job.message, icon=":material/error:")
         st.stop()
-    screen = Screen(narrow=window.narrow, dark=dark)  # a phone: panels stacked
-    view = _view(spec, job, screen, spec.running(values))
-    fitted = present_mode.fitted(spec.name, (job, screen), view, window, narrow=screen.narrow)
-    _show(fitted, spec.name, lambda: _below_figure(spec, values))
+    view = _view(spec, job, display, spec.running(values))
+    # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
+    fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
+                                                                 lambda: fit(view, display))
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting))
 
 
-def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> None:
+def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> None:
     """The title, the presentation bar, the lead and what the opening link had that was ignored.
 
-    Short, so that the main figure and its transport fit the window below it (``present_mode.fitted``).
+    Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
     st.title(spec.heading(values))
-    present_mode.show_bar()
-    if spec.name in LEADS and not present_mode.on():
+    present_mode.show_bar(presenting)
+    if spec.name in LEADS and not presenting:
         st.markdown(LEADS[spec.name])
     note = mended_note(spec, values)
     if note:
@@ -78,10 +83,10 @@ _ON = "_page_on"
 """Session key: the page shown last (a visit ends when another page is opened)."""
 
 
-def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
+def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
     """Under the main figure: the guided first visit (open the first time in a session) and the
     caption, neither on a slide."""
-    if present_mode.on():
+    if presenting:
         return
     page, state = spec.name, st.session_state
     # The first visit lasts until another page is opened: its reruns (a control changed, the
@@ -99,18 +104,18 @@ def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
         st.caption(caption)
 
 
-def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
+def _view(spec: PageSpec, job: Any, display: Display, running: str) -> View:
     """The page's view of ``job``, from ``VIEWS`` or computed here with the session's notices.
 
     While it computes, this session sees its place in the run queue or a progress bar; a
     passing view (a busy server, a run cut at its time limit) is not kept, so the next
     rerun tries again.
     """
-    notice, key = st.empty(), (spec.name, job, screen)
+    notice, key = st.empty(), (spec.name, job, display.phone)
     with (st.spinner(running, show_time=True),
           queue_notices(lambda place: notice.info(queue_notice(place), icon=":material/hourglass_top:")),
           progress_notices(lambda fraction, text: notice.progress(fraction, text=text))):
-        view = VIEWS.get(key, lambda: by_name(spec.name).show(job, screen))
+        view = VIEWS.get(key, lambda: by_name(spec.name).show(job, display))
     notice.empty()
     if view.passing:
         VIEWS.discard(key)

@@ -7,16 +7,14 @@
   type (Streamlit's own caption grey is about 4:1);
 - a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only;
 - less blank space above the title, and a smaller title, so that the page's main figure and its
-  transport fit below the title and the lead (``ui.present_mode.fitted``) on a projector's 720 lines.
+  transport fit below the title and the lead (``polarize.web.fit``) on a projector's 720 lines.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import present_mode
-
-__all__ = ["CAPTION_OPACITY", "SCREEN_READER", "dark", "dark_style", "style"]
+__all__ = ["CAPTION_OPACITY", "SCREEN_READER", "dark_style", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
@@ -37,14 +35,6 @@ _CSS = f"""<style>
 </style>"""
 
 
-def dark(shown: bool, chosen: bool = False) -> bool:
-    """Whether this page's figures are drawn dark, the page showing a dark theme or not (``shown``:
-    the system's, or the one chosen in the app menu, as ``ui.viewport`` reports it). In
-    presentation mode the figures stay light (a projector washes dark slides out) unless the dark
-    theme was asked for: ``chosen`` in the app menu."""
-    return shown and (chosen or not present_mode.on())
-
-
 # The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
 # the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
 _DARK_PAGE_CSS = """<style>
@@ -61,7 +51,7 @@ _DARK_FIGURES_CSS = """<style>
 
 def dark_style(page: bool, figures: bool) -> None:
     """What the dark theme needs besides Streamlit's: on a dark page (``page``, ``ui.viewport``),
-    and for dark figures (``figures``, ``dark``)."""
+    and for dark figures (``figures``: ``Display.dark``)."""
     if page:
         st.html(_DARK_PAGE_CSS)
     if figures:

@@ -88,7 +88,8 @@ def _play(ms: int) -> list[Any]:
 
 
 def animation_controls(names: Sequence[str], labels: Sequence[str], *,
-                       plot_height: float = PLOT_HEIGHT, start: int = 0) -> dict[str, Any]:
+                       plot_height: float = PLOT_HEIGHT, start: int = 0,
+                       narrow: bool = False) -> dict[str, Any]:
     """The transport controls and the time slider of an animated figure (layout entries).
 
     Parameters
@@ -102,6 +103,8 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
         they are scaled to sit the same distance in pixels below any plot.
     start : int
         The frame the slider shows first (the figure's own traces must be that frame's).
+    narrow : bool
+        For a phone: the buttons' symbols only, the speeds without their arrows.
 
     Returns
     -------
@@ -114,7 +117,7 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     palette = style.PALETTE
     # On a phone the words would push the last buttons off the figure: the symbols alone fit, the
     # steps marked "1" (one frame), or Step forward would look just like Play.
-    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("", "", "", "1", "1")
+    words = ("Play", "Pause", "Reset", "Step", "Step") if not narrow else ("", "", "", "1", "1")
     transport = [
         dict(label=f"\u25b6 {words[0]}".strip(), name="play", method="animate", args=_play(SPEEDS["normal"])),
         dict(label=f"\u275a\u275a {words[1]}".strip(), name="pause", method="animate", args=_still([None])),
@@ -125,7 +128,7 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
                 bordercolor=palette.axis_line)
     # On a phone the speeds drop their arrows and take smaller type, to fit beside the time counter.
-    arrow, size = ("", -2) if style.narrow() else (" \u25b6", 0)
+    arrow, size = ("", -2) if narrow else (" \u25b6", 0)
     speeds = [
         band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
                     font=style.font(size),

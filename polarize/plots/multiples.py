@@ -223,7 +223,7 @@ def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, 
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
-                  narrow: bool | None = None, narrow_cols: int = _NARROW_COLS) -> go.Figure:
+                  narrow: bool = False, narrow_cols: int = _NARROW_COLS) -> go.Figure:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -246,8 +246,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         Most panels a row on a phone (a figure whose columns are its quantities keeps three).
     narrow : bool, optional
         For a phone: at most ``narrow_cols`` panels a row, ``_NARROW_ROW`` px each (``height`` is not used),
-        rows over one time axis closer together. By default the screen the figure is built for
-        (``style.narrow``).
+        rows over one time axis closer together, the transport above the panels.
 
     Returns
     -------
@@ -259,7 +258,6 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         (F) and ``animated`` (indices of the marker traces). Without moving
         curves, or with ``animated=False``, a static figure.
     """
-    narrow = style.narrow() if narrow is None else narrow
     if narrow:
         cols, row_height, height = min(cols, narrow_cols), _NARROW_ROW, None
     specs, where = _cells(panels, cols)
@@ -294,11 +292,11 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                              **_at(float(times[0]), riders)))
         _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow)
     return _finish(data, layout, moving, times, legend=legend, height=height, top=top,
-                   title_px=_TITLE_LINE * title_lines, panels=len(panels))
+                   title_px=_TITLE_LINE * title_lines, panels=len(panels), narrow=narrow)
 
 
 def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, height: int,
-            top: int, title_px: int, panels: int) -> go.Figure:
+            top: int, title_px: int, panels: int, narrow: bool) -> go.Figure:
     """Frames, controls and the figure's layout (the legend above the first row's titles)."""
     animated = [index for index, _ in moving]
     frame_list = [dict(name=str(j), traces=animated,
@@ -315,6 +313,6 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
     )
     if animated:
         layout.update(animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times],
-                                         plot_height=plot))
+                                         plot_height=plot, narrow=narrow))
     # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
     return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)

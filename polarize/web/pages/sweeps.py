@@ -90,7 +90,7 @@ def _metrics(frame, sweep: Sweep) -> Columns:
     return Columns(tuple((m,) for m in metrics))
 
 
-def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
+def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...], narrow: bool) -> Plot:
     x, colour = ("variant", None) if kind == "sinks" else pick_axes(frame, axes)
     by = [a for a in (x, colour) if a]
     table = fraction_table(frame, kind, what, by)
@@ -100,13 +100,13 @@ def _fraction_plot(frame, kind: str, what: str, axes: tuple[str, ...]) -> Plot:
         table = table.assign(all="all")
         x = "all"
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
-    return Plot("sweeps-fraction", fraction_figure(table, x, colour, short),
+    return Plot("sweeps-fraction", fraction_figure(table, x, colour, short, narrow=narrow),
                 f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {echo(x)}"
                 + (f" and {echo(colour)}" if colour else "")
                 + ", pooled over the other axes, in its 95% Wilson band (Wilson 1927). Hover for the counts.")
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     values = dict(job)
     manifest, frame = _read(values["sweep"])
     try:  # the folder's sweep.json, which its owner may have edited: validated as a sweep file is
@@ -119,17 +119,17 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
     what = "sink_found" if kind == "sinks" else values["fraction"]
     blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(echo, axes))}."),
                          _metrics(frame, sweep), _grid_table(sweep),
-                         _fraction_plot(frame, kind, what, axes)]
+                         _fraction_plot(frame, kind, what, axes, narrow)]
     if kind == "runs":
         x, colour = pick_axes(frame, axes)
         if x is not None:
             y = values["measure"]
             table = spread_table(frame, y, [a for a in (x, colour) if a])
-            blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, y),
+            blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, y, narrow=narrow),
                                f"{MEASURES[y]}: the median over seeds (and the other axes) per {echo(x)}, "
                                "quartiles as bars, least to largest as the band."))
     if kind == "sinks":
-        blocks.append(Plot("sweeps-heads", sink_heads_figure(frame),
+        blocks.append(Plot("sweeps-heads", sink_heads_figure(frame, narrow=narrow),
                            "Every layer-1 head of every run: its sink score (attention on BOS, paper "
                            "section 7), one dot per head, colour by seed; dashed: 0.9, a sink."))
     errors = frame[frame["status"] == "error"]
