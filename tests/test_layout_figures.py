@@ -19,12 +19,18 @@ from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.display import Display
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
-from polarize.plots.phone import GROWTH
-from polarize.plots.present_figure import LEAST_ROW, presented
 from polarize.plots.transformer import training_figure
+from polarize.web.fit import fit
 from polarize.web.page import PageSpec
-from polarize.web.present_view import FIGURE_GAP, HEADER
-from polarize.web.view import View
+from polarize.web.view import Plot, View
+
+PHONE = Display(width=390, height=844, column=356)
+"""A phone's window, as the browser measures it."""
+
+
+def _fitted(figure, display: Display):
+    """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
+    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
 
 
 def _cells(figure) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -79,8 +85,8 @@ def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
     assert _phone_cells(narrow)
     assert _apart(wide) and _apart(narrow)
     figure = dashboard(result, narrow=True)
-    # With its transport on top, it fits a 390 x 844 window under Streamlit's header.
-    assert figure.layout.height + GROWTH <= 844 - HEADER - FIGURE_GAP
+    # With its transport on top, it fits a 390 x 844 window under Streamlit's header as it was built.
+    assert _fitted(figure, PHONE).layout.height == figure.layout.height
     assert figure.layout.showlegend is False  # the simplex's numbered corners are the key
     labels = next(t for t in figure.data if t.uid == "simplex-labels")
     assert list(labels.text) == [str(i) for i in range(result.s.shape[1])]
@@ -188,7 +194,7 @@ def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
         tops.append(figure.layout.margin.t)
     assert tops[1] > tops[0]  # ten long entries take more rows than two, at either width
     # Without a legend, no room for one.
-    assert animated_grid(one, cols=2, narrow=narrow).layout.margin.t < tops[0]
+    assert animated_grid(one, cols=2, narrow=narrow, animated=False).layout.margin.t < tops[0]
 
 
 def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
@@ -212,8 +218,7 @@ def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
 def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
     """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"; on a
     phone, fitted to its window, the panel is too short for either: both go (``crowding.uncrowded``)."""
-    phone = presented(dashboard(result, repulsion="replicator", narrow=True), height=844 - HEADER - FIGURE_GAP
-                      - GROWTH, width=356, scale=1.0, least_row=LEAST_ROW)
+    phone = _fitted(dashboard(result, repulsion="replicator", narrow=True), PHONE)
     assert not [a for a in phone.layout.annotations if "logit grows" in a.text]
     assert next(t for t in phone.data if t.uid == "replicator-scale").visible is False
     for narrow in (False,):
@@ -288,6 +293,5 @@ def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     assert len(titles) == 3 and not any("D =" in t for t in titles)
     y_titles = [figure.layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 13, 3)]
     assert y_titles == [f"D = {D}" for D in runs]
-    fitted = presented(figure, height=844 - HEADER - FIGURE_GAP - GROWTH, width=356, scale=1.0,
-                       least_row=LEAST_ROW)
-    assert "taller" not in fitted.layout.meta
+    fitted = _fitted(figure, PHONE)
+    assert "taller" not in fitted.layout.meta and fitted.layout.height <= PHONE.figure_room

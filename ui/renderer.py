@@ -17,11 +17,10 @@ from polarize.plots.display import Display
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
-from polarize.web.fit import fit
+from polarize.web.fit import fit, main_block
 from polarize.web.leads import LEADS, TOURS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
-from polarize.web.present_view import main_block
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
 from ui import deckbar, present_mode, theme, transport
@@ -125,7 +124,7 @@ def _view(spec: PageSpec, job: Any, display: Display, running: str) -> View:
 def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
     """Draw a view: its notes, its blocks, its downloads and the animated figures' transport.
 
-    The warnings and ``below_figure`` come right under the main figure (``present_view.main_block``):
+    The warnings and ``below_figure`` come right under the main figure (``polarize.web.fit.main_block``):
     above it they pushed it and its Play button out of the window.
     """
     if view.sidebar:

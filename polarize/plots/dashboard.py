@@ -29,8 +29,9 @@ from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
+from polarize.plots.animation import FRAMES, animation_controls
 from polarize.plots.crowding import legend_rows
+from polarize.plots.geometry import margins
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -66,11 +67,11 @@ _LEGEND = 34
 _DESKTOP_NARROWEST = 580
 """Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
 open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
-_PHONE_HEIGHT = 700
-"""Pixels of the dashboard on a phone: the simplex across the figure, the four other panels two by
-two under it, and the controls; with the transport moved on top (``plots.phone``) it fits a 390 x 844
-window under Streamlit's header. No legend: the simplex's corners, numbered in the tokens' colours,
-are its key (a legend took four rows there)."""
+_PHONE_PLOT = 486
+"""Pixels of the dashboard's plot on a phone: the simplex across the figure, the four other panels two
+by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header. No
+legend: the simplex's corners, numbered in the tokens' colours, are its key (a legend took four rows
+there)."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
@@ -92,7 +93,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
         For a phone: the simplex across the figure and the other panels two by two under it, in
-        the order above, ``_PHONE_HEIGHT`` px in all (``height`` is then not used), no legend.
+        the order above, the plot ``_PHONE_PLOT`` px tall (``height`` is then not used), no legend,
+        the transport on top.
 
     Returns
     -------
@@ -134,9 +136,9 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     """
     view = RunFrames.of(result, frames)
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
-    height = _PHONE_HEIGHT if narrow else height
     legend = 0 if narrow else _LEGEND * _legend_rows(view.n)
-    top, bottom = (34 if narrow else 50) + legend, CONTROLS_MARGIN
+    top, bottom = margins((34 if narrow else 50) + legend, narrow=narrow)  # on a phone the transport on top
+    height = _PHONE_PLOT + top + bottom if narrow else height
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -151,7 +153,7 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown],
-                             plot_height=height - top - bottom, narrow=narrow),
+                             plot_height=height - top - bottom, narrow=narrow, top=top),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()},
                   legend_rows=None if narrow else _legend_rows(view.n), legend_px=legend),

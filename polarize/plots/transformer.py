@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import animation_controls
+from polarize.plots.geometry import EDGE, ON_TOP, margins
 from polarize.plots.grid import tied_panels
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import animated_grid, legend_height
@@ -123,13 +124,18 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
                                      for panel, text in zip(panels, titles, strict=True)])))
     figure.frames = frames
     title = "Attention (rows: queries, columns: keys) during training"
-    figure.update_layout(**style.base_layout(height=plot + head_room + 130, delta=-2,
-                                             margin=dict(l=20, r=20, t=head_room, b=130)),
+    # On a phone the transport is on top (``geometry.margins``), the title under it; the rotated keys
+    # under the last row keep the room the transport leaves below.
+    top, bottom = margins(head_room, narrow=True) if narrow else (head_room, 130)
+    height = plot + top + bottom
+    place = dict(yref="container", yanchor="top", y=1 - (ON_TOP + 3 * EDGE) / height) if narrow else {}
+    figure.update_layout(**style.base_layout(height=height, delta=-2,
+                                             margin=dict(l=20, r=20, t=top, b=bottom)),
                          title=dict(text=style.wrap(title, 36) if narrow else title,
-                                    font=style.font(-1)),
+                                    font=style.font(-1), **place),
                          meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
                          **_playing(animation_controls(names, names, plot_height=plot, start=len(names) - 1,
-                                                           narrow=narrow)))
+                                                           narrow=narrow, top=top)))
     return figure
 
 

@@ -13,7 +13,7 @@ Layers, imported one way only: ``app.py`` -> ``ui/`` (the one Streamlit renderer
 - ``study``: studies of several runs under one time budget (comparison pages, phase portrait);
 - ``progress``: progress reports from a run to the page that waits for it;
 - ``text``: the Explorer's words; ``export``: the downloads of a run;
-- ``present_view``: a view in presentation mode;
+- ``fit``: a view fitted to its display (a phone, a projector, presentation mode, dark);
 - ``transport`` (and ``transport.js``): the animated figures' keys and step buttons (app and offline HTML);
 - ``deck_store``: lecture decks (SQLite, or in memory for a hosted session).
 """
