@@ -20,9 +20,11 @@ from ui.viewport import KEY, STEP, read
 def _script() -> None:
     import streamlit as st
 
-    from ui.viewport import display
+    from ui.viewport import held, last, measure
 
-    seen = display(presenting=False, deck=False)
+    seen = last(presenting=False, deck=False)
+    measure("here")
+    st.text(f"held={held('here')}")
     st.text(f"mode={seen.mode.value} width={seen.width} height={seen.height} top={seen.top}")
 
 
@@ -41,18 +43,19 @@ def _args(at: AppTest) -> dict:
 def test_until_the_page_posts_the_display_is_a_projector():
     at = _run()
     assert not at.exception
-    assert at.text[0].value == "mode=normal width=1280 height=720 top=None"
+    assert at.text[1].value == "mode=normal width=1280 height=720 top=None"
     args = _args(at)
     assert args["assumed"] is None  # nothing assumed: the page posts what it measures
-    assert args["narrow_below"] == NARROW_BELOW and args["step"] == STEP
+    assert args["narrow_below"] == NARROW_BELOW and args["step"] == STEP and args["place"] == "here"
+    assert at.text[0].value == "held=False"  # a headless client measures nothing: shown the figure at once
 
 
 def test_a_posted_window_becomes_python_s_assumption():
     posted = {"window": 360, "height": 840, "dark": False, "dark_chosen": False, "top": 200, "width": 320}
     at = _run(posted)
-    assert at.text[0].value == "mode=phone width=360 height=840 top=200"
+    assert at.text[1].value == "mode=phone width=360 height=840 top=200"
     # The page is told what Python now assumes, so it posts nothing more until the truth changes.
-    assert _args(at)["assumed"] == posted
+    assert _args(at)["assumed"] == posted | {"place": None}
 
 
 def test_the_main_figure_s_place_and_the_column_are_read():
@@ -68,7 +71,7 @@ def test_whatever_a_page_posts_reads_as_a_valid_display(posted):
     seen = read(posted)
     assert seen.height == 720 and seen.top is None and seen.column is None
     at = _run(posted)
-    assert not at.exception and at.text[0].value.startswith("mode=")
+    assert not at.exception and at.text[1].value.startswith("mode=")
 
 
 def _dashboard_columns(at: AppTest) -> set[tuple[float, float]]:

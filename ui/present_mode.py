@@ -85,10 +85,11 @@ def draw_link(block: Link, page: str) -> None:
         follow(slides, 0)
 
 
-def show_bar(presenting: bool) -> None:
-    """Previous, Next and End above the view while a deck is presented, the slide's notes in the sidebar."""
+def show_bar(presenting: bool) -> int | None:
+    """Previous, Next and End above the view while a deck is presented, the slide's notes in the sidebar;
+    the slide's index (None: no deck presented)."""
     if not showing(presenting):
-        return
+        return None
     slides, index = st.session_state[SHOW]
     with st.container(key="show_bar", horizontal=True, vertical_alignment="center"):
         if st.button("\u25c0 Previous", key="_show_back", disabled=index == 0):
@@ -102,6 +103,7 @@ def show_bar(presenting: bool) -> None:
     if slides[index].notes:
         st.sidebar.subheader("Speaker notes")
         st.sidebar.text(slides[index].notes)
+    return index
 
 
 def showing(presenting: bool) -> bool:

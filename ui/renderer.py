@@ -8,6 +8,7 @@ its blocks (``ui.blocks``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -23,13 +24,15 @@ from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
-from ui import deckbar, present_mode, theme, transport
+from ui import deckbar, present_mode, theme, transport, viewport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
-from ui.viewport import display as measured
 
-__all__ = ["FITTED", "VIEWS", "render"]
+__all__ = ["FITTED", "MAIN_FIGURE", "VIEWS", "render"]
+
+MAIN_FIGURE = "main_figure"
+"""The key of the main figure's container (its class ``st-key-main_figure``), which the page measures."""
 
 VIEWS = SharedCache(32)
 """Every page's views, keyed by (page, job, phone) and shared by every session: a view is
@@ -41,7 +44,7 @@ FITTED = SharedCache(16)
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     presenting = present_mode.on()  # read from the address once a run
-    display = measured(presenting=presenting, deck=present_mode.showing(presenting))
+    display = viewport.last(presenting=presenting, deck=present_mode.showing(presenting))
     theme.dark_style(display.dark_page, display.dark)
     deckbar.bind_store()
     present_mode.look(presenting)
@@ -49,33 +52,55 @@ def render(spec: PageSpec) -> None:
     values = sidebar(spec, presenting=presenting)
     share(spec, values)
     deckbar.deck_box(spec, values, presenting=presenting)
-    _head(spec, values, ignored, presenting)
+    head = _head(spec, values, ignored, presenting)
     job = spec.make_job(values)
     if isinstance(job, Problem):
+        viewport.measure(_place(head))
         st.error(job.message, icon=":material/error:")
         st.stop()
+    if viewport.held(None):  # a browser's first run: nothing measured, the view waits for the window
+        _hold(_place(head))
     view = _view(spec, job, display, spec.running(values))
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
                                                                  lambda: fit(view, display))
-    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting))
+    main = main_block(fitted.blocks)
+    place = _place(head, fitted.blocks[:main] if main is not None else ())
+    viewport.measure(place)
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
 
 
-def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> None:
-    """The title, the presentation bar, the lead and what the opening link had that was ignored.
+def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> tuple:
+    """The title, the presentation bar, the lead and what the opening link had that was ignored;
+    what was drawn (the place of the main figure below depends on it).
 
     Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
-    st.title(spec.heading(values))
-    present_mode.show_bar(presenting)
-    if spec.name in LEADS and not presenting:
-        st.markdown(LEADS[spec.name])
+    title, lead = spec.heading(values), LEADS.get(spec.name) if not presenting else None
+    st.title(title)
+    bar = present_mode.show_bar(presenting)
+    if lead:
+        st.markdown(lead)
     note = mended_note(spec, values)
     if note:
         st.info(note, icon=":material/swap_horiz:")
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
+    return (spec.name, presenting, title, bar, lead, note, tuple(ignored.values()))
+
+
+def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
+    """A digest of what is above the page's main figure: its head, and the view's blocks before it."""
+    return hashlib.sha256(repr((head, before)).encode()).hexdigest()[:16]
+
+
+def _hold(place: str) -> None:
+    """A browser's first run: the place of the main figure, kept empty for the page to measure, and
+    nothing below it (the rerun the page's measure starts draws the view)."""
+    viewport.measure(place)
+    st.container(key=MAIN_FIGURE).empty()
+    st.stop()
 
 
 _ON = "_page_on"
@@ -121,11 +146,13 @@ def _view(spec: PageSpec, job: Any, display: Display, running: str) -> View:
     return view
 
 
-def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
+def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool = False) -> None:
     """Draw a view: its notes, its blocks, its downloads and the animated figures' transport.
 
-    The warnings and ``below_figure`` come right under the main figure (``polarize.web.fit.main_block``):
-    above it they pushed it and its Play button out of the window.
+    The main figure (``polarize.web.fit.main_block``) is drawn in a container of its own
+    (``MAIN_FIGURE``), which the page measures; while ``held`` the container stays empty and nothing
+    below it is drawn. The warnings and ``below_figure`` come right under the main figure: above it
+    they pushed it and its Play button out of the window.
     """
     if view.sidebar:
         st.sidebar.caption(view.sidebar)
@@ -136,9 +163,15 @@ def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
     if main is None:
         _notes(view, below_figure)
     for i, block in enumerate(view.blocks):
-        draw_block(block, page)
-        if i == main:
-            _notes(view, below_figure)
+        if i != main:
+            draw_block(block, page)
+            continue
+        if held:
+            st.container(key=MAIN_FIGURE).empty()
+            st.stop()
+        with st.container(key=MAIN_FIGURE):
+            draw_block(block, page)
+        _notes(view, below_figure)
     draw_downloads(view, page)
     transport.controls(view)
 

@@ -1,11 +1,16 @@
 """The browser window, measured by a tiny component (``viewport_frontend/index.html``), as a ``Display``.
 
-``display(...)`` draws the component (its frame is 0 px tall) and returns the display the page
-last posted: the window's size, whether the page shows a dark theme (and whether it was chosen in
-the app menu), where the page's main figure goes (its top, from the page's top) and the main
-column's width. Python sends what it assumes, and the page posts a value back only when the truth
-differs (debounced, rounded to ``STEP`` px): a resize costs one rerun when a rounded size changes.
+``last(...)`` is the display the page last posted: the window's size, whether the page shows a dark
+theme (and whether it was chosen in the app menu), where the page's main figure goes (its top, from
+the page's top) and the main column's width. ``measure(place)`` draws the component (its frame is
+0 px tall), telling it the place (a digest of what is above the main figure): the page posts a value
+back only when the truth differs (debounced, rounded to ``STEP`` px), with the place it measured.
 Until the page has posted, the display is the default: a 1280 x 720 projector.
+
+A figure drawn, then measured, then fitted and drawn again would lose a click or a key pressed
+in between (the rerun replaces it): the renderer holds a page's main figure while its place is not
+measured yet (``held``), drawing what is above it and the component; the page measures, posts, and
+the rerun draws the figure once, fitted.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import streamlit.components.v1 as components
 
 from polarize.plots.display import NARROW_BELOW, Display
 
-__all__ = ["KEY", "STEP", "display", "read"]
+__all__ = ["KEY", "STEP", "held", "last", "measure", "read"]
 
 STEP = 40
 """The window's size and the main column's width are reported rounded down to a multiple of this (px)."""
@@ -51,10 +56,23 @@ def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display
                       dark_page=dark, dark_chosen=dark and posted.get("dark_chosen") is True)
 
 
-def display(*, presenting: bool, deck: bool) -> Display:
-    """Draw the measuring component; the display as last posted (``read``)."""
-    last = st.session_state.get(KEY)
-    assumed = {name: last.get(name) for name in _POSTED} if isinstance(last, dict) else None
-    value = _component(assumed=assumed, narrow_below=NARROW_BELOW, step=STEP, debounce_ms=_DEBOUNCE_MS,
-                       key=KEY, default=None)
-    return read(value, presenting=presenting, deck=deck)
+def last(*, presenting: bool, deck: bool) -> Display:
+    """The display as the page last posted it (``read``), once a run, before anything is drawn."""
+    return read(st.session_state.get(KEY), presenting=presenting, deck=deck)
+
+
+def measure(place: str) -> None:
+    """Draw the measuring component, telling it ``place``: what is above the page's main figure."""
+    posted = st.session_state.get(KEY)
+    assumed = {name: posted.get(name) for name in (*_POSTED, "place")} if isinstance(posted, dict) else None
+    _component(assumed=assumed, place=place, narrow_below=NARROW_BELOW, step=STEP, debounce_ms=_DEBOUNCE_MS,
+               key=KEY, default=None)
+
+
+def held(place: str | None) -> bool:
+    """Whether the main figure waits for the page to measure ``place`` (None: anything at all): in a
+    browser (which runs the component; a headless client does not, and is shown the figure at once),
+    until it has posted a measure of this place."""
+    posted = st.session_state.get(KEY)
+    measured = isinstance(posted, dict) and (place is None or posted.get("place") == place)
+    return not measured and "Mozilla/" in (st.context.headers.get("User-Agent") or "")
