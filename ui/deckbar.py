@@ -18,6 +18,7 @@ from polarize.web import links
 from polarize.web.echo import echo
 from polarize.web.page import PageSpec
 from polarize.web.pages.deck import NAME, shown_error
+from ui import theme
 
 __all__ = ["bind_store", "deck_box"]
 
@@ -41,7 +42,7 @@ def deck_box(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False
     with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
         st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
         if not presenting:
-            st.caption("A link to this view in presentation mode: copy it with the button on its right.")
+            theme.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"
             name = st.text_input("Deck", value="Lecture", max_chars=100, key=f"{key}_name")

@@ -24,7 +24,7 @@ from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
-from ui import deckbar, present_mode, theme, transport, viewport
+from ui import deck_show, deckbar, mode, theme, transport, viewport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
@@ -43,16 +43,25 @@ FITTED = SharedCache(16)
 
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
-    presenting = present_mode.on()  # read from the address once a run
-    display = viewport.last(presenting=presenting, deck=present_mode.showing(presenting))
+    theme.new_run()
+    presenting = mode.presenting()  # read from the address once a run
+    display = viewport.last(presenting=presenting, deck=deck_show.showing(presenting))
     theme.dark_style(display.dark_page, display.dark)
     deckbar.bind_store()
-    present_mode.look(presenting)
+    theme.present_style(presenting)
     ignored = init_state(spec)
     values = sidebar(spec, presenting=presenting)
     share(spec, values)
     deckbar.deck_box(spec, values, presenting=presenting)
-    head = _head(spec, values, ignored, presenting)
+    with st.container(key=theme.PAGE):  # the page's main column, less blank space above (``ui.theme``)
+        _page(spec, values, ignored, presenting, display)
+
+
+def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool,
+          display: Display) -> None:
+    """The page's main column: its head, then its view (held until the page has measured its place)."""
+    with st.container(key=theme.HEAD):
+        head = _head(spec, values, ignored, presenting)
     job = spec.make_job(values)
     if isinstance(job, Problem):
         viewport.measure(_place(head))
@@ -78,7 +87,7 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
     """
     title, lead = spec.heading(values), LEADS.get(spec.name) if not presenting else None
     st.title(title)
-    bar = present_mode.show_bar(presenting)
+    bar = deck_show.show_bar(presenting)
     if lead:
         st.markdown(lead)
     note = mended_note(spec, values)
@@ -125,7 +134,7 @@ def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> N
             st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(TOURS[page], 1)))
     caption = spec.caption(values)
     if caption:
-        st.caption(caption)
+        theme.caption(caption)
 
 
 def _view(spec: PageSpec, job: Any, display: Display, running: str) -> View:
@@ -155,7 +164,7 @@ def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool
     they pushed it and its Play button out of the window.
     """
     if view.sidebar:
-        st.sidebar.caption(view.sidebar)
+        theme.caption(view.sidebar, st.sidebar)
     if view.error:
         st.error(view.error, icon=":material/error:")
         st.stop()

@@ -9,7 +9,7 @@ import streamlit as st
 
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec
-from ui import starts
+from ui import starts, theme
 from ui.state import changed, current_values, load_preset, settle, widget_key
 
 __all__ = ["sidebar"]
@@ -21,7 +21,7 @@ def sidebar(spec: PageSpec, *, presenting: bool = False) -> dict[str, Any]:
     values = settle(spec, current_values(spec))
     state, group, row = st.session_state, "", []
     starts.buttons(spec, load_preset, widget_key)
-    with st.sidebar:
+    with st.sidebar, st.container(key="controls"):  # its multiselects' tags: ``ui.theme``
         for control in spec.controls:
             key = widget_key(spec, control.key)
             if state.get(key) != values[control.key] and control.derive:
@@ -33,7 +33,7 @@ def sidebar(spec: PageSpec, *, presenting: bool = False) -> dict[str, Any]:
                 row = row or list(st.columns(2))
                 where = row.pop(0)
             else:
-                row, where = [], st.sidebar
+                row, where = [], st
             _widget(spec, control, where, values, presenting)
     return values
 
@@ -72,4 +72,4 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
         }
         draw[c.kind]()
     if c.caption and not presenting:
-        where.caption(c.caption(st.session_state[key]))
+        theme.caption(c.caption(st.session_state[key]), where)

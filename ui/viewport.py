@@ -22,6 +22,7 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from polarize.plots.display import NARROW_BELOW, Display
+from ui.theme import VIEWPORT
 
 __all__ = ["KEY", "STEP", "held", "last", "measure", "read"]
 
@@ -65,8 +66,9 @@ def measure(place: str) -> None:
     """Draw the measuring component, telling it ``place``: what is above the page's main figure."""
     posted = st.session_state.get(KEY)
     assumed = {name: posted.get(name) for name in (*_POSTED, "place")} if isinstance(posted, dict) else None
-    _component(assumed=assumed, place=place, narrow_below=NARROW_BELOW, step=STEP, debounce_ms=_DEBOUNCE_MS,
-               key=KEY, default=None)
+    with st.container(key=VIEWPORT):  # hidden (``ui.theme``): its frame takes no room
+        _component(assumed=assumed, place=place, narrow_below=NARROW_BELOW, step=STEP,
+                   debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)
 
 
 def held(place: str | None) -> bool:
