@@ -393,3 +393,23 @@ def test_a_figure_with_category_ticks_is_presented():
     shown = _shown(figure, projector)
     assert shown["layout"]["height"] <= projector.figure_room
     assert shown["layout"]["xaxis2"]["tickvals"] == ["softmax", "l2"]
+
+
+def test_every_panel_takes_the_same_type_in_presentation_mode():
+    """Plotly hands the first panel's x and y axes one tick font dict: scaled once for each, the first
+    panel's ticks were 1.25 times the others' (Normalizers, Loss and conditioning, Flow vs descent)."""
+    import numpy as np
+
+    from polarize.plots.lines import Line, Panel
+    from polarize.plots.multiples import animated_grid
+
+    t = np.geomspace(0.1, 1e3, 30)
+    panels = [Panel(title=f"p{k}", lines=(Line(x=t, y=t / (k + 1), name="a"),)) for k in range(4)]
+    grid = animated_grid(panels, cols=4)
+    layout = _shown(grid).layout.to_plotly_json()
+    sizes = {key: layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))}
+    assert len(sizes) == 8 and len(set(sizes.values())) == 1, sizes
+    assert sizes["xaxis"] == pytest.approx(grid.layout.xaxis2.tickfont.size * PRESENT_SCALE, abs=0.1)
+    shared = {"size": 10}
+    scaled = scale_fonts({"layout": {"xaxis": {"tickfont": shared}, "yaxis": {"tickfont": shared}}}, 2.0)
+    assert scaled["layout"]["yaxis"]["tickfont"]["size"] == 20  # one font, scaled once

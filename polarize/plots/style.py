@@ -321,14 +321,18 @@ def plotly_template() -> dict[str, Any]:
 def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[str, Any]:
     """Every font of a figure (as a dict: layout, traces, frames) ``scale`` times its size, in place.
 
-    Fonts without a size of their own follow ``layout.font``, which is scaled too. Returns ``figure``.
+    Fonts without a size of their own follow ``layout.font``, which is scaled too. A font dict that
+    several entries share (plotly gives a figure's first x and y axes one tick font) is scaled once.
+    Returns ``figure``.
     """
+    scaled: set[int] = set()
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             for key, value in node.items():
                 sized = isinstance(value, dict) and isinstance(value.get("size"), int | float)
-                if key.endswith("font") and sized:
+                if key.endswith("font") and sized and id(value) not in scaled:
+                    scaled.add(id(value))
                     value["size"] = round(value["size"] * scale, 1)
                 walk(value)
         elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
