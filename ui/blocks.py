@@ -45,10 +45,12 @@ def _plot(block: Plot, page: str) -> None:
     # No chart toolbar: it showed on hover at the figure's top right, over the legend there (zoom is a
     # drag and a double click resets; the page's figures are in its downloads).
     config = {"displaylogo": False, "displayModeBar": False}
-    # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
-    # As escaped HTML, never Markdown: a title may hold a user's text, and Markdown would link a URL.
-    theme.screen_reader(block.summary, key)
     charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
+    # The figure in words, for a screen reader (shown to no one else: ``theme.screen_reader``), after
+    # it: Streamlit keeps a gap above an element even out of sight, which moved the figure down from
+    # its place as measured (``ui.viewport``). Escaped HTML, never Markdown (a title may hold a user's
+    # text, and Markdown would link a URL).
+    theme.screen_reader(block.summary, key)
     if block.caption:
         theme.caption(block.caption)
 

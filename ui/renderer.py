@@ -12,6 +12,10 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+# Plotly imports pandas on first use, unlocked: a session importing it while another session's
+# plotly checks ``pd.Series`` met a half-initialized module (an AttributeError page). Imported here,
+# with the renderer, under ``ui.load``'s lock, before any page draws.
+import pandas  # noqa: F401
 import streamlit as st
 
 from polarize.plots.display import Display
