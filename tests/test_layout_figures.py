@@ -16,14 +16,21 @@ from polarize import Experiment
 from polarize.config import ConfigError
 from polarize.plots import style
 from polarize.plots.dashboard import PANELS, dashboard
+from polarize.plots.display import Display
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
-from polarize.plots.phone import GROWTH
-from polarize.plots.present_figure import LEAST_ROW, presented
 from polarize.plots.transformer import training_figure
-from polarize.web.page import PageSpec, Screen
-from polarize.web.present_view import FIGURE_GAP, HEADER
-from polarize.web.view import View
+from polarize.web.fit import fit
+from polarize.web.page import PageSpec
+from polarize.web.view import Plot, View
+
+PHONE = Display(width=390, height=844, column=356)
+"""A phone's window, as the browser measures it."""
+
+
+def _fitted(figure, display: Display):
+    """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
+    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
 
 
 def _cells(figure) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -78,27 +85,14 @@ def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
     assert _phone_cells(narrow)
     assert _apart(wide) and _apart(narrow)
     figure = dashboard(result, narrow=True)
-    # With its transport on top, it fits a 390 x 844 window under Streamlit's header.
-    assert figure.layout.height + GROWTH <= 844 - HEADER - FIGURE_GAP
+    # With its transport on top, it fits a 390 x 844 window under Streamlit's header as it was built.
+    assert _fitted(figure, PHONE).layout.height == figure.layout.height
     assert figure.layout.showlegend is False  # the simplex's numbered corners are the key
     labels = next(t for t in figure.data if t.uid == "simplex-labels")
     assert list(labels.text) == [str(i) for i in range(result.s.shape[1])]
     # The four small panels' titles and axis titles fit their ~130 px (short, or none).
     small = [a.text for a in figure.layout.annotations[1:5]]
     assert all(len(re.sub(r"<[^>]+>", "", text)) <= 16 for text in small), small
-
-
-def test_the_screen_builds_every_figure_inside_it_for_its_size(result):
-    assert not style.narrow()
-    with style.narrow_screen():
-        assert style.narrow()
-        assert _phone_cells(_cells(dashboard(result)))
-        with style.narrow_screen(False):
-            assert len({x for x, _ in _cells(dashboard(result))}) == 3
-        assert style.narrow()
-    with pytest.raises(RuntimeError), style.narrow_screen():
-        raise RuntimeError
-    assert not style.narrow()
 
 
 @pytest.mark.parametrize("cols", [2, 3, 4, 5])
@@ -146,21 +140,36 @@ def test_a_log_axis_over_two_decades_labels_whole_decades_only():
     assert animated_grid([short], cols=1, animated=False).layout.yaxis.dtick == "D2"
 
 
-def test_a_page_shows_its_view_for_the_screen_it_is_given():
+def test_a_page_builds_its_view_for_the_display_it_is_given():
     seen = []
     spec = PageSpec(name="probe", nav_title="Probe", title="Probe", icon=":material/check:", url_path="probe",
-                    view=lambda job: seen.append(style.narrow()) or View())
-    spec.show((), Screen(narrow=True))
-    spec.show((), Screen())
+                    view=lambda job, narrow: seen.append(narrow) or View())
+    spec.show((), Display(width=390, height=844))
+    spec.show((), Display(width=1920, height=1080, presenting=True))
     spec.show(())
-    assert seen == [True, False, False]
-    assert not style.narrow()
+    assert seen == [True, False, False]  # a phone's window: panels stacked; a projector's: not
 
 
-def test_a_screen_is_validated_once():
+@pytest.mark.parametrize(("field", "value"), [("presenting", "yes"), ("width", -5), ("height", 1.5),
+                                              ("top", 0), ("column", "wide"), ("dark_page", 1)])
+def test_a_display_is_validated_once_naming_its_field(field, value):
     with pytest.raises(ConfigError) as caught:
-        Screen(narrow="yes")
-    assert caught.value.field == "narrow"
+        Display(**{field: value})
+    assert caught.value.field == field
+    assert Display.of(**{field: value}) == Display()
+
+
+def test_a_display_says_its_mode_and_room():
+    from polarize.plots.display import Mode
+
+    assert Display().mode is Mode.NORMAL and (Display().width, Display().height) == (1280, 720)
+    assert Display(presenting=True).mode is Mode.PRESENT
+    assert Display(width=390, height=844, presenting=True).mode is Mode.PHONE  # the phone's layout wins
+    assert Display(top=200).figure_room == 720 - 200 - Display().gap
+    # Less than half the window below what is above it: the figure takes the window under the header.
+    assert Display(top=500).figure_room == 720 - Display().header - Display().gap
+    assert Display(dark_page=True).dark and not Display(dark_page=True, presenting=True).dark
+    assert Display(dark_page=True, dark_chosen=True, presenting=True).dark
 
 
 def _plot_px(figure) -> float:
@@ -185,7 +194,7 @@ def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
         tops.append(figure.layout.margin.t)
     assert tops[1] > tops[0]  # ten long entries take more rows than two, at either width
     # Without a legend, no room for one.
-    assert animated_grid(one, cols=2, narrow=narrow).layout.margin.t < tops[0]
+    assert animated_grid(one, cols=2, narrow=narrow, animated=False).layout.margin.t < tops[0]
 
 
 def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
@@ -195,8 +204,7 @@ def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
 
 
 def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
-    with style.narrow_screen(True):
-        figure = training_figure(_sinks_record())
+    figure = training_figure(_sinks_record(), narrow=True)
     legend, margin = figure.layout.legend, figure.layout.margin
     below = -legend.y * _plot_px(figure)  # pixels from the plot's bottom to the legend's top
     assert legend.orientation == "h" and legend.yanchor == "top"
@@ -204,15 +212,13 @@ def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
     names = [trace.name for trace in figure.data]
     assert margin.b >= below + legend_height(names, size=legend.font.size, narrow=True)
     assert _plot_px(figure) >= 300  # the legend takes its own room, not the panel's
-    with style.narrow_screen(False):
-        assert training_figure(_sinks_record()).layout.legend.y is None  # beside the panel on a desktop
+    assert training_figure(_sinks_record()).layout.legend.y is None  # beside the panel on a desktop
 
 
 def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
     """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"; on a
     phone, fitted to its window, the panel is too short for either: both go (``crowding.uncrowded``)."""
-    phone = presented(dashboard(result, repulsion="replicator", narrow=True), height=844 - HEADER - FIGURE_GAP
-                      - GROWTH, width=356, scale=1.0, least_row=LEAST_ROW)
+    phone = _fitted(dashboard(result, repulsion="replicator", narrow=True), PHONE)
     assert not [a for a in phone.layout.annotations if "logit grows" in a.text]
     assert next(t for t in phone.data if t.uid == "replicator-scale").visible is False
     for narrow in (False,):
@@ -245,8 +251,7 @@ def test_wrapping_never_cuts_text_and_tags_take_no_room():
 def test_a_phones_step_forward_does_not_look_like_play():
     from polarize.plots.animation import animation_controls
 
-    with style.narrow_screen():
-        buttons = animation_controls(["0", "1"], ["0", "1"])["updatemenus"][0]["buttons"]
+    buttons = animation_controls(["0", "1"], ["0", "1"], narrow=True)["updatemenus"][0]["buttons"]
     labels = [b["label"] for b in buttons]
     assert len(set(labels)) == len(labels)  # five buttons, five different faces
     assert all(len(label) <= 3 for label in labels)  # still symbols, to fit a phone's row
@@ -256,8 +261,7 @@ def test_a_phone_has_the_speed_buttons_too():
     from polarize.plots.animation import SPEEDS, animation_controls
 
     for narrow in (False, True):
-        with style.narrow_screen(narrow):
-            menus = animation_controls(["0", "1"], ["0", "1"])["updatemenus"]
+        menus = animation_controls(["0", "1"], ["0", "1"], narrow=narrow)["updatemenus"]
         (speeds,) = [m for m in menus if m["buttons"][0]["name"].startswith("speed-")]
         assert [b["name"] for b in speeds["buttons"]] == [f"speed-{name}" for name in SPEEDS]
         durations = [b["args"][1]["frame"]["duration"] for b in speeds["buttons"]]
@@ -282,14 +286,12 @@ def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     from polarize.plots import grid
 
     runs = {D: simulate(Experiment(model="tied", n=D, d=D, horizon=10.0)) for D in (3, 4, 5, 6)}
-    with style.narrow_screen():
-        figure = grid.tied_figure(runs, frames=5)
+    figure = grid.tied_figure(runs, frames=5, narrow=True)
     cells = _cells(figure)
     assert len({x for x, _ in cells}) == 3 and len({y for _, y in cells}) == 4 and _apart(cells)
     titles = [a.text for a in figure.layout.annotations if a.yref == "paper" and a.y > 0.9]
     assert len(titles) == 3 and not any("D =" in t for t in titles)
     y_titles = [figure.layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 13, 3)]
     assert y_titles == [f"D = {D}" for D in runs]
-    fitted = presented(figure, height=844 - HEADER - FIGURE_GAP - GROWTH, width=356, scale=1.0,
-                       least_row=LEAST_ROW)
-    assert "taller" not in fitted.layout.meta
+    fitted = _fitted(figure, PHONE)
+    assert "taller" not in fitted.layout.meta and fitted.layout.height <= PHONE.figure_room

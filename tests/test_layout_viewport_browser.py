@@ -1,8 +1,8 @@
-"""The viewport component in headless Chromium: a phone's window reads as narrow, a projector's not.
+"""The viewport component in headless Chromium: a phone's window reads as a phone, a projector's not.
 
-A small script serves the component alone and shows what Python got and how often it ran,
-so the test can also check that a desktop window costs no rerun. Skipped, with the reason,
-when Debian's /usr/bin/chromium (or Playwright) is missing.
+A small script serves the component alone and shows what Python got and how often it ran: the
+first run holds (a browser, nothing measured), the page posts its measure once, and a resize
+costs one rerun. Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
@@ -12,18 +12,19 @@ import re
 import pytest
 from browser_support import BROWSER, AppServer, browser_fixture
 
-from ui.viewport import HEIGHT_STEP
+from ui.viewport import STEP
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SCRIPT = '''
 import streamlit as st
-from ui.viewport import viewport
+from ui.viewport import held, last, measure
 
 st.session_state["runs"] = st.session_state.get("runs", 0) + 1
-seen = viewport(measure_height="measure" in st.query_params)
-st.text(f"narrow={seen.narrow} height={seen.height} runs={st.session_state['runs']}")
+seen = last(presenting=False, deck=False)
+measure("here")
+st.text(f"mode={seen.mode.value} height={seen.height} held={held('here')} runs={st.session_state['runs']}")
 '''
 
 
@@ -52,11 +53,11 @@ def _wait_for(page, pattern: str) -> dict[str, str]:
     return dict(part.split("=") for part in line.text_content().split())
 
 
-def test_a_phone_window_is_narrow_after_one_rerun(browser, server):
+def test_a_phone_window_is_a_phone_after_one_rerun(browser, server):
     context, page = _open(browser, server, 390, 844)
     try:
-        seen = _wait_for(page, "narrow=True")
-        assert seen["height"] == "None" and seen["runs"] == "2"
+        seen = _wait_for(page, "mode=phone")
+        assert seen["height"] == str(844 // STEP * STEP) and seen["runs"] == "2" and seen["held"] == "False"
         # The frame takes no room on the page.
         frame = page.locator("iframe[title*='viewport']")
         assert frame.bounding_box()["height"] == 0
@@ -64,27 +65,21 @@ def test_a_phone_window_is_narrow_after_one_rerun(browser, server):
         context.close()
 
 
-def test_a_projector_window_costs_no_rerun_until_it_is_made_narrow(browser, server):
+def test_a_window_is_measured_once_then_only_when_it_changes(browser, server):
     context, page = _open(browser, server, 1280, 720)
     try:
-        _wait_for(page, "narrow=False")
-        # The frame has measured the window and posted nothing: Python's assumption was right.
+        assert _wait_for(page, "mode=normal height=720 held=False")["runs"] == "2"
+        # The frame has measured the window and has nothing more to post: Python's assumption holds.
         frame = page.frame_locator("iframe[title*='viewport']").locator("body[data-measured]")
         frame.wait_for(state="attached", timeout=30_000)
-        assert frame.get_attribute("data-posted") == ""
-        assert _wait_for(page, "narrow=False")["runs"] == "1"
+        page.wait_for_function("""() => {
+          const body = document.querySelector("iframe[title*='viewport']").contentDocument.body;
+          return body.dataset.posted === '' && body.dataset.pending === undefined;
+        }""", timeout=30_000)
+        assert _wait_for(page, "mode=normal")["runs"] == "2"
         page.set_viewport_size({"width": 390, "height": 720})
-        assert _wait_for(page, "narrow=True")["runs"] == "2"
+        assert _wait_for(page, "mode=phone")["runs"] == "3"
         page.set_viewport_size({"width": 1920, "height": 1080})
-        assert _wait_for(page, "narrow=False")["runs"] == "3"
-    finally:
-        context.close()
-
-
-def test_the_height_is_reported_in_steps_when_asked(browser, server):
-    context, page = _open(browser, server, 1280, 844, "?measure=1")
-    try:
-        seen = _wait_for(page, "height=[0-9]")
-        assert int(seen["height"]) == 844 // HEIGHT_STEP * HEIGHT_STEP and seen["narrow"] == "False"
+        assert _wait_for(page, "mode=normal height=1080")["runs"] == "4"
     finally:
         context.close()

@@ -13,20 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.plots import dashboard
-from polarize.plots.present_figure import presented
+from polarize.plots.display import Display
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
-from polarize.web.present_view import (
-    HEADER,
-    figure_first,
-    figure_room,
-    fitted_view,
-    main_block,
-    presented_view,
-)
+from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.view import Caption, Columns, Metric, Plot, Text, View
-from ui import present_mode
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -62,26 +54,35 @@ def figure():
     return dashboard(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)))
 
 
+PROJECTOR = Display(presenting=True)
+"""A 1280 x 720 projector in presentation mode, nothing measured yet."""
+
+
+def _shown(figure, display: Display = PROJECTOR):
+    """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
+    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
+
+
 def test_fonts_scale_everywhere_and_the_original_is_left_alone(figure):
     data = scale_fonts(figure.to_dict(), 2.0)
     assert data["layout"]["font"]["size"] == 2 * figure.layout.font.size
     assert data["layout"]["legend"]["font"]["size"] == 2 * figure.layout.legend.font.size
     assert data["layout"]["sliders"][0]["currentvalue"]["font"]["size"] == \
         2 * figure.layout.sliders[0].currentvalue.font.size
-    big = presented(figure, height=560)
+    big = _shown(figure)
     assert big.layout.font.size == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
     assert figure.layout.font.size == FONT_SIZE
-    assert figure.layout.height == 780 and big.layout.height == 560
+    assert figure.layout.height == 780 and big.layout.height == PROJECTOR.figure_room
     assert len(big.frames) == len(figure.frames)
 
 
 def test_a_figure_dict_is_presented_as_a_dict_like_its_figure(figure):
     spec = figure.to_dict()
-    big = presented(spec, height=560)
+    big = _shown(spec)
     assert isinstance(big, dict) and spec["layout"]["height"] == 780  # a copy; the original stays
-    assert big["layout"]["height"] == 560
-    assert big["layout"]["font"]["size"] == presented(figure, height=560).layout.font.size
-    assert big["layout"]["margin"] == presented(figure, height=560).layout.margin.to_plotly_json()
+    assert big["layout"]["height"] == PROJECTOR.figure_room
+    assert big["layout"]["font"]["size"] == _shown(figure).layout.font.size
+    assert big["layout"]["margin"] == _shown(figure).layout.margin.to_plotly_json()
 
 
 def _below(fig, y):
@@ -91,7 +92,7 @@ def _below(fig, y):
 
 
 def test_controls_keep_their_distance_below_the_plot_scaled_with_the_type(figure):
-    big = presented(figure, height=560)
+    big = _shown(figure)
     assert big.layout.margin.b == pytest.approx(PRESENT_SCALE * figure.layout.margin.b, abs=1)
     for old, new in zip([*figure.layout.updatemenus, *figure.layout.sliders],
                         [*big.layout.updatemenus, *big.layout.sliders], strict=True):
@@ -104,7 +105,7 @@ def test_rows_of_panels_keep_their_gap_scaled_with_the_type(figure):
         plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
         return (fig.layout.yaxis2.domain[0] - fig.layout.yaxis4.domain[1]) * plot
 
-    big = presented(figure, height=620)
+    big = _shown(figure, Display(presenting=True, height=740))
     assert gap(big) == pytest.approx(PRESENT_SCALE * gap(figure), rel=0.02)
     assert tuple(big.layout.yaxis.domain) == (0, 1)  # the simplex spans both rows and keeps doing so
     titles = {note.text: note.y for note in big.layout.annotations if note.yref in (None, "paper")}
@@ -112,7 +113,7 @@ def test_rows_of_panels_keep_their_gap_scaled_with_the_type(figure):
 
 
 def test_a_small_figure_grows_only_with_its_type(figure):
-    small = presented(_with_height(figure, 300), height=560)
+    small = _shown(_with_height(figure, 300))
     assert small.layout.height == 300 * PRESENT_SCALE
 
 
@@ -127,9 +128,10 @@ def _with_height(figure, height):
 def test_a_presented_view_drops_the_small_print(figure):
     view = View(blocks=(Caption("small"), Plot("p", figure, caption="under"),
                         Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
-    shown = presented_view(view, height=500)
+    shown = fit(view, PROJECTOR)
     (plot, columns) = shown.blocks
-    assert plot.caption == "" and plot.figure.layout.height == 500 and plot.figure is not figure
+    assert plot.caption == "" and plot.figure is not figure
+    assert plot.figure.layout.height == PROJECTOR.figure_room
     assert columns.columns == ((Metric("m", "1"),), ()) and shown.sidebar == ""
     assert view.blocks[1].figure is figure and view.sidebar == "note"  # the cached view is untouched
 
@@ -137,20 +139,25 @@ def test_a_presented_view_drops_the_small_print(figure):
 def test_a_fitted_view_keeps_its_type_and_small_print(figure):
     view = View(blocks=(Caption("small"), Plot("p", figure, caption="under"),
                         Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
-    shown = fitted_view(view, height=420, width=800)
+    desktop = Display(top=284, column=800)  # a page that explains first: the figure lower down
+    shown = fit(view, desktop)
     caption, plot, columns = shown.blocks
     assert caption == Caption("small") and plot.caption == "under"
     assert columns.columns == view.blocks[2].columns
-    assert plot.figure.layout.height == 420 and plot.figure.layout.font.size == figure.layout.font.size
+    higher = fit(view, Display(top=150)).blocks[1].figure
+    assert plot.figure.layout.height == desktop.figure_room < higher.layout.height
+    assert plot.figure.layout.font.size == figure.layout.font.size
     assert shown.sidebar == "note" and view.blocks[1].figure is figure
 
 
-@pytest.mark.parametrize(("window", "top", "room"),
-                         [(720, 200, 504), (1080, 200, 864), (720, 400, 644), (720, 300, 404)])
-def test_the_main_figure_takes_the_window_below_what_is_above_it(window, top, room):
-    # With too little room below the page's top part the figure takes a whole window, seen scrolled to.
-    assert figure_room(window, top) == room
-    assert figure_room(window, top) <= window - min(top, HEADER)
+@pytest.mark.parametrize(("window", "top"), [(720, 200), (1080, 200), (720, 400), (720, 300), (1080, 700)])
+def test_the_main_figure_takes_the_window_below_what_is_above_it(window, top):
+    display = Display(height=window, top=top)
+    room = display.figure_room
+    if top < window / 2:  # the figure and its transport show with the page at its top
+        assert top + room < window
+    else:  # too little room below the page's top part: a whole window, seen scrolled to under the header
+        assert display.header + room < window and room > window - top
 
 
 def test_numbers_above_the_main_figure_move_below_it(figure):
@@ -236,7 +243,7 @@ def test_presentation_mode_in_the_app(app, how):
     assert all(not s.help for s in app.sidebar.slider) and all(not m.help for m in app.metric)
     layout = _dashboard(app)["layout"]
     assert layout["font"]["size"] == pytest.approx(FONT_SIZE * PRESENT_SCALE, abs=0.1)
-    assert layout["height"] <= 720 - present_mode.CHROME
+    assert layout["height"] <= Display().figure_room
     assert (app.query_params.get("present") in ("true", ["true"])) == (how == "present")
     (code,) = app.code  # the presentation link, with a copy button
     start = "/?" if how == "present" else "https://example.org/course/?"
@@ -330,7 +337,7 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
 def test_short_panels_lose_labels_and_notes_not_type(figure):
     from polarize.plots.crowding import NOTE_ROOM, TICK_PITCH
 
-    big = presented(figure, height=520)
+    big = _shown(figure, Display(presenting=True, height=640))
     layout, margin = big.layout, big.layout.margin
     plot = layout.height - margin.t - margin.b
     loss = layout.yaxis5  # the loss panel: a log axis over several decades
@@ -347,17 +354,18 @@ def test_short_panels_lose_labels_and_notes_not_type(figure):
 
 
 def test_a_title_wider_than_its_panel_takes_two_lines(figure):
-    narrow, wide = presented(figure, height=620, width=900), presented(figure, height=620, width=3000)
+    narrow, wide = (_shown(figure, Display(presenting=True, height=740, column=c)) for c in (900, 3000))
     title = "Repulsion: fitness vs score"
     assert [a.text for a in wide.layout.annotations if a.text == title]
     (wrapped,) = [a.text for a in narrow.layout.annotations if a.text.replace("<br>", " ") == title]
     assert wrapped.count("<br>") == 1
 
 
-def test_a_phone_keeps_its_figures_in_presentation_mode(figure):
-    shown = presented_view(View(blocks=(Caption("small"), Plot("p", figure, caption="under"))), height=None)
+def test_a_phone_keeps_its_figures_type_in_presentation_mode(figure):
+    phone = Display(width=390, height=844, presenting=True)
+    shown = fit(View(blocks=(Caption("small"), Plot("p", figure, caption="under"))), phone)
     (plot,) = shown.blocks
-    assert plot.figure is figure and plot.caption == ""
+    assert plot.figure.layout.font.size == figure.layout.font.size and plot.caption == ""
 
 
 def test_the_token_legend_gets_the_rows_it_takes():
@@ -370,7 +378,7 @@ def test_the_token_legend_gets_the_rows_it_takes():
     # Eight tokens take two rows at the dashboard's narrowest: room kept for both, not pushed by plotly.
     assert eight.layout.margin.t > two.layout.margin.t
     # Presented on a wide page the second row is given back; on a narrow one, the larger type takes more.
-    wide, narrow = presented(eight, height=620, width=1500), presented(eight, height=620, width=500)
+    wide, narrow = (_shown(eight, Display(presenting=True, height=740, column=c)) for c in (1500, 500))
     assert wide.layout.margin.t < PRESENT_SCALE * eight.layout.margin.t < narrow.layout.margin.t
 
 
@@ -381,6 +389,27 @@ def test_a_figure_with_category_ticks_is_presented():
               "layout": {"height": 600, "xaxis": {"domain": [0, 1], "tickvals": ["softmax", "l2"]},
                          "xaxis2": {"domain": [0, 1], "tickvals": ["softmax", "l2"], "anchor": "y2"},
                          "yaxis": {"domain": [0.55, 1]}, "yaxis2": {"domain": [0, 0.45]}}}
-    shown = presented(figure, height=400)
-    assert shown["layout"]["height"] <= 400
+    projector = Display(presenting=True, height=520)
+    shown = _shown(figure, projector)
+    assert shown["layout"]["height"] <= projector.figure_room
     assert shown["layout"]["xaxis2"]["tickvals"] == ["softmax", "l2"]
+
+
+def test_every_panel_takes_the_same_type_in_presentation_mode():
+    """Plotly hands the first panel's x and y axes one tick font dict: scaled once for each, the first
+    panel's ticks were 1.25 times the others' (Normalizers, Loss and conditioning, Flow vs descent)."""
+    import numpy as np
+
+    from polarize.plots.lines import Line, Panel
+    from polarize.plots.multiples import animated_grid
+
+    t = np.geomspace(0.1, 1e3, 30)
+    panels = [Panel(title=f"p{k}", lines=(Line(x=t, y=t / (k + 1), name="a"),)) for k in range(4)]
+    grid = animated_grid(panels, cols=4)
+    layout = _shown(grid).layout.to_plotly_json()
+    sizes = {key: layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))}
+    assert len(sizes) == 8 and len(set(sizes.values())) == 1, sizes
+    assert sizes["xaxis"] == pytest.approx(grid.layout.xaxis2.tickfont.size * PRESENT_SCALE, abs=0.1)
+    shared = {"size": 10}
+    scaled = scale_fonts({"layout": {"xaxis": {"tickfont": shared}, "yaxis": {"tickfont": shared}}}, 2.0)
+    assert scaled["layout"]["yaxis"]["tickfont"]["size"] == 20  # one font, scaled once

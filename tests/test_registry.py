@@ -20,9 +20,8 @@ from polarize.cli import main
 from polarize.losses import LOSSES
 from polarize.normalizers import NORMALIZERS, Softmax, make_normalizer
 from polarize.switching import kinks_of
-from polarize.web import pages
+from polarize.web import pages, precomputed
 from polarize.web.links import read_link
-from polarize.web import precomputed
 from polarize.web.pages import normalizers
 
 LABEL = "softmax at T = 2 (tempered)"

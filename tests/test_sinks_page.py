@@ -282,8 +282,8 @@ def test_the_readme_table_lists_every_shipped_paper_run_as_it_is():
 
 def test_the_sinks_page_explains_right_after_its_main_figure():
     """Its 12-line "Why a sink?" before the figure put Play at about 1,070 px of a 720 px window."""
+    from polarize.web.fit import main_block
     from polarize.web.pages import by_name
-    from polarize.web.present_view import main_block
     from polarize.web.view import Text
 
     spec = by_name("sinks")

@@ -20,7 +20,6 @@ from polarize.plots import (
     paper,
     round_significant,
     scores_figure,
-    style,
     token_colors,
 )
 from polarize.plots.numbers import rounded
@@ -81,8 +80,7 @@ def test_the_kl_floor_comes_from_the_loss():
     assert list(floor.y) == rounded([KL(target).floor] * 2)
     # On a phone the legend's entries are short (plotly sets its columns as wide as the widest): the
     # floor's value is in its hover, the cross-entropy is "KL".
-    with style.narrow_screen():
-        phone = grid.losses_figure({"logistic": run(), "kl": result}, frames=5)
+    phone = grid.losses_figure({"logistic": run(), "kl": result}, frames=5, narrow=True)
     names = {t.name for t in phone.data if t.showlegend is not False}
     assert "KL" in names and "H(p*)" in names and max(map(len, names)) <= 8, names
     (phone_floor,) = [t for t in phone.data if t.name == "H(p*)"]

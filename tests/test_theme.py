@@ -6,9 +6,10 @@ import pytest
 
 from polarize.config import ConfigError
 from polarize.plots import style
-from polarize.web.page import Screen
+from polarize.plots.display import Display
+from polarize.web.fit import fit
 from polarize.web.pages import by_name
-from ui.viewport import Viewport
+from ui.viewport import read
 
 
 def _backgrounds(view) -> set[str]:
@@ -17,12 +18,30 @@ def _backgrounds(view) -> set[str]:
 
 
 @pytest.mark.parametrize("name", ["explorer", "descent", "maths"])
-def test_a_dark_screen_draws_every_figure_dark_and_leaves_the_light_palette_alone(name):
+def test_a_dark_display_draws_every_figure_dark_and_leaves_the_light_palette_alone(name):
     spec = by_name(name)
     job = spec.make_job(spec.defaults(None))
-    assert _backgrounds(spec.show(job, Screen(dark=True))) == {style.DARK.background}
-    assert _backgrounds(spec.show(job, Screen())) == {style.palette().background} != {style.DARK.background}
-    assert style.PALETTE is style.palette() and style.PALETTE is not style.DARK  # restored after the view
+    view = spec.show(job)
+    dark = fit(view, Display(dark_page=True))
+    assert _backgrounds(dark) == {style.DARK.background}
+    assert _backgrounds(fit(view, Display())) == {style.palette().background} != {style.DARK.background}
+    assert _backgrounds(view) == {style.palette().background}  # the shared view is left alone
+    figure = dark.plots()[0].figure
+    layout = figure["layout"] if isinstance(figure, dict) else figure.layout.to_plotly_json()
+    assert layout["font"]["color"] == style.DARK.ink
+
+
+def test_repainting_maps_each_light_colour_to_its_role_in_the_dark_palette():
+    light = style.palette()
+    figure = {"layout": {"paper_bgcolor": light.background, "font": {"color": light.ink}},
+              "data": [{"line": {"color": light.tokens[-1]}, "fillcolor": "rgba(0,0,0,0.18)",
+                        "marker": {"color": [light.tokens[0], light.muted, "#123456"]}}]}
+    painted = style.in_dark(figure)
+    assert painted["layout"] == {"paper_bgcolor": style.DARK.background, "font": {"color": style.DARK.ink}}
+    trace = painted["data"][0]
+    assert trace["line"]["color"] == style.DARK.tokens[-1]  # black, which would vanish: white
+    assert trace["fillcolor"] == "rgba(245,245,245,0.18)"  # its opacity kept
+    assert trace["marker"]["color"] == [style.DARK.tokens[0], style.DARK.muted, "#123456"]  # no role: kept
 
 
 def test_dark_tokens_stay_apart_from_the_dark_background():
@@ -30,21 +49,17 @@ def test_dark_tokens_stay_apart_from_the_dark_background():
     assert style.DARK.background not in style.DARK.tokens and "#000000" not in style.DARK.tokens
 
 
-def test_screen_and_viewport_read_dark_with_care():
+def test_the_display_reads_dark_with_care():
     with pytest.raises(ConfigError, match="dark"):
-        Screen(dark="yes")
-    assert Viewport.from_browser({"narrow": False, "height": None, "dark": True}).dark
-    assert not Viewport.from_browser({"dark": "true"}).dark and not Viewport.from_browser(None).dark
+        Display(dark_page="yes")
+    assert read({"dark": True}).dark_page and read({"dark": True}).dark
+    assert not read({"dark": "true"}).dark_page and not read(None).dark_page
 
 
-def test_presentation_mode_draws_dark_figures_only_when_dark_was_chosen_in_the_menu(monkeypatch):
-    from ui import present_mode, theme
-
-    chosen = Viewport.from_browser({"dark": True, "dark_chosen": True})
+def test_presentation_mode_draws_dark_figures_only_when_dark_was_chosen_in_the_menu():
+    chosen = read({"dark": True, "dark_chosen": True}, presenting=True)
     assert chosen.dark and chosen.dark_chosen
-    assert not Viewport.from_browser({"dark": False, "dark_chosen": True}).dark_chosen  # a light page
-    assert not Viewport.from_browser({"dark": True, "dark_chosen": "true"}).dark_chosen
-    monkeypatch.setattr(present_mode, "on", lambda: True)
-    assert not theme.dark(True) and theme.dark(True, chosen=True) and not theme.dark(False, chosen=True)
-    monkeypatch.setattr(present_mode, "on", lambda: False)
-    assert theme.dark(True) and not theme.dark(False)
+    assert not read({"dark": False, "dark_chosen": True}).dark_chosen  # a light page
+    assert not read({"dark": True, "dark_chosen": "true"}).dark_chosen
+    assert not read({"dark": True}, presenting=True).dark  # a projector: light, unless chosen
+    assert read({"dark": True}).dark and not read({"dark": False}).dark

@@ -18,15 +18,8 @@ from streamlit.testing.v1 import AppTest
 
 from polarize import Experiment, simulate
 from polarize.plots import Panel, dashboard, token_lines
-from polarize.plots.animation import (
-    CONTROLS_MARGIN,
-    SLIDER_TOP,
-    SPEEDS,
-    STEP_BACK,
-    STEP_FORWARD,
-    TRANSPORT_TOP,
-    animation_controls,
-)
+from polarize.plots.animation import SPEEDS, STEP_BACK, STEP_FORWARD, animation_controls
+from polarize.plots.geometry import CONTROLS_MARGIN, SLIDER_TOP, TRANSPORT_TOP
 from polarize.plots.multiples import animated_grid
 from polarize.web import transport
 from polarize.web.pages.explorer import preset_values

@@ -7,7 +7,7 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 from __future__ import annotations
 
 import pytest
-from browser_support import ARTIFACTS, BROWSER, module_fixtures, wait_for_figure
+from browser_support import ARTIFACTS, BROWSER, module_fixtures, wait_for_figure, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -18,6 +18,24 @@ ACTIVE = "() => document.querySelector('.js-plotly-plot')?._fullLayout?.sliders?
 PLAYING = "() => Boolean(document.querySelector('.js-plotly-plot')?._transitionData?._animationRaf)"
 # The script has started (it keeps its listeners on the page under this name) and the page's plotly is there.
 READY = "() => window.__polarizeTransport && window.__polarizeTransport.listeners.keys && window.Plotly"
+
+
+# Added before the page loads: counts the script's runs that start once a figure has been drawn (each
+# would send the figures again) and keeps the first figure drawn, to tell it from a redrawn one.
+WATCH_RUNS_JS = """() => {
+  window.__runsAfterDraw = 0;
+  new MutationObserver(() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const state = app && app.getAttribute('data-test-script-state');
+    const chart = document.querySelector('.js-plotly-plot');
+    if (chart && !window.__firstChart) window.__firstChart = chart;
+    if (state === 'running' && window.__firstChart && state !== window.__lastState) {
+      window.__runsAfterDraw += 1;
+    }
+    window.__lastState = state;
+  }).observe(document, {childList: true, subtree: true, attributes: true,
+                        attributeFilter: ['data-test-script-state']});
+}"""
 
 
 def _frame(page, wanted: int) -> None:
@@ -46,6 +64,30 @@ def test_the_offline_html_has_the_keys_and_the_step_buttons(browser, tmp_path):
         _frame(page, 1)
         page.keyboard.press("Space")  # plays from the current frame
         page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("path", "size"),
+                         [("", (1280, 720)), ("rates", (390, 844)), ("?present=true", (1920, 1080))])
+def test_a_key_and_play_pressed_as_the_figure_first_draws_are_kept(server, browser, path, size):
+    """The figure is sent once, already fitted to the window: no rerun redraws it after its first draw
+    (which took a key or a click pressed in that moment, and the frame it had reached, with it)."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = context.new_page()
+        page.add_init_script(f"({WATCH_RUNS_JS})()")
+        page.goto(f"{server.url}/{path}")
+        page.wait_for_function("() => Boolean(window.__firstChart?._fullLayout?.sliders)", timeout=120_000)
+        page.wait_for_function(READY, timeout=30_000)
+        page.keyboard.press("ArrowRight")  # no pointer over the figure: the first one in view
+        _frame(page, 1)
+        page.locator(".updatemenu-button").filter(has_text="\u25b6").first.click()  # Play
+        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+        wait_until_settled(page, timeout=60)  # the window measured, nothing more to post
+        assert page.evaluate("window.__runsAfterDraw") == 0
+        assert page.evaluate("document.querySelector('.js-plotly-plot') === window.__firstChart")
+        assert page.evaluate(ACTIVE) > 3  # where it had played to: not drawn again at the start
     finally:
         context.close()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from polarize.web.present_view import figure_first, main_block
+from polarize.web.fit import figure_first, main_block
 from polarize.web.view import Caption, Columns, Metric, Plot, Text, View, rebuild, walk
 
 FIGURE = {"data": [], "layout": {}, "frames": []}

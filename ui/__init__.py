@@ -7,7 +7,8 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``state``: the controls' values in a session, from a link or as left; the address;
 - ``sidebar``: one widget per control; ``starts``: "Reset to preset", "New random start";
 - ``blocks``: one drawing function per block of a view; ``charts``: figures handed to Streamlit;
-- ``present_mode``: presentation mode and presenting a deck; ``deckbar``: "Present or add to a deck";
+- ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);
+- ``deck_show``: presenting a deck; ``deckbar``: "Present or add to a deck";
 - ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size.
 
 Importing it imports nothing else (and does no work): the app's modules are imported by

@@ -16,7 +16,7 @@ import streamlit as st
 from polarize.plots.static import find_browser, missing_for_images, start_browser
 from polarize.serve.runner import prestart
 from polarize.web.pages import PAGES
-from ui import present_mode, theme
+from ui import mode, theme
 from ui.navigation import st_page
 
 __all__ = ["run_app"]
@@ -47,6 +47,6 @@ def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over the scripts in ``pages/``."""
     _start_server()
     st.set_page_config(page_title="polarize", page_icon=str(ICON), layout="wide",
-                       initial_sidebar_state=present_mode.sidebar_state())
+                       initial_sidebar_state=mode.sidebar_state())
     theme.style()
     st.navigation([st_page(spec) for spec in PAGES]).run()

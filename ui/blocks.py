@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +27,7 @@ from polarize.web.view import (
     Text,
     View,
 )
-from ui import charts, present_mode, theme
+from ui import charts, deck_show, theme
 from ui.state import current_values, settle, widget_key
 
 __all__ = ["draw_block", "draw_downloads"]
@@ -54,12 +53,14 @@ def _plot(block: Plot, page: str) -> None:
     # No chart toolbar: it showed on hover at the figure's top right, over the legend there (zoom is a
     # drag and a double click resets; the page's figures are in its downloads).
     config = {"displaylogo": False, "displayModeBar": False}
-    # The figure in words first, for a screen reader (shown to no one else: ui.theme's SCREEN_READER).
-    # As escaped HTML, never Markdown: a title may hold a user's text, and Markdown would link a URL.
-    st.html(f"<p class='{theme.SCREEN_READER}'>{html.escape(block.summary)}</p>")
     charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
+    # The figure in words, for a screen reader (shown to no one else: ``theme.screen_reader``), after
+    # it: Streamlit keeps a gap above an element even out of sight, which moved the figure down from
+    # its place as measured (``ui.viewport``). Escaped HTML, never Markdown (a title may hold a user's
+    # text, and Markdown would link a URL).
+    theme.screen_reader(block.summary, key)
     if block.caption:
-        st.caption(block.caption)
+        theme.caption(block.caption)
 
 
 LONG_CELL = 32
@@ -132,7 +133,7 @@ def _ask(key: str, said: str, asking: str) -> None:
 
 _DRAW: dict[type, Callable[[Any, str], None]] = {
     Text: lambda b, page: st.markdown(b.text),
-    Caption: lambda b, page: st.caption(b.text),
+    Caption: lambda b, page: theme.caption(b.text),
     Header: lambda b, page: st.header(b.text),
     Maths: lambda b, page: st.latex(b.latex),
     Metric: lambda b, page: st.metric(b.label, b.value, help=b.help or None),
@@ -141,7 +142,7 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Columns: _columns,
     Folded: _folded,
     Action: _action,
-    Link: present_mode.draw_link,
+    Link: deck_show.draw_link,
 }
 
 

@@ -18,7 +18,7 @@ from polarize.web import links
 from polarize.web.echo import echo
 from polarize.web.page import PageSpec
 from polarize.web.pages.deck import NAME, shown_error
-from ui import present_mode
+from ui import theme
 
 __all__ = ["bind_store", "deck_box"]
 
@@ -35,14 +35,14 @@ def bind_store() -> None:
     deck.use(st.session_state[_STORE])
 
 
-def deck_box(spec: PageSpec, values: dict[str, Any]) -> None:
+def deck_box(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False) -> None:
     """The sidebar box: a presentation link to this view, and a form adding it to a deck."""
     if not spec.slide:
         return
     with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
         st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
-        if not present_mode.on():
-            st.caption("A link to this view in presentation mode: copy it with the button on its right.")
+        if not presenting:
+            theme.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"
             name = st.text_input("Deck", value="Lecture", max_chars=100, key=f"{key}_name")

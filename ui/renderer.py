@@ -8,83 +8,125 @@ its blocks (``ui.blocks``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
+# Plotly imports pandas on first use, unlocked: a session importing it while another session's
+# plotly checks ``pd.Series`` met a half-initialized module (an AttributeError page). Imported here,
+# with the renderer, under ``ui.load``'s lock, before any page draws.
+import pandas  # noqa: F401
 import streamlit as st
 
+from polarize.plots.display import Display
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
-from polarize.web.page import PageSpec, Problem, Screen
+from polarize.web.fit import fit, main_block
+from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
-from polarize.web.present_view import main_block
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
-from ui import deckbar, present_mode, theme, transport
+from ui import deck_show, deckbar, mode, theme, transport, viewport
 from ui.blocks import draw_block, draw_downloads
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
-from ui.viewport import viewport
 
-__all__ = ["VIEWS", "render", "shared_view"]
+__all__ = ["FITTED", "MAIN_FIGURE", "VIEWS", "render", "shared_view"]
+
+MAIN_FIGURE = "main_figure"
+"""The key of the main figure's container (its class ``st-key-main_figure``), which the page measures."""
 
 VIEWS = SharedCache(32)
-"""Every page's views, keyed by (page, job, screen) and shared by every session: a view is
+"""Every page's views, keyed by (page, job, phone) and shared by every session: a view is
 immutable, and ``ui.charts`` hands its figures to Streamlit without building them again."""
+FITTED = SharedCache(16)
+"""The views fitted to a display (``polarize.web.fit``), keyed by (page, job, display), shared likewise."""
 
 
 def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
-    window = viewport(measure_height=True)  # once a run, for every use of the window's size
-    dark = theme.dark(window.dark, window.dark_chosen)  # the figures (in presentation mode, if asked)
-    theme.dark_style(window.dark, dark)
+    theme.new_run()
+    presenting = mode.presenting()  # read from the address once a run
+    display = viewport.last(presenting=presenting, deck=deck_show.showing(presenting))
+    theme.dark_style(display.dark_page, display.dark)
     deckbar.bind_store()
-    present_mode.look()
+    theme.present_style(presenting)
     ignored = init_state(spec)
-    values = sidebar(spec)
+    values = sidebar(spec, presenting=presenting)
     share(spec, values)
-    deckbar.deck_box(spec, values)
-    _head(spec, values, ignored)
+    deckbar.deck_box(spec, values, presenting=presenting)
+    with st.container(key=theme.PAGE):  # the page's main column, less blank space above (``ui.theme``)
+        _page(spec, values, ignored, presenting, display)
+
+
+def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool,
+          display: Display) -> None:
+    """The page's main column: its head, then its view (held until the page has measured its place)."""
+    with st.container(key=theme.HEAD):
+        head = _head(spec, values, ignored, presenting)
     job = spec.make_job(values)
     if isinstance(job, Problem):
+        viewport.measure(_place(head))
         st.error(job.message, icon=":material/error:")
         st.stop()
-    screen = Screen(narrow=window.narrow, dark=dark)  # a phone: panels stacked
-    view = _view(spec, job, screen, spec.running(values))
-    fitted = present_mode.fitted(spec.name, (job, screen), view, window, narrow=screen.narrow)
-    _show(fitted, spec.name, lambda: _below_figure(spec, values))
+    if viewport.held(None):  # a browser's first run: nothing measured, the view waits for the window
+        _hold(_place(head))
+    view = _view(spec, job, display, spec.running(values))
+    # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
+    fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
+                                                                 lambda: fit(view, display))
+    main = main_block(fitted.blocks)
+    place = _place(head, fitted.blocks[:main] if main is not None else ())
+    viewport.measure(place)
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
 
 
-def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str]) -> None:
-    """The title, the presentation bar, the lead and what the opening link had that was ignored.
+def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> tuple:
+    """The title, the presentation bar, the lead and what the opening link had that was ignored;
+    what was drawn (the place of the main figure below depends on it).
 
-    Short, so that the main figure and its transport fit the window below it (``present_mode.fitted``).
+    Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
-    st.title(spec.heading(values))
-    present_mode.show_bar()
-    if spec.lead and not present_mode.on():
-        st.markdown(spec.lead)
+    title, lead = spec.heading(values), spec.lead if not presenting else None
+    st.title(title)
+    bar = deck_show.show_bar(presenting)
+    if lead:
+        st.markdown(lead)
     note = mended_note(spec, values)
     if note:
         st.info(note, icon=":material/swap_horiz:")
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
+    return (spec.name, presenting, title, bar, lead, note, tuple(ignored.values()))
+
+
+def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
+    """A digest of what is above the page's main figure: its head, and the view's blocks before it."""
+    return hashlib.sha256(repr((head, before)).encode()).hexdigest()[:16]
+
+
+def _hold(place: str) -> None:
+    """A browser's first run: the place of the main figure, kept empty for the page to measure, and
+    nothing below it (the rerun the page's measure starts draws the view)."""
+    viewport.measure(place)
+    st.container(key=MAIN_FIGURE).empty()
+    st.stop()
 
 
 _ON = "_page_on"
 """Session key: the page shown last (a visit ends when another page is opened)."""
 
 
-def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
+def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
     """Under the main figure: the guided first visit (open the first time in a session) and the
     caption, neither on a slide.
 
     Not above the figure, where a newcomer would look first: there, even folded to one line, it left
     the Explorer's dashboard too little of a 1280 x 720 window (its axis titles under the transport).
     """
-    if present_mode.on():
+    if presenting:
         return
     page, state = spec.name, st.session_state
     # The first visit lasts until another page is opened: its reruns (a control changed, the
@@ -99,10 +141,10 @@ def _below_figure(spec: PageSpec, values: dict[str, Any]) -> None:
             st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
     caption = spec.caption(values)
     if caption:
-        st.caption(caption)
+        theme.caption(caption)
 
 
-def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
+def _view(spec: PageSpec, job: Any, display: Display, running: str) -> View:
     """The page's view of ``job``, from ``VIEWS`` or computed here with the session's notices.
 
     While it computes, this session sees its place in the run queue or a progress bar; a
@@ -113,26 +155,28 @@ def _view(spec: PageSpec, job: Any, screen: Screen, running: str) -> View:
     with (st.spinner(running, show_time=True),
           queue_notices(lambda place: notice.info(queue_notice(place), icon=":material/hourglass_top:")),
           progress_notices(lambda fraction, text: notice.progress(fraction, text=text))):
-        view = shared_view(spec, job, screen)
+        view = shared_view(spec, job, display)
     notice.empty()
     return view
 
 
-def shared_view(spec: PageSpec, job: Any, screen: Screen) -> View:
+def shared_view(spec: PageSpec, job: Any, display: Display) -> View:
     """The page's view of ``job`` from ``VIEWS``, else computed; kept for every session unless it is
     ``passing`` (cut short, failed or timed out: the next visitor computes it again)."""
-    return VIEWS.get((spec.name, job, screen), lambda: by_name(spec.name).show(job, screen),
+    return VIEWS.get((spec.name, job, display.phone), lambda: by_name(spec.name).show(job, display),
                      keep=lambda view: not view.passing)
 
 
-def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
+def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool = False) -> None:
     """Draw a view: its notes, its blocks, its downloads and the animated figures' transport.
 
-    The warnings and ``below_figure`` come right under the main figure (``present_view.main_block``):
-    above it they pushed it and its Play button out of the window.
+    The main figure (``polarize.web.fit.main_block``) is drawn in a container of its own
+    (``MAIN_FIGURE``), which the page measures; while ``held`` the container stays empty and nothing
+    below it is drawn. The warnings and ``below_figure`` come right under the main figure: above it
+    they pushed it and its Play button out of the window.
     """
     if view.sidebar:
-        st.sidebar.caption(view.sidebar)
+        theme.caption(view.sidebar, st.sidebar)
     if view.error:
         st.error(view.error, icon=":material/error:")
         st.stop()
@@ -140,9 +184,15 @@ def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
     if main is None:
         _notes(view, below_figure)
     for i, block in enumerate(view.blocks):
-        draw_block(block, page)
-        if i == main:
-            _notes(view, below_figure)
+        if i != main:
+            draw_block(block, page)
+            continue
+        if held:
+            st.container(key=MAIN_FIGURE).empty()
+            st.stop()
+        with st.container(key=MAIN_FIGURE):
+            draw_block(block, page)
+        _notes(view, below_figure)
     draw_downloads(view, page)
     transport.controls(view)
 

@@ -9,18 +9,19 @@ import streamlit as st
 
 from polarize.web.controls import Control
 from polarize.web.page import PageSpec
-from ui import present_mode, starts
+from ui import starts, theme
 from ui.state import changed, current_values, load_preset, settle, widget_key
 
 __all__ = ["sidebar"]
 
 
-def sidebar(spec: PageSpec) -> dict[str, Any]:
-    """Draw the page's controls (derived values set, rules applied); their values."""
+def sidebar(spec: PageSpec, *, presenting: bool = False) -> dict[str, Any]:
+    """Draw the page's controls (derived values set, rules applied; in presentation mode without
+    their help and captions); their values."""
     values = settle(spec, current_values(spec))
     state, group, row = st.session_state, "", []
     starts.buttons(spec, load_preset, widget_key)
-    with st.sidebar:
+    with st.sidebar, st.container(key="controls"):  # its multiselects' tags: ``ui.theme``
         for control in spec.controls:
             key = widget_key(spec, control.key)
             if state.get(key) != values[control.key] and control.derive:
@@ -32,12 +33,12 @@ def sidebar(spec: PageSpec) -> dict[str, Any]:
                 row = row or list(st.columns(2))
                 where = row.pop(0)
             else:
-                row, where = [], st.sidebar
-            _widget(spec, control, where, values)
+                row, where = [], st
+            _widget(spec, control, where, values, presenting)
     return values
 
 
-def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]) -> None:
+def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any], presenting: bool) -> None:
     """Draw one control, its widget chosen by its kind.
 
     The widget's value lives in the session (``ui.state``); it is also given as the widget's own
@@ -49,7 +50,7 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
     key = widget_key(spec, control.key)
     enabled = control.enabled(values)
     help_text = control.help + ("" if enabled else control.off_help)
-    common = {"key": key, "disabled": not enabled, "help": None if present_mode.on() else help_text,
+    common = {"key": key, "disabled": not enabled, "help": None if presenting else help_text,
               "on_change": changed, "args": (spec, control.key)}
     c, now = control, st.session_state[key]
     if c.kind in ("slider", "number"):
@@ -70,5 +71,5 @@ def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any]
                                                      max_selections=c.most, **common),
         }
         draw[c.kind]()
-    if c.caption and not present_mode.on():
-        where.caption(c.caption(st.session_state[key]))
+    if c.caption and not presenting:
+        theme.caption(c.caption(st.session_state[key]), where)

@@ -15,7 +15,7 @@ from polarize.web import links
 from polarize.web.echo import echo
 from polarize.web.page import PageSpec
 from polarize.web.pages import PAGES
-from ui import present_mode
+from ui import deck_show
 
 __all__ = ["changed", "current_values", "init_state", "load_preset", "mended_note", "settle", "share",
            "widget_key"]
@@ -63,9 +63,9 @@ def init_state(spec: PageSpec) -> dict[str, str]:
 
 def _following(spec: PageSpec) -> bool:
     """Whether a deck's slide opens this page now: then its values are forgotten, to read the link."""
-    if st.session_state.get(present_mode.FOLLOW) != spec.name:
+    if st.session_state.get(deck_show.FOLLOW) != spec.name:
         return False
-    del st.session_state[present_mode.FOLLOW]
+    del st.session_state[deck_show.FOLLOW]
     for key in (*(widget_key(spec, key) for key in spec.keys), f"_{spec.name}_saved", f"_{spec.name}_link"):
         st.session_state.pop(key, None)
     return True

@@ -1,55 +1,106 @@
-"""The app's look on every page: our own CSS (no user text), written once per run by ``ui.run_app``.
+"""The app's look on every page: our own CSS (no user text), written once per run by the renderer.
+
+Only through hooks Streamlit documents: a container's key (``st.container(key=...)`` gives it the
+class ``st-key-<key>``) and plain element selectors inside it; never its ``data-testid``s, which
+change with its releases.
 
 - long formulas wrap at their relations and operators (KaTeX sets each piece between two
   break points as its own box; a display formula is kept on one line only by ``nowrap``), so
   no formula is cut off or needs a scroll bar at any width;
-- captions in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of small
-  type (Streamlit's own caption grey is about 4:1);
-- a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only;
-- less blank space above the title, and a smaller title, so that the page's main figure and its
-  transport fit below the title and the lead (``ui.present_mode.fitted``) on a projector's 720 lines.
+- captions (``caption``) in the text colour, a little faded, at the 4.5:1 contrast WCAG AA asks of
+  small type (Streamlit's own caption grey is about 4:1);
+- a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only
+  (``screen_reader``);
+- less blank space above the title (``HEAD``), and a smaller title, so that the page's main figure
+  and its transport fit below the title and the lead (``polarize.web.fit``) on a projector's 720 lines;
+- in presentation mode (``present_style``) larger type, and less room above the title.
 """
 
 from __future__ import annotations
 
+import html
+from typing import Any
+
 import streamlit as st
 
-from ui import present_mode
+from polarize.plots.display import NARROW_BELOW
 
-__all__ = ["CAPTION_OPACITY", "SCREEN_READER", "dark", "dark_style", "style"]
+__all__ = ["CAPTION_OPACITY", "HEAD", "PAGE", "SCREEN_READER", "VIEWPORT", "caption", "dark_style",
+           "new_run", "present_style", "screen_reader", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
 
 SCREEN_READER = "polarize-sr"
 """The class of text for screen readers only (a figure's summary): in the page, out of sight."""
+PAGE, HEAD, VIEWPORT = "page", "head", "viewport"
+"""Keys of the containers of the page's main column, of its head (its title, lead and notes) and of
+the measuring component."""
+_CAPTIONS = "_captions"
+"""Session key: captions drawn so far in this run (each in a container keyed by its number)."""
 
+_HIDDEN = ("position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); "
+           "white-space: nowrap; margin: -1px; padding: 0; border: 0;")
+# Streamlit keeps 6rem above the page's first element: the page takes 3.8 of them back.
 _CSS = f"""<style>
-[data-testid='stMainBlockContainer'] {{padding-top: 2.2rem;}}
-[data-testid='stMainBlockContainer'] h1 {{font-size: 2.2rem; padding-bottom: 0.5rem;}}
-[data-testid='stElementContainer']:has(iframe[title*='viewport']) {{display: none;}}
+.st-key-{PAGE} {{margin-top: -3.8rem;}}
+.st-key-{HEAD} h1 {{font-size: 2.2rem; padding-bottom: 0.5rem;}}
+.st-key-{VIEWPORT} {{display: none;}}
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
-[data-testid='stCaptionContainer'] {{color: inherit; opacity: {CAPTION_OPACITY};}}
-[data-testid='stElementContainer']:has(.{SCREEN_READER}), .{SCREEN_READER} {{
-  position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
-  white-space: nowrap; margin: -1px; padding: 0; border: 0;}}
+[class*='st-key-caption_'] {{opacity: {CAPTION_OPACITY};}}
+[class*='st-key-caption_'] [class], [class*='st-key-caption_'] p {{color: inherit; opacity: 1;}}
+[class*='st-key-sr_'], .{SCREEN_READER} {{{_HIDDEN}}}
+</style>"""
+
+PRESENT_TYPE = 1.5
+"""The page's type in presentation mode, times the usual (figures: ``plots.style.PRESENT_SCALE``)."""
+# Larger type (Streamlit sizes everything in rem), a lower header, less blank space above the title and
+# (not on a phone) at the sides: the main column keeps 2.4rem on the left (the sidebar's arrow), 1.2 on
+# the right, of Streamlit's 5.
+_PRESENT_CSS = f"""<style>
+html {{font-size: {PRESENT_TYPE * 100:.0f}%;}}
+header {{background: transparent !important; height: 2.2rem !important; min-height: 0 !important;}}
+.st-key-{PAGE} {{margin-top: -5.6rem;}}
+@media (min-width: {NARROW_BELOW}px) {{
+  .st-key-{PAGE} {{margin-left: -2.6rem; width: calc(100% + 6.4rem); max-width: none;}}
+}}
+.st-key-{HEAD} h1 {{font-size: 1.6rem; padding: 0 0 0.3rem;}}
+.st-key-show_bar button {{min-height: 0; padding: 0.05rem 0.6rem;}}
+.st-key-show_bar p {{font-size: 0.75rem;}}
 </style>"""
 
 
-def dark(shown: bool, chosen: bool = False) -> bool:
-    """Whether this page's figures are drawn dark, the page showing a dark theme or not (``shown``:
-    the system's, or the one chosen in the app menu, as ``ui.viewport`` reports it). In
-    presentation mode the figures stay light (a projector washes dark slides out) unless the dark
-    theme was asked for: ``chosen`` in the app menu."""
-    return shown and (chosen or not present_mode.on())
+def present_style(presenting: bool) -> None:
+    """The page's look in presentation mode (nothing otherwise)."""
+    if presenting:
+        st.html(_PRESENT_CSS)
+
+
+def caption(text: str, where: Any = st) -> None:
+    """``text`` as a caption in ``where`` (the page, the sidebar, a column), at the contrast WCAG AA
+    asks of small type: in a container of its own, keyed ``caption_<n>`` (``n``: this run's count)."""
+    count = st.session_state.get(_CAPTIONS, 0) + 1
+    st.session_state[_CAPTIONS] = count
+    with where.container(key=f"caption_{count}"):
+        st.caption(text)
+
+
+def new_run() -> None:
+    """At the start of a run: no caption drawn yet."""
+    st.session_state[_CAPTIONS] = 0
+
+
+def screen_reader(text: str, key: str) -> None:
+    """``text`` (escaped, never Markdown) for screen readers only, in a container keyed ``sr_<key>``."""
+    with st.container(key=f"sr_{key}"):
+        st.html(f"<p class='{SCREEN_READER}'>{html.escape(text)}</p>")
 
 
 # The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
 # the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
 _DARK_PAGE_CSS = """<style>
-[data-testid='stMultiSelectTagsContainer'] [data-tag], [data-testid='stMultiSelectTagsContainer'] [data-tag] *
-  {color: #0E1117;}
+.st-key-controls [data-tag], .st-key-controls [data-tag] * {color: #0E1117;}
 </style>"""
 # Plotly paints a figure's chosen and hovered button near-white (#F4FAFF, not a setting), under the
 # dark figures' light button text: the chosen speed could not be read. (A light figure on a dark
@@ -61,7 +112,7 @@ _DARK_FIGURES_CSS = """<style>
 
 def dark_style(page: bool, figures: bool) -> None:
     """What the dark theme needs besides Streamlit's: on a dark page (``page``, ``ui.viewport``),
-    and for dark figures (``figures``, ``dark``)."""
+    and for dark figures (``figures``: ``Display.dark``)."""
     if page:
         st.html(_DARK_PAGE_CSS)
     if figures:

@@ -11,7 +11,8 @@
 - ``transformer``: the attention-sink experiments (heatmaps, sink scores, training curves);
 - ``maths``: the small static figures of the maths page;
 - ``paper``: the paper's static figures (``polarize reproduce``); ``static``: PNG/SVG export;
-- ``crowding`` and ``present_figure``: figures fitted to small panels and to presentation mode.
+- ``crowding`` and ``present_figure``: figures fitted to small panels and to their room;
+- ``display``: the ``Display`` a page is shown on; ``geometry``: the pixel geometry (transport, rows).
 
 Builders take results (``polarize.diagnostics.Result``) and return ``go.Figure``;
 nothing here imports Streamlit.

@@ -1,7 +1,7 @@
 """What makes a figure play: frame times, and the transport controls (play, pause, reset, step, speed).
 
-The controls are plotly layout entries, drawn below the plot in two bands, in
-pixels from its bottom edge whatever the figure's height:
+The controls are plotly layout entries placed in pixels whatever the figure's height
+(``plots.geometry``). On a desktop they are drawn below the plot in two bands:
 
 - from ``TRANSPORT_TOP``: the transport buttons (play, pause, reset to the
   first frame, step back, step forward), alone in their band;
@@ -9,6 +9,8 @@ pixels from its bottom edge whatever the figure's height:
   speeds on the right, then the slider's rail, the width of the figure. The
   counter shares its band only with the speeds, at the other end, so it cannot
   run into a button or an axis title on any figure wider than the two (~420 px).
+
+On a phone the same band is at the figure's top, the speeds in a row of their own under it.
 
 Play, pause, reset and the speeds are plain plotly ``animate`` buttons. Plotly
 cannot step relative to the current frame, so the two step buttons have
@@ -24,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from polarize.plots import style
+from polarize.plots.geometry import BAND, EDGE, SLIDER_TOP, TRANSPORT_TOP, fraction
 
-__all__ = ["CONTROLS_MARGIN", "FRAMES", "PLOT_HEIGHT", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
+__all__ = ["FRAMES", "PLOT_HEIGHT", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
            "animation_controls", "frame_indices"]
 
 FRAMES = 80
@@ -34,12 +37,6 @@ SPEEDS: dict[str, int] = {"slow": 180, "normal": 80, "fast": 25}
 """Milliseconds per frame for the three speed buttons."""
 PLOT_HEIGHT = 516
 """Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 180)."""
-TRANSPORT_TOP = 68
-"""Pixels below the plot where the buttons start (the bottom panels' tick labels and axis titles above)."""
-SLIDER_TOP = 114
-"""Pixels below the plot where the slider (counter, then rail) starts."""
-CONTROLS_MARGIN = 180
-"""The bottom margin, in pixels, that the controls need."""
 STEP_BACK, STEP_FORWARD = "step-back", "step-forward"
 """Names of the two step buttons (``layout.updatemenus[0].buttons[i].name``), for the transport script."""
 
@@ -88,7 +85,8 @@ def _play(ms: int) -> list[Any]:
 
 
 def animation_controls(names: Sequence[str], labels: Sequence[str], *,
-                       plot_height: float = PLOT_HEIGHT, start: int = 0) -> dict[str, Any]:
+                       plot_height: float = PLOT_HEIGHT, start: int = 0, narrow: bool = False,
+                       top: float = 0) -> dict[str, Any]:
     """The transport controls and the time slider of an animated figure (layout entries).
 
     Parameters
@@ -102,19 +100,31 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
         they are scaled to sit the same distance in pixels below any plot.
     start : int
         The frame the slider shows first (the figure's own traces must be that frame's).
+    narrow : bool
+        For a phone: at the figure's top (``geometry.ON_TOP`` px of its top margin), the buttons'
+        symbols only, the speeds without their arrows, in a row under the slider.
+    top : float
+        On a phone, pixels from the figure's top to its plot's (its top margin, ``geometry.margins``).
 
     Returns
     -------
     dict
         ``updatemenus`` (the transport buttons, then the speeds) and ``sliders`` (one), to
-        pass to ``layout.update``; they need a bottom margin of ``CONTROLS_MARGIN`` pixels.
+        pass to ``layout.update``; they need the margins ``geometry.margins`` gives.
     """
     names = list(names)
-    px = 1.0 / plot_height  # plotly places them in fractions of the plot area
+    # Where each row starts: below the plot (negative fractions of it), or above it on a phone.
+    if narrow:
+        buttons = 1 + fraction(top - EDGE, plot_height)
+        slider = buttons - fraction(SLIDER_TOP - TRANSPORT_TOP, plot_height)
+        speed_row = buttons - fraction(BAND + 4, plot_height)
+    else:
+        buttons, slider = -fraction(TRANSPORT_TOP, plot_height), -fraction(SLIDER_TOP, plot_height)
+        speed_row = slider
     palette = style.PALETTE
     # On a phone the words would push the last buttons off the figure: the symbols alone fit, the
     # steps marked "1" (one frame), or Step forward would look just like Play.
-    words = ("Play", "Pause", "Reset", "Step", "Step") if not style.narrow() else ("", "", "", "1", "1")
+    words = ("Play", "Pause", "Reset", "Step", "Step") if not narrow else ("", "", "", "1", "1")
     transport = [
         dict(label=f"\u25b6 {words[0]}".strip(), name="play", method="animate", args=_play(SPEEDS["normal"])),
         dict(label=f"\u275a\u275a {words[1]}".strip(), name="pause", method="animate", args=_still([None])),
@@ -125,21 +135,21 @@ def animation_controls(names: Sequence[str], labels: Sequence[str], *,
     band = dict(type="buttons", direction="right", yanchor="top", bgcolor=palette.button,
                 bordercolor=palette.axis_line)
     # On a phone the speeds drop their arrows and take smaller type, to fit beside the time counter.
-    arrow, size = ("", -2) if style.narrow() else (" \u25b6", 0)
+    arrow, size = ("", -2) if narrow else (" \u25b6", 0)
     speeds = [
-        band | dict(showactive=True, active=1, x=1.0, y=-SLIDER_TOP * px, xanchor="right", pad=dict(t=0),
+        band | dict(showactive=True, active=1, x=1.0, y=speed_row, xanchor="right", pad=dict(t=0),
                     font=style.font(size),
                     buttons=[dict(label=f"{name}{arrow}", name=f"speed-{name}", method="animate",
                                   args=_play(ms)) for name, ms in SPEEDS.items()])]
     return dict(
         updatemenus=[
-            band | dict(showactive=False, x=0.0, y=-TRANSPORT_TOP * px, xanchor="left", pad=dict(r=6, t=0),
+            band | dict(showactive=False, x=0.0, y=buttons, xanchor="left", pad=dict(r=6, t=0),
                         font=style.font(3),
                         buttons=transport),
             *speeds,
         ],
         sliders=[dict(
-            active=start, x=0.0, len=1.0, y=-SLIDER_TOP * px, xanchor="left", yanchor="top",
+            active=start, x=0.0, len=1.0, y=slider, xanchor="left", yanchor="top",
             pad=dict(t=0, b=0),
             currentvalue=dict(prefix="t = ", font=style.font(9, palette.ink), xanchor="left", offset=8),
             # The steps' labels would crowd the slider: the counter says the time instead.

@@ -29,8 +29,9 @@ from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.plots import style
-from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
+from polarize.plots.animation import FRAMES, animation_controls
 from polarize.plots.crowding import legend_rows
+from polarize.plots.geometry import margins
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -63,20 +64,20 @@ BUILDERS: dict[str, Callable[[RunFrames, str, str], PanelTraces]] = {
 
 _LEGEND = 34
 """Pixels above the panels for a row of the token legend."""
-_NARROWEST = 580
+_DESKTOP_NARROWEST = 580
 """Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
 open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
-_NARROW_HEIGHT = 700
-"""Pixels of the dashboard on a phone: the simplex across the figure, the four other panels two by
-two under it, and the controls; with the transport moved on top (``plots.phone``) it fits a 390 x 844
-window under Streamlit's header. No legend: the simplex's corners, numbered in the tokens' colours,
-are its key (a legend took four rows there)."""
+_PHONE_PLOT = 486
+"""Pixels of the dashboard's plot on a phone: the simplex across the figure, the four other panels two
+by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header. No
+legend: the simplex's corners, numbered in the tokens' colours, are its key (a legend took four rows
+there)."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
 
 def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
-              narrow: bool | None = None) -> go.Figure:
+              narrow: bool = False) -> go.Figure:
     """The animated five-panel dashboard of one run.
 
     Parameters
@@ -92,8 +93,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
         For a phone: the simplex across the figure and the other panels two by two under it, in
-        the order above, ``_NARROW_HEIGHT`` px in all (``height`` is then not used), no legend.
-        By default the screen the figure is built for (``style.narrow``).
+        the order above, the plot ``_PHONE_PLOT`` px tall (``height`` is then not used), no legend,
+        the transport on top.
 
     Returns
     -------
@@ -109,7 +110,7 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
 
 
 def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
-                   narrow: bool | None = None) -> dict[str, Any]:
+                   narrow: bool = False) -> dict[str, Any]:
     """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
 
     Plotly's figure objects validate every frame's traces as they are built, even
@@ -134,11 +135,10 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
         figure: read it, never change it).
     """
     view = RunFrames.of(result, frames)
-    narrow = style.narrow() if narrow is None else narrow
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
-    height = _NARROW_HEIGHT if narrow else height
     legend = 0 if narrow else _LEGEND * _legend_rows(view.n)
-    top, bottom = (34 if narrow else 50) + legend, CONTROLS_MARGIN
+    top, bottom = margins((34 if narrow else 50) + legend, narrow=narrow)  # on a phone the transport on top
+    height = _PHONE_PLOT + top + bottom if narrow else height
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -153,7 +153,7 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     layout.update(
         **animation_controls([str(int(k)) for k in view.shown],
                              [format_time(float(view.t[k])) for k in view.shown],
-                             plot_height=height - top - bottom),
+                             plot_height=height - top - bottom, narrow=narrow, top=top),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
                   panels={key: list(axes) for key, axes in _AXES.items()},
                   legend_rows=None if narrow else _legend_rows(view.n), legend_px=legend),
@@ -223,7 +223,7 @@ def _legend_rows(n: int) -> int:
     """Rows the token legend takes at the dashboard's narrowest: plotly would push the panels down
     for a second row, and the controls below them (placed in fractions of the plot) up into the axes."""
     names = [_legend_title(n)] + [f"token {n - 1}"] * min(n, len(style.PALETTE.tokens))
-    return legend_rows(names, size=style.FONT_SIZE - 3, width=_NARROWEST)
+    return legend_rows(names, size=style.FONT_SIZE - 3, width=_DESKTOP_NARROWEST)
 
 
 def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,

@@ -45,12 +45,12 @@ __all__ = [
     "tied_panels",
 ]
 
-def _loss_name(loss: str) -> str:
+def _loss_name(loss: str, narrow: bool) -> str:
     """The loss's label (``LOSSES``), its short one on a phone: plotly sets a wrapped legend's columns as
     wide as its widest entry, and "cross-entropy (KL)" halved the entries a row (Loss and conditioning's
     legend took seven rows, its figure taller than the window)."""
     kind = LOSSES.get(loss)
-    return loss if kind is None else kind.short if style.narrow() else kind.label
+    return loss if kind is None else kind.short if narrow else kind.label
 
 
 def stopped_note(result: Result) -> str:
@@ -58,7 +58,8 @@ def stopped_note(result: Result) -> str:
     return "" if result.finished else f"Stopped early: {result.message}"
 
 
-def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:
+def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
+                       narrow: bool = False) -> go.Figure:
     """The scores ``s_i(t)`` under every normalizer, same start: small multiples that play together.
 
     Parameters
@@ -78,16 +79,19 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
                     lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=stopped_note(row.result)) for k, row in enumerate(rows)]
-    return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated, legend=True)
+    return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated, legend=True,
+                         narrow=narrow)
 
 
-def _per_run(runs: Mapping[str, Result], quantity: str, *, legend: bool = False) -> tuple[Line, ...]:
+def _per_run(runs: Mapping[str, Result], quantity: str, *, narrow: bool,
+             legend: bool = False) -> tuple[Line, ...]:
     """One line per run of a ``(K,)`` attribute of ``Result``, dark, dashed by its loss (no token colour)."""
-    return tuple(Line(x=r.t, y=np.asarray(getattr(r, quantity)), name=_loss_name(loss),
+    return tuple(Line(x=r.t, y=np.asarray(getattr(r, quantity)), name=_loss_name(loss, narrow),
                       **style.loss_stroke(loss), width=3, legend=legend) for loss, r in runs.items())
 
 
-def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:
+def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated: bool = True,
+                  narrow: bool = False) -> go.Figure:
     """Logistic, square and cross-entropy losses from the same start.
 
     Parameters
@@ -104,7 +108,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         ``H(p*)`` dashed).
     """
     top = style.top_tokens(next(iter(runs.values())).s[-1])
-    first = [Panel(title=f"{_loss_name(loss)}: scores",
+    first = [Panel(title=f"{_loss_name(loss, narrow)}: scores",
                    lines=token_lines(r.t, r.s, top=top, legend=True),
                    y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r))
              for k, (loss, r) in enumerate(runs.items())]
@@ -113,20 +117,21 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
     ends = np.array([t_all.min(), t_all.max()])
     uniform = Line(x=ends, y=np.array([log_n, log_n]), name="log n (uniform)", color=style.PALETTE.grey,
                    dash="dash", width=2, moving=False)
-    loss_lines = _per_run(runs, "loss")
+    loss_lines = _per_run(runs, "loss", narrow=narrow)
     floor = kl_floor(runs["kl"].experiment) if "kl" in runs else None
     if floor is not None:
-        named = "H(p*)" if style.narrow() else f"H(p*) = {floor:.3g}"  # its value: hover (the widest entry)
+        named = "H(p*)" if narrow else f"H(p*) = {floor:.3g}"  # its value: hover (the widest entry)
         loss_lines += (Line(x=ends, y=np.array([floor, floor]), name=named,
                             color=style.PALETTE.grey, dash="dashdot", width=2, moving=False, legend=True),)
     second = [
-        Panel(title="entropy H(s)", lines=(*_per_run(runs, "entropy", legend=True), uniform), y_title="nats",
+        Panel(title="entropy H(s)", lines=(*_per_run(runs, "entropy", narrow=narrow, legend=True), uniform),
+              y_title="nats",
               y_floor=(0.0, log_n * 1.05)),
-        Panel(title="1 \u2212 max s", lines=_per_run(runs, "one_minus_max"), log_y=True),
+        Panel(title="1 \u2212 max s", lines=_per_run(runs, "one_minus_max", narrow=narrow), log_y=True),
         Panel(title="loss (grey: the KL floor H(p*))", lines=loss_lines, log_y=True),
     ]
     return animated_grid(first + second, cols=3, frames=frames, row_height=330, legend=True,
-                         animated=animated)
+                         animated=animated, narrow=narrow)
 
 
 def kappa_panels(results: Mapping[float, Result], *, split: bool = True) -> list[Panel]:
@@ -161,7 +166,7 @@ def kappa_panels(results: Mapping[float, Result], *, split: bool = True) -> list
                   log_x=False, y_floor=(0.0, 1.0), markers=True, lines=(entropy, max_s), span=len(results))]
 
 
-def kappa_figure(results: Mapping[float, Result]) -> go.Figure:
+def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> go.Figure:
     """Final entropy and ``max s`` against the condition number (a static figure of two panels).
 
     Parameters
@@ -173,11 +178,11 @@ def kappa_figure(results: Mapping[float, Result]) -> go.Figure:
     plotly.graph_objects.Figure
         Two panels, one curve with markers each; no frames.
     """
-    return animated_grid(kappa_panels(results), cols=2, row_height=280, animated=False)
+    return animated_grid(kappa_panels(results), cols=2, row_height=280, animated=False, narrow=narrow)
 
 
 def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, animated: bool = True,
-                      summary: bool = False) -> go.Figure:
+                      narrow: bool = False, summary: bool = False) -> go.Figure:
     """The logits ``a(t)`` of the regression for each condition number ``kappa`` (square loss).
 
     Parameters
@@ -201,7 +206,8 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
               for k, (kappa, r) in enumerate(results.items())]
     if summary:
         panels += kappa_panels(results, split=False)
-    return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=True)
+    return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=True,
+                         narrow=narrow)
 
 
 def tied_panels(D: int, r: Result) -> list[Panel]:
@@ -240,7 +246,8 @@ def _alpha_lines(r: Result, winner: int) -> tuple[Line, ...]:
                           color=style.PALETTE.alert, width=3.5, legend=True, hover=hover))
 
 
-def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:
+def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated: bool = True,
+                narrow: bool = False) -> go.Figure:
     """The tied model for each size ``D``: loss, ``alpha(t)`` and the column norms of ``U``.
 
     Parameters
@@ -256,19 +263,20 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
     panels = [panel for D, r in results.items() for panel in tied_panels(D, r)]
-    if style.narrow():  # a phone: the three quantities keep their columns, each row says its D
+    if narrow:  # a phone: the three quantities keep their columns, each row says its D
         panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
                           y_title=f"D = {D}" if k % 3 == 0 else "", note="")
                   for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]
     return animated_grid(panels, cols=3, frames=frames, row_height=260, legend=True, animated=animated,
-                         narrow_cols=3)
+                         narrow_cols=3, narrow=narrow)
 
 
 _TIED_PHONE = ("loss", "\u03b1<sub>i</sub>(t)", "norms of U")
 """The tied figure's column titles on a phone (its first row's; on a desktop each panel says its D)."""
 
 
-def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated: bool = True) -> go.Figure:
+def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
+                   narrow: bool = False) -> go.Figure:
     """The exact flow against gradient descent at each step size.
 
     Parameters
@@ -301,10 +309,11 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
                             lines=(Line(x=c.descent.t[:k], y=c.distance, name="distance", width=3,
                                         color=style.PALETTE.alert if c.diverged else style.PALETTE.ink),)))
     return animated_grid(top + bottom, cols=len(comparisons), frames=frames, row_height=300,
-                         animated=animated)
+                         animated=animated, narrow=narrow)
 
 
-def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bool = True) -> go.Figure:
+def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bool = True,
+                narrow: bool = False) -> go.Figure:
     """How slowly polarization proceeds: the gap, the losers' ratios and the margin (log-log).
 
     Parameters
@@ -344,4 +353,5 @@ def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bo
             Line(x=rate.t, y=np.log(rate.t), name="log t", color=grey, dash="dash", moving=False,
                  legend=True))),
     ]
-    return animated_grid(panels, cols=3, frames=frames, row_height=420, legend=True, animated=animated)
+    return animated_grid(panels, cols=3, frames=frames, row_height=420, legend=True, animated=animated,
+                         narrow=narrow)

@@ -19,14 +19,15 @@ _TITLES = {"entropy": "entropy H(s)", "one_minus_max": "1 \u2212 max s", "loss":
 _MARGIN = dict(l=10, r=10, t=30, b=10)
 
 
-def _single(panel: Panel, height: int, legend: bool) -> go.Figure:
+def _single(panel: Panel, height: int, legend: bool, narrow: bool) -> go.Figure:
     """One static panel, its legend on the right."""
-    fig = animated_grid([panel], cols=1, animated=False, height=height, legend=legend)
+    fig = animated_grid([panel], cols=1, animated=False, height=height, legend=legend, narrow=narrow)
     return fig.update_layout(margin=_MARGIN, font=style.font(-2),
                              legend=dict(orientation="v", x=1.02, y=1.0, yanchor="top", font=style.font(-4)))
 
 
-def scores_figure(result: Result, *, height: int = 320, log_y: bool = False) -> go.Figure:
+def scores_figure(result: Result, *, height: int = 320, log_y: bool = False,
+                  narrow: bool = False) -> go.Figure:
     """Each score ``s_i(t)`` against log time (a static figure).
 
     Parameters
@@ -45,11 +46,13 @@ def scores_figure(result: Result, *, height: int = 320, log_y: bool = False) -> 
     """
     n = result.s.shape[1]
     lines = token_lines(result.t, result.s, width=2.5, legend=True)
-    return _single(Panel(title="", lines=lines, y_title="score s<sub>i</sub>", log_y=log_y), height, n <= 10)
+    panel = Panel(title="", lines=lines, y_title="score s<sub>i</sub>", log_y=log_y)
+    return _single(panel, height, n <= 10, narrow)
 
 
 def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", *, height: int = 320,
-                      log_y: bool = False, reference: Sequence[float] | None = None) -> go.Figure:
+                      log_y: bool = False, reference: Sequence[float] | None = None,
+                      narrow: bool = False) -> go.Figure:
     """One curve per labelled run of a per-time quantity, against log time.
 
     Parameters
@@ -78,10 +81,10 @@ def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", 
         lines += tuple(Line(x=ends, y=np.array([value, value]), name=f"{value:.3g}", color=style.PALETTE.grey,
                             width=2, dash="dash", moving=False) for value in reference or ())
     panel = Panel(title="", lines=lines, y_title=_TITLES.get(quantity, quantity), log_y=log_y)
-    return _single(panel, height, True)
+    return _single(panel, height, True, narrow)
 
 
-def gap_figure(rate: Any, *, height: int = 320) -> go.Figure:
+def gap_figure(rate: Any, *, height: int = 320, narrow: bool = False) -> go.Figure:
     """How fast ``1 - max s`` shrinks, against the theory (log-log; a static figure).
 
     Parameters
@@ -107,4 +110,4 @@ def gap_figure(rate: Any, *, height: int = 320) -> go.Figure:
     low = float(np.log10(gap[gap > 0].min()))
     panel = Panel(title="", lines=lines, y_title=_TITLES["one_minus_max"], log_y=True,
                   y_range=(low - 0.3, 0.3))
-    return _single(panel, height, True)
+    return _single(panel, height, True, narrow)

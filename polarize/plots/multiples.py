@@ -18,22 +18,23 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
-from polarize.plots.animation import CONTROLS_MARGIN, FRAMES, animation_controls
+from polarize.plots.animation import FRAMES, animation_controls
 from polarize.plots.crowding import LEGEND_ROW, legend_rows
+from polarize.plots.geometry import margins
 from polarize.plots.lines import Line, Panel, line_trace
 from polarize.plots.numbers import log_span, rounded, span
 from polarize.science import format_time
 
 __all__ = ["animated_grid", "legend_height", "trace_uid"]
 
-_TOP, _BOTTOM_ANIMATED, _BOTTOM_STATIC = 50, CONTROLS_MARGIN, 40
+_TOP, _BOTTOM_STATIC = 50, 40
 _TITLE_LINE = 22
 """Pixels of one line of a panel's title."""
 _ROW_GAP = 72
 """Pixels between two rows of panels, besides the lower row's title: the upper row's ticks and x title."""
 _NARROW_COLS, _NARROW_ROW = 2, 220
 """Most columns and pixels per row on a narrow screen (a phone), before the figure is fitted to its
-window (``web.present_view``)."""
+window (``web.fit``)."""
 _NARROW_TITLE = -3
 """A panel's title on a phone, points from the base size: at a desktop's, titles over half a phone's
 width took three lines."""
@@ -223,7 +224,7 @@ def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, 
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
-                  narrow: bool | None = None, narrow_cols: int = _NARROW_COLS) -> go.Figure:
+                  narrow: bool = False, narrow_cols: int = _NARROW_COLS) -> go.Figure:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -246,8 +247,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         Most panels a row on a phone (a figure whose columns are its quantities keeps three).
     narrow : bool, optional
         For a phone: at most ``narrow_cols`` panels a row, ``_NARROW_ROW`` px each (``height`` is not used),
-        rows over one time axis closer together. By default the screen the figure is built for
-        (``style.narrow``).
+        rows over one time axis closer together, the transport above the panels.
 
     Returns
     -------
@@ -259,17 +259,17 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         (F) and ``animated`` (indices of the marker traces). Without moving
         curves, or with ``animated=False``, a static figure.
     """
-    narrow = style.narrow() if narrow is None else narrow
     if narrow:
         cols, row_height, height = min(cols, narrow_cols), _NARROW_ROW, None
     specs, where = _cells(panels, cols)
     rows = len(specs)
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
     title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
-    bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
     names = list(dict.fromkeys(line.name for p in panels for line in p.lines if line.legend and legend))
     above = legend_height(names, size=style.font(_LEGEND_FONT)["size"], narrow=narrow)
     top = max(_TOP + _TITLE_LINE * (title_lines - 1), _TITLE_LINE * title_lines + _LEGEND_GAP + above + 6)
+    top, bottom = margins(top, narrow=narrow, animated=animated)  # on a phone the transport on top
+    bottom = bottom or _BOTTOM_STATIC
     height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
     gap = _row_gap(panels, titles, where, narrow=narrow) / (height - top - bottom)
     layout = _subplots(specs, titles, cols=cols, gap=gap, narrow=narrow)
@@ -293,18 +293,18 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                                          size=9, line=dict(color=style.PALETTE.background, width=1)),
                              **_at(float(times[0]), riders)))
         _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow)
-    return _finish(data, layout, moving, times, legend=legend, height=height, top=top,
-                   title_px=_TITLE_LINE * title_lines, panels=len(panels))
+    return _finish(data, layout, moving, times, legend=legend, height=height, margin=(top, bottom),
+                   title_px=_TITLE_LINE * title_lines, panels=len(panels), narrow=narrow)
 
 
 def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, height: int,
-            top: int, title_px: int, panels: int) -> go.Figure:
+            margin: tuple[int, int], title_px: int, panels: int, narrow: bool) -> go.Figure:
     """Frames, controls and the figure's layout (the legend above the first row's titles)."""
     animated = [index for index, _ in moving]
     frame_list = [dict(name=str(j), traces=animated,
                        data=[dict(type="scatter", **_at(float(tau), riders)) for _, riders in moving])
                   for j, tau in enumerate(times)] if animated else []
-    bottom = _BOTTOM_ANIMATED if animated else _BOTTOM_STATIC
+    top, bottom = margin
     plot = height - top - bottom
     layout.update(
         style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=top, b=bottom)),
@@ -315,6 +315,6 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
     )
     if animated:
         layout.update(animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times],
-                                         plot_height=plot))
+                                         plot_height=plot, narrow=narrow, top=top))
     # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
     return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)

@@ -1,4 +1,5 @@
-"""A figure for presentation mode: larger type (``style.PRESENT_SCALE``), fitted to the window's height."""
+"""A figure fitted to the room a display leaves it: at most that tall, in presentation mode with
+larger type (``style.PRESENT_SCALE``); distances outside the plot kept in pixels (``plots.geometry``)."""
 
 from __future__ import annotations
 
@@ -11,21 +12,15 @@ import plotly.graph_objects as go
 
 from polarize.plots import style
 from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
+from polarize.plots.geometry import LEAST_PLOT, ON_TOP, PHONE_LEGEND_SHARE, fraction
 
-__all__ = ["LEAST_ROW", "WIDTH", "legend_room", "presented"]
+__all__ = ["legend_room", "presented"]
 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
-WIDTH = 1190
-"""Pixels of a presented page's main column on a 1280 px projector (``ui.present``'s padding aside)."""
-_LEAST_PLOT = 160
-"""Fewest pixels left for the plot area: below it the margins shrink instead."""
-LEAST_ROW = 56
-"""Fewest pixels of a row of panels: a figure with more rows than its window holds at this (a phone's
-twelve panels) is fitted taller than the window rather than crushed."""
 
 
-def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float = WIDTH,
+def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float,
               scale: float = style.PRESENT_SCALE, least_row: float = 0) -> go.Figure | dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
@@ -47,8 +42,8 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
         too narrow for what they hold lose it (``crowding.uncrowded``), never their type.
     scale : float
     least_row : float
-        Fewest pixels of a row of panels (a phone's: ``LEAST_ROW``): a figure whose rows would be
-        shorter at ``height`` is made taller than it.
+        Fewest pixels of a row of panels (a phone's: ``geometry.LEAST_ROW``): a figure whose rows
+        would be shorter at ``height`` is made taller than it.
 
     Returns
     -------
@@ -62,14 +57,23 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
     margin = {side: layout.get("margin", {}).get(side, _DEFAULT_MARGIN[side]) for side in _DEFAULT_MARGIN}
     old_plot = max(old_height - margin["t"] - margin["b"], 1)
     new_height = int(min(height, old_height * scale))
-    grow = min(scale, max(new_height - _LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
+    grow = min(scale, max(new_height - LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
     margin = {side: round(value * grow) for side, value in margin.items()}
     # A legend above the plot may take more rows at the larger type: room for it, or plotly would
     # push the plot down itself and the controls below (placed in fractions of it) up into it.
-    inside = width - margin["l"] - margin["r"]
+    # A phone's transport on top (``geometry.margins``) stays above that legend: if the legend needs
+    # more room, the transport moves up with the top margin.
+    on_top = _on_top(layout)
+    inside = PHONE_LEGEND_SHARE * width if on_top else width - margin["l"] - margin["r"]
     # A legend from the plot's left edge may run on into the right margin.
     margin["t"] = _top_legend(layout, data.get("data", []), margin["t"], grow, width - margin["l"])
-    margin["t"] = max(margin["t"], legend_room(layout, data.get("data", []), old_plot * grow, inside))
+    needed = legend_room(layout, data.get("data", []), old_plot * grow, inside) + (round(ON_TOP * grow)
+                                                                                  if on_top else 0)
+    if needed > margin["t"]:
+        for item in _transport(layout):
+            if item["y"] > 1:
+                item["y"] += fraction(needed - margin["t"], old_plot * grow)
+        margin["t"] = needed
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
     # Rows of panels no shorter than ``least_row`` (their gaps, kept in px, must not crush them):
     # a figure with more rows than its window holds is taller than the window, and legible.
@@ -81,12 +85,32 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float =
         if isinstance(layout.get("meta"), dict):
             layout["meta"]["taller"] = True  # than ``height``: the layout tests look for it
     ratio = old_plot * grow / new_plot
-    for item in [*layout.get("updatemenus", []), *layout.get("sliders", []), *_legends(layout)]:
+    for item in [*_transport(layout), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
     _open_rows(layout, ratio)
+    _keep_title(layout, old_height * grow, new_height)
     layout.update(height=new_height, margin=margin)
     uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
     return data if as_dict else go.Figure(data, _validate=False)
+
+
+def _keep_title(layout: dict[str, Any], old: float, new: float) -> None:
+    """A title placed from the figure's top (a phone's, under its transport) kept as many pixels under
+    it (``old``: the figure's height those pixels were a fraction of, scaled); in place."""
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("yref") == "container" and title.get("yanchor") == "top" \
+            and isinstance(title.get("y"), int | float):
+        title["y"] = 1 - (1 - title["y"]) * old / new
+
+
+def _transport(layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """The transport's buttons and slider."""
+    return [*layout.get("updatemenus", []), *layout.get("sliders", [])]
+
+
+def _on_top(layout: dict[str, Any]) -> bool:
+    """Whether the transport sits above the plot (a phone's figure)."""
+    return any(isinstance(item.get("y"), int | float) and item["y"] > 1 for item in _transport(layout))
 
 
 def _top_legend(layout: dict[str, Any], traces: list[dict[str, Any]], top: int, grow: float,

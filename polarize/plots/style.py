@@ -2,8 +2,9 @@
 
 Colours live in one ``Palette``; ``PALETTE`` is the one in use. Swapping it
 (``set_palette``) recolours every builder that runs afterwards, because the
-builders read colours through ``token_colors`` and ``PALETTE`` at call time;
-inside ``dark_figures()`` they read ``DARK``, the palette for a dark page.
+builders read colours through ``token_colors`` and ``PALETTE`` at call time. Figures are
+built light; a dark page's are the same figures repainted in ``DARK`` (``in_dark``), once, by the
+fit (``polarize.web.fit``): the display reaches the figures one way.
 
 Kinds of curves are told apart by more than colour, so that a figure still reads
 in grey or to a colour-blind eye: tokens are solid lines in the token colours;
@@ -13,10 +14,8 @@ references (``log n``, floors, theory) are thin grey dashed or dotted lines.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -38,9 +37,7 @@ __all__ = [
     "loss_color",
     "loss_stroke",
     "plotly_template",
-    "narrow",
-    "dark_figures",
-    "narrow_screen",
+    "in_dark",
     "palette",
     "scale_fonts",
     "set_palette",
@@ -114,7 +111,7 @@ class Palette:
 _LIGHT = [Palette()]
 """The palette in use: Okabe-Ito for the tokens (colour-blind safe; ``tests/test_palette.py``
 checks the CIE distances under simulated colour blindness), dark dashed lines for runs. Read as
-``PALETTE`` (module ``__getattr__``), which is ``DARK`` inside ``dark_figures()``."""
+``PALETTE`` (module ``__getattr__``)."""
 
 DARK = Palette(
     # The same Okabe-Ito hues; black, the last, would vanish on the dark page: white instead.
@@ -125,16 +122,15 @@ DARK = Palette(
     button="#262A31", slider="#3C4043", slider_active="#BDC1C6")
 """The palette of figures on a dark page (Streamlit's dark background, light ink)."""
 
-_DARK = contextvars.ContextVar("dark", default=False)
 
 
 def palette() -> Palette:
-    """The palette the figures built now use: ``DARK`` inside ``dark_figures()``, else the one set."""
-    return DARK if _DARK.get() else _LIGHT[0]
+    """The palette the figures built now use (the one set by ``set_palette``)."""
+    return _LIGHT[0]
 
 
 def __getattr__(name: str) -> Any:
-    # PALETTE and LOSS_COLORS follow set_palette and dark_figures (each session's thread its own).
+    # PALETTE and LOSS_COLORS follow set_palette.
     if name == "PALETTE":
         return palette()
     if name == "LOSS_COLORS":
@@ -147,14 +143,62 @@ def set_palette(chosen: Palette) -> None:
     _LIGHT[0] = chosen
 
 
-@contextlib.contextmanager
-def dark_figures(on: bool = True) -> Iterator[None]:
-    """Build the figures inside for a dark page (``on``) with ``DARK``, or for a light one."""
-    token = _DARK.set(on)
-    try:
-        yield
-    finally:
-        _DARK.reset(token)
+def _rgb(color: str) -> tuple[int, int, int] | None:
+    """The red, green and blue of a ``#rrggbb``, ``white`` or ``rgb(a)(...)`` colour (None: another form)."""
+    text = color.strip().lower().replace(" ", "")
+    if text == "white":
+        return (255, 255, 255)
+    if re.fullmatch(r"#[0-9a-f]{6}", text):
+        return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+    match = re.fullmatch(r"rgba?\((\d+),(\d+),(\d+)(,[\d.]+)?\)", text)
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def _painting(light: Palette, dark: Palette) -> dict[tuple[int, int, int], tuple[int, int, int]]:
+    """Each colour of ``light`` -> the colour of the same role in ``dark`` (one role per colour)."""
+    pairs: list[tuple[str, str]] = list(zip(light.tokens, dark.tokens, strict=False))
+    pairs += [(light.runs[k], dark.runs[k]) for k in light.runs if k in dark.runs]
+    pairs += [(getattr(light, name), getattr(dark, name)) for name in (
+        "rest", "ink", "grey", "light", "muted", "alert", "background", "veil", "grid", "axis_line",
+        "button", "slider", "slider_active")]
+    out = {}
+    for old, new in pairs:
+        old_rgb, new_rgb = _rgb(old), _rgb(new)
+        if old_rgb is not None and new_rgb is not None:
+            out.setdefault(old_rgb, new_rgb)
+    return out
+
+
+def in_dark(figure: dict[str, Any]) -> dict[str, Any]:
+    """A figure dict (layout, traces, frames) repainted for a dark page, in place; returns it.
+
+    Every colour of the light palette becomes the colour of the same role in ``DARK`` (the ink, the
+    background, a token's colour, a run's line); a translucent one keeps its opacity. Colours of
+    no role (a heatmap's scale) are left as they are.
+    """
+    painting = _painting(palette(), DARK)
+
+    def paint(value: str) -> str:
+        rgb = _rgb(value)
+        if rgb is None or rgb not in painting:
+            return value
+        r, g, b = painting[rgb]
+        alpha = re.search(r",([\d.]+)\)$", value.replace(" ", ""))
+        return f"rgba({r},{g},{b},{alpha[1]})" if alpha and value.strip().startswith("rgba") \
+            else f"#{r:02X}{g:02X}{b:02X}"
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key != "template":  # plotly's own, shared by every figure (``plotly_template``)
+                    node[key] = walk(value)
+        elif isinstance(node, list) and node and isinstance(node[0], dict | list | str):
+            node[:] = [walk(item) for item in node]
+        elif isinstance(node, str) and (node.startswith(("#", "rgb")) or node == "white"):
+            return paint(node)
+        return node
+
+    return walk(figure)
 
 
 def top_tokens(final: Any) -> list[int]:
@@ -277,14 +321,18 @@ def plotly_template() -> dict[str, Any]:
 def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[str, Any]:
     """Every font of a figure (as a dict: layout, traces, frames) ``scale`` times its size, in place.
 
-    Fonts without a size of their own follow ``layout.font``, which is scaled too. Returns ``figure``.
+    Fonts without a size of their own follow ``layout.font``, which is scaled too. A font dict that
+    several entries share (plotly gives a figure's first x and y axes one tick font) is scaled once.
+    Returns ``figure``.
     """
+    scaled: set[int] = set()
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             for key, value in node.items():
                 sized = isinstance(value, dict) and isinstance(value.get("size"), int | float)
-                if key.endswith("font") and sized:
+                if key.endswith("font") and sized and id(value) not in scaled:
+                    scaled.add(id(value))
                     value["size"] = round(value["size"] * scale, 1)
                 walk(value)
         elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
@@ -317,27 +365,3 @@ def wrap(text: str, width: int) -> str:
         else:
             rows.append(word)
     return "<br>".join(rows)
-
-
-_NARROW = contextvars.ContextVar("narrow", default=False)
-
-
-def narrow() -> bool:
-    """Whether the figures built now are for a narrow screen (a phone): see ``narrow_screen``."""
-    return _NARROW.get()
-
-
-@contextlib.contextmanager
-def narrow_screen(on: bool = True) -> Iterator[None]:
-    """Build the figures inside for a narrow screen (``on``) or a wide one.
-
-    Multi-panel builders (``dashboard``, ``animated_grid``) then stack their panels in one
-    column; each also takes ``narrow=`` to say so directly. A context variable, so that a
-    page's view sets it once for every figure it makes, and one session's setting does not
-    leak into another's (each runs in its own thread).
-    """
-    token = _NARROW.set(on)
-    try:
-        yield
-    finally:
-        _NARROW.reset(token)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from polarize.plots.style import PALETTE, axis_style, base_layout, narrow
+from polarize.plots.style import PALETTE, axis_style, base_layout
 
 __all__ = ["fraction_figure", "sink_heads_figure", "spread_figure"]
 
@@ -41,8 +41,9 @@ def _band(figure: go.Figure, x, low, high, color: str, name: str) -> None:
                                 hoverinfo="skip", showlegend=False, name=name))
 
 
-def _layout(figure: go.Figure, x_title: str, y_title: str, *, log_x: bool, log_y: bool = False) -> go.Figure:
-    figure.update_layout(**base_layout(height=380 if narrow() else 420, delta=-2,
+def _layout(figure: go.Figure, x_title: str, y_title: str, *, log_x: bool, log_y: bool = False,
+            narrow: bool = False) -> go.Figure:
+    figure.update_layout(**base_layout(height=380 if narrow else 420, delta=-2,
                                        margin=dict(l=20, r=20, t=30, b=40)),
                          legend=dict(orientation="h", y=1.02, yanchor="bottom"))
     figure.update_xaxes(title=x_title, type="log" if log_x else None, **axis_style())
@@ -55,7 +56,7 @@ def _is_log(values: Sequence[float]) -> bool:
     return len(v) > 2 and np.all(v > 0) and v.max() / v.min() >= 50
 
 
-def fraction_figure(table, x: str, colour: str | None, what: str) -> go.Figure:
+def fraction_figure(table, x: str, colour: str | None, what: str, *, narrow: bool = False) -> go.Figure:
     """``share`` against ``x``, one line per ``colour``, each in its 95% Wilson band (``low``, ``high``).
 
     Parameters
@@ -75,7 +76,7 @@ def fraction_figure(table, x: str, colour: str | None, what: str) -> go.Figure:
             customdata=np.stack([part["hits"], part["trials"]], axis=1), showlegend=bool(name),
             hovertemplate=f"{x} = %{{x}}<br>share %{{y:.3f}} (%{{customdata[0]:.0f}} of "
                           "%{customdata[1]:.0f})<extra>" + name + "</extra>"))
-    figure = _layout(figure, x, f"share {what}", log_x=_is_log(table[x].tolist()))
+    figure = _layout(figure, x, f"share {what}", log_x=_is_log(table[x].tolist()), narrow=narrow)
     figure.update_yaxes(range=[-0.03, 1.03])
     _category_ticks(figure, table[x].tolist())
     return figure
@@ -102,7 +103,7 @@ def _category_ticks(figure: go.Figure, values: list) -> None:
                             ticktext=[_plain(v).replace("-", "<br>") for v in places])
 
 
-def spread_figure(table, x: str, colour: str | None, y: str) -> go.Figure:
+def spread_figure(table, x: str, colour: str | None, y: str, *, narrow: bool = False) -> go.Figure:
     """The median of ``y`` against ``x`` per ``colour``, with its least-to-largest band over seeds.
 
     ``table`` is ``summary.spread_table`` (``median``, ``q1``, ``q3``, ``least``, ``most``).
@@ -119,12 +120,12 @@ def spread_figure(table, x: str, colour: str | None, y: str) -> go.Figure:
             hovertemplate=f"{x} = %{{x}}<br>median {y} %{{y:.3g}}<extra>{name}</extra>"))
     positive = bool((table["least"] > 0).all())
     figure = _layout(figure, x, f"{y} (median over seeds)", log_x=_is_log(table[x].tolist()),
-                     log_y=positive)
+                     log_y=positive, narrow=narrow)
     _category_ticks(figure, table[x].tolist())
     return figure
 
 
-def sink_heads_figure(frame, threshold: float = 0.9) -> go.Figure:
+def sink_heads_figure(frame, threshold: float = 0.9, *, narrow: bool = False) -> go.Figure:
     """The sink score of every layer-1 head of every run, per variant (a dot each; colour: seed).
 
     ``frame`` holds ``variant``, ``seed`` and ``sink_l1_h<k>`` columns (``polarize.sweeps.load``).
@@ -145,7 +146,7 @@ def sink_heads_figure(frame, threshold: float = 0.9) -> go.Figure:
                                     marker=dict(size=9, color=PALETTE.cycle[k % len(PALETTE.cycle)]),
                                     hovertemplate="%{text}: %{y:.3f}<extra></extra>"))
     figure.add_hline(y=threshold, line=dict(color=PALETTE.grey, dash="dash"))
-    figure = _layout(figure, "attention variant", "sink score, layer-1 heads", log_x=False)
+    figure = _layout(figure, "attention variant", "sink score, layer-1 heads", log_x=False, narrow=narrow)
     figure.update_xaxes(tickvals=list(range(len(variants))),
                         ticktext=[_plain(v).replace("-", "<br>") for v in variants])
     return figure

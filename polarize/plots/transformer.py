@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import animation_controls
+from polarize.plots.geometry import EDGE, ON_TOP, margins
 from polarize.plots.grid import tied_panels
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import animated_grid, legend_height
@@ -66,7 +67,7 @@ def _playing(controls: dict[str, Any]) -> dict[str, Any]:
     return controls
 
 
-def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
+def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bool = False) -> go.Figure:
     """Attention weights at every checkpoint as an animation, layers as rows and heads as columns.
 
     Parameters
@@ -76,6 +77,8 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
         length, length); ``history`` with each checkpoint's sink scores and accuracy.
     sequence : int
         Which stored evaluation sequence.
+    narrow : bool
+        For a phone: two heads a row.
 
     Returns
     -------
@@ -87,7 +90,6 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
     snapshots = record["maps"]
     stack = np.asarray([np.asarray(s["weights"])[sequence] for s in snapshots])  # (C, L, H, T, T)
     layers, heads = stack.shape[1:3]
-    narrow = style.narrow()  # a phone: two heads a row
     cols = min(2, heads) if narrow else heads
     rows = -(-layers * heads // cols)
     plot = (260 if narrow else _PANEL) * rows
@@ -122,17 +124,24 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0) -> go.Figure:
                                      for panel, text in zip(panels, titles, strict=True)])))
     figure.frames = frames
     title = "Attention (rows: queries, columns: keys) during training"
-    figure.update_layout(**style.base_layout(height=plot + head_room + 130, delta=-2,
-                                             margin=dict(l=20, r=20, t=head_room, b=130)),
+    # On a phone the transport is on top (``geometry.margins``), the title under it; the rotated keys
+    # under the last row keep the room the transport leaves below.
+    top, bottom = margins(head_room, narrow=True) if narrow else (head_room, 130)
+    height = plot + top + bottom
+    place = dict(yref="container", yanchor="top", y=1 - (ON_TOP + 3 * EDGE) / height) if narrow else {}
+    figure.update_layout(**style.base_layout(height=height, delta=-2,
+                                             margin=dict(l=20, r=20, t=top, b=bottom)),
                          title=dict(text=style.wrap(title, 36) if narrow else title,
-                                    font=style.font(-1)),
+                                    font=style.font(-1), **place),
                          meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
-                         **_playing(animation_controls(names, names, plot_height=plot, start=len(names) - 1)))
+                         **_playing(animation_controls(names, names, plot_height=plot, start=len(names) - 1,
+                                                           narrow=narrow, top=top)))
     return figure
 
 
-def training_figure(record: Mapping[str, Any]) -> go.Figure:
-    """Sink score of every head (colour: head, dash: layer) and induction accuracy against the step."""
+def training_figure(record: Mapping[str, Any], *, narrow: bool = False) -> go.Figure:
+    """Sink score of every head (colour: head, dash: layer) and induction accuracy against the step
+    (``narrow``: for a phone, the legend below the panel, in a margin of its own)."""
     history = record["history"]
     steps = [h["step"] for h in history]
     scores = np.asarray([h["sink_scores"] for h in history])  # (checkpoints, layers, heads)
@@ -149,7 +158,6 @@ def training_figure(record: Mapping[str, Any]) -> go.Figure:
     figure.update_xaxes(title_text="training step", **style.axis_style())
     figure.update_yaxes(title_text="sink score, accuracy", **style.axis_style())
     figure.update_yaxes(range=[0, 1.02])
-    narrow = style.narrow()  # a phone: the legend below the panel, in a margin of its own
     title = "Sink score per head, induction accuracy"
     size = style.font(-3)["size"]
     below = legend_height([t.name for t in figure.data], size=size, narrow=True) if narrow else 0
@@ -165,7 +173,7 @@ def training_figure(record: Mapping[str, Any]) -> go.Figure:
     return figure
 
 
-def massive_figure(record: Mapping[str, Any], tied: Any) -> go.Figure:
+def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False) -> go.Figure:
     """The residual norm at BOS per layer (left) beside the tied model's column norms of ``U`` (right).
 
     Parameters
@@ -191,4 +199,4 @@ def massive_figure(record: Mapping[str, Any], tied: Any) -> go.Figure:
                     for layer in range(norms.shape[1])))
     toy = tied_panels(int(np.shape(tied.s)[1]), tied)[-1]
     toy = dataclasses.replace(toy, title=f"Tied toy model, {toy.title}")
-    return animated_grid([bos, toy], cols=2, row_height=340, legend=True, animated=False)
+    return animated_grid([bos, toy], cols=2, row_height=340, legend=True, animated=False, narrow=narrow)

@@ -13,12 +13,11 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from polarize.config import ConfigError
-from polarize.plots.style import dark_figures, narrow_screen
+from polarize.plots.display import DEFAULT, Display
 from polarize.web.controls import Control
 from polarize.web.view import Plot, View
 
-__all__ = ["Mend", "PageSpec", "Problem", "Screen", "selected_values"]
+__all__ = ["Mend", "PageSpec", "Problem", "selected_values"]
 
 Values = Mapping[str, Any]
 
@@ -47,27 +46,6 @@ class Mend:
     note: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class Screen:
-    """What a view is shown on: the renderer's one view option for every page (part of the cache key).
-
-    Attributes
-    ----------
-    narrow : bool
-        A phone's window: every figure the view builds stacks its panels (``plots.style.narrow``).
-    dark : bool
-        A dark page: every figure the view builds is drawn in the dark palette (``plots.style.DARK``).
-    """
-
-    narrow: bool = False
-    dark: bool = False
-
-    def __post_init__(self) -> None:
-        for name in ("narrow", "dark"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(name, f"must be true or false, not {getattr(self, name)!r}")
-
-
 def _no_problem(values: Values) -> Problem | None:
     return None
 
@@ -93,7 +71,8 @@ class PageSpec:
     defaults : callable
         ``defaults(preset)``: every control's value (``preset`` None: the page's default preset).
     view : callable
-        ``view(job)``: the ``View`` (never raises); cached by the renderer on ``job``.
+        ``view(job, narrow)``: the ``View`` (never raises), its figures built for a phone when
+        ``narrow``; cached by the renderer on both.
     job : callable
         ``job(values)``: what ``view`` needs, hashable (the cache key), or a ``Problem``. Runs every rerun:
         keep it cheap. By default the values themselves after ``check``.
@@ -124,7 +103,7 @@ class PageSpec:
     title: str
     icon: str
     url_path: str
-    view: Callable[[Any], View]
+    view: Callable[[Any, bool], View]
     controls: tuple[Control, ...] = ()
     defaults: Callable[[str | None], dict[str, Any]] = field(default=lambda preset: {})
     job: Callable[[Values], Hashable | Problem] | None = None
@@ -138,10 +117,10 @@ class PageSpec:
     lead: str = ""
     tour: tuple[str, ...] = ()
 
-    def show(self, job: Any, screen: Screen = Screen()) -> View:
-        """``view(job)``, its figures built for ``screen`` (stacked on a narrow one, dark on a dark one)."""
-        with narrow_screen(screen.narrow), dark_figures(screen.dark):
-            return self.view(job)
+    def show(self, job: Any, display: Display = DEFAULT) -> View:
+        """``view(job)``, its figures built for ``display`` (panels stacked on a phone); not fitted
+        to it yet (``polarize.web.fit``)."""
+        return self.view(job, display.phone)
 
     def control(self, key: str) -> Control:
         """The control keyed ``key``."""

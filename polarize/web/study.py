@@ -126,13 +126,15 @@ values, and what the study finished (None when its worker was stopped at the har
 
 
 def study_view(page: str, values: Values, study: Study,
-               draw: Callable[[Values, Any], Drawn], *, advise: Advice, timeout: float | None = None,
-               stored: Callable[[Values], Any] | None = None) -> View:
+               draw: Callable[[Values, Any, bool], Drawn], *, advise: Advice,
+               timeout: float | None = None,
+               stored: Callable[[Values], Any] | None = None, narrow: bool = False) -> View:
     """Run a page's study in a worker (with a time limit) and show it; never raises.
 
     ``study(values)`` gives a module-level function and its arguments; the function takes a
     ``deadline`` keyword (``science.deadline``) and makes its runs through it, under a budget just
-    under the time limit (``budget.within``). ``draw(values, outcome)`` gives the ``Drawn``; when
+    under the time limit (``budget.within``). ``draw(values, outcome, narrow)`` gives the ``Drawn``
+    (its figures built for a phone when ``narrow``); when
     the budget ran out, what the study finished is drawn with a warning that ends in
     ``advise(values, partial)``, and the view is ``passing`` (not kept for others: on a quieter
     server the study may finish). ``stored(values)``, when given, is the outcome computed ahead for
@@ -156,7 +158,7 @@ def study_view(page: str, values: Values, study: Study,
         outcome = partial.outcome
     cut_short = partial is not None and not partial.complete
     try:
-        drawn = dataclasses.replace(draw(values, outcome), values=values, page=page)
+        drawn = dataclasses.replace(draw(values, outcome, narrow), values=values, page=page)
     except Exception:
         if not cut_short:
             raise

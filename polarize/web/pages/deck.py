@@ -180,7 +180,7 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:60] or "deck"
 
 
-def deck_view(job: Any = None) -> View:
+def deck_view(job: Any = None, narrow: bool = False) -> View:
     """Every deck: a table of all slides, then per deck its slides with their buttons; never raises."""
     importer = Action("import", "Import a deck (JSON)", _import, upload=("json",),
                       help="A file exported from this page, on this machine or another.")

@@ -51,7 +51,7 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return gd_problem(values, values["lrs"], "lrs", "Learning rates")
 
 
-def draw(values: Mapping[str, Any], comparisons: list[Any]) -> Drawn:
+def draw(values: Mapping[str, Any], comparisons: list[Any], narrow: bool = False) -> Drawn:
     runs = {f"flow lr={c.lr:g}": c.flow for c in comparisons[:1]}
     runs |= {f"gd lr={c.lr:g}": c.descent for c in comparisons}
     # Words and numbers, never Python's None, True or tuples: a diverged descent has no winner.
@@ -62,7 +62,7 @@ def draw(values: Mapping[str, Any], comparisons: list[Any]) -> Drawn:
               "same winner": "yes" if c.same_winner else "no", "diverged": "yes" if c.diverged else "no",
               "what happened": c.message}
              for c in comparisons]
-    plot = Plot("descent", descent_figure(comparisons), (
+    plot = Plot("descent", descent_figure(comparisons, narrow=narrow), (
         "Top: the exact flow (solid) and gradient descent (dashed, same colours) at each step size, "
         "on the time axis t = steps \u00d7 lr. Bottom: how far apart their scores are. Small steps retrace "
         "the flow; large ones drift, may crown another token, or diverge (reported in words and in red, "
@@ -82,9 +82,9 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
                             overtime.fewer_tokens(values["n"])], "every learning rate to the end")
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     return study_view("descent", dict(job), lambda v: (flow_vs_descent, (experiment(v), tuple(v["lrs"]))),
-                      draw, advise=advice)
+                      draw, advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(

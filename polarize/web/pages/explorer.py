@@ -144,8 +144,7 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 
 
 def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "now", *,
-            timeout: float | None = None,
-            frames: int | None = None) -> View:
+            timeout: float | None = None, frames: int | None = None, narrow: bool = False) -> View:
     """Run an experiment (with a time limit) and make everything the Explorer shows; never raises.
 
     The arrays are drawn once (``resolved``), probed, then run as drawn. ``repulsion`` is the
@@ -158,6 +157,8 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
     ----------
     timeout : float, optional
         The hard time limit in seconds (``runner.timeout_seconds()`` when omitted).
+    narrow : bool
+        The dashboard laid out for a phone.
 
     Returns
     -------
@@ -184,7 +185,8 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
     # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
-    figure = dashboard_spec(result, repulsion=repulsion, **({} if frames is None else {"frames": frames}))
+    figure = dashboard_spec(result, repulsion=repulsion, narrow=narrow,
+                            **({} if frames is None else {"frames": frames}))
     judged = judge(result)
     # The verdict is the run's end: said so before it, as the figure opens at the start.
     numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[judged.status], THRESHOLDS),
@@ -259,5 +261,5 @@ EXPLORER = PageSpec(
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     mend=mend,
-    view=lambda shown: explore(*shown), caption=caption, spinner=running,
+    view=lambda shown, narrow=False: explore(*shown, narrow=narrow), caption=caption, spinner=running,
     titled=lambda values: f"Explorer: does {values['normalizer']} polarize?")

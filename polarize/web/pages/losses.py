@@ -61,14 +61,14 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def draw(values: Mapping[str, Any], outcome: tuple[dict, dict]) -> Drawn:
+def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = False) -> Drawn:
     losses, regression = outcome
     runs = {f"loss={k}": r for k, r in losses.items()} | {f"kappa={k:g}": r for k, r in regression.items()}
     table = [{"run": label, "final entropy": round(float(r.entropy[-1]), 4) + 0.0,
               "max s": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
               "status": r.status} for label, r in runs.items()]
     floor = kl_floor(losses["kl"].experiment) if "kl" in losses else None
-    plots = (Plot("losses", losses_figure(losses), (
+    plots = (Plot("losses", losses_figure(losses, narrow=narrow), (
         "Same start, three losses. The logistic loss never reaches its floor, so it keeps pushing and "
         "s(t) goes on polarizing (1 \u2212 max s keeps falling); the square loss decays exponentially "
         "toward its floor (never reaching it in finite time), its gradient vanishing as fast, and the "
@@ -77,11 +77,11 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict]) -> Drawn:
         + ", where its gradient vanishes.")),)
     if regression:  # left out when the comparison ran out of time before it
         plots += (
-            Plot("regression", regression_figure(regression), (
+            Plot("regression", regression_figure(regression, narrow=narrow), (
                 "The paper's regression (n = d = m = 20, square loss) at each condition number \u03ba of "
                 "the design X: the larger \u03ba, the further the logits a(t) spread, the more polarized "
                 "the scores.")),
-            Plot("kappa", kappa_figure(regression), (
+            Plot("kappa", kappa_figure(regression, narrow=narrow), (
                 "Final entropy and largest score against \u03ba: ill-conditioned problems sparsify more "
                 "(the paper's observation), but polarization stays partial under the square loss.")),
         )
@@ -103,10 +103,10 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     return overtime.to_see([*options, overtime.fewer_tokens(values["n"])], "all of it")
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     return study_view("losses", dict(job),
                       lambda v: (study, (v["n"], v["seed"], v["horizon"], tuple(v["kappas"]))), draw,
-                      advise=advice)
+                      advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(

@@ -57,7 +57,7 @@ def maths_runs() -> MathsRuns:
                 for loss in ("logistic", "square", "kl")})
 
 
-def maths_figures(runs: MathsRuns | None = None) -> dict[str, go.Figure]:
+def maths_figures(runs: MathsRuns | None = None, *, narrow: bool = False) -> dict[str, go.Figure]:
     """The page's live figures.
 
     Returns
@@ -71,9 +71,10 @@ def maths_figures(runs: MathsRuns | None = None) -> dict[str, go.Figure]:
     runs = runs or maths_runs()
     n = runs.normalizers[0].result.s.shape[1]
     normalizers = comparison_figure({r.normalizer: r.result for r in runs.normalizers}, "entropy",
-                                    reference=[math.log(n)])
-    losses = comparison_figure(runs.losses, "entropy", reference=[math.log(8)])
-    return {"scores": scores_figure(runs.logistic, log_y=True), "rate": gap_figure(runs.rate),
+                                    reference=[math.log(n)], narrow=narrow)
+    losses = comparison_figure(runs.losses, "entropy", reference=[math.log(8)], narrow=narrow)
+    return {"scores": scores_figure(runs.logistic, log_y=True, narrow=narrow),
+            "rate": gap_figure(runs.rate, narrow=narrow),
             "normalizers": normalizers, "losses": losses}
 
 
@@ -206,10 +207,10 @@ LOOK_FOR = """
 """
 
 
-def view(job: Any = ()) -> View:
-    """The whole page (its figures computed here)."""
+def view(job: Any = (), narrow: bool = False) -> View:
+    """The whole page (its figures computed here, for a phone when ``narrow``)."""
     runs = maths_runs()
-    figures = maths_figures(runs)
+    figures = maths_figures(runs, narrow=narrow)
     intro = Text("A digest of A. Varre, M. Rofin, N. Flammarion, *Gradient Flow Polarizes Softmax Outputs "
                  "towards Low-Entropy Solutions* (arXiv:2603.06248). The figures on this page are computed "
                  "live by the "

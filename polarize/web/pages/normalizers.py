@@ -54,13 +54,13 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
+def draw(values: Mapping[str, Any], rows: list[Any], narrow: bool = False) -> Drawn:
     table = [{"normalizer": r.normalizer, "final entropy": round(r.entropy, 4) + 0.0,
               "max s": round(r.max_s, 4), "loss": f"{r.loss:.3g}", "on simplex": r.stayed_on_simplex,
               "status": r.result.status, "message": r.result.message} for r in rows]
     runs = {r.normalizer: r.result for r in rows}
     n = rows[0].result.s.shape[1]
-    plot = Plot("grid", normalizers_figure(rows), (
+    plot = Plot("grid", normalizers_figure(rows, narrow=narrow), (
         f"The same start (n = {n}) under each normalizer; press Play and the {len(rows)} panels run "
         f"together, evenly in log time. At t = {format_time(float(rows[0].result.t[-1]))}: "
         f"{describe_normalizers(rows)} Only softmax moves each logit in proportion to its own share; "
@@ -75,9 +75,9 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     return overtime.advice(experiment(values), partial.earliest() if partial else None, horizons(CONTROLS))
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     return study_view("normalizers", dict(job), lambda v: (compare_normalizers, (experiment(v),)), draw,
-                      advise=advice, stored=lambda v: precomputed.stored_rows(experiment(v)))
+                      advise=advice, stored=lambda v: precomputed.stored_rows(experiment(v)), narrow=narrow)
 
 
 PAGE = PageSpec(

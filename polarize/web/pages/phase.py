@@ -133,7 +133,7 @@ def study(values: dict[str, Any], *, deadline: Deadline | None = None) -> dict[s
     return out
 
 
-def draw(values: Mapping[str, Any], out: dict[str, Any]) -> Drawn:
+def draw(values: Mapping[str, Any], out: dict[str, Any], narrow: bool = False) -> Drawn:
     basins, tokens, picked, odds = out["basins"], out["tokens"], out["picked"], out["odds"]
     paths = [] if basins is None else [flow_field.slice_shares(basins.ensemble.s_path[k], tokens)
                                        for k in np.linspace(0, len(basins.ensemble) - 1, PATHS).astype(int)]
@@ -196,8 +196,8 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
                             "use n = 3" if values["n"] > 3 else None], "every part of it")
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("phase", dict(job), lambda v: (study, (v,)), draw, advise=advice)
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
+    return study_view("phase", dict(job), lambda v: (study, (v,)), draw, advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(

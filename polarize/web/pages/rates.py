@@ -52,12 +52,12 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def draw(values: Mapping[str, Any], result: Result) -> Drawn:
+def draw(values: Mapping[str, Any], result: Result, narrow: bool = False) -> Drawn:
     rate = polarization_rate(result)
     n = result.s.shape[1]
     end = format_time(float(rate.t[-1]))
     late = rate.t >= 1e6
-    plot = Plot("rate", rate_figure(result, rate), (
+    plot = Plot("rate", rate_figure(result, rate, narrow=narrow), (
         "Log-log axes. Left: the weight left for the losers, 1 \u2212 max s, falls faster than the theorem's "
         "bound C / log t (dotted) and approaches the sharp asymptotics 2(n\u22121)/(n z\u00b2) (red, dashed) "
         f"only slowly: their ratio is {rate.gap[-1] / rate.sharp[-1]:.2f} at t = {end}. The offset "
@@ -96,8 +96,9 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
                             overtime.fewer_tokens(values["n"])])
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
-    return study_view("rates", dict(job), lambda v: (study, (experiment(v),)), draw, advise=advice)
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
+    return study_view("rates", dict(job), lambda v: (study, (experiment(v),)), draw,
+                      advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(

@@ -192,7 +192,7 @@ def _downloads(record: Mapping[str, Any], figure: Any, sequence: int) -> tuple[D
     )
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     values: Mapping[str, Any] = dict(job)
     record = _record(values)
     if isinstance(record, str):
@@ -210,7 +210,7 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                Metric("Training", f"{config.steps:,} steps",
                       f"AdamW lr {config.lr:g}, batch {config.batch}, width {config.width}"))
     sequence = int(values["sequence"])
-    attention = attention_figure(record, sequence)
+    attention = attention_figure(record, sequence, narrow=narrow)
     # Why a sink comes after the figure: 12 lines before it put Play a screen below the window.
     blocks = (Columns(tuple((metric,) for metric in metrics)),
               Plot("sinks-attention", attention,
@@ -219,9 +219,9 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                    "sink head moves its rows' weight into the first column, onto BOS (\u2605 from the "
                    "checkpoint where it counts)."),
               Text(TIE_BACK),
-              Plot("sinks-training", training_figure(record),
+              Plot("sinks-training", training_figure(record, narrow=narrow),
                    "Sink score of every head (colour: head, dash: layer) and induction accuracy (thick)."),
-              Plot("sinks-massive", massive_figure(record, _tied()),
+              Plot("sinks-massive", massive_figure(record, _tied(), narrow=narrow),
                    "Left: the residual-stream norm at BOS after each layer, over training. Right: the "
                    "tied toy model (the Massive activations page): the column of U at the winning token "
                    "grows while the others stay near 1."),

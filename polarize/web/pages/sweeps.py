@@ -120,7 +120,7 @@ def _metrics(frame, sweep: Sweep) -> Columns:
     return Columns(tuple((m,) for m in metrics))
 
 
-def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...]) -> Plot:
+def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...], narrow: bool) -> Plot:
     kind = sweep.kind
     x, colour = ("variant", None) if kind == "sinks" else pick_axes(frame, axes)
     by = [a for a in (x, colour) if a]
@@ -133,13 +133,13 @@ def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...]) -> Plo
         table = table.assign(all="all")
         x = "all"
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
-    return Plot("sweeps-fraction", fraction_figure(table, x, colour, short),
+    return Plot("sweeps-fraction", fraction_figure(table, x, colour, short, narrow=narrow),
                 f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {_words(x)}"
                 + (f" and {_words(colour)}" if colour else "")
                 + ", pooled over the other axes, in its 95% Wilson band (Wilson 1927). Hover for the counts.")
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     values = dict(job)
     try:
         manifest, frame = _read(values["sweep"])
@@ -155,7 +155,7 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
     what = "sink_found" if kind == "sinks" else values["fraction"]
     blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(_words, axes))}."),
                          _metrics(frame, sweep), _grid_table(sweep),
-                         _fraction_plot(frame, sweep, what, axes)]
+                         _fraction_plot(frame, sweep, what, axes, narrow)]
     if values["sweep"] in WHY and what == "polarized":
         blocks.append(Text(WHY[values["sweep"]]))
     if kind == "runs":
@@ -167,7 +167,7 @@ def view(job: tuple[tuple[str, Any], ...]) -> View:
                                f"{MEASURES[y]}: the median over seeds (and the other axes) per {_words(x)}, "
                                "quartiles as bars, least to largest as the band."))
     if kind == "sinks":
-        blocks.append(Plot("sweeps-heads", sink_heads_figure(frame),
+        blocks.append(Plot("sweeps-heads", sink_heads_figure(frame, narrow=narrow),
                            "Every layer-1 head of every run: its sink score (attention on BOS, paper "
                            "section 7), one dot per head, colour by seed; dashed: 0.9, a sink."))
     errors = frame[frame["status"] == "error"]

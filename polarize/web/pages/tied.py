@@ -38,7 +38,7 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
-def draw(values: Mapping[str, Any], results: dict[int, Any]) -> Drawn:
+def draw(values: Mapping[str, Any], results: dict[int, Any], narrow: bool = False) -> Drawn:
     runs = {f"D={D}": r for D, r in results.items()}
     table = []
     for D, r in results.items():
@@ -48,7 +48,7 @@ def draw(values: Mapping[str, Any], results: dict[int, Any]) -> Drawn:
                       "largest other norm": round(float(others.max()), 3) if others.size else None,
                       "max \u03b1": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
                       "status": r.status})
-    plot = Plot("tied", tied_figure(results), (
+    plot = Plot("tied", tied_figure(results, narrow=narrow), (
         "The tied model z = Ua, \u03b1 = softmax(z), \u03b2 = U\u03b1, from U(0) = I. Right: the column of U "
         "at the winning token (red) grows steadily, while every other column stays near norm 1 (grey, "
         "dashed: the largest; dotted: the smallest): a massive activation, the same for every D."))
@@ -64,9 +64,9 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
                            "every size to the end")
 
 
-def view(job: tuple[tuple[str, Any], ...]) -> View:
+def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     return study_view("tied", dict(job), lambda v: (study, (tuple(v["sizes"]), v["horizon"])), draw,
-                      advise=advice)
+                      advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(
