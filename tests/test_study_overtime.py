@@ -214,8 +214,8 @@ def test_a_view_that_timed_out_is_computed_again_for_the_next_visitor(monkeypatc
     """Issue 31: a phase portrait cut by the time limit on a busy server was served as an error to
     every visitor for 38 minutes. Through the renderer's shared cache, a second session opening the
     same job after a timeout gets it computed again, never the first visitor's error."""
+    from polarize.plots.display import Display
     from polarize.serve.cache import SharedCache
-    from polarize.web.page import Screen
     from ui import renderer
 
     monkeypatch.setattr(renderer, "VIEWS", SharedCache(4))
@@ -228,7 +228,7 @@ def test_a_view_that_timed_out_is_computed_again_for_the_next_visitor(monkeypatc
         raise RunTimeout(2.0)
 
     monkeypatch.setattr(limited, "call_with_timeout", overran)
-    first = renderer.shared_view(spec, job, Screen())
+    first = renderer.shared_view(spec, job, Display())
     assert first.passing and "took longer than 2 s" in first.error
 
     def in_time(function, *args, timeout=None):  # a quieter server: the same job now finishes
@@ -236,10 +236,10 @@ def test_a_view_that_timed_out_is_computed_again_for_the_next_visitor(monkeypatc
         return function(*args)
 
     monkeypatch.setattr(limited, "call_with_timeout", in_time)
-    second = renderer.shared_view(spec, job, Screen())
+    second = renderer.shared_view(spec, job, Display())
     assert calls == ["stopped", "ran"]
     assert second.error is None and second.plots() and not second.passing
-    assert renderer.shared_view(spec, job, Screen()) is second  # complete: now kept for everyone
+    assert renderer.shared_view(spec, job, Display()) is second  # complete: now kept for everyone
     assert calls == ["stopped", "ran"]
 
 
