@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from browser_support import AppServer, launch_browser, wait_for_figure  # noqa: E402
+from support.browser import AppServer, launch_browser, wait_for_figure  # noqa: E402
 
 from polarize.web.links import read_link  # noqa: E402
 from polarize.web.pages import explorer  # noqa: E402

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import official_loops as official  # the notebook's loops live beside the tests
+from support import official_loops as official  # the notebook's loops, with the tests' helpers
 
 CASES = {
     # name: (experiment kwargs or preset, learning rate, steps of the official loop,

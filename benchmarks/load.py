@@ -4,11 +4,11 @@
     python benchmarks/load.py --quick    # 3 sessions, 2 in a row after: checks that it runs
     python benchmarks/load.py --url http://host:8080 --sessions 200   # a deployment already running
 
-Starts ``streamlit run app.py`` on a free port (``tests/browser_support.AppServer``), opens one
+Starts ``streamlit run app.py`` on a free port (``tests/support/browser.AppServer``), opens one
 warm-up session, then N sessions at the same moment, each a different Explorer link (its own
 seed, so every one is a fresh run, none served from the cache; ``--same``: one link for all,
 computed once and shared). The sessions speak the app's
-websocket protocol (``tests/stream_client``) and draw nothing, so what is measured is the
+websocket protocol (``tests/support/stream_client``) and draw nothing, so what is measured is the
 server. Reported:
 
 - sessions served (a figure and no error), how many were told their place in the run queue,
@@ -46,8 +46,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser_support import AppServer  # noqa: E402
-from stream_client import PageLoad, open_page  # noqa: E402
+from support.browser import AppServer  # noqa: E402
+from support.stream_client import PageLoad, open_page  # noqa: E402
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 TICKS = os.sysconf("SC_CLK_TCK")

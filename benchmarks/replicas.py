@@ -3,10 +3,10 @@
     python benchmarks/replicas.py [--sessions 200] [--replicas 1,2] [--browsers 5] [--workers 1]
     python benchmarks/replicas.py --quick    # 2 replicas only, 4 sessions, 1 browser: checks that it runs
 
-For each replica count, starts ``deploy/``'s layout as processes (``tests/proxy_support.Layout``: a
+For each replica count, starts ``deploy/``'s layout as processes (``tests/support/proxy.Layout``: a
 ``dask scheduler`` and workers, the replicas, nginx from the shipped template), then:
 
-- opens N sessions at once through the proxy (websocket clients, ``tests/stream_client``), each a
+- opens N sessions at once through the proxy (websocket clients, ``tests/support/stream_client``), each a
   different Explorer link, so every one is a fresh run on the cluster: sessions served, the median
   and last time to figure, and the replicas' CPU-seconds per session (the runs are on the workers);
 - opens K first visits in real Chromium through the proxy, one after another: the replicas'
@@ -31,10 +31,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from load import cpu_seconds, served  # noqa: E402
-from proxy_support import Layout  # noqa: E402
-from stream_client import open_page  # noqa: E402
+from support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from support.proxy import Layout  # noqa: E402
+from support.stream_client import open_page  # noqa: E402
 
 
 def _cpu(layout: Layout) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from app_support import page
+from support.app import page
 
 from polarize.plots.alt_text import describe
 from polarize.plots.lines import Line, Panel

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_support import open_page
 from streamlit.testing.v1 import AppTest
+from support.app import open_page
 
 from polarize import Experiment, simulate
 from polarize.clips import animate

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 import pytest
-from dask_support import ROOT, cluster_fixture, counted, start_worker, wait_workers
+from support.cluster import ROOT, cluster_fixture, counted, start_worker, wait_workers
 
 pytest.importorskip("distributed")
 
@@ -83,7 +83,7 @@ def test_a_study_and_a_basin_map_give_the_same_numbers_on_the_cluster(cluster, m
 
 _REPLICA = """
 import json, sys
-from dask_support import counted
+from support.cluster import counted
 from polarize.serve.runner import call_with_timeout
 print(json.dumps(call_with_timeout(counted, sys.argv[1], 7.0, 3.0, timeout=60)))
 """

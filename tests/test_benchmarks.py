@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser_support import BROWSER, CHROMIUM, ROOT
+from support.browser import BROWSER, CHROMIUM, ROOT
 
 needs_chromium = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing")
 needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None or importlib.util.find_spec("optax")
@@ -82,7 +82,7 @@ FIGURES = {
 def test_every_benchmark_has_a_quick_mode_that_a_test_runs():
     """Here, or in a test of its own that names it (as ``benchmarks/NAME.py``)."""
     here = Path(__file__).name
-    tests = [path.read_text() for path in (ROOT / "tests").glob("test_*.py") if path.name != here]
+    tests = [path.read_text() for path in (ROOT / "tests").rglob("test_*.py") if path.name != here]
     for script in sorted((ROOT / "benchmarks").glob("*.py")):
         assert "--quick" in script.read_text(), f"{script.name} has no --quick mode"
         named = f"benchmarks/{script.name}"

@@ -10,10 +10,9 @@ import json
 import time
 
 import pytest
-from browser_support import (
+from support.browser import (
     ARTIFACTS,
     BROWSER,
-    module_fixtures,
     selectbox_value,
     slider_value,
     wait_for_figure,
@@ -26,7 +25,6 @@ pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
-server, browser = module_fixtures(sync_api)
 
 
 @pytest.fixture

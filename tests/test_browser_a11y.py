@@ -1,17 +1,16 @@
 """Every page in headless Chromium for a newcomer: no dead end, formulas that fit, WCAG 2.1 AA (axe-core).
 
-Skipped, with the reason, when Chromium, Playwright or npm (which installs axe-core: ``axe_support``)
+Skipped, with the reason, when Chromium, Playwright or npm (which installs axe-core: ``support.axe``)
 is missing.
 """
 
 from __future__ import annotations
 
 import pytest
-from axe_support import axe_violations
-from browser_support import (
+from support.axe import axe_violations
+from support.browser import (
     BROWSER,
     figure_signature,
-    module_fixtures,
     selectbox_value,
     wait_for_figure,
     wait_until_settled,
@@ -23,7 +22,6 @@ from polarize.web.pages import PAGES
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-server, browser = module_fixtures(sync_api)
 
 # JavaScript: every formula (or other box) on the page whose content is wider than its box: cut
 # off, or behind a scroll bar.

@@ -7,7 +7,7 @@ Screenshots (1920 x 1080, the projector) go to test-artifacts/.
 from __future__ import annotations
 
 import pytest
-from browser_support import ARTIFACTS, BROWSER, browser_fixture, fresh_server_fixture, wait_until_settled
+from support.browser import ARTIFACTS, BROWSER, fresh_server_fixture, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -37,7 +37,7 @@ SLIDER_MOVED_JS = """() => {
 
 
 # Its own server: the first test needs one that nobody has opened yet.
-server, browser = fresh_server_fixture(), browser_fixture(sync_api)
+server = fresh_server_fixture()
 
 
 def test_a_link_to_a_page_opens_inside_the_app_on_a_fresh_server(server, browser):

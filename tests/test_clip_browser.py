@@ -9,13 +9,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_support import BROWSER, module_fixtures, wait_for_figure
+from support.browser import BROWSER, wait_for_figure
 
 from polarize.clips import animate
 
 pytestmark = [*BROWSER, pytest.mark.skipif(not animate.available(".gif"), reason="needs the animate extra")]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-server, browser = module_fixtures(sync_api)
 BARS = "() => [...document.querySelectorAll('[data-testid=\"stProgress\"]')].map(bar => bar.innerText)"
 
 

@@ -10,7 +10,7 @@ tabs). ``ui.load`` imports one session at a time. Skipped, with the reason, when
 from __future__ import annotations
 
 import pytest
-from browser_support import BROWSER, browser_fixture, fresh_server_fixture
+from support.browser import BROWSER, fresh_server_fixture
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -19,7 +19,6 @@ VISITORS = 10
 """Tabs opened at once, before the server has run the app once."""
 
 server = fresh_server_fixture()
-browser = browser_fixture(sync_api)
 
 _SHOWN = """() => document.querySelector('h1')
   || document.querySelector('[data-testid="stException"], [data-testid="stAlertContentError"]')"""

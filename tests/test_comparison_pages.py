@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from app_support import open_page
-from app_support import page as app_page
 from conftest import WHOLE_PAGE_SECONDS
 from streamlit.testing.v1 import AppTest
+from support.app import open_page
+from support.app import page as app_page
 
 from polarize.clips import animate
 from polarize.config import Experiment

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from deck_support import SLIDES, relinked, tampered
+from support.decks import SLIDES, relinked, tampered
 
 from polarize.web.deck_file import digest, from_json, to_json
 from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, data_dir

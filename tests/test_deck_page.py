@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app_support import open_page
-from deck_support import SLIDES, relinked, tampered
+from support.app import open_page
+from support.decks import SLIDES, relinked, tampered
 
 from polarize.web.deck_file import read, to_json
 from polarize.web.deck_store import Deck, DeckStore, Slide
@@ -148,7 +148,7 @@ def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
 
 
 def _page_after_upload(tmp_path, monkeypatch, upload: bytes):
-    from app_support import page
+    from support.app import page
 
     spec = _page_with_a_deck(tmp_path, monkeypatch)
     at = page("deck", timeout=60).run()

@@ -35,8 +35,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser_support import ARTIFACTS, free_port  # noqa: E402
-from stream_client import open_page  # noqa: E402
+from support.browser import ARTIFACTS, free_port  # noqa: E402
+from support.stream_client import open_page  # noqa: E402
 
 
 @dataclass

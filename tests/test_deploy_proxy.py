@@ -17,16 +17,15 @@ import urllib.error
 import urllib.request
 
 import pytest
-from browser_support import ARTIFACTS, browser_fixture
-from proxy_support import NGINX, Layout, NginxProxy, affinity_cookie
-from stream_client import open_page
+from support.browser import ARTIFACTS
+from support.proxy import NGINX, Layout, NginxProxy, affinity_cookie
+from support.stream_client import open_page
 
 pytest.importorskip("distributed")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not os.path.exists(NGINX), reason="no nginx (apt-get install nginx)")]
 
-browser = browser_fixture(sync_api)
 LINK = "/?n=5&seed=11"
 
 
@@ -65,7 +64,7 @@ def test_the_load_benchmark_loads_a_running_deployment(layout):
     import subprocess
     import sys
 
-    from browser_support import ROOT
+    from support.browser import ROOT
 
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "load.py"), "--url", layout["proxy"].url,
                            "--sessions", "4"], capture_output=True, text=True, timeout=300, cwd=ROOT)
@@ -105,7 +104,7 @@ def _download(page, proxy: NginxProxy, cookie: str, replica: str, other: str) ->
 
 
 def test_downloads_uploads_and_static_files_on_each_replica(layout, browser, tmp_path):
-    from deck_support import SLIDES
+    from support.decks import SLIDES
 
     from polarize.web.deck_file import to_json
     from polarize.web.deck_store import Deck

@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from figure_support import figure, moving_state, run, trace
+from support.figures import figure, moving_state, run, trace
 
 from polarize import Experiment, simulate
 from polarize.normalizers import make_normalizer

@@ -17,15 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.integrate import simpson, solve_ivp
 from scipy.special import expit, softmax
+from support import official_loops
 
 from polarize import Experiment, make_normalizer, simulate
 from polarize.integrate import RTOL
 from polarize.presets import PRESETS
-
-try:
-    import official_loops
-except ImportError:  # tests/ imported as a package
-    from tests import official_loops
 
 AGREE = 1000 * RTOL
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 import pytest
-from app_support import APP, ROOT, open_page, page
 from streamlit.testing.v1 import AppTest
+from support.app import APP, ROOT, open_page, page
 
 from polarize.web.pages import PAGES
 from ui.navigation import script

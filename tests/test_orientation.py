@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from app_support import APP, open_page, page
 from streamlit.testing.v1 import AppTest
+from support.app import APP, open_page, page
 
 from polarize.web import pages
 from polarize.web.leads import LEADS, TOURS

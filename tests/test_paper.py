@@ -1,7 +1,7 @@
 """The paper's toy experiments: presets against the official loops, and the claims.
 
 The notebook's seeds and draw order are rewritten here, and its loops come from
-``tests/official_loops.py`` (also the benchmarks' baseline: one copy of them); the
+``tests/support/official_loops.py`` (also the benchmarks' baseline: one copy of them); the
 presets' ``gd`` runs are compared with them at short horizons, and the flows
 are then held to the paper's claims.
 """
@@ -13,17 +13,13 @@ import json
 
 import numpy as np
 import pytest
+from support import official_loops as official
 
 from polarize import simulate
 from polarize.cli.reproduce import PAPER_FIGURES, reproduce
 from polarize.plots.static import find_browser
 from polarize.presets import NOTEBOOK_EPS, PRESETS, paper_regression, paper_tied
 from polarize.science import compare_normalizers, flow_vs_descent, polarization_rate, sweep
-
-try:
-    import official_loops as official
-except ImportError:  # tests/ imported as a package
-    from tests import official_loops as official
 
 
 def _official_comparison(loss, name, steps):

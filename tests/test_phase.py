@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_support import page as app_page
 from scipy.integrate import solve_ivp
+from support.app import page as app_page
 
 from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon

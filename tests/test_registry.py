@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from app_support import page as app_page
+from support.app import page as app_page
 
 from polarize import Experiment, simulate
 from polarize.cli import main

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_support import page as app_page
+from support.app import page as app_page
 
 from polarize.integrate import simulate
 from polarize.plots.transformer import attention_figure, massive_figure, token_labels, training_figure

@@ -9,7 +9,7 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from figure_support import run
+from support.figures import run
 
 from polarize import simulate
 from polarize.losses import KL, entropy

@@ -1,6 +1,6 @@
 """The Sweeps page in headless Chromium: each shipped example at 1280 x 720 and 390 x 844, and presented.
 
-The same checks as every page's (``browser_layout.layout_problems``, ``fit_problems``), for this
+The same checks as every page's (``support.layout.layout_problems``, ``fit_problems``), for this
 page alone, plus: no warning shown and every figure drawn. Skipped, with the reason, when Debian's
 /usr/bin/chromium (or Playwright) is missing.
 """
@@ -8,17 +8,15 @@ page alone, plus: no warning shown and every figure drawn. Skipped, with the rea
 from __future__ import annotations
 
 import pytest
-from browser_layout import fit_problems, layout_problems
-from browser_support import (
+from support.browser import (
     ARTIFACTS,
     BROWSER,
-    module_fixtures,
     wait_until_settled,
 )
+from support.layout import fit_problems, layout_problems
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-server, browser = module_fixtures(sync_api)
 
 VIEWS = {"projector": ((1280, 720), ""), "phone": ((390, 844), ""), "present": ((1280, 720), "&present=true")}
 

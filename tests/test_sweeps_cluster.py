@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from dask_support import cluster_fixture
-from dask_support import start_worker as _worker
-from dask_support import wait_workers as _wait_workers
+from support.cluster import cluster_fixture
+from support.cluster import start_worker as _worker
+from support.cluster import wait_workers as _wait_workers
 
 pytest.importorskip("distributed")
 

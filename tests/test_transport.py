@@ -13,8 +13,8 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
-from app_support import open_page
 from streamlit.testing.v1 import AppTest
+from support.app import open_page
 
 from polarize import Experiment, simulate
 from polarize.plots import Panel, dashboard, token_lines

@@ -7,11 +7,10 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 from __future__ import annotations
 
 import pytest
-from browser_support import ARTIFACTS, BROWSER, module_fixtures, wait_for_figure, wait_until_settled
+from support.browser import ARTIFACTS, BROWSER, wait_for_figure, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-server, browser = module_fixtures(sync_api)
 
 # Null-safe: a predicate that throws (a chart mid-redraw) ends Playwright's wait instead of retrying.
 ACTIVE = "() => document.querySelector('.js-plotly-plot')?._fullLayout?.sliders?.[0]?.active"

@@ -10,7 +10,7 @@ slider at its minimum. The default is the value (``ui.sidebar``), so a late draw
 from __future__ import annotations
 
 import pytest
-from app_support import page
+from support.app import page
 
 from polarize.web.pages import PAGES
 

@@ -230,7 +230,7 @@ def test_the_app_stops_with_one_line_on_a_bad_cap(monkeypatch):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("POLARIZE_MAX_N", "inf")
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     (line,) = [t.value for t in at.text]
     assert "POLARIZE_MAX_N" in line and "positive" in line and "\n" not in line

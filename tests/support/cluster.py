@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DASK = Path(sys.executable).with_name("dask")
 
 

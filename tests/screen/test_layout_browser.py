@@ -18,13 +18,12 @@ the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 from __future__ import annotations
 
 import pytest
-from browser_layout import layout_problems, main_figure_problems
-from browser_support import (
+from support.browser import (
     ARTIFACTS,
     BROWSER,
-    module_fixtures,
     wait_until_settled,
 )
+from support.layout import layout_problems, main_figure_problems
 
 from polarize.web.pages import PAGES
 
@@ -37,7 +36,6 @@ STATES = {"explorer-replicator": ("?repulsion=replicator", ".barlayer .trace.bar
 
 
 # The shared server: its own data folder, and a generous time limit (ten pages run at once here).
-server, browser = module_fixtures(sync_api)
 
 
 @pytest.mark.parametrize("size", SIZES)

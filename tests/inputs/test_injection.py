@@ -13,16 +13,16 @@ import re
 from pathlib import Path
 
 import pytest
-from app_support import page as app_page
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
+from support.app import page as app_page
 
 from polarize.web.deck_file import to_json
 from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.echo import echo, literal
 from polarize.web.pages import PAGES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 MARK = "evil.example"
 """In every attack: wherever it shows outside a code span, the attack got through."""

@@ -82,7 +82,7 @@ def _dashboard_columns(at: AppTest) -> set[tuple[float, float]]:
 
 def test_the_renderer_builds_a_phone_s_view_with_its_panels_stacked():
     """A phone's dashboard: the simplex across the figure, the other panels in two columns."""
-    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    app = str(Path(__file__).resolve().parents[2] / "app.py")
     wide = AppTest.from_file(app, default_timeout=60)
     wide.session_state[KEY] = {"window": 1280, "height": 720}  # as the page posts it
     wide.run()

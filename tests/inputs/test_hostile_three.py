@@ -27,8 +27,8 @@ def test_decks_are_shared_only_where_an_operator_asked(monkeypatch, tmp_path, ho
 
 def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monkeypatch):
     """Streamlit Community Cloud sets neither variable: one visitor's decks are not another's."""
-    from app_support import open_page
     from streamlit.testing.v1 import AppTest
+    from support.app import open_page
 
     from polarize.web.deck_store import DeckStore
 
@@ -36,7 +36,7 @@ def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monke
     monkeypatch.delenv("POLARIZE_DATA_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    app = str(Path(__file__).parent.parent / "app.py")
+    app = str(Path(__file__).resolve().parents[2] / "app.py")
     one, other = AppTest.from_file(app, default_timeout=120), AppTest.from_file(app, default_timeout=120)
     one.run()
     one.text_input(key="explorer_deckbar_title").input("mine")
@@ -52,7 +52,7 @@ def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monke
 
 
 def test_the_readme_says_which_setting_keeps_decks_private_on_each_host():
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     hosting = readme[readme.index("## Host it"):readme.index("## The library")]
     table = hosting[hosting.index("| Host |"):]
     for host in ("Hugging Face Spaces", "Any Docker host", "Streamlit Community Cloud"):

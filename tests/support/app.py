@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from polarize.web import pages
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 BROWSER = [
     pytest.mark.browser,
@@ -214,23 +214,6 @@ SHARED_SERVER_ENV = {"POLARIZE_APP_TIMEOUT": "180"}
 so a generous time limit lets each draw its figures."""
 
 
-def module_fixtures(sync_api: Any) -> tuple[Any, Any]:
-    """Pytest fixtures ``server`` (the app, running) and ``browser`` (headless Chromium).
-
-    Use as ``server, browser = module_fixtures(sync_api)`` in a test module. The server is the
-    session's (conftest's ``shared_server``): every module that asks shares it, started once
-    (once per process under ``pytest -n``). A module that needs a server nobody has used yet
-    takes ``fresh_server_fixture()`` instead. The browser is the module's (``browser_fixture``).
-    """
-    import pytest
-
-    @pytest.fixture
-    def server(shared_server: AppServer) -> AppServer:
-        return shared_server
-
-    return server, browser_fixture(sync_api)
-
-
 def fresh_server_fixture(**kwargs: Any) -> Any:
     """A module-scoped pytest fixture ``server``: the app on its own, new server (``AppServer(**kwargs)``)."""
     import pytest
@@ -241,24 +224,6 @@ def fresh_server_fixture(**kwargs: Any) -> Any:
             yield running
 
     return server
-
-
-def browser_fixture(sync_api: Any) -> Any:
-    """A module-scoped pytest fixture ``browser``: headless Chromium, shared by a module's tests.
-
-    Module-scoped, not the session's: Playwright's sync API holds the thread's event loop while it
-    runs, which would break any later test that runs one of its own (``asyncio.run``).
-    """
-    import pytest
-
-    @pytest.fixture(scope="module")
-    def browser() -> Any:
-        with sync_api.sync_playwright() as playwright:
-            chromium = launch_browser(playwright)
-            yield chromium
-            chromium.close()
-
-    return browser
 
 
 # ---- layout: what overlaps, what is cut off ---------------------------------------------------------

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import streamlit
-from app_support import open_page
 from streamlit.testing.v1 import AppTest
+from support.app import open_page
 
 from polarize import Experiment, simulate
 from polarize.plots import dashboard
@@ -20,7 +20,7 @@ from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.view import Caption, Columns, Metric, Plot, Text, View
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 # ---- without Streamlit -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AXE_VERSION = "4.14.1"
 """The axe-core release the accessibility tests hold the pages to (its rules change between releases)."""
 CACHE = ROOT / ".cache" / f"axe-core-{AXE_VERSION}"

@@ -18,10 +18,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from browser_support import AppServer, free_port
-from dask_support import DaskCluster
+from support.browser import AppServer, free_port
+from support.cluster import DaskCluster
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "deploy" / "nginx" / "polarize.conf.template"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 _LINE = re.compile(r'"(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\d+) \d+ '

@@ -1,7 +1,7 @@
 """Presentation mode in headless Chromium at 1280x720 (a projector): every page on one screen.
 
 One server; the pages open one after another with ``?present=true``. On each, once settled:
-no two text boxes of a figure overlap and nothing is cut off (``browser_layout.layout_problems``,
+no two text boxes of a figure overlap and nothing is cut off (``support.layout.layout_problems``,
 the overlap check of every size), every figure fits the window with its controls (play, pause,
 reset, steps, speeds, slider, counter) inside it, the first figure's controls show without
 scrolling, and the sidebar is collapsed. The Explorer's page is also checked in detail (type,
@@ -13,21 +13,19 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_layout import fit_problems, layout_problems
-from browser_support import (
+from support.browser import (
     ARTIFACTS,
     BROWSER,
-    module_fixtures,
     wait_for_figure,
     wait_until_settled,
 )
+from support.layout import fit_problems, layout_problems
 
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE
 from polarize.web.pages import PAGES
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-server, browser = module_fixtures(sync_api)
 
 WIDTH, HEIGHT = 1280, 720
 

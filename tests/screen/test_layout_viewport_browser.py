@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import BROWSER, AppServer, browser_fixture
+from support.browser import BROWSER, AppServer
 
 from ui.viewport import STEP
 
@@ -36,7 +36,6 @@ def server(tmp_path_factory):
         yield running
 
 
-browser = browser_fixture(sync_api)
 
 
 def _open(browser, server, width: int, height: int, query: str = ""):
