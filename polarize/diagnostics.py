@@ -220,7 +220,8 @@ class Recorder:
             # Refuse the sample rather than let a NaN reach a figure.
             raise FloatingPointError(f"{', '.join(bad)} no longer finite (the run diverges)")
         live = ~dead_rows(arrays["s"])
-        derived = [key for key, value in _derived(arrays["s"]).items() if not np.all(np.isfinite(value[live]))]
+        derived = [key for key, value in _derived(arrays["s"]).items()
+                   if not np.all(np.isfinite(value[live]))]
         if derived:
             # e.g. linear scores [-1, -1e-320]: s / max s is 1e320. A finished run holds finite numbers only.
             raise ScoresTooSmall(f"{', '.join(derived)} of the scores would not be a finite number (the "
