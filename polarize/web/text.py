@@ -23,7 +23,7 @@ A_INIT_NAMES = {"zeros": "zeros (uniform scores)", "gaussian": "scale \u00d7 ran
                 "shifted": "shift + scale \u00d7 randn", "vertex": "near a vertex"}
 V_INIT_NAMES = {"gaussian": "scale \u00d7 randn", "zeros": "zeros", "identity": "scale \u00d7 identity"}
 
-VERDICT_WORDS = {"yes": "Yes", "partly": "Partly", "no": "No"}
+VERDICT_WORDS = {"yes": "Yes", "partly": "Partly", "no": "No", "cut": "Not known: cut short"}
 """The one-word answer to "Polarized?" for each verdict status."""
 
 _ARRAYS = ("a0", "V0", "target", "X", "y")

@@ -62,7 +62,7 @@ def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
     n = rows[0].result.s.shape[1]
     plot = Plot("grid", normalizers_figure(rows), (
         f"The same start (n = {n}) under each normalizer; press Play and the eight panels run together, "
-        f"evenly in log time. At t = {format_time(float(rows[0].result.t[-1]))}: "
+        f"evenly in log time. At t = {format_time(max(float(r.result.t[-1]) for r in rows))}: "
         f"{describe_normalizers(rows)} Only softmax moves each logit in proportion to its own share; "
         "the normalized maps (relu, l1, l2, sparsemax, sum) share its centring u\u1d62 \u2212 s\u00b7u but "
         "not that weighting, and sigmoid has a weighting s\u1d62(1 \u2212 s\u1d62) but no centring. "
