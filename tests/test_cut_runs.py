@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from polarize import Experiment, simulate
+from polarize import simulate
 from polarize.budget import OUT_OF_TIME
 from polarize.science.studies import normalizer_row
 from polarize.science.verdict import judge

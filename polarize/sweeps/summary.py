@@ -14,7 +14,8 @@ Z95 = 1.959964
 """Two-sided 95% normal quantile."""
 
 _POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold (options.polarized_below)")
-_NAIVE = ("p\u1d62(0) wins", "the token with the largest p\u1d62(0) wins (the naive prediction)")
+_NAIVE = ("naive guess wins", "the naive prediction holds: the token of largest fitness u\u1d62 at a(0) = 0 "
+          "and V\u2080 wins (under logistic loss, the largest p\u1d62(0))")
 FRACTIONS = {
     "runs": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
     "ensemble": {"polarized": _POLARIZED, "naive_holds": _NAIVE},

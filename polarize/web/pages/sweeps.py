@@ -63,7 +63,7 @@ CONTROLS = (
             help="A shipped example, or a results folder under POLARIZE_DATA_DIR/sweeps "
                  "(polarize sweep run SWEEP.toml -o that folder)."),
     Control("fraction", "Fraction", "select", options=("polarized", "naive_holds"),
-            names={"polarized": "polarized", "naive_holds": "largest p\u1d62(0) wins"},
+            names={"polarized": "polarized", "naive_holds": "naive prediction holds"},
             applies=lambda v: _kind(v) != "sinks", off_help=" (a sinks sweep counts runs with a sink)"),
     Control("measure", "Measure", "select", options=tuple(MEASURES), names=MEASURES,
             applies=lambda v: _kind(v) == "runs", off_help=" (runs sweeps only)"),
