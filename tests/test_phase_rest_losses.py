@@ -181,3 +181,20 @@ def test_a_rank_one_value_matrix_has_a_line_of_rest_points_named_as_one(seed):
     assert line.stability == "stable"
     edges = [p for p in rest_points.rest_points(e, V) if len(p.support) == 2]
     assert all(p.stability == "degenerate" for p in edges if abs(v @ p.shares - y) < 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_where_a_cross_entropy_run_ends_at_its_floor_the_page_has_a_stable_rest_point(seed):
+    """With the field at the horizon (at = horizon = 1e5, reachable from the page), a run whose fitness has
+    vanished (the loss at its floor: u = 0 to rounding, computed here) rests there: the page must show a
+    stable rest point at its end. Seed 8's lies in a valley so flat (a Jacobian singular value near 1e-7)
+    that the least-squares search alone stopped 3e-3 short of it."""
+    from polarize import simulate
+
+    e = Experiment(n=3, d=3, loss="kl", seed=seed, horizon=1e5, samples=120).resolved()
+    run = simulate(e)
+    end, V = run.s[-1], run.V_final
+    if np.max(np.abs(fitness(e, V, end))) > 1e-9:
+        pytest.skip("this run has not reached the floor: its end is no rest point")
+    near = [p for p in rest_points.rest_points(e, V) if np.max(np.abs(p.s - end)) < 1e-4]
+    assert [p.stability for p in near] == ["stable"]

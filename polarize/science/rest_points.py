@@ -259,10 +259,44 @@ def _searched_inside(e: Experiment, V: np.ndarray, face: tuple[int, ...],
     out = []
     for start in itertools.product(grid, grid):
         fit = least_squares(residual, np.array(start), bounds=(0.0, 1.0), xtol=1e-15, ftol=1e-15, gtol=1e-15)
-        r = point(fit.x)
-        if np.min(r) > BORDER and _newton_step(residual, fit.x) <= NEWTON:
+        x = _polished(residual, fit.x)
+        r = point(x)
+        if np.min(r) > BORDER and _newton_step(residual, x) <= NEWTON:
             out.append(r)
     return out
+
+
+def _polished(residual, x: np.ndarray, steps: int = 30) -> np.ndarray:
+    """Newton steps from the least-squares answer, kept in the unit square.
+
+    In a long, nearly flat valley (a Jacobian with a singular value near 1e-7, as cross-entropy's resting
+    point can have) the least-squares search stops on its tolerances well short of the root; Newton's
+    step, which divides by that small singular value, walks the rest of the way.
+    """
+    for _ in range(steps):
+        step = _step(residual, x)
+        if step is None or not np.all(np.isfinite(step)):
+            return x
+        x = np.clip(x - step, 0.0, 1.0)
+        if np.max(np.abs(step)) <= NEWTON * 1e-3:
+            break
+    return x
+
+
+def _linearized(residual, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The residual at ``x`` and its Jacobian by central differences; None where either is not finite."""
+    h = 1e-7
+    f = residual(x)
+    jac = np.stack([(residual(x + h * d) - residual(x - h * d)) / (2 * h) for d in np.eye(len(x))], axis=1)
+    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(jac))):
+        return None
+    return f, jac
+
+
+def _step(residual, x: np.ndarray) -> np.ndarray | None:
+    """The least-squares Newton step ``J^+ f`` at ``x``, or None where it is not finite."""
+    linear = _linearized(residual, x)
+    return None if linear is None else np.linalg.lstsq(linear[1], linear[0], rcond=1e-10)[0]
 
 
 def _newton_step(residual, x: np.ndarray) -> float:
@@ -273,11 +307,10 @@ def _newton_step(residual, x: np.ndarray) -> float:
     ``c`` near 0) does not, since there the field's slope is as tiny as its value. On a line of rest
     points the least-squares step along the line is zero.
     """
-    h = 1e-7
-    f = residual(x)
-    jac = np.stack([(residual(x + h * d) - residual(x - h * d)) / (2 * h) for d in np.eye(len(x))], axis=1)
-    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(jac))):
+    linear = _linearized(residual, x)
+    if linear is None:
         return np.inf
+    f, jac = linear
     if np.max(np.abs(f)) > NEWTON * np.max(np.abs(jac)):
         return np.inf  # no move of NEWTON could make up the residual: flat, not resting (a saturated softmax)
     step, *_ = np.linalg.lstsq(jac, f, rcond=1e-10)
