@@ -105,6 +105,62 @@ REGISTER: dict[str, str] = {
     "The tied model z = Ua": "setting",
     "grows steadily, while every other column stays near norm 1":
         "tests/test_claims.py::test_tied_model_polarizes_and_grows_the_winner_column",
+    # the About-the-maths page's prose (Text blocks)
+    "Gradient Flow Polarizes Softmax Outputs": "setting",
+    "with a temperature $T > 0$": "setting",
+    "loss on a target direction $\\beta^*$": "setting",
+    "The Explorer also offers the square loss": "setting",
+    "a token's logit grows when its fitness beats the average":
+        "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "A token ahead gains logit faster": "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "need not rise with its logit at every instant":
+        "tests/test_text_claims.py::test_a_fitter_token_gains_logit_but_not_necessarily_share",
+    "Under the logistic loss, $u = c\\,p$":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    "**Theorem (logistic loss).**":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "The decay is in fact faster than the bound":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "in this run the ratio of the two is still":
+        "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
+    "Their projections $p_j$ converge": "observed",
+    "With the losers' total $\\varepsilon": "observed",
+    "the corrected form is within {} at t = 1e12":
+        "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
+    "That is why the Explorer's horizon goes up to": "setting",
+    "has a weighting but no centring, and linear scores have neither":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "keep the centring but lack softmax's mobility": "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "ReLU and sparsemax can switch tokens off":
+        "tests/test_text_claims.py::test_the_normalizers_caption_says_what_each_run_did",
+    "the problem is realizable: the loss decays exponentially":
+        "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
+    # the Explorer's panel captions (polarize/web/text.py)
+    "the logits of tokens right of the dashed mean rise, the others fall":
+        "tests/test_claims_register.py::test_right_of_the_mean_the_logit_rises_not_always_the_share",
+    "A share need not follow its own logit at once":
+        "tests/test_text_claims.py::test_a_fitter_token_gains_logit_but_not_necessarily_share",
+    "scores need not sum to 1: the point shows their shares": "setting",
+    "which shrinks as the loss vanishes while the spread in $p$ keeps": "observed",
+    "The logistic loss never reaches 0, so the flow never stops pushing":
+        "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
+    "The loss falls toward its floor (for the square loss, exponentially":
+        "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
+    "The leader's share grows and the others fade":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "Starts at $\\log n$ (uniform, dashed) and falls toward 0":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "switched every token off): there is no distribution":
+        "tests/test_dead_runs.py::test_a_dead_relu_run_is_one_story_in_every_export_and_word",
+    "every line sits at 0 and stays there":
+        "tests/test_normalizers.py::test_relu_dead_state_is_zero_with_zero_vjp",
+    "the scores pass no gradient back to the logits":
+        "tests/test_normalizers.py::test_relu_dead_state_is_zero_with_zero_vjp",
+    "so the loss stays at its value at beta = 0":
+        "tests/test_dead_runs.py::test_a_dead_relu_run_is_one_story_in_every_export_and_word",
+    "the mean fitness becomes its own fitness, so its bar shrinks": "observed",
+    "the same bars are $p_i - s\\cdot p$":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
 }
 """Fragment of a claim -> its test (``tests/FILE.py[::test_name]``), "setting" or "observed"."""
 
@@ -145,6 +201,24 @@ def page_captions() -> list[str]:
     return out
 
 
+def page_prose() -> list[str]:
+    """The prose blocks of the pages (``Text(...)``) and the Explorer's panel captions (``text.py``'s
+    functions named ``*caption*``: what they assign, put in a dict or return)."""
+    out = []
+    for path in sorted((ROOT / "polarize" / "web" / "pages").glob("*.py")):
+        out += [_text(node.args[0]) for node in ast.walk(ast.parse(path.read_text()))
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Text" and node.args]
+    tree = ast.parse((ROOT / "polarize" / "web" / "text.py").read_text())
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef) and "caption" in function.name:
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) and node.value is not None:
+                    out.append(_text(node.value))
+                elif isinstance(node, ast.Dict):
+                    out += [_text(v) for v in node.values]
+    return out
+
+
 def claims(texts: list[str]) -> list[str]:
     sentences = [s.strip() for t in texts for s in re.split(r"(?<=[.!?:;])\s+(?=[A-Z(*])", t)]
     return [s for s in sentences if s and CLAIM.search(s)]
@@ -155,8 +229,9 @@ def unregistered(texts: list[str]) -> list[str]:
 
 
 def test_every_claim_is_registered():
-    texts = [*LEADS.values(), *(step for steps in TOURS.values() for step in steps), *page_captions()]
-    assert len(claims(texts)) > 30  # the scanner reads the pages (a broken one would pass vacuously)
+    texts = [*LEADS.values(), *(step for steps in TOURS.values() for step in steps), *page_captions(),
+             *page_prose()]
+    assert len(claims(texts)) > 60  # the scanner reads the pages (a broken one would pass vacuously)
     assert unregistered(texts) == []
 
 
