@@ -99,3 +99,20 @@ def test_a_dead_relu_run_is_one_story_in_every_export_and_word():
     live = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[0.3, -2.0, -0.5], horizon=100.0, seed=1))
     assert not live.dead and not live.to_pandas("time")["entropy"].isna().any()
     assert isinstance(live.to_pandas("time")["leader"].dtype, pd.Int64Dtype)
+
+
+def test_the_normalizers_page_says_a_dead_run_is_dead():
+    """A relu run from all-negative logits is dead (every score 0, checked on its scores): the table has
+    no entropy for it and the caption calls it dead, not "off the simplex"."""
+    import dataclasses
+
+    from polarize.science.studies import compare_normalizers
+    from polarize.web.pages import normalizers
+
+    values = normalizers.defaults(None)
+    e = dataclasses.replace(normalizers.experiment(values).resolved(), a0=[-1.0] * 10)
+    rows = compare_normalizers(e, names=("relu", "softmax"))
+    assert not np.any(rows[0].result.s[-1])
+    drawn = normalizers.draw(values, rows)
+    assert drawn.table[0]["final entropy"] is None and drawn.table[1]["final entropy"] is not None
+    assert "relu (every score 0, so no distribution: a dead run)" in drawn.plots[0].caption

@@ -24,6 +24,8 @@ def _detail(row: NormalizerRow) -> str:
     """A few words on how this run ended: how it got near a vertex, or where it went instead."""
     r = row.result
     s = r.s[-1]
+    if not np.any(s != 0):
+        return "every score 0, so no distribution: a dead run"
     if judge(r).status == "cut":
         return f"drawn to t = {format_time(float(r.t[-1]))}, max s = {s.max():.3g} there"
     if not row.on_simplex:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,7 +56,8 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 
 
 def draw(values: Mapping[str, Any], rows: list[Any]) -> Drawn:
-    table = [{"normalizer": r.normalizer, "final entropy": round(r.entropy, 4) + 0.0,
+    table = [{"normalizer": r.normalizer,  # no entropy where every score is 0 (a dead run): empty
+              "final entropy": round(r.entropy, 4) + 0.0 if math.isfinite(r.entropy) else None,
               "max s": round(r.max_s, 4), "loss": f"{r.loss:.3g}", "on simplex": r.on_simplex,
               "status": r.result.status, "message": r.result.message} for r in rows]
     runs = {r.normalizer: r.result for r in rows}
