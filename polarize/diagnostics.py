@@ -42,7 +42,14 @@ def _derived(s: np.ndarray) -> dict[str, np.ndarray]:
     biggest = np.max(s, axis=1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(biggest[:, None] != 0, s / biggest[:, None], 0.0)
-        return {"entropy": entropy(s), "ratio": ratio, "one_minus_max": 1.0 - biggest}
+        # Every score 0 (a dead ReLU run) is no distribution: no entropy, rather than a one-hot's 0.
+        h = np.where(dead_rows(s), np.nan, entropy(s))
+        return {"entropy": h, "ratio": ratio, "one_minus_max": 1.0 - biggest}
+
+
+def dead_rows(s: np.ndarray) -> np.ndarray:
+    """Whether each row of scores ``s`` (K, n) is all 0 (every token switched off): bool, shape (K,)."""
+    return ~np.any(np.asarray(s) != 0, axis=-1)
 
 
 def _frozen(x: Any) -> np.ndarray:
@@ -67,7 +74,8 @@ class Result:
         Value projections ``V^T beta_*`` (logistic loss on a target direction only).
     loss, entropy, effective_support, one_minus_max : ndarray, shape (K,)
         Loss; entropy of ``s`` (nats, of ``|s|`` normalized when ``s`` leaves the
-        simplex); ``exp(entropy)``; ``1 - max s``.
+        simplex); ``exp(entropy)``; ``1 - max s``. Where every score is 0 (a dead
+        ReLU run) ``s`` is no distribution: entropy and effective support are NaN.
     ratio : ndarray, shape (K, n)
         Each score over the largest, ``s_i / max s``.
     grad_norm_V, grad_norm_a : ndarray, shape (K,)
@@ -119,8 +127,13 @@ class Result:
 
     @property
     def winner(self) -> int:
-        """Index of the largest final score."""
+        """Index of the largest final score (0 for a ``dead`` run, which has no winner: check ``dead``)."""
         return int(np.argmax(self.s[-1]))
+
+    @property
+    def dead(self) -> bool:
+        """Whether every final score is 0 (a dead ReLU run): no distribution, so no entropy and no winner."""
+        return bool(dead_rows(self.s[-1:])[0])
 
     @property
     def winner_column_norm(self) -> np.ndarray:
@@ -211,7 +224,9 @@ class Recorder:
         if bad:
             # Refuse the sample rather than let a NaN reach a figure.
             raise FloatingPointError(f"{', '.join(bad)} no longer finite (the run diverges)")
-        derived = [key for key, value in _derived(arrays["s"]).items() if not np.all(np.isfinite(value))]
+        live = ~dead_rows(arrays["s"])
+        derived = [key for key, value in _derived(arrays["s"]).items()
+                   if not np.all(np.isfinite(value[live]))]
         if derived:
             # e.g. linear scores [-1, -1e-320]: s / max s is 1e320. A finished run holds finite numbers only.
             raise ScoresTooSmall(f"{', '.join(derived)} of the scores would not be a finite number (the "

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from polarize.fields import ConfigError, choice, integer, shown
+from polarize.serialize import finite
 from polarize.status import Status
 
 if TYPE_CHECKING:
@@ -98,6 +99,8 @@ def _progress(r: Result) -> str:
 
 
 def _outcome(r: Result) -> str:
+    if r.dead:
+        return "dead: every score is 0, so no distribution and no winner"
     return f"winner token {r.winner}, 1 - max s = {number(float(r.one_minus_max[-1]))}"
 
 
@@ -111,7 +114,8 @@ def result_rows(r: Result) -> list[tuple[str, str]]:
     rows = [
         *settings(r.experiment), ("status", r.status),
         ("final time", number(float(r.t[-1]))), ("saved times", str(len(r.t))),
-        ("winner", f"token {r.winner}"), ("1 - max s", number(float(r.one_minus_max[-1]))),
+        ("winner", "none: every score is 0 (dead)" if r.dead else f"token {r.winner}"),
+        ("1 - max s", number(float(r.one_minus_max[-1]))),
         ("entropy", number(float(r.entropy[-1]))), ("loss", number(float(r.loss[-1]))),
         ("evaluations", str(r.n_evaluations)),
     ]
@@ -148,7 +152,10 @@ def result_frame(r: Result, per: str = "token") -> pd.DataFrame:
             columns[name] = getattr(r, name)
         for k in range(r.singular_values.shape[1]):
             columns[f"sv{k + 1}"] = r.singular_values[:, k]
-        columns["leader"] = np.argmax(r.s, axis=1)
+        # No leader where every score is 0 (a dead run): missing, not token 0.
+        leader = pd.array(np.argmax(r.s, axis=1), dtype="Int64")
+        leader[~np.any(np.asarray(r.s) != 0, axis=1)] = pd.NA
+        columns["leader"] = leader
         return pd.DataFrame(columns)
     raise ValueError(f"per must be 'token' or 'time', got {per!r}")
 
@@ -248,7 +255,7 @@ def as_dict(outcome: Result | Ensemble) -> dict[str, Any]:
         value = getattr(outcome, f.name)
         if f.name == "experiment" or value is None:
             continue
-        out[f.name] = value.tolist() if isinstance(value, np.ndarray) else value
+        out[f.name] = finite(value.tolist()) if isinstance(value, np.ndarray) else value  # NaN: null
     return out
 
 

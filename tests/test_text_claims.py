@@ -249,9 +249,11 @@ def test_the_sinks_page_counts_no_sink_heads_where_the_score_means_nothing():
 
 
 def test_the_phase_portrait_says_which_labels_its_rest_points_carry():
-    """Rest points are labelled by their linearization: stable, unstable, saddle, or degenerate where
-    it does not decide; README and page caption say so, and the figure has a marker for each."""
+    """Rest points are labelled by the replicator's rates there (the field's own linearization is zero at
+    a vertex): stable, unstable, saddle, or degenerate where they do not decide; README and page caption
+    say so, and the figure has a marker for each."""
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert "marked stable, unstable, saddle or degenerate (by the field's linearization)" in readme
+    assert "marked stable, unstable, saddle or degenerate (by the replicator's rates there" in readme
     assert "open square: degenerate" in phase_page.FIELD_CAPTION
+    assert "The labels come from the replicator's rates" in phase_page.FIELD_CAPTION
     assert set(STABILITY_MARKERS) == {"stable", "unstable", "saddle", "degenerate"}

@@ -266,7 +266,7 @@ def entropy_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 3: the entropy ``H(s(t))``, with its uniform value ``log n`` marked.
 
     Where every score is 0 (a dead ReLU run) there is no distribution and so no entropy: the curve
-    has a gap there, not the 0 of a one-hot ``s`` that ``Result.entropy`` holds.
+    has a gap there (``Result.entropy`` is NaN there), not the 0 of a one-hot ``s``.
     """
     h = np.where(view.dead, np.nan, np.asarray(view.result.entropy, dtype=float))
     log_n = math.log(view.n)

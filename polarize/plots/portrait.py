@@ -99,10 +99,27 @@ def _arrows(shares: np.ndarray, velocity: np.ndarray) -> list[go.Scatter]:
     return traces
 
 
-def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
+def _continua(points: Sequence[RestPoint]) -> list[go.Scatter]:
+    """Each set of rest points that is more than a point (a segment; a whole face) as a thick line."""
     traces = []
+    for k, p in enumerate(q for q in points if q.continuum is not None):
+        corners = project_to_polygon(np.asarray(p.continuum))
+        if len(corners) > 2:
+            corners = np.vstack([corners, corners[:1]])
+        what = "line" if len(p.continuum) == 2 else "region"
+        traces.append(go.Scatter(
+            x=rounded(corners[:, 0]), y=rounded(corners[:, 1]), mode="lines", uid=f"phase-rest-line-{k}",
+            name=f"a {what} of rest points: {p.stability}", hoverinfo="text",
+            text=f"a {what} of rest points, from {np.round(p.continuum[0], 3).tolist()} to "
+                 f"{np.round(p.continuum[-1], 3).tolist()}: {p.stability}",
+            line=dict(color=style.PALETTE.ink, width=5, dash="solid" if p.stability == "stable" else "dot")))
+    return traces
+
+
+def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
+    traces = _continua(points)
     for stability, look in STABILITY_MARKERS.items():
-        chosen = [p for p in points if p.stability == stability]
+        chosen = [p for p in points if p.stability == stability and p.continuum is None]
         if not chosen:
             continue
         xy = project_to_polygon(np.array([p.shares for p in chosen]))

@@ -16,7 +16,7 @@ from polarize.science.verdict import POLARIZED_SHARE, judge
 __all__ = ["GROUP_TITLES", "describe_normalizers", "outcome_groups"]
 
 GROUP_TITLES = {"yes": f"Polarized (leader \u2265 {POLARIZED_SHARE:.0%})", "partly": "Partly polarized",
-                "no": "Not polarized"}
+                "no": "Not polarized", "cut": "Cut short by the time limit (no verdict about the end)"}
 """The title of each verdict's group, in the caption's order."""
 
 
@@ -24,6 +24,10 @@ def _detail(row: NormalizerRow) -> str:
     """A few words on how this run ended: how it got near a vertex, or where it went instead."""
     r = row.result
     s = r.s[-1]
+    if not np.any(s != 0):
+        return "every score 0, so no distribution: a dead run"
+    if judge(r).status == "cut":
+        return f"drawn to t = {format_time(float(r.t[-1]))}, max s = {s.max():.3g} there"
     if not row.stayed_on_simplex:
         return f"off the simplex: \u03a3s = {s.sum():.3g}, min s = {s.min():.3g}"
     off = int(np.sum(s == 0))

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq, least_squares
+from scipy.special import expit
 
 from polarize.config import Experiment
-from polarize.losses import Square
+from polarize.losses import LinearLoss, Square
 from polarize.normalizers import make_normalizer
 from polarize.science.flow_field import slice_field, slice_logits
 from polarize.systems import build_loss
@@ -37,8 +38,18 @@ ZERO = 1e-6
 """A rate or eigenvalue this small against the fitness's size (over T, or T^2) counts as zero: degenerate."""
 EDGE_SCAN = 400
 """Points along an edge at which a non-affine fitness's rest condition is scanned for sign changes."""
-INSIDE_STARTS = 6
+ROUNDING = 1e-7
+"""A fitness this small against its size at the vertices is rounding where the loss's gradient can vanish."""
+EDGE_LOGIT = 36.0
+"""The edge scan also covers the shares ``expit(z)``, ``|z| <= EDGE_LOGIT``: to 2e-16 of each vertex."""
+INSIDE_STARTS = 8
 """Starts per side of the grid from which rest points inside the triangle are sought."""
+NEWTON = 1e-9
+"""An inside point counts as a rest point when the Newton step to the root there is this short (in shares)."""
+VERTEX = 1e-12
+"""A point of a face whose smallest share is this small is the vertex or edge beside it (found there)."""
+BORDER = 1e-7
+"""An inside answer this close to an edge is that edge's rest point (found on the edge) or its vertex's."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,7 +74,12 @@ class RestPoint:
         Of the field linearized along the support's face (``len(support) - 1`` of them).
     stability : {"stable", "unstable", "saddle", "degenerate"}
         By the signs of ``invasion`` and of the eigenvalues' real parts; "degenerate" where one of
-        them is zero (the linearization does not decide).
+        them is zero (the linearization does not decide). For a point of a ``continuum`` the zero
+        eigenvalues along it are left out: "stable" then says the continuum attracts the runs near it.
+    continuum : ndarray, shape (m, 3), or None
+        Where the point is one of a whole segment (or face) of rest points, as under a rank-deficient
+        ``V`` (d < n): the corners of that set on the triangle (a segment's two ends); ``shares`` is
+        its middle. None for an isolated rest point.
     """
 
     s: np.ndarray
@@ -72,6 +88,7 @@ class RestPoint:
     invasion: tuple[float, ...]
     eigenvalues: tuple[complex, ...]
     stability: str
+    continuum: np.ndarray | None = None
 
 
 def rest_points(experiment: Experiment, V: np.ndarray,
@@ -92,9 +109,46 @@ def rest_points(experiment: Experiment, V: np.ndarray,
     found: list[RestPoint] = []
     for size in (1, 2, 3):
         for face in itertools.combinations(range(3), size):
+            ends = _continuum(affine, face) if affine is not None and e.n == 3 and size > 1 else None
+            if ends is not None:
+                if len(ends):
+                    found.append(_classified(e, V, np.mean(ends, axis=0), face, tokens, ends))
+                continue
             for r in _face_solutions(e, V, face, tokens, affine):
                 found.append(_classified(e, V, r, face, tokens))
     return found
+
+
+def _continuum(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> np.ndarray | None:
+    """The corners (m, 3) of the face's set of rest points where it is more than a point; else None.
+
+    The face's system ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1`` is singular where ``G = W^T W`` has
+    rank below the face's size (a rank-deficient ``V``): when it is consistent, its solutions form a
+    line (or the whole face), cut to the face by ``s_S > 0``. An empty array: the line misses the face.
+    """
+    b, G = affine
+    k = len(face)
+    system = np.zeros((k + 1, k + 1))
+    system[:k, :k] = G[np.ix_(face, face)]
+    system[:k, k] = system[k, :k] = 1.0
+    rhs = np.append(b[list(face)], 1.0)
+    _, sigma, vt = np.linalg.svd(system)
+    null = vt[sigma <= 1e-10 * sigma[0]][:, :k]
+    solution, *_ = np.linalg.lstsq(system, rhs, rcond=1e-10)
+    if not len(null) or np.max(np.abs(system @ solution - rhs)) > 1e-9 * max(1.0, float(np.max(np.abs(rhs)))):
+        return None
+    if len(null) > 1 or k == 2:
+        ends = np.eye(3)[list(face)]  # the whole face (an edge, or the triangle) rests
+        return ends
+    direction = null[0]
+    # s_S = solution + t direction > 0: an interval of t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bounds = -solution[:k] / direction
+    low = np.max(bounds[direction > 0], initial=-np.inf)
+    high = np.min(bounds[direction < 0], initial=np.inf)
+    if not low < high:
+        return np.zeros((0, 3))
+    return np.stack([_on_face((solution[:k] + t * direction)[:-1], face) for t in (low, high)])
 
 
 def _affine_fitness(e: Experiment, V: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -114,9 +168,14 @@ def _on_face(x: np.ndarray, face: tuple[int, ...]) -> np.ndarray:
 
 def _face_rates(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
                 tokens: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """The face's logit velocities minus the last one's, (len(face) - 1,) per point, and the fitness."""
+    """The face's rest condition, (K, len(face) - 1) at points (K, 3), and the fitness (K, n).
+
+    On a slice: the face's logit velocities minus the last one's. On the whole simplex (n = 3): the
+    face's fitness minus the last one's, whose zeros are the same points (``da_i = s_i (u_i - s.u)``)
+    but which does not fade with the shares near a vertex, where rounding would fake sign changes.
+    """
     _, da, u = slice_field(e, V, np.atleast_2d(r), tokens)
-    on = da[:, [tokens[i] for i in face]]
+    on = (u if e.n == 3 else da)[:, [tokens[i] for i in face]]
     return on[:, :-1] - on[:, -1:], u
 
 
@@ -134,7 +193,7 @@ def _face_solutions(e: Experiment, V: np.ndarray, face: tuple[int, ...], tokens:
         candidates = _searched_inside(e, V, face, tokens)
     out: list[np.ndarray] = []
     for r in candidates:
-        if np.all(r[list(face)] > 0) and not any(np.max(np.abs(r - other)) < 1e-9 for other in out):
+        if np.all(r[list(face)] > VERTEX) and not any(np.max(np.abs(r - other)) < 1e-9 for other in out):
             out.append(r)
     return out
 
@@ -169,7 +228,11 @@ def _cubic_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...],
 def _scanned_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...],
                   tokens: tuple[int, int, int]) -> list[np.ndarray]:
     """Sign changes of ``da_i - da_j`` along the edge, each closed in by bisection (never off the edge)."""
-    x = np.linspace(0, 1, EDGE_SCAN + 1)[1:-1]
+    # Evenly in the share and evenly in its logit: a rest point close to a vertex (a sharp softmax, large
+    # values) lies between grid points near the ends that an even grid alone steps over.
+    x = np.unique(np.concatenate([np.linspace(0, 1, EDGE_SCAN + 1)[1:-1],
+                                  expit(np.linspace(-EDGE_LOGIT, EDGE_LOGIT, EDGE_SCAN + 1))]))
+    x = x[(x > 0) & (x < 1)]
     values = _face_rates(e, V, np.stack([_on_face(np.array([xi]), face) for xi in x]), face, tokens)[0][:, 0]
 
     def residual(xi: float) -> float:
@@ -196,28 +259,73 @@ def _searched_inside(e: Experiment, V: np.ndarray, face: tuple[int, ...],
     out = []
     for start in itertools.product(grid, grid):
         fit = least_squares(residual, np.array(start), bounds=(0.0, 1.0), xtol=1e-15, ftol=1e-15, gtol=1e-15)
-        r = point(fit.x)
-        if np.all(r > 0) and _stands_still(e, V, r, face, tokens):
+        x = _polished(residual, fit.x)
+        r = point(x)
+        if np.min(r) > BORDER and _newton_step(residual, x) <= NEWTON:
             out.append(r)
     return out
 
 
-def _stands_still(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
-                  tokens: tuple[int, int, int]) -> bool:
-    """Whether the face's logits move at one speed at ``r``, to rounding of the terms ``s_i (u_i - s.u)``."""
-    rates, u = _face_rates(e, V, r, face, tokens)
-    return bool(np.max(np.abs(rates)) <= 1e-9 * max(1e-300, 2 * float(np.max(np.abs(u)))) / e.temperature)
+def _polished(residual, x: np.ndarray, steps: int = 30) -> np.ndarray:
+    """Newton steps from the least-squares answer, kept in the unit square.
+
+    In a long, nearly flat valley (a Jacobian with a singular value near 1e-7, as cross-entropy's resting
+    point can have) the least-squares search stops on its tolerances well short of the root; Newton's
+    step, which divides by that small singular value, walks the rest of the way.
+    """
+    for _ in range(steps):
+        step = _step(residual, x)
+        if step is None or not np.all(np.isfinite(step)):
+            return x
+        x = np.clip(x - step, 0.0, 1.0)
+        if np.max(np.abs(step)) <= NEWTON * 1e-3:
+            break
+    return x
+
+
+def _linearized(residual, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The residual at ``x`` and its Jacobian by central differences; None where either is not finite."""
+    h = 1e-7
+    f = residual(x)
+    jac = np.stack([(residual(x + h * d) - residual(x - h * d)) / (2 * h) for d in np.eye(len(x))], axis=1)
+    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(jac))):
+        return None
+    return f, jac
+
+
+def _step(residual, x: np.ndarray) -> np.ndarray | None:
+    """The least-squares Newton step ``J^+ f`` at ``x``, or None where it is not finite."""
+    linear = _linearized(residual, x)
+    return None if linear is None else np.linalg.lstsq(linear[1], linear[0], rcond=1e-10)[0]
+
+
+def _newton_step(residual, x: np.ndarray) -> float:
+    """Length of the (least-squares) Newton step from ``x`` towards a root of ``residual``.
+
+    Scale-free: a root where the fitness itself vanishes (the loss at its floor, as cross-entropy's runs
+    end) passes, while a point where the whole field is merely tiny (a logistic fitness ``c p`` with
+    ``c`` near 0) does not, since there the field's slope is as tiny as its value. On a line of rest
+    points the least-squares step along the line is zero.
+    """
+    linear = _linearized(residual, x)
+    if linear is None:
+        return np.inf
+    f, jac = linear
+    if np.max(np.abs(f)) > NEWTON * np.max(np.abs(jac)):
+        return np.inf  # no move of NEWTON could make up the residual: flat, not resting (a saturated softmax)
+    step, *_ = np.linalg.lstsq(jac, f, rcond=1e-10)
+    return float(np.max(np.abs(step)))
 
 
 def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
-                tokens: tuple[int, int, int]) -> RestPoint:
+                tokens: tuple[int, int, int], ends: np.ndarray | None = None) -> RestPoint:
     _, da, u = slice_field(e, V, r[None], tokens)
     da, u = da[0], u[0]
     s = make_normalizer("softmax", temperature=e.temperature).forward(
         slice_logits(r[None], tokens, np.asarray(e.a0), e.temperature))[0]
     off = [i for i in range(3) if i not in face]
     common = float(np.mean(da[[tokens[i] for i in face]]))
-    scale = max(1e-300, float(np.max(np.abs(u)))) / e.temperature
+    scale = max(1e-300, float(np.max(np.abs(u))), _rounding(e, V, tokens)) / e.temperature
     if abs(common) > 1e-7 * scale:
         # On a slice the shares off the face move at a linear rate: dr_j/r_j -> (0 - r.da) / T.
         invasion = tuple(-common / e.temperature for _ in off)
@@ -227,9 +335,27 @@ def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ..
         # beats the mean, at the replicator's rate (u_j - s.u) / T.
         invasion = tuple(float(u[tokens[i]] - s @ u) / e.temperature for i in off)
     eigenvalues = tuple(complex(v) for v in np.linalg.eigvals(_face_jacobian(e, V, r, face, tokens)))
-    stability = _stability(np.array(invasion), np.array(eigenvalues), scale, e.temperature)
+    transverse = np.array(eigenvalues)
+    if ends is not None:  # leave out the zero rates along the continuum (one per dimension of it)
+        transverse = transverse[np.argsort(np.abs(transverse))][len(ends) - 1:]
+    stability = _stability(np.array(invasion), transverse, scale, e.temperature)
     return RestPoint(s=s, shares=r, support=tuple(tokens[i] for i in face), invasion=invasion,
-                     eigenvalues=eigenvalues, stability=stability)
+                     eigenvalues=eigenvalues, stability=stability, continuum=ends)
+
+
+def _rounding(e: Experiment, V: np.ndarray, tokens: tuple[int, int, int]) -> float:
+    """The size below which a fitness is rounding, not a value: its sign then says nothing.
+
+    Square and cross-entropy losses reach zero gradient (their runs end there, or along a line of such
+    points when V is rank-deficient), where ``u = -V^T grad l`` is a difference of terms the size of the
+    fitness elsewhere: ``ROUNDING`` times its largest size at the triangle's vertices. The logistic
+    loss's gradient ``-c beta_*`` never vanishes and keeps its relative precision however small ``c``
+    is, so there a tiny fitness still has a sign.
+    """
+    if isinstance(build_loss(e), LinearLoss) and not isinstance(build_loss(e), Square):
+        return 0.0
+    u = slice_field(e, V, np.eye(3), tokens)[2]
+    return ROUNDING * float(np.max(np.abs(u)))
 
 
 def _stability(invasion: np.ndarray, eigenvalues: np.ndarray, scale: float, temperature: float) -> str:

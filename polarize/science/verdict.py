@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from polarize.budget import OUT_OF_TIME
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.simplex import simplex_shares
@@ -22,9 +23,10 @@ class Verdict:
 
     Attributes
     ----------
-    status : {"yes", "partly", "no"}
+    status : {"yes", "partly", "no", "cut"}
+        "cut": stopped by its time limit before the horizon, so no verdict about its end.
     headline : str
-        Two or three words: "Polarized", "Partly polarized", "Not polarized".
+        Two or three words: "Polarized", "Partly polarized", "Not polarized", "Cut short".
     sentence : str
         What happened, with the numbers.
     winner : int
@@ -92,6 +94,12 @@ def judge(result: Result) -> Verdict:
     falling = float(result.entropy[earlier]) - entropy > 0.01 * log_n
     stopped = "" if result.finished else f" The run stopped early, at t = {format_time(float(t[-1]))}."
 
+    if result.status == OUT_OF_TIME:
+        # Cut by the clock before its horizon: where it got says nothing about where it would end.
+        sentence = (f"Cut short at t = {format_time(float(t[-1]))} of {format_time(float(_asked(result)))} "
+                    "by the time limit, and drawn up to there: no verdict about where it ends (at the cut, "
+                    f"the leader held {share:.0%}).")
+        return Verdict("cut", "Cut short", sentence, winner, share, entropy, gap)
     if not np.any(s != 0):
         return Verdict("no", "Not polarized",
                        "Every score is zero: the normalizer switched all tokens off, so nothing can move."
@@ -114,6 +122,12 @@ def judge(result: Result) -> Verdict:
     if falling:
         sentence += " The entropy is still falling: a longer horizon may change this."
     return Verdict("no", "Not polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
+
+
+def _asked(result: Result) -> float:
+    """The time the run was asked to reach (gradient descent: its whole steps of ``lr``)."""
+    e = result.experiment
+    return e.horizon if e.method == "flow" else round(e.horizon / e.lr) * e.lr
 
 
 def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:

@@ -38,6 +38,12 @@ def sink_scores(weights: np.ndarray, *, first: int = 1, last: int = 9) -> np.nda
     return ratio.mean(axis=(1, 3))
 
 
+def counts_sinks(variant: str) -> bool:
+    """Whether the sink score means anything for ``variant``: not for raw attention, whose signed,
+    unnormalized weights can put any share (or none) on BOS without it being a sink."""
+    return not variant.startswith("raw")
+
+
 def sink_heads(scores: np.ndarray, accuracy: float) -> np.ndarray:
     """Boolean (layers, heads): sink heads of a run (none if its accuracy is not above 0.95)."""
     scores = np.asarray(scores, dtype=float)

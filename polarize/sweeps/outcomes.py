@@ -29,7 +29,8 @@ SCHEMAS = {
              "t_end": "double", "polarized": "bool", "naive_winner": "int64", "naive_holds": "bool",
              "switches": "int64", "n_evaluations": "int64", "note": "string"},
     "ensemble": {"start": "int64", "n_starts": "int64", "n_finished": "int64", "n_polarized": "int64",
-                 "n_naive": "int64", "winner": "int64", "one_minus_max": "double", "polarized": "bool",
+                 "n_naive": "int64", "winner": "int64", "one_minus_max": "double",
+                 "mean_one_minus_max": "double", "polarized": "bool",
                  "naive_holds": "bool", "naive_winner": "int64", "alone": "int64", "wins": "list<int64>"},
     "sinks": {"variant": "string", "size": "string", "accuracy": "double", "sinks": "int64",
               "layer1_sinks": "int64", "top_sink": "double", "sink_scores": "list<double>", "layers": "int64",
@@ -71,11 +72,12 @@ def _run(cell, settings: dict) -> tuple[list[dict], dict | None]:
         warnings.simplefilter("ignore")
         r = simulate(e)
     naive = _naive(r.experiment)
-    row = {"status": r.status.value, "message": r.message, "note": r.note, "winner": r.winner,
+    row = {"status": r.status.value, "message": r.message, "note": r.note,
+           "winner": None if r.dead else r.winner,
            "one_minus_max": float(r.one_minus_max[-1]), "entropy_end": float(r.entropy[-1]),
            "loss_end": float(r.loss[-1]), "t_end": float(r.t[-1]),
            "polarized": bool(r.one_minus_max[-1] < settings["polarized_below"]),
-           "naive_winner": naive, "naive_holds": None if naive < 0 else naive == r.winner,
+           "naive_winner": naive, "naive_holds": None if naive < 0 or r.dead else naive == r.winner,
            "switches": r.switches, "n_evaluations": r.n_evaluations}
     path = None
     if settings.get("trajectories"):
@@ -109,13 +111,13 @@ def _ensemble(cell, settings: dict) -> list[dict]:
     return [{"status": status.value, "message": message, "start": lo, "n_starts": hi - lo,
              "n_finished": int(out.finished.sum()), "n_polarized": int(polarized.sum()),
              "n_naive": int((out.winner == naive).sum()), "naive_winner": naive, "alone": out.alone,
-             "one_minus_max": float(out.one_minus_max.mean()),
+             "mean_one_minus_max": float(out.one_minus_max.mean()),  # over the chunk's starts
              "wins": np.bincount(out.winner, minlength=e.n).tolist()}]
 
 
 def sinks_row(record: dict) -> dict:
     """The row of one training record (``polarize.sinks.train.train`` or a shipped run)."""
-    from polarize.sinks.metrics import sink_heads
+    from polarize.sinks.metrics import counts_sinks, sink_heads
 
     scores = np.asarray(record["sink_scores"], dtype=float)
     config = record["config"]
@@ -123,10 +125,13 @@ def sinks_row(record: dict) -> dict:
     heads = sink_heads(scores, record["accuracy"])
     from polarize.sinks.config import SinksConfig
 
+    variant = SinksConfig.from_dict(config).variant
+    counted = counts_sinks(variant)  # the Attention sinks page's rule: raw attention's scores mark no sink
     row = {"status": Status.FINISHED.value, "message": "", "accuracy": float(record["accuracy"]),
-           "variant": SinksConfig.from_dict(config).variant, "size": str(record.get("size", "custom")),
+           "variant": variant, "size": str(record.get("size", "custom")),
            "seed": int(config["seed"]),
-           "sinks": int(heads.sum()), "layer1_sinks": int(heads[min(1, len(heads) - 1)].sum()),
+           "sinks": int(heads.sum()) if counted else None,
+           "layer1_sinks": int(heads[min(1, len(heads) - 1)].sum()) if counted else None,
            "top_sink": float(scores.max()), "sink_scores": scores.ravel().tolist(),
            "layers": scores.shape[0], "heads": scores.shape[1],
            "run": json.dumps({k: v for k, v in record.items() if k != "maps"} | {"config": config},

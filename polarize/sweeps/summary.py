@@ -14,7 +14,8 @@ Z95 = 1.959964
 """Two-sided 95% normal quantile."""
 
 _POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold for polarized")
-_NAIVE = ("p\u1d62(0) wins", "the token with the largest p\u1d62(0) wins (the naive prediction)")
+_NAIVE = ("naive guess wins", "the naive prediction holds: the token of largest fitness u\u1d62 at a(0) = 0 "
+          "and V\u2080 wins (under logistic loss, the largest p\u1d62(0))")
 FRACTIONS = {
     "runs": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
     "ensemble": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
@@ -58,6 +59,11 @@ def _counts(frame, kind: str, what: str):
         column = {"polarized": "n_polarized", "naive_holds": "n_naive"}[what]
         return ok, ok[column].astype(float), ok["n_starts"].astype(float)
     if what == "sink_found":
+        from polarize.sinks.metrics import counts_sinks
+
+        # Raw attention's signed scores say nothing about sinks (the Attention sinks page's rule): not
+        # trials, also in folders written before their rows left the count empty.
+        ok = ok[ok["layer1_sinks"].notna() & ok["variant"].map(counts_sinks)]
         return ok, (ok["layer1_sinks"] > 0).astype(float), np.ones(len(ok))
     ok = ok[ok[what].notna()]  # no prediction where it is not defined: not a trial
     return ok, ok[what].astype(float), np.ones(len(ok))
@@ -73,11 +79,47 @@ def fraction_table(frame, kind: str, what: str, by: list[str]):
         (``hits`` and ``trials``, not ``k`` and ``n``: ``n`` may be a grid axis).
     """
     ok, k, n = _counts(frame, kind, what)
-    table = ok[by].copy() if by else ok.iloc[:, :0].copy()
+    clustered = kind == "ensemble" and "seed" in ok and "seed" not in by
+    keys = [*by, "seed"] if clustered else by
+    table = ok[keys].copy() if keys else ok.iloc[:, :0].copy()
     table["hits"], table["trials"] = k.to_numpy(), np.asarray(n)
-    table = table.groupby(by, sort=True).sum().reset_index() if by else table.sum().to_frame().T
+    table = table.groupby(keys, sort=True).sum().reset_index() if keys else table.sum().to_frame().T
+    if clustered:
+        return _between_seeds(table, by)
     table["share"], table["low"], table["high"] = wilson(table["hits"], table["trials"])
+    table["band"] = "wilson"
     return table
+
+
+def _between_seeds(per_seed, by: list[str]):
+    """Per group of ``by``: the mean of its seeds' shares and a 95% t interval from their spread.
+
+    An ensemble's starts within one seed share that seed's ``V0`` (and target), so they are not
+    independent trials: the seed is the unit. With one seed there is no spread to read: Wilson's band on
+    that seed's starts, marked ``band = "wilson"``.
+    """
+    from scipy.stats import t as student
+
+    per_seed = per_seed.assign(seed_share=per_seed["hits"] / per_seed["trials"])
+    groups = per_seed.groupby(by, sort=True) if by else [((), per_seed)]
+    rows = []
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        shares = part["seed_share"].to_numpy(dtype=float)
+        hits, trials = float(part["hits"].sum()), float(part["trials"].sum())
+        row = dict(zip(by, key, strict=True)) | {"hits": hits, "trials": trials, "seeds": len(shares)}
+        if len(shares) > 1:
+            mean = float(np.mean(shares))
+            half = float(student.ppf(0.975, len(shares) - 1) * np.std(shares, ddof=1) / np.sqrt(len(shares)))
+            row |= {"share": mean, "low": max(0.0, mean - half), "high": min(1.0, mean + half),
+                    "band": "seeds"}
+        else:
+            share, low, high = wilson(hits, trials)
+            row |= {"share": float(share), "low": float(low), "high": float(high), "band": "wilson"}
+        rows.append(row)
+    import pandas as pd
+
+    return pd.DataFrame(rows)
 
 
 def spread_table(frame, y: str, by: list[str]):

@@ -72,7 +72,10 @@ def trajectory_csv(result: Result) -> str:
     names, values = trajectory_columns(result)
     buffer = io.StringIO()
     np.savetxt(buffer, values, delimiter=",", fmt="%.17g", header=",".join(names), comments="")
-    return buffer.getvalue()
+    # A value the run does not have (the entropy of a dead run's all-zero scores) is an empty field.
+    lines = buffer.getvalue().split("\n")
+    rows = (",".join("" if v == "nan" else v for v in line.split(",")) for line in lines[1:])
+    return "\n".join([lines[0], *rows])
 
 
 def trajectory_json(result: Result) -> str:

@@ -19,9 +19,9 @@ LEADS: dict[str, str] = {
         "One start, trained with every normalizer, each a different way of turning logits into scores. "
         "Press Play and see which of them end with a single token holding all the score."),
     "losses": (
-        "The same start under the logistic, square and cross-entropy losses, then how a badly "
-        "conditioned regression slows polarization down. Press Play and compare how fast each loss "
-        "picks its winner."),
+        "The same start under the logistic, square and cross-entropy losses, then the paper's "
+        "regression at several condition numbers: there the worse conditioned the design, the more "
+        "polarized the scores by the end. Press Play and compare how fast each loss picks its winner."),
     "tied": (
         "When the values are tied to the logits, training grows one column far larger than all the "
         "others, like the massive activations of trained transformers. Press Play and watch the "
@@ -63,11 +63,13 @@ TOURS: dict[str, tuple[str, ...]] = {
         "axis is logarithmic, so most of it happens late.",
         "**Entropy H(s(t))**: how spread out the scores are. It starts at log n (uniform) and falls "
         "towards 0 as one token takes over.",
-        "**Repulsion**: each token's fitness against its score. Tokens right of the dashed mean gain "
-        "score and the others lose it: the rich get richer.",
+        "**Repulsion**: each token's fitness against its score. The logits of tokens right of the "
+        "dashed mean rise and the others' fall (a share need not follow its logit at once): the rich "
+        "get richer.",
         "**Loss**: it keeps falling but never reaches 0, so the flow never stops pushing.",
-        "Then try another **Normalizer** in the sidebar (only softmax behaves like this), or "
-        "**New random start**. The verdict on the right is about the end of the run.",
+        "Then try another **Normalizer** in the sidebar (only softmax has this replicator form; from "
+        "the default start L2 and sparsemax polarize too, each in its own way, while sigmoid does "
+        "not), or **New random start**. The verdict on the right is about the end of the run.",
     ),
 }
 """Page name -> the steps of its guided first visit (markdown, our own text)."""

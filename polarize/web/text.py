@@ -18,7 +18,7 @@ A_INIT_NAMES = {"zeros": "zeros (uniform scores)", "gaussian": "scale \u00d7 ran
                 "shifted": "shift + scale \u00d7 randn", "vertex": "near a vertex"}
 V_INIT_NAMES = {"gaussian": "scale \u00d7 randn", "zeros": "zeros", "identity": "scale \u00d7 identity"}
 
-VERDICT_WORDS = {"yes": "Yes", "partly": "Partly", "no": "No"}
+VERDICT_WORDS = {"yes": "Yes", "partly": "Partly", "no": "No", "cut": "Not known: cut short"}
 """The one-word answer to "Polarized?" for each verdict status."""
 
 _ARRAYS = ("a0", "V0", "target", "X", "y")
@@ -42,9 +42,10 @@ def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
                   f"scores have log n = {math.log(n):.3g}, one-hot 0."),
                  ("Winning token", f"{result.winner}",
                   "The token with the largest final score (tokens count from 0).")]
+    dead = not np.any(np.asarray(result.s[-1]) != 0)
     return [
         *shown,
-        _distance_metric(result),
+        ("1 \u2212 max s", "\u2014", f"No largest share: {why}.") if dead else _distance_metric(result),
         ("Final loss", f"{result.loss[-1]:.3g}", "The loss at the last saved time."),
         ("Time reached", format_time(float(result.t[-1])), "The last saved time t."),
     ]
@@ -84,11 +85,15 @@ def init_note(experiment: Experiment) -> str:
             "fresh ones.")
 
 
-def panel_captions(experiment: Experiment, repulsion: str = "fitness") -> list[str]:
+def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from: float | None = None
+                   ) -> list[str]:
     """What to notice in each panel of the dashboard, each as ``**Panel.** sentence`` (markdown).
 
-    In the order simplex, scores, repulsion (in the mode ``repulsion``), entropy, loss.
+    In the order simplex, scores, repulsion (in the mode ``repulsion``), entropy, loss. ``dead_from``:
+    the time from which every score is 0 (a dead ReLU run), whose panels then say so instead.
     """
+    if dead_from is not None:
+        return _dead_captions(experiment, dead_from, repulsion)
     logistic = experiment.loss == "logistic"
     simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
                "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
@@ -120,6 +125,24 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness") -> list[s
         "entropy": (r"Starts at $\log n$ (uniform, dashed) and falls toward 0 when $s$ polarizes; "
                     r"it stays near $\log n$ when it does not."),
         "loss": loss,
+    }
+    heads = titles(repulsion)
+    return [f"**{heads[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]
+
+
+def _dead_captions(experiment: Experiment, dead_from: float, repulsion: str) -> list[str]:
+    """The panels of a dead run (every score 0 from ``dead_from`` on): no distribution, nothing moves."""
+    when = "from the start" if dead_from <= 0 else f"from t = {format_time(dead_from)}"
+    gone = (f"Every score is 0 {when} ({experiment.normalizer} switched every token off): "
+            "there is no distribution")
+    words = {
+        "simplex": f"{gone}, so no point on the simplex there.",
+        "scores": f"{gone}; every line sits at 0 and stays there (the dead state is a fixed point).",
+        "repulsion": f"{gone}. With every score 0 the scores pass no gradient back to the logits: "
+                     "no token gains or loses, and no one wins.",
+        "entropy": f"{gone}, so no entropy: the curve has a gap there.",
+        "loss": f"{gone}: beta = V s is 0, so the loss stays at its value at beta = 0 and the run never "
+                "polarizes.",
     }
     heads = titles(repulsion)
     return [f"**{heads[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]

@@ -196,7 +196,9 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
         numbers = (*numbers[:3], Text(f"No entropy or winner: {why}."), *numbers[3:])
     if verdict == "after":  # kept for after Play: the end of the run is not told before it plays
         numbers = (Folded(AFTER_PLAY, numbers),)
-    captions = text.panel_captions(experiment, repulsion=repulsion)
+    dead = ~np.any(np.asarray(result.s) != 0, axis=1)
+    dead_from = float(result.t[np.argmax(dead)]) if dead[-1] else None
+    captions = text.panel_captions(experiment, repulsion=repulsion, dead_from=dead_from)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
         Columns(((Caption(captions[0]),), tuple(map(Caption, captions[1:3])),

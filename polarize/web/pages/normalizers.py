@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,14 +56,15 @@ def check(values: Mapping[str, Any]) -> Problem | None:
 
 
 def draw(values: Mapping[str, Any], rows: list[Any], narrow: bool = False) -> Drawn:
-    table = [{"normalizer": r.normalizer, "final entropy": round(r.entropy, 4) + 0.0,
+    table = [{"normalizer": r.normalizer,  # no entropy where every score is 0 (a dead run): empty
+              "final entropy": round(r.entropy, 4) + 0.0 if math.isfinite(r.entropy) else None,
               "max s": round(r.max_s, 4), "loss": f"{r.loss:.3g}", "on simplex": r.stayed_on_simplex,
               "status": r.result.status, "message": r.result.message} for r in rows]
     runs = {r.normalizer: r.result for r in rows}
     n = rows[0].result.s.shape[1]
     plot = Plot("grid", normalizers_figure(rows, narrow=narrow), (
         f"The same start (n = {n}) under each normalizer; press Play and the {len(rows)} panels run "
-        f"together, evenly in log time. At t = {format_time(float(rows[0].result.t[-1]))}: "
+        f"together, evenly in log time. At t = {format_time(max(float(r.result.t[-1]) for r in rows))}: "
         f"{describe_normalizers(rows)} Only softmax moves each logit in proportion to its own share; "
         "the normalized maps (relu, l1, l2, sparsemax, sum) share its centring u\u1d62 \u2212 s\u00b7u but "
         "not that weighting, and sigmoid has a weighting s\u1d62(1 \u2212 s\u1d62) but no centring. "

@@ -98,7 +98,10 @@ FIELD_CAPTION = (
     "Arrows: the direction the scores move with V frozen at the chosen time (colour: speed). Grey: runs "
     "from starts across the triangle, V learning along the way; red: the run from the start you chose. "
     "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle; open square: "
-    "degenerate (a zero eigenvalue or invasion rate: the linearization does not decide). Under logistic loss "
+    "degenerate. The labels come from the replicator's rates at the point: along its face, the eigenvalues "
+    "of the field on that face; off it, each missing token's rate uⱼ - s·u (whether it grows "
+    "back); degenerate where one of them is zero and so does not decide. A thick line is a line of rest "
+    "points (a value matrix of rank below n makes one), labelled by the rates across it. Under logistic loss "
     "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
     "moving the time shows the ranking of p change as V learns.")
 SLICE_CAPTION = (
@@ -148,37 +151,54 @@ def draw(values: Mapping[str, Any], out: dict[str, Any], narrow: bool = False) -
         plots += (_basin_plot(values, basins, mine),)
         metrics += (Metric("naive prediction holds on", f"{float(np.mean(basins.naive_holds)):.0%}",
                            help="Share of the basin grid's starts (of those run) won by the token "
-                                "with the largest pᵢ(0)."),)
+                                + _naive_name(values["loss"]) + "."),)
     if odds is not None:
         plots += (Plot("odds", odds_figure(odds), (
-            f"From a(0) = scale x randn ({odds.starts} starts per scale), how often the token with the "
-            "largest p\u1d62(0) still wins, with a 95% Wilson interval: near 1 for small scales, falling "
-            f"towards chance (1/{values['n']}) as the random logits swamp the value projections.")),)
+            f"From a(0) = scale x randn ({odds.starts} starts per scale), how often the token "
+            f"{_naive_name(values['loss'])} still wins, with a 95% Wilson interval. How high it starts at "
+            "small scales depends on the seed (it is one V\u2080 per seed); it falls towards chance "
+            f"(1/{values['n']}) as the random logits swamp the value projections.")),)
     if picked is not None:
         metrics += (Metric("your start's winner", f"token {int(picked.winner)}"),)
     started = sum((len(basins.ensemble) if basins else 0, len(odds.scales) * odds.starts if odds else 0,
                    1 if picked else 0))
     metrics += (Metric("starts run", f"{started:,}"),)
     names = ", ".join(map(str, tokens))
-    table = [{f"shares of tokens {names}": ", ".join(f"{x:.3f}" for x in r.shares),
+    table = [{f"shares of tokens {names}": _where(r),
               "support": ("token " if len(r.support) == 1 else "tokens ") + ", ".join(map(str, r.support)),
               "stability": r.stability} for r in out["rest"]]
     runs = {} if out["reference"] is None else {"from a(0) = 0": out["reference"]}
     return Drawn(plots=plots, table=table, runs=runs, metrics=metrics)
 
 
+def _naive_name(loss: str) -> str:
+    """The naive guess's token in words: p is the value projection only for the logistic loss."""
+    return ("with the largest p\u1d62(0) = v\u1d62\u00b7\u03b2*" if loss == "logistic"
+            else "with the largest fitness u\u1d62 at a(0) = 0")
+
+
+def _where(point: Any) -> str:
+    """A rest point's shares, or the ends of the line (the corners of the region) of rest points it is on."""
+    def shares(r: np.ndarray) -> str:
+        return ", ".join(f"{x:.3f}" for x in r)
+    if point.continuum is None:
+        return shares(point.shares)
+    what = "a line of rest points" if len(point.continuum) == 2 else "a region of rest points"
+    return f"{what} from ({shares(point.continuum[0])}) to ({shares(point.continuum[-1])})"
+
+
 def _basin_plot(values: Mapping[str, Any], basins: Any, mine: np.ndarray | None) -> Plot:
     naive = basins.naive
-    largest = ("largest p\u1d62(0) = v\u1d62\u00b7\u03b2*" if values["loss"] == "logistic"
-               else "largest fitness u\u1d62 at a(0) = 0")
+    largest = _naive_name(values["loss"])
     return Plot("basins", basin_figure(basins, picked=mine, title="Which token wins from each start"), (
         "Click a start to run from it. "
         f"Each start of a {basins.resolution} x {basins.resolution} grid, coloured by the token that wins "
         f"at t = {format_time(values['horizon'])}. The naive prediction says token {naive} ({largest}) "
         "wins, as it does from a(0) = 0 under logistic loss; faded squares are where it does. "
-        "The dotted line is where it stops holding: a start that favours another token gives it a larger "
-        "share s\u1d62, and since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and "
-        "overtakes (the rich get richer)." + (
+        "The dotted line is where it stops holding." + (
+            " Under logistic loss, a start that favours another token gives it a larger share s\u1d62, and "
+            "since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and overtakes (the rich "
+            "get richer)." if values["loss"] == "logistic" else "") + (
             f" Grey: the {basins.missing:,} starts not run in the time a page allows." if basins.missing
             else "")), selects=CLICK)
 

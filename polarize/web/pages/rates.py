@@ -52,6 +52,34 @@ def check(values: Mapping[str, Any]) -> Problem | None:
     return None
 
 
+AGREE = 0.01
+"""Fitted and predicted slopes this close (relative) are said to agree."""
+
+
+def slope_words(rate: Any) -> str:
+    """The fitted and predicted slopes, and what they show, in words that hold for this run's numbers.
+
+    The prediction is asymptotic: it applies once the winner is settled and its margin z is far above the
+    losers' mean projection q\u0304. A run not there yet by its horizon is said to be not there.
+    """
+    words = (f"Fitted against log log t over the late times, the corrected form's slope is "
+             f"{rate.corrected_slope:.4f} and the run's {rate.slope:.4f}")
+    gap = abs(rate.slope - rate.corrected_slope) / abs(rate.corrected_slope)
+    if gap <= AGREE:
+        words += f" (within {gap:.1%})"
+    else:
+        words += (f": {gap:.0%} apart, so by t = {format_time(float(rate.t[-1]))} this run is not yet in "
+                  "the asymptotic regime the prediction describes (a settled winner whose margin z is far "
+                  "above q\u0304); a longer horizon may bring them together")
+    if rate.slope < -2:
+        words += (f". Steeper than \u22122, because the local slope \u22122z/(z \u2212 q\u0304) "
+                  f"({rate.local_slope[-1]:.3f} at the end) tends to \u22122 only as z grows (run to "
+                  "t = 1e300 to watch it walk).")
+    else:
+        words += f". The local slope \u22122z/(z \u2212 q\u0304) is {rate.local_slope[-1]:.3f} at the end."
+    return words
+
+
 def draw(values: Mapping[str, Any], result: Result, narrow: bool = False) -> Drawn:
     rate = polarization_rate(result)
     n = result.s.shape[1]
@@ -66,11 +94,8 @@ def draw(values: Mapping[str, Any], result: Result, narrow: bool = False) -> Dra
         "(blue, long dashes)"
         + (f", within {np.max(np.abs(rate.gap[late] / rate.corrected[late] - 1)):.1%} from t = 1e6"
            if late.any() else "")
-        + f". Fitted against log log t over the same late times, its slope is {rate.corrected_slope:.4f}, "
-        f"the run's {rate.slope:.4f}: steeper than \u22122, because its local slope \u22122z/(z \u2212 "
-        f"q\u0304) ({rate.local_slope[-1]:.3f} at the end) tends to \u22122 only as z grows (run to "
-        "t = 1e300 to watch it walk). Middle: each loser's share relative to the winner. Right: the margin "
-        "z grows like log t."))
+        + ". " + slope_words(rate) + " Middle: each loser's share relative to the winner. Right: the "
+        "margin z grows like log t."))
     every = max(1, len(rate.t) // 12)  # about a dozen rows, evenly spread in log time
     table = [{"t": float(f"{rate.t[k]:.4g}"), "1 - max s": float(f"{rate.gap[k]:.4g}"),
               "margin z": float(f"{rate.margin[k]:.4g}"), "2(n-1)/(n z^2)": float(f"{rate.sharp[k]:.4g}"),

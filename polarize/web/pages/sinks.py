@@ -25,6 +25,7 @@ from polarize.serve.cluster import ClusterUnavailable
 from polarize.serve.training import TrainingFailed, train_live
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SIZES, VARIANTS, variant_config
+from polarize.sinks.metrics import counts_sinks
 from polarize.sinks.runs import check_run, read_run, run_info, run_json, shipped_runs
 from polarize.web import export
 from polarize.web.controls import Control
@@ -139,11 +140,6 @@ def _record(values: Mapping[str, Any]) -> dict[str, Any] | str:
         return "Live runs are queued one at a time and the queue is full. Try again in a minute."
     except (TrainingFailed, ImportError, ConfigError, ClusterUnavailable) as exc:
         return f"The live run failed: {exc}"
-
-
-def counts_sinks(variant: str) -> bool:
-    """Whether the sink score means anything for ``variant``: not for raw attention (signed weights)."""
-    return not variant.startswith("raw")
 
 
 def _table() -> Table:

@@ -88,7 +88,7 @@ CONTROLS = (
             help="A shipped example, or a results folder under POLARIZE_DATA_DIR/sweeps "
                  "(polarize sweep run SWEEP.toml -o that folder)."),
     Control("fraction", "Fraction", "select", options=("polarized", "naive_holds"),
-            names={"polarized": "polarized", "naive_holds": "largest p\u1d62(0) wins"},
+            names={"polarized": "polarized", "naive_holds": "naive prediction holds"},
             applies=lambda v: _kind(v) != "sinks", off_help=" (a sinks sweep counts runs with a sink)"),
     Control("measure", "Measure", "select", options=tuple(MEASURES), names=MEASURES,
             applies=lambda v: _kind(v) == "runs", off_help=" (runs sweeps only)"),
@@ -115,9 +115,15 @@ def _metrics(frame, sweep: Sweep) -> Columns:
     metrics = (Metric("Rows", f"{len(frame):,}", "one per run, chunk of starts or training"),
                Metric("Grid cells", f"{sweep.n_cells:,}", "the product of the axes"),
                Metric("Errors", str(errors), "cells whose config or run failed (a row each)"),
-               Metric("Worker time", f"{frame['seconds'].sum():.0f} s" if len(frame) else "0 s",
-                      "summed over every task"))
+               Metric("Worker time", f"{worker_seconds(frame):.0f} s",
+                      "summed over every task (a chunk's seconds once, however many rows it wrote)"))
     return Columns(tuple((m,) for m in metrics))
+
+
+def worker_seconds(frame) -> float:
+    """The work behind the rows: each cell's seconds counted once (a chunk of starts writes one row per
+    start when ``ensemble.rows = "starts"``, each carrying the chunk's seconds)."""
+    return float(frame.drop_duplicates("hash")["seconds"].sum()) if len(frame) else 0.0
 
 
 def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...], narrow: bool) -> Plot:
@@ -135,8 +141,21 @@ def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...], narrow
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
     return Plot("sweeps-fraction", fraction_figure(table, x, colour, short, narrow=narrow),
                 f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {_words(x)}"
-                + (f" and {_words(colour)}" if colour else "")
-                + ", pooled over the other axes, in its 95% Wilson band (Wilson 1927). Hover for the counts.")
+                + (f" and {_words(colour)}" if colour else "") + ", pooled over the other axes, "
+                + _band_words(table) + " Hover for the counts.")
+
+
+def _band_words(table) -> str:
+    """Which 95% band the figure draws (``fraction_table``'s ``band`` column), in words."""
+    bands = set(table["band"])
+    seeds = ("with a 95% band from the spread between seeds (a t interval on the seeds' own shares, "
+             "around their mean): the starts of one seed share its V\u2080, so they are not independent "
+             "trials.")
+    if bands == {"seeds"}:
+        return seeds
+    if bands == {"wilson"}:
+        return "in its 95% Wilson band (Wilson 1927), each run an independent trial."
+    return seeds[:-1] + "; where a point has one seed, Wilson's band on its starts (Wilson 1927)."
 
 
 def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
@@ -169,7 +188,10 @@ def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
     if kind == "sinks":
         blocks.append(Plot("sweeps-heads", sink_heads_figure(frame, narrow=narrow),
                            "Every layer-1 head of every run: its sink score (attention on BOS, paper "
-                           "section 7), one dot per head, colour by seed; dashed: 0.9, a sink."))
+                           "section 7), one dot per head, colour by seed; dashed: 0.9, a sink. Raw "
+                           "attention's heads are drawn but never counted as sinks, here or in the share "
+                           "above: its signed, unnormalized scores say nothing about sinks (as on the "
+                           "Attention sinks page)."))
     errors = frame[frame["status"] == "error"]
     warnings = (f"{len(errors)} cells failed; the first says: {echo(errors['message'].iloc[0], most=300)}",
                 ) if len(errors) else ()

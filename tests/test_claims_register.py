@@ -1,0 +1,383 @@
+"""Issue 34: every sentence of a lead, tour or caption that states a fact about the dynamics is named here.
+
+``REGISTER`` maps a fragment of each such sentence to what stands behind it: the test that checks it
+against an independent computation (``tests/FILE.py::test_name``), or ``"setting"`` where the sentence
+says what is drawn (its settings, its axes) rather than what the dynamics do, or ``"observed"`` where it
+is worded as what was seen for the setting it states. ``test_every_claim_is_registered`` reads the
+leads and tours and every caption in the page modules (``Plot`` captions, ``*CAPTION*`` constants,
+``caption=`` arguments) and fails on a sentence with a number or a comparison that no entry names.
+
+The tests below check the sentences issue 34 found wrong (items 8-11, 13-15), each against its own
+computation (scipy's solve_ivp, numpy's polyfit and SVD) rather than the code that writes the words.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from polarize import Experiment, simulate
+from polarize.web.leads import LEADS, TOURS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+REGISTER: dict[str, str] = {
+    # leads
+    "pushes almost all of the score":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "the worse conditioned the design, the more":
+        "tests/test_claims_register.py::test_losses_lead_worse_conditioning_polarizes_more",
+    "training grows one column far larger":
+        "tests/test_claims.py::test_tied_model_polarizes_and_grows_the_winner_column",
+    "shrinks only like 1/log": "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "The directions the scores move in": "setting",
+    "why softmax polarizes, in a few formulas": "setting",
+    # Explorer tour
+    "One climbs towards 1 and the others fall":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "It starts at log n (uniform) and falls":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "The logits of tokens right of the dashed mean rise":
+        "tests/test_claims_register.py::test_right_of_the_mean_the_logit_rises_not_always_the_share",
+    "it keeps falling but never reaches 0":
+        "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
+    "L2 and sparsemax polarize too":
+        "tests/test_claims_register.py::test_the_tour_s_normalizers_end_as_it_says",
+    # descent
+    "Small steps retrace the flow": "tests/test_comparison_pages.py",
+    "The exact gradient flow against gradient descent at several": "setting",
+    # losses
+    "The logistic, square and cross-entropy losses on a common footing": "setting",
+    "The logistic loss never reaches its floor":
+        "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
+    "the larger \u03ba, the further the logits":
+        "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
+    "ill-conditioned problems sparsify more":
+        "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
+    # maths
+    "One logistic run (n = 5, seed 1) up to":
+        "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
+    "The gap 1 - max s of the run above against": "setting",
+    "Entropy of the scores under four normalizers": "setting",
+    "Entropy under the three losses, same start": "setting",
+    "the column of U at the winning token grows while":
+        "tests/test_claims.py::test_tied_model_polarizes_and_grows_the_winner_column",
+    # normalizers
+    "Only softmax moves each logit in proportion":
+        "tests/test_text_claims.py::test_the_normalizers_caption_says_what_each_run_did",
+    "One starting point run under every normalizer": "setting",
+    "Only softmax has the replicator form": "tests/test_claims.py::test_repulsion_rich_get_richer",
+    # phase
+    "The labels come from the replicator's rates":
+        "tests/test_phase_rest_losses.py::test_every_loss_setting_has_every_rest_point",
+    "the only rest points are the vertices and the largest p wins":
+        "tests/test_phase_rest.py::test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels",
+    "For n > 3 this is a slice":
+        "tests/test_phase_rest.py::test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels",
+    "coloured by the token that wins at":
+        "tests/test_phase_rest.py::test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner",
+    "as it does from a(0) = 0 under logistic loss":
+        "tests/test_claims.py::test_from_uniform_logits_the_largest_projection_wins",
+    "its value projection then grows faster and overtakes": "observed",
+    "and which token wins from each start, with the value": "setting",
+    "how often the token {} still wins, with a 95% Wilson": "tests/test_phase.py",
+    "How high it starts at small scales depends on the seed":
+        "tests/test_claims_register.py::test_the_odds_at_small_scales_depend_on_the_seed",
+    # rates
+    "falls faster than the theorem's bound":
+        "tests/test_text_claims.py::test_the_rates_caption_matches_its_numbers",
+    "The offset of the losers explains the gap":
+        "tests/test_text_claims.py::test_the_rates_caption_matches_its_numbers",
+    "the margin z grows like log t":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "the flow polarizes forever, but only logarithmically":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "Here out to t = 10": "setting",
+    # sinks, sweeps, tied
+    "Every layer-1 head of every run: its sink score":
+        "tests/test_sweeps_page.py::test_the_sink_figure_shows_every_layer1_head_of_every_run",
+    "Raw attention's heads are drawn but never counted":
+        "tests/test_sweeps_truth.py::test_raw_attention_is_never_counted_as_a_sink",
+    "The tied model z = Ua": "setting",
+    "grows steadily, while every other column stays near norm 1":
+        "tests/test_claims.py::test_tied_model_polarizes_and_grows_the_winner_column",
+    # the About-the-maths page's prose (Text blocks)
+    "Gradient Flow Polarizes Softmax Outputs": "setting",
+    "with a temperature $T > 0$": "setting",
+    "loss on a target direction $\\beta^*$": "setting",
+    "The Explorer also offers the square loss": "setting",
+    "a token's logit grows when its fitness beats the average":
+        "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "A token ahead gains logit faster": "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "need not rise with its logit at every instant":
+        "tests/test_text_claims.py::test_a_fitter_token_gains_logit_but_not_necessarily_share",
+    "Under the logistic loss, $u = c\\,p$":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    "**Theorem (logistic loss).**":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "The decay is in fact faster than the bound":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "in this run the ratio of the two is still":
+        "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
+    "Their projections $p_j$ converge": "observed",
+    "With the losers' total $\\varepsilon": "observed",
+    "the corrected form is within {} at t = 1e12":
+        "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
+    "That is why the Explorer's horizon goes up to": "setting",
+    "has a weighting but no centring, and linear scores have neither":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "keep the centring but lack softmax's mobility": "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "ReLU and sparsemax can switch tokens off":
+        "tests/test_text_claims.py::test_the_normalizers_caption_says_what_each_run_did",
+    "the problem is realizable: the loss decays exponentially":
+        "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
+    # the Explorer's panel captions (polarize/web/text.py)
+    "the logits of tokens right of the dashed mean rise, the others fall":
+        "tests/test_claims_register.py::test_right_of_the_mean_the_logit_rises_not_always_the_share",
+    "A share need not follow its own logit at once":
+        "tests/test_text_claims.py::test_a_fitter_token_gains_logit_but_not_necessarily_share",
+    "scores need not sum to 1: the point shows their shares": "setting",
+    "which shrinks as the loss vanishes while the spread in $p$ keeps": "observed",
+    "The logistic loss never reaches 0, so the flow never stops pushing":
+        "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
+    "The loss falls toward its floor (for the square loss, exponentially":
+        "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
+    "The leader's share grows and the others fade":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "Starts at $\\log n$ (uniform, dashed) and falls toward 0":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "switched every token off): there is no distribution":
+        "tests/test_dead_runs.py::test_a_dead_relu_run_is_one_story_in_every_export_and_word",
+    "every line sits at 0 and stays there":
+        "tests/test_normalizers.py::test_relu_dead_state_is_zero_with_zero_vjp",
+    "the scores pass no gradient back to the logits":
+        "tests/test_normalizers.py::test_relu_dead_state_is_zero_with_zero_vjp",
+    "so the loss stays at its value at beta = 0":
+        "tests/test_dead_runs.py::test_a_dead_relu_run_is_one_story_in_every_export_and_word",
+    "the mean fitness becomes its own fitness, so its bar shrinks": "observed",
+    "the same bars are $p_i - s\\cdot p$":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+}
+"""Fragment of a claim -> its test (``tests/FILE.py[::test_name]``), "setting" or "observed"."""
+
+CLAIM = re.compile(r"\d|\b(more|less|fewer|faster|slower|larger|smaller|steeper|only|never|always|than|"
+                   r"grows?|falls?|shrinks?|rises?|wins?|polarizes?|decays?|tends?)\b", re.IGNORECASE)
+"""A sentence with a number or a comparison (or a verb of the dynamics) states something to check."""
+
+
+def _text(node: ast.AST) -> str:
+    """The literal text of a string expression; an f-string's fields as ``{}``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text(node.left) + _text(node.right)
+    if isinstance(node, ast.IfExp):
+        return _text(node.body) + " " + _text(node.orelse)
+    if isinstance(node, ast.Tuple):
+        return " ".join(_text(e) for e in node.elts)
+    if isinstance(node, ast.Call):
+        return " ".join(_text(a) for a in node.args)
+    return ""
+
+
+def page_captions() -> list[str]:
+    """Every caption written in a page module: Plot captions, ``*CAPTION*`` constants, ``caption=``."""
+    out = []
+    for path in sorted((ROOT / "polarize" / "web" / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Plot" and node.args[2:]:
+                out.append(_text(node.args[2]))
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and "CAPTION" in t.id
+                                                      for t in node.targets):
+                out.append(_text(node.value))
+            elif isinstance(node, ast.keyword) and node.arg == "caption":
+                out.append(_text(node.value))
+    return out
+
+
+def page_prose() -> list[str]:
+    """The prose blocks of the pages (``Text(...)``) and the Explorer's panel captions (``text.py``'s
+    functions named ``*caption*``: what they assign, put in a dict or return)."""
+    out = []
+    for path in sorted((ROOT / "polarize" / "web" / "pages").glob("*.py")):
+        out += [_text(node.args[0]) for node in ast.walk(ast.parse(path.read_text()))
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Text" and node.args]
+    tree = ast.parse((ROOT / "polarize" / "web" / "text.py").read_text())
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef) and "caption" in function.name:
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) and node.value is not None:
+                    out.append(_text(node.value))
+                elif isinstance(node, ast.Dict):
+                    out += [_text(v) for v in node.values]
+    return out
+
+
+def claims(texts: list[str]) -> list[str]:
+    sentences = [s.strip() for t in texts for s in re.split(r"(?<=[.!?:;])\s+(?=[A-Z(*])", t)]
+    return [s for s in sentences if s and CLAIM.search(s)]
+
+
+def unregistered(texts: list[str]) -> list[str]:
+    return [s for s in claims(texts) if not any(fragment in s for fragment in REGISTER)]
+
+
+def test_every_claim_is_registered():
+    texts = [*LEADS.values(), *(step for steps in TOURS.values() for step in steps), *page_captions(),
+             *page_prose()]
+    assert len(claims(texts)) > 60  # the scanner reads the pages (a broken one would pass vacuously)
+    assert unregistered(texts) == []
+
+
+def test_a_new_untested_claim_fails_the_register():
+    assert unregistered(["Softmax polarizes 3 times faster than sparsemax."]) != []
+    assert unregistered(["Press Play on the figure."]) == []  # no number, no comparison: nothing to check
+
+
+def test_every_register_entry_names_a_test_that_exists():
+    for fragment, where in REGISTER.items():
+        if where in ("setting", "observed"):
+            continue
+        path, _, name = where.partition("::")
+        source = (ROOT / path).read_text()
+        assert not name or f"def {name}(" in source, (fragment, where)
+
+
+# ---- the sentences issue 34 found wrong ------------------------------------------------------------------
+
+
+def test_losses_lead_worse_conditioning_polarizes_more():
+    """Item 8: "a badly conditioned regression slows polarization down" was backwards."""
+    from test_sweep_examples_converged import flow  # the square-loss flow integrated by solve_ivp
+
+    from polarize.presets import paper_regression
+
+    ends = {kappa: 1 - flow(paper_regression(kappa).resolved(), 600.0)[1] for kappa in (1, 5)}
+    assert ends[1] < 0.1 and ends[5] > 0.9
+    assert "the worse conditioned the design, the more polarized" in LEADS["losses"]
+    assert "slows" not in LEADS["losses"]
+
+
+def test_the_tour_s_normalizers_end_as_it_says():
+    """Item 9: "only softmax behaves like this": from the Explorer's default start (mended where a
+    normalizer is undefined at a(0) = 0), L2 and sparsemax end polarized too, sigmoid does not."""
+    from polarize.science.verdict import POLARIZED_SHARE
+    from polarize.web.pages import explorer
+
+    ends = {}
+    for name in ("softmax", "l2", "sparsemax", "sigmoid"):
+        values = {**explorer.preset_values(None), "normalizer": name}
+        mend = explorer.mend(values, "normalizer")
+        s = simulate(explorer.job({**values, **(mend.changes if mend else {})}).experiment).s[-1]
+        ends[name] = float(np.max(np.abs(s)) / np.sum(np.abs(s)))
+    assert ends["l2"] > POLARIZED_SHARE and ends["sparsemax"] == 1.0 and ends["softmax"] > POLARIZED_SHARE
+    assert ends["sigmoid"] < POLARIZED_SHARE
+    tour = " ".join(TOURS["explorer"])
+    assert "only softmax behaves like this" not in tour and "L2 and sparsemax polarize too" in tour
+
+
+def test_right_of_the_mean_the_logit_rises_not_always_the_share():
+    """Item 10: right of the dashed mean (u_i > s.u) the logit rises (da_i = s_i (u_i - s.u)); the share
+    need not: in the default run some token right of the mean loses share between saved times."""
+    r = simulate(Experiment(samples=400))
+    ahead = r.u - np.sum(r.s * r.u, axis=1, keepdims=True) > 0
+    steady = ahead[:-1] & ahead[1:]  # right of the mean at both ends of a step
+    assert np.all(np.diff(r.a, axis=0)[steady] > 0)
+    assert np.any(np.diff(r.s, axis=0)[steady] < 0)
+    tour = " ".join(TOURS["explorer"])
+    assert "gain score" not in tour and "logits of tokens right of the dashed mean rise" in tour
+
+
+@pytest.mark.parametrize("n, seed, a_init", [(5, 0, "zeros"), (2, 1, "gaussian"), (8, 3, "gaussian"),
+                                             (3, 2, "zeros")])
+def test_the_rates_caption_says_steeper_and_agrees_only_where_its_numbers_do(n, seed, a_init):
+    """Item 11: the slopes' words follow this run's own numbers, refitted here by numpy's polyfit."""
+    from polarize.science.studies import polarization_rate
+    from polarize.web.pages import rates
+
+    values = {c.key: c.default for c in rates.CONTROLS if getattr(c, "default", None) is not None}
+    result = simulate(rates.experiment({**rates.PAGE.defaults(None), **values, "n": n, "seed": seed,
+                                        "a_init": a_init}))
+    rate = polarization_rate(result)
+    late = (rate.t >= 1e4) & (rate.gap > 0) & (rate.margin > rate.qbar)  # the page fits from t = 1e4
+    slope = np.polyfit(np.log(np.log(rate.t[late])), np.log(rate.gap[late]), 1)[0]
+    assert slope == pytest.approx(rate.slope, rel=1e-9)
+    words = rates.slope_words(rate)
+    assert ("Steeper than \u22122" in words) == (slope < -2)
+    agree = abs(slope - rate.corrected_slope) / abs(rate.corrected_slope) <= rates.AGREE
+    assert ("not yet in the asymptotic regime" in words) == (not agree)
+
+
+def test_the_odds_at_small_scales_depend_on_the_seed():
+    """Item 12: "near 1 for small scales" held for some seeds only."""
+    from polarize.science.basins import naive_odds
+    from polarize.web.pages import phase
+
+    odds = [naive_odds(phase.experiment({**phase.defaults(None), "seed": seed}).resolved(), (0.03,), 120,
+                       seed=seed).odds[0] for seed in (5, 8, 9)]
+    assert min(odds) < 0.7
+    assert "near 1 for small scales" not in (ROOT / "polarize" / "web" / "pages" / "phase.py").read_text()
+
+
+def test_the_labels_are_said_to_come_from_the_replicator_s_rates():
+    """Item 13: the field's linearization is zero at every vertex (ds/dt = J(Ju), J = 0 there)."""
+    from polarize.science import flow_field
+
+    e = Experiment(n=3, d=3, seed=0).resolved()
+    V = np.asarray(e.V0)
+    h = 1e-6
+    for i in range(3):
+        vertex = np.eye(3)[i]
+        for j in range(3):
+            if j != i:
+                step = (1 - h) * vertex + h * np.eye(3)[j]
+                assert np.max(np.abs(flow_field.slice_field(e, V, step[None])[0])) < 1e-4 * h
+    readme = (ROOT / "README.md").read_text()
+    assert "by the field's linearization" not in readme and "by the replicator's rates" in readme
+
+
+def test_v_stays_full_rank_while_its_direction_tends_to_rank_one():
+    """Item 14: docs/theory/model.md said "V becomes rank one"."""
+    r = simulate(Experiment(horizon=1e6))
+    sigma = np.linalg.svd(r.V_final, compute_uv=False)
+    assert 0.40 < sigma[1] < 0.50 and sigma[0] > 10 and sigma[1] / sigma[0] < 0.05
+    model = (ROOT / "docs" / "theory" / "model.md").read_text()
+    assert "$V$ becomes rank one" not in model and "tends to rank one" in model and "about 0.46" in model
+
+
+def test_the_naive_guess_is_named_by_fitness_outside_the_logistic_loss():
+    """Item 15: p_i(0) = v_i.beta_* is the logistic loss's; elsewhere the guess is the largest fitness."""
+    from polarize.science import flow_field
+    from polarize.web.pages import phase
+
+    e = Experiment(n=3, d=3, loss="square", seed=2).resolved()
+    u = np.asarray(e.V0).T @ (np.asarray(e.target) - np.asarray(e.V0) @ np.full(3, 1 / 3))
+    assert flow_field.naive_winner(e) == int(np.argmax(u))
+    assert "fitness" in phase._naive_name("square") and "p\u1d62(0)" not in phase._naive_name("kl")
+    assert "p\u1d62(0)" in phase._naive_name("logistic")
+
+
+def test_the_notebook_s_odds_sentence_holds_for_the_seeds_it_names():
+    """examples/03: "near certain at small scales" holds for its seed 2, not for seeds 5, 8, 9 (item 12's
+    kind). Counted here start by start: the winner of each run against the largest p_i(0) = v_i.beta_*."""
+    import json
+
+    from polarize import simulate_many
+
+    cell = json.loads((ROOT / "examples" / "03-ensembles-and-naive-odds.ipynb").read_text())["cells"][9]
+    words = "".join(cell["source"])
+    assert "certain at small scales, close to chance" not in words and "depends on the seed" in words
+    starts = 0.01 * np.random.default_rng(0).standard_normal((150, 3))
+    odds = {}
+    for seed in (2, 5, 8, 9):
+        e = Experiment(n=3, d=3, horizon=1e4, seed=seed).resolved()
+        naive = int(np.argmax(np.asarray(e.V0).T @ np.asarray(e.target)))
+        odds[seed] = float(np.mean(simulate_many(e, starts).winner == naive))
+    assert odds[2] > 0.95
+    assert all(0.4 < odds[seed] < 0.85 for seed in (5, 8, 9))

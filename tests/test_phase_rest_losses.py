@@ -1,0 +1,200 @@
+"""The phase portrait's rest points for every loss, against an enumeration written here.
+
+On the whole simplex (n = 3) a rest point of the frozen field on a face S is a point of that face where
+every token of S has the same fitness u_i (paper, section 3: the replicator form da_i/dt = s_i (u_i - s.u)).
+Here the fitness is computed from scratch (u = -V^T grad l(V s)), each edge is scanned in the logit of its
+share (so rest points close to a vertex are seen), the inside is scanned on a grid in logit coordinates and
+closed in by fsolve, and each label is read from a linearization by complex steps. A frozen-flow run by
+scipy's solve_ivp then checks where the runs go.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.optimize import brentq, fsolve
+from scipy.special import expit
+
+from polarize import Experiment
+from polarize.science import flow_field, rest_points
+
+
+def grad_loss(e: Experiment, beta: np.ndarray) -> np.ndarray:
+    """grad l(beta), written out for each loss (complex-safe: no maximum taken)."""
+    target = np.asarray(e.target, dtype=float)
+    if e.loss == "square":
+        return beta - target
+    if e.loss == "kl":
+        w = np.exp(beta)
+        return w / np.sum(w) - target
+    return -target / (1 + np.exp(target @ beta))  # logistic on the margin beta_*.beta
+
+
+def fitness(e: Experiment, V: np.ndarray, s: np.ndarray) -> np.ndarray:
+    return -V.T @ grad_loss(e, V @ s)
+
+
+def direction(e, V, s):
+    """The fitness up to a positive factor: for logistic loss u = c p with c > 0 and p = V^T beta_*
+    (paper, section 3), so its rest condition is p's alone (c underflows for large V)."""
+    return V.T @ np.asarray(e.target, dtype=float) if e.loss == "logistic" else fitness(e, V, s)
+
+
+def velocity(e, V, s):
+    """ds/dt of the frozen flow on the simplex: J (J u), J = (diag s - s s^T) / T (zero shares stay)."""
+    J = (np.diag(s) - np.outer(s, s)) / e.temperature
+    return J @ (J @ fitness(e, V, s))
+
+
+def on_edge(i, j, x):
+    return x * np.eye(3)[i] + (1 - x) * np.eye(3)[j]
+
+
+def enumerate_rest(e, V, grid=2001, inner=80):
+    """(support, s) of every rest point of the frozen field on the simplex, n = 3."""
+    found = [((i,), np.eye(3)[i]) for i in range(3)]
+    z = np.linspace(-40, 40, grid)
+    for i, j in itertools.combinations(range(3), 2):
+        def gap(zz, i=i, j=j):
+            u = direction(e, V, on_edge(i, j, expit(zz)))
+            return u[i] - u[j]
+        values = np.array([gap(zz) for zz in z])
+        for k in np.flatnonzero(values[:-1] * values[1:] < 0):
+            found.append(((i, j), on_edge(i, j, expit(brentq(gap, z[k], z[k + 1], xtol=1e-14)))))
+
+    def point(w):  # logit coordinates of the inside: s = softmax(w0, w1, 0)
+        x = np.append(np.clip(w, -60, 60), 0.0)
+        x = np.exp(x - x.max())
+        return x / x.sum()
+
+    def F(w):
+        u = direction(e, V, point(w))
+        return [u[0] - u[2], u[1] - u[2]]
+
+    scale = max(np.max(np.abs(fitness(e, V, q))) for q in np.eye(3))
+    points = []
+    for w in itertools.product(np.linspace(-12, 12, inner), repeat=2):
+        root = fsolve(F, np.array(w), xtol=1e-14)
+        s = point(root)
+        if np.max(np.abs(F(root))) < 1e-10 * scale and np.min(s) > 1e-7 and not any(
+                np.max(np.abs(s - q)) < 1e-6 for q in points):
+            points.append(s)
+    return found + [((0, 1, 2), s) for s in points]
+
+
+def label(e, V, S, s):
+    """Stable, unstable or saddle from the linearization (complex step) along the face and off it."""
+    u = fitness(e, V, s)
+    off = [u[j] - s @ u for j in range(3) if j not in S]
+    steps = [np.eye(3)[i] - np.eye(3)[S[-1]] for i in S[:-1]]
+    h = 1e-30
+    columns = [np.imag(velocity(e, V, s + 1j * h * d))[list(S[:-1])] / h for d in steps]
+    eig = np.linalg.eigvals(np.array(columns).T).real if steps else np.zeros(0)
+    signs = np.concatenate([off, eig])
+    if np.any(np.abs(signs) < 1e-6 * max(np.max(np.abs(signs)), 1e-300)):
+        return "degenerate"
+    return "stable" if np.all(signs < 0) else "unstable" if np.all(signs > 0) else "saddle"
+
+
+def match(e, V, page, mine, atol=1e-6):
+    assert len(page) == len(mine), ([(p.support, p.s.round(5)) for p in page],
+                                    [(S, s.round(5)) for S, s in mine])
+    for S, s in mine:
+        close = [p for p in page if p.support == S and np.max(np.abs(p.s - s)) < atol]
+        assert len(close) == 1, (S, s, [(p.support, p.s) for p in page])
+        (found,) = close
+        expected = label(e, V, S, s)
+        if expected != "degenerate":
+            assert found.stability == expected, (S, s, found.stability, expected)
+
+
+def page_experiment(seed, loss="kl", **kw):
+    return Experiment(n=3, d=3, loss=loss, seed=seed, horizon=1e4, samples=120, **kw).resolved()
+
+
+def frozen_end(e, V, a0, horizon=1e9):
+    """Where the frozen flow da/dt = s (u - s.u) / T from logits ``a0`` ends (scipy's solve_ivp)."""
+    def rhs(_t, a):
+        s = np.exp((a - a.max()) / e.temperature)
+        s /= s.sum()
+        u = fitness(e, V, s)
+        return s * (u - s @ u) / e.temperature
+    run = solve_ivp(rhs, (0, horizon), a0, method="LSODA", rtol=1e-10, atol=1e-12)
+    s = np.exp((run.y[:, -1] - run.y[:, -1].max()) / e.temperature)
+    return s / s.sum()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cross_entropy_frozen_late_has_the_stable_rest_point_where_its_runs_end(seed):
+    """The issue's case: V frozen at t = 1e3 under cross-entropy. Where the loss can reach its floor
+    inside the triangle, the runs end at an inside point with u = 0, which the old acceptance (relative to
+    the fitness there) threw away. Every rest point must be found, and the frozen runs from a(0) = 0 and
+    from two other starts must each end on one labelled stable."""
+    e = page_experiment(seed)
+    V = flow_field.values_at(e, 1e3)
+    page = rest_points.rest_points(e, V)
+    match(e, V, page, enumerate_rest(e, V))
+    for a0 in (np.zeros(3), np.array([2.0, -1.0, 0.0]), np.array([-1.0, 0.5, 1.5])):
+        end = frozen_end(e, V, a0)
+        near = [p for p in page if np.max(np.abs(p.s - end)) < 1e-3]
+        assert [p.stability for p in near] == ["stable"], (end, [(p.support, p.s) for p in page])
+
+
+@pytest.mark.parametrize("loss, seed, kw, at", [
+    ("kl", 0, {"temperature": 0.05}, 0.0), ("kl", 1, {"temperature": 0.05}, 1e3),
+    ("kl", 2, {"V_scale": 100.0}, 0.0), ("kl", 3, {"V_scale": 100.0}, 0.0), ("kl", 4, {"V_scale": 10.0}, 0.0),
+    ("square", 0, {"V_scale": 100.0}, 0.0), ("kl", 5, {}, 0.0), ("kl", 6, {}, 10.0), ("kl", 7, {}, 1e4),
+])
+def test_every_loss_setting_has_every_rest_point(loss, seed, kw, at):
+    e = page_experiment(seed, loss=loss, **kw)
+    V = flow_field.values_at(e, at)
+    match(e, V, rest_points.rest_points(e, V), enumerate_rest(e, V))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rank_one_value_matrix_has_a_line_of_rest_points_named_as_one(seed):
+    """n = 3, d = 1, square loss: u = -v (v.s - y), so every point of the line v.s = y rests. The page must
+    give that line (its two ends on the triangle's edges), not one point labelled by rounding, and call it
+    stable: the frozen flow from inside ends on it (solve_ivp)."""
+    e = Experiment(n=3, d=1, loss="square", seed=seed, horizon=1e4, samples=120).resolved()
+    V = flow_field.values_at(e, 10.0)
+    v, y = V[0], float(np.asarray(e.target)[0])
+    inside = [p for p in rest_points.rest_points(e, V) if p.support == (0, 1, 2)]
+    crosses = (np.min(v) - y) * (np.max(v) - y) < 0  # the line v.s = y meets the triangle
+    if not crosses:
+        assert inside == []
+        return
+    (line,) = inside
+    assert line.continuum is not None and len(line.continuum) == 2
+    for end in line.continuum:
+        assert abs(v @ end - y) < 1e-9 and abs(end.sum() - 1) < 1e-12 and np.min(end) > -1e-12
+        assert np.min(end) < 1e-9  # an end lies on an edge
+    run = solve_ivp(lambda _t, a: (lambda s: s * (fitness(e, V, s) - s @ fitness(e, V, s)))(
+        np.exp(a - a.max()) / np.exp(a - a.max()).sum()), (0, 1e6), np.zeros(3), method="LSODA",
+        rtol=1e-10, atol=1e-12)
+    end = np.exp(run.y[:, -1] - run.y[:, -1].max())
+    end /= end.sum()
+    assert abs(v @ end - y) < 1e-4
+    assert line.stability == "stable"
+    edges = [p for p in rest_points.rest_points(e, V) if len(p.support) == 2]
+    assert all(p.stability == "degenerate" for p in edges if abs(v @ p.shares - y) < 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_where_a_cross_entropy_run_ends_at_its_floor_the_page_has_a_stable_rest_point(seed):
+    """With the field at the horizon (at = horizon = 1e5, reachable from the page), a run whose fitness has
+    vanished (the loss at its floor: u = 0 to rounding, computed here) rests there: the page must show a
+    stable rest point at its end. Seed 8's lies in a valley so flat (a Jacobian singular value near 1e-7)
+    that the least-squares search alone stopped 3e-3 short of it."""
+    from polarize import simulate
+
+    e = Experiment(n=3, d=3, loss="kl", seed=seed, horizon=1e5, samples=120).resolved()
+    run = simulate(e)
+    end, V = run.s[-1], run.V_final
+    if np.max(np.abs(fitness(e, V, end))) > 1e-9:
+        pytest.skip("this run has not reached the floor: its end is no rest point")
+    near = [p for p in rest_points.rest_points(e, V) if np.max(np.abs(p.s - end)) < 1e-4]
+    assert [p.stability for p in near] == ["stable"]
