@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polarize.budget import OUT_OF_TIME
+from polarize.status import Status
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.simplex import simplex_shares
@@ -94,7 +94,7 @@ def judge(result: Result) -> Verdict:
     falling = float(result.entropy[earlier]) - entropy > 0.01 * log_n
     stopped = "" if result.finished else f" The run stopped early, at t = {format_time(float(t[-1]))}."
 
-    if result.status == OUT_OF_TIME:
+    if result.status is Status.OUT_OF_TIME:
         # Cut by the clock before its horizon: where it got says nothing about where it would end.
         sentence = (f"Cut short at t = {format_time(float(t[-1]))} of {format_time(float(_asked(result)))} "
                     "by the time limit, and drawn up to there: no verdict about where it ends (at the cut, "
