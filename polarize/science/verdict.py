@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from polarize.status import Status
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.simplex import simplex_shares
 from polarize.science.times import format_time
+from polarize.status import Status
 
 __all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge",
            "settings_line", "title_lines"]
