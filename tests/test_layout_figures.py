@@ -295,3 +295,15 @@ def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     assert y_titles == [f"D = {D}" for D in runs]
     fitted = _fitted(figure, PHONE)
     assert "taller" not in fitted.layout.meta and fitted.layout.height <= PHONE.figure_room
+
+
+def test_the_attention_heatmaps_keys_and_queries_are_readable():
+    """Their tick labels were 11 px (9 to 10 px drawn, rotated): at least 12 on a projector."""
+    from polarize.web.pages import by_name
+
+    spec = by_name("sinks")
+    view = fit(spec.show(spec.make_job(spec.defaults(None))), Display())
+    (attention,) = [plot.figure for plot in view.plots() if plot.key == "sinks-attention"]
+    layout = attention.layout.to_plotly_json() if hasattr(attention, "layout") else attention["layout"]
+    sizes = [layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))]
+    assert sizes and min(sizes) >= 12, sizes
