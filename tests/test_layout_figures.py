@@ -307,3 +307,28 @@ def test_the_attention_heatmaps_keys_and_queries_are_readable():
     layout = attention.layout.to_plotly_json() if hasattr(attention, "layout") else attention["layout"]
     sizes = [layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))]
     assert sizes and min(sizes) >= 12, sizes
+
+
+PROJECTORS = [Display(top=230, column=760), Display(presenting=True, top=90, column=1190)]
+"""A 1280 x 720 projector as measured, in normal and in presentation mode."""
+
+
+@pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented"])
+def test_massive_activations_titles_stay_clear_of_the_panels_above(display):
+    """At 1280 x 720 each row's panel titles were drawn across the panels above (four rows fitted
+    into the window, their gaps squeezed with the panels)."""
+    from polarize.web.pages import by_name
+
+    spec = by_name("tied")
+    figure = fit(spec.show(spec.make_job(spec.defaults(None))), display).plots()[0].figure
+    layout = figure.layout
+    plot = _plot_px(figure)
+    for note in layout.annotations:
+        if note.yref != "paper" or not note.text:
+            continue
+        lines = note.text.count("<br>") + 1
+        bottom = note.y * plot + (note.yshift or 0)  # px above the plot's bottom edge
+        top = bottom + lines * 1.2 * note.font.size
+        lowest = [min(axis.domain) * plot for key in layout.to_plotly_json() if key.startswith("yaxis")
+                  for axis in [layout[key]] if min(axis.domain) * plot > bottom + 1]
+        assert not lowest or top <= min(lowest) + 1, (note.text, top, min(lowest))  # under the panel above

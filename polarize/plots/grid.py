@@ -265,7 +265,10 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
     panels = [panel for D, r in results.items() for panel in tied_panels(D, r)]
-    if narrow:  # a phone: the three quantities keep their columns, each row says its D
+    # A phone, or more rows than a projector's window holds with a title over each (the titles ran
+    # across the panels above): the three quantities keep their columns, titled once, each row says
+    # its D.
+    if narrow or len(results) > 2:
         panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
                           y_title=f"D = {D}" if k % 3 == 0 else "", note="")
                   for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]
