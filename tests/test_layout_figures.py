@@ -332,3 +332,14 @@ def test_massive_activations_titles_stay_clear_of_the_panels_above(display):
         lowest = [min(axis.domain) * plot for key in layout.to_plotly_json() if key.startswith("yaxis")
                   for axis in [layout[key]] if min(axis.domain) * plot > bottom + 1]
         assert not lowest or top <= min(lowest) + 1, (note.text, top, min(lowest))  # under the panel above
+
+
+def test_a_phone_grid_titles_only_its_first_columns_y_axes():
+    """In the narrow gap between a phone's two columns the second column's y title ("nats", Loss and
+    conditioning's entropy) ran into the first column's plot."""
+    panels = [Panel(title=f"p{k}", y_title=f"y{k}", lines=_panels(1)[0].lines) for k in range(4)]
+    layout = animated_grid(panels, cols=2, narrow=True, animated=False).layout
+    titles = [layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)]
+    assert titles == ["y0", "", "y2", ""]
+    wide = animated_grid(panels, cols=2, animated=False).layout
+    assert [wide[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)] == ["y0", "y1", "y2", "y3"]
