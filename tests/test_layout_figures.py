@@ -314,12 +314,14 @@ PROJECTORS = [Display(top=230, column=760), Display(presenting=True, top=90, col
 
 
 @pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented"])
-def test_massive_activations_titles_stay_clear_of_the_panels_above(display):
-    """At 1280 x 720 each row's panel titles were drawn across the panels above (four rows fitted
-    into the window, their gaps squeezed with the panels)."""
+@pytest.mark.parametrize("page", ["tied", "losses"])
+def test_panel_titles_stay_clear_of_the_panels_above(display, page):
+    """At 1280 x 720 each row's panel titles on Massive activations were drawn across the panels
+    above (four rows fitted into the window, their gaps squeezed with the panels); presented, Loss and
+    conditioning's "loss (grey: the KL floor H(p*))" took a line more than its row's gap."""
     from polarize.web.pages import by_name
 
-    spec = by_name("tied")
+    spec = by_name(page)
     figure = fit(spec.show(spec.make_job(spec.defaults(None))), display).plots()[0].figure
     layout = figure.layout
     plot = _plot_px(figure)
