@@ -309,11 +309,11 @@ def test_the_attention_heatmaps_keys_and_queries_are_readable():
     assert sizes and min(sizes) >= 12, sizes
 
 
-PROJECTORS = [Display(top=230, column=760), Display(presenting=True, top=90, column=1190)]
-"""A 1280 x 720 projector as measured, in normal and in presentation mode."""
+PROJECTORS = [Display(top=230, column=760), Display(presenting=True, top=90, column=1190), PHONE]
+"""A 1280 x 720 projector as measured, in normal and in presentation mode, and a phone."""
 
 
-@pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented"])
+@pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented", "phone"])
 @pytest.mark.parametrize("page", ["tied", "losses"])
 def test_panel_titles_stay_clear_of_the_panels_above(display, page):
     """At 1280 x 720 each row's panel titles on Massive activations were drawn across the panels
@@ -322,7 +322,7 @@ def test_panel_titles_stay_clear_of_the_panels_above(display, page):
     from polarize.web.pages import by_name
 
     spec = by_name(page)
-    figure = fit(spec.show(spec.make_job(spec.defaults(None))), display).plots()[0].figure
+    figure = fit(spec.show(spec.make_job(spec.defaults(None)), display), display).plots()[0].figure
     layout = figure.layout
     plot = _plot_px(figure)
     for note in layout.annotations:

@@ -130,7 +130,8 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
               y_title="nats",
               y_floor=(0.0, log_n * 1.05)),
         Panel(title="1 \u2212 max s", lines=_per_run(runs, "one_minus_max", narrow=narrow), log_y=True),
-        Panel(title="loss (grey: KL floor)", lines=loss_lines, log_y=True),  # one line: H(p*) in the legend
+        # One line (H(p*) is in the legend): on two it ran into the panel above.
+        Panel(title="loss" if narrow else "loss (grey: KL floor)", lines=loss_lines, log_y=True),
     ]
     return animated_grid(first + second, cols=3, frames=frames, row_height=330, legend=True,
                          animated=animated, narrow=narrow)
