@@ -238,6 +238,25 @@ def test_every_normalizer_from_the_default_preset_gives_a_figure(normalizer):
         assert not [i.value for i in at.info if "now start" in i.value]
 
 
+def _in_order(node) -> list[str]:
+    """The element types of an AppTest tree's main area, in the order they are drawn."""
+    children = getattr(node, "children", None)
+    if not children:
+        return [node.type]
+    return [kind for key in sorted(children) for kind in _in_order(children[key])]
+
+
+def test_the_note_on_a_moved_start_is_under_the_figure():
+    """Above it, the note squeezed the dashboard into the room left on a projector (at 1280 x 720:
+    titles over the legend, the Play row over axis titles)."""
+    at = explorer()
+    at.selectbox(key="explorer_normalizer").set_value("l2").run()
+    order = _in_order(at.main)
+    assert "alert" in order or "info" in order, order
+    note = next(i for i, kind in enumerate(order) if kind in ("alert", "info"))
+    assert order.index("plotly_chart") < note
+
+
 def test_a_start_the_normalizer_cannot_use_is_an_error_message_not_a_traceback():
     at = explorer({"normalizer": "l2", "a_init": "gaussian", "a_scale": "0.5"})
     at.selectbox(key="explorer_a_init").set_value("zeros").run()  # the user's own choice: said, not undone

@@ -79,12 +79,15 @@ def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
     main = main_block(fitted.blocks)
     place = _place(head, fitted.blocks[:main] if main is not None else ())
     viewport.measure(place)
-    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
+    note = mended_note(spec, values)
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting, note), held=viewport.held(place))
 
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> tuple:
     """The title, the presentation bar, the lead and what the opening link had that was ignored;
-    what was drawn (the place of the main figure below depends on it).
+    what was drawn (the place of the main figure below depends on it). The note on a move off a
+    dead end goes under the figure (``_below_figure``): above it, it squeezed the Explorer's
+    dashboard on a projector.
 
     Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
@@ -93,13 +96,10 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
     bar = deck_show.show_bar(presenting)
     if lead:
         st.markdown(lead)
-    note = mended_note(spec, values)
-    if note:
-        st.info(note, icon=":material/swap_horiz:")
     if ignored:
         st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
                    + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
-    return (spec.name, presenting, title, bar, lead, note, tuple(ignored.values()))
+    return (spec.name, presenting, title, bar, lead, tuple(ignored.values()))
 
 
 def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
@@ -119,13 +119,15 @@ _ON = "_page_on"
 """Session key: the page shown last (a visit ends when another page is opened)."""
 
 
-def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
-    """Under the main figure: the guided first visit (open the first time in a session) and the
-    caption, neither on a slide.
+def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool, note: str) -> None:
+    """Under the main figure: the note on the page's move off a dead end (``state.mended_note``),
+    then the guided first visit (open the first time in a session) and the caption, neither on a slide.
 
     Not above the figure, where a newcomer would look first: there, even folded to one line, it left
     the Explorer's dashboard too little of a 1280 x 720 window (its axis titles under the transport).
     """
+    if note:
+        st.info(note, icon=":material/swap_horiz:")
     if presenting:
         return
     page, state = spec.name, st.session_state

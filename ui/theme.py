@@ -57,13 +57,16 @@ PRESENT_TYPE = 1.5
 """The page's type in presentation mode, times the usual (figures: ``plots.style.PRESENT_SCALE``)."""
 # Larger type (Streamlit sizes everything in rem), a lower header, less blank space above the title and
 # (not on a phone) at the sides: the main column keeps 2.4rem on the left (the sidebar's arrow), 1.2 on
-# the right, of Streamlit's 5.
+# the right, of Streamlit's 5. On a phone the title stays under the header's row (the sidebar's arrow).
 _PRESENT_CSS = f"""<style>
 html {{font-size: {PRESENT_TYPE * 100:.0f}%;}}
 header {{background: transparent !important; height: 2.2rem !important; min-height: 0 !important;}}
 .st-key-{PAGE} {{margin-top: -5.6rem;}}
 @media (min-width: {NARROW_BELOW}px) {{
   .st-key-{PAGE} {{margin-left: -2.6rem; width: calc(100% + 6.4rem); max-width: none;}}
+}}
+@media (max-width: {NARROW_BELOW - 1}px) {{
+  .st-key-{PAGE} {{margin-top: -3.6rem;}}
 }}
 .st-key-{HEAD} h1 {{font-size: 1.6rem; padding: 0 0 0.3rem;}}
 .st-key-show_bar button {{min-height: 0; padding: 0.05rem 0.6rem;}}

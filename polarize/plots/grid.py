@@ -128,7 +128,8 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
               y_title="nats",
               y_floor=(0.0, log_n * 1.05)),
         Panel(title="1 \u2212 max s", lines=_per_run(runs, "one_minus_max", narrow=narrow), log_y=True),
-        Panel(title="loss (grey: the KL floor H(p*))", lines=loss_lines, log_y=True),
+        # One line (H(p*) is in the legend): on two it ran into the panel above.
+        Panel(title="loss" if narrow else "loss (grey: KL floor)", lines=loss_lines, log_y=True),
     ]
     return animated_grid(first + second, cols=3, frames=frames, row_height=330, legend=True,
                          animated=animated, narrow=narrow)
@@ -263,7 +264,10 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
     panels = [panel for D, r in results.items() for panel in tied_panels(D, r)]
-    if narrow:  # a phone: the three quantities keep their columns, each row says its D
+    # A phone, or more rows than a projector's window holds with a title over each (the titles ran
+    # across the panels above): the three quantities keep their columns, titled once, each row says
+    # its D.
+    if narrow or len(results) > 2:
         panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
                           y_title=f"D = {D}" if k % 3 == 0 else "", note="")
                   for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]

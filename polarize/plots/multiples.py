@@ -138,8 +138,12 @@ def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[s
 
 
 def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[float] | None,
-          x_title: bool, cols: int, narrow: bool) -> None:
-    """Fixed ranges, types, titles and ticks of panel ``i``'s axes (no range for an empty panel)."""
+          x_title: bool, cols: int, narrow: bool, first: bool = True) -> None:
+    """Fixed ranges, types, titles and ticks of panel ``i``'s axes (no range for an empty panel).
+
+    On a phone only the first column's panels (``first``) keep their y title: in the narrow gap
+    between columns a second column's ran into the first's plot (Loss and conditioning's "nats").
+    """
     suffix = "" if i == 0 else str(i + 1)
     common = style.axis_style()
     xs = [x for x, _ in points if len(x)]
@@ -159,7 +163,8 @@ def _axes(layout: dict, i: int, panel: Panel, points: list, *, time_range: list[
     y_ticks = (style.decade_ticks(y_range) or ({"dtick": "D2"} if few else {"tick0": 0, "dtick": 1})
                if panel.log_y else {})
     layout["yaxis" + suffix].update(common, type="log" if panel.log_y else "linear",
-                                    title=dict(text=panel.y_title, font=style.font(-2)),
+                                    title=dict(text=panel.y_title if first or not narrow else "",
+                                               font=style.font(-2)),
                                     **y_ticks, **({"range": y_range} if y_range else {}))
     if panel.note:
         layout["annotations"].append(dict(
@@ -292,7 +297,8 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                              marker=dict(color=[line.color or style.PALETTE.ink for line, _ in riders],
                                          size=9, line=dict(color=style.PALETTE.background, width=1)),
                              **_at(float(times[0]), riders)))
-        _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow)
+        _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow,
+              first=where[i][1] == 0)
     return _finish(data, layout, moving, times, legend=legend, height=height, margin=(top, bottom),
                    title_px=_TITLE_LINE * title_lines, panels=len(panels), narrow=narrow)
 

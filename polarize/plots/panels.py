@@ -358,10 +358,12 @@ def loss_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     def at(k: int) -> list[dict[str, Any]]:
         return [dict(x=[view.time(k)], y=loss_rounded[k:k + 1].tolist())]
 
+    # No y title: the panel's title says "Loss", and beside the repulsion panel on a projector the
+    # title ran into that panel's plot.
     if np.all(shown_loss > 0):
         loss_span = log_span(loss)
-        y = panel_axis(type="log", range=loss_span, title="loss (log scale)", **style.decade_ticks(loss_span))
+        y = panel_axis(type="log", range=loss_span, **style.decade_ticks(loss_span))
     else:
-        y = panel_axis(range=span(loss), title="loss")
+        y = panel_axis(range=span(loss))
     axes = dict(x=panel_axis(**view.time_axis()), y=y)
     return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)

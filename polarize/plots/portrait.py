@@ -262,7 +262,8 @@ def odds_figure(odds: NaiveOdds, *, height: int = 360) -> go.Figure:
                       hovertemplate="scale %{x:.3g}: %{y:.2f}<extra></extra>")
     figure = go.Figure([band, line])
     figure.update_layout(**style.base_layout(height=height, delta=-2),
-                         legend=dict(orientation="h", y=1.08, font=style.font(-4)))
+                         # Above the plot, from its top edge: anchored at its top it hung into the plot.
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", font=style.font(-4)))
     figure.update_xaxes(type="log", title=dict(text="scale of random a(0) = scale \u00d7 randn",
                                                font=style.font(-2)), **style.axis_style())
     figure.update_yaxes(range=[0, 1.02], title=dict(text="P(naive prediction wins)", font=style.font(-2)),

@@ -109,8 +109,10 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
                 row=row + 1, col=col + 1)
             figure.update_yaxes(autorange="reversed", row=row + 1, col=col + 1, showticklabels=col == 0)
             figure.update_xaxes(row=row + 1, col=col + 1, showticklabels=not narrow or row == rows - 1)
-    figure.update_xaxes(tickangle=-90, tickfont=style.font(-6), automargin=True)
-    figure.update_yaxes(tickfont=style.font(-6), automargin=True)
+    # Keys and queries at the panels' titles' size (13 px; at 11 they were drawn 9 to 10 px high);
+    # plotly leaves out labels that would not fit a panel, never shrinks them.
+    figure.update_xaxes(tickangle=-90, tickfont=style.font(-4), automargin=True)
+    figure.update_yaxes(tickfont=style.font(-4), automargin=True)
     figure.update_annotations(font=style.font(-4))
     panels = [a.to_plotly_json() for a in figure.layout.annotations]
     names = [str(s["step"]) for s in snapshots]

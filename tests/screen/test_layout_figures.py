@@ -295,3 +295,53 @@ def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     assert y_titles == [f"D = {D}" for D in runs]
     fitted = _fitted(figure, PHONE)
     assert "taller" not in fitted.layout.meta and fitted.layout.height <= PHONE.figure_room
+
+
+def test_the_attention_heatmaps_keys_and_queries_are_readable():
+    """Their tick labels were 11 px (9 to 10 px drawn, rotated): at least 12 on a projector."""
+    from polarize.web.pages import by_name
+
+    spec = by_name("sinks")
+    view = fit(spec.show(spec.make_job(spec.defaults(None))), Display())
+    (attention,) = [plot.figure for plot in view.plots() if plot.key == "sinks-attention"]
+    layout = attention.layout.to_plotly_json() if hasattr(attention, "layout") else attention["layout"]
+    sizes = [layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))]
+    assert sizes and min(sizes) >= 12, sizes
+
+
+PROJECTORS = [Display(top=230, column=760), Display(presenting=True, top=90, column=1190), PHONE]
+"""A 1280 x 720 projector as measured, in normal and in presentation mode, and a phone."""
+
+
+@pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented", "phone"])
+@pytest.mark.parametrize("page", ["tied", "losses"])
+def test_panel_titles_stay_clear_of_the_panels_above(display, page):
+    """At 1280 x 720 each row's panel titles on Massive activations were drawn across the panels
+    above (four rows fitted into the window, their gaps squeezed with the panels); presented, Loss and
+    conditioning's "loss (grey: the KL floor H(p*))" took a line more than its row's gap."""
+    from polarize.web.pages import by_name
+
+    spec = by_name(page)
+    figure = fit(spec.show(spec.make_job(spec.defaults(None)), display), display).plots()[0].figure
+    layout = figure.layout
+    plot = _plot_px(figure)
+    for note in layout.annotations:
+        if note.yref != "paper" or not note.text:
+            continue
+        lines = note.text.count("<br>") + 1
+        bottom = note.y * plot + (note.yshift or 0)  # px above the plot's bottom edge
+        top = bottom + lines * 1.2 * note.font.size
+        lowest = [min(axis.domain) * plot for key in layout.to_plotly_json() if key.startswith("yaxis")
+                  for axis in [layout[key]] if min(axis.domain) * plot > bottom + 1]
+        assert not lowest or top <= min(lowest) + 1, (note.text, top, min(lowest))  # under the panel above
+
+
+def test_a_phone_grid_titles_only_its_first_columns_y_axes():
+    """In the narrow gap between a phone's two columns the second column's y title ("nats", Loss and
+    conditioning's entropy) ran into the first column's plot."""
+    panels = [Panel(title=f"p{k}", y_title=f"y{k}", lines=_panels(1)[0].lines) for k in range(4)]
+    layout = animated_grid(panels, cols=2, narrow=True, animated=False).layout
+    titles = [layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)]
+    assert titles == ["y0", "", "y2", ""]
+    wide = animated_grid(panels, cols=2, animated=False).layout
+    assert [wide[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)] == ["y0", "y1", "y2", "y3"]

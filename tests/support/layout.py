@@ -1,7 +1,8 @@
 """What a page in headless Chromium shows wrongly, found by bounding boxes (used by the layout tests).
 
-- ``layout_problems``: text boxes of a figure that overlap, text cut off by its box, a figure wider
-  than its place, a sidebar over the page, a page wider than the window;
+- ``layout_problems``: text boxes of a figure that overlap, text running into a panel's plot area it
+  does not belong to, text cut off by its box, a figure wider than its place, a sidebar over the
+  page, a page wider than the window;
 - ``fit_problems``: in presentation mode, a figure taller than the window or a control outside it;
 - ``main_figure_problems``: the page's main figure and its Play button, slider and time counter not
   inside the window together.
@@ -71,6 +72,21 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
       for (const el of g.querySelectorAll('.legendtext')) {
         if (shown(el) && cross(barBox, el.getBoundingClientRect())) {
           problems.push(`${title}: the chart's toolbar covers ${name(el)}`);
+        }
+      }
+    }
+    // Text against the panels' plot areas: a title, a tick label or a note that runs into a panel it
+    // does not belong to (its middle is outside that panel: a row's title drawn across the panel above).
+    const areas = [...g.querySelectorAll('.draglayer .nsewdrag')].map((el) => el.getBoundingClientRect())
+      .filter((r) => r.width >= 1 && r.height >= 1);
+    for (const {el, r} of items) {
+      if (el.classList.contains('updatemenu-button')) continue;
+      const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+      for (const area of areas) {
+        const inside = area.left <= x && x <= area.right && area.top <= y && y <= area.bottom;
+        if (!inside && cross(area, r)) {
+          problems.push(`${title}: ${name(el)} runs into a panel's plot area`);
+          break;
         }
       }
     }
