@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from polarize.web import links
-from polarize.web.deck_store import Slide
+from polarize.web.slides import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
 from polarize.web.view import Link
