@@ -10,9 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from polarize.web import links
-from polarize.web.slides import Slide
 from polarize.web.pages import PAGES
 from polarize.web.pages.deck import bar_title
+from polarize.web.slides import Slide
 from polarize.web.view import Link
 from ui.navigation import switch_to
 
