@@ -13,9 +13,9 @@ import dataclasses
 import numpy as np
 
 from polarize import simulate
-from polarize.budget import OUT_OF_TIME
 from polarize.science.studies import normalizer_row
 from polarize.science.verdict import judge
+from polarize.status import Status
 
 
 def cut(result, upto: int):
@@ -23,7 +23,7 @@ def cut(result, upto: int):
     fields = {f.name: getattr(result, f.name)[:upto] for f in dataclasses.fields(result)
               if isinstance(getattr(result, f.name), np.ndarray) and getattr(result, f.name).ndim
               and len(getattr(result, f.name)) == len(result.t)}
-    return dataclasses.replace(result, **fields, status=OUT_OF_TIME, message="out of time")
+    return dataclasses.replace(result, **fields, status=Status.OUT_OF_TIME, message="out of time")
 
 
 def sparsemax_run():

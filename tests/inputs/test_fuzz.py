@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from polarize import NORMALIZERS, simulate
 from polarize.config import A_INITS, METHODS, MODELS, V_INITS, ConfigError, Experiment
+from polarize.diagnostics import dead_rows
 from polarize.env import CAPS, FLOORS, limits, positive_number
 from polarize.losses import LOSSES
 from polarize.web.links import read_link
@@ -281,7 +282,10 @@ def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
     event(result.status)
     assert result.status in ("finished", "stopped")
     assert result.finished or result.message.startswith("stopped after")
-    for name in ("t", "s", "a", "u", "loss", "entropy", "grad_norm_V", "grad_norm_a", "singular_values",
+    for name in ("t", "s", "a", "u", "loss", "grad_norm_V", "grad_norm_a", "singular_values",
                  "column_norms", "V_final"):
         assert np.all(np.isfinite(getattr(result, name))), name
+    # No entropy where every score is 0 (a dead run is no distribution), and only there.
+    none = dead_rows(result.s)
+    assert np.all(np.isfinite(result.entropy[~none])) and np.all(np.isnan(result.entropy[none]))
     assert result.experiment == e.resolved()
