@@ -78,7 +78,7 @@ def fraction_figure(table, x: str, colour: str | None, what: str, *, narrow: boo
                           "%{customdata[1]:.0f})<extra>" + name + "</extra>"))
     figure = _layout(figure, x, f"share {what}", log_x=_is_log(table[x].tolist()), narrow=narrow)
     figure.update_yaxes(range=[-0.03, 1.03])
-    _category_ticks(figure, table[x].tolist())
+    _category_ticks(figure, table[x].tolist(), narrow)
     return figure
 
 
@@ -95,12 +95,20 @@ def _xs_in(table, x: str, part) -> list:
     return part[x].tolist() if places is None else [places[v] for v in part[x]]
 
 
-def _category_ticks(figure: go.Figure, values: list) -> None:
-    """Text values on x, each broken at its hyphens (``sigmoid-unnormalized`` on two lines)."""
+_UPRIGHT = 4
+"""Text values on a phone's x axis beyond which they stand on end: six variants of the sinks sweep
+(``linear-normalized``...) side by side in a phone's 300 px overlapped, even broken in two."""
+
+
+def _category_ticks(figure: go.Figure, values: list, narrow: bool) -> None:
+    """Text values on x, each broken at its hyphens (``sigmoid-unnormalized`` on two lines); on a phone,
+    more than ``_UPRIGHT`` of them stand on end, the plot's bottom margin grown to hold them."""
     places = _categories(values)
     if places is not None:
+        upright = narrow and len(places) > _UPRIGHT
         figure.update_xaxes(tickvals=list(places.values()),
-                            ticktext=[_plain(v).replace("-", "<br>") for v in places])
+                            ticktext=[_plain(v).replace("-", "<br>") for v in places],
+                            **(dict(tickangle=-90, automargin=True) if upright else {}))
 
 
 def spread_figure(table, x: str, colour: str | None, y: str, *, narrow: bool = False) -> go.Figure:
@@ -121,7 +129,7 @@ def spread_figure(table, x: str, colour: str | None, y: str, *, narrow: bool = F
     positive = bool((table["least"] > 0).all())
     figure = _layout(figure, x, f"{y} (median over seeds)", log_x=_is_log(table[x].tolist()),
                      log_y=positive, narrow=narrow)
-    _category_ticks(figure, table[x].tolist())
+    _category_ticks(figure, table[x].tolist(), narrow)
     return figure
 
 
