@@ -655,3 +655,63 @@ def test_the_deck_page_draws_a_page_of_slides_whatever_the_decks_length(tmp_path
                       for column in col.columns for b in column)
     first = (3 - 1) * len(rows)
     assert f"slide {first}`" in titles and "slide 0`" not in titles
+
+
+# ---- 5. --scheduler honoured ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://", "tcp://host", "tcp://host:port", "127.0.0.1:8786",
+                                     "", 8786])
+def test_a_malformed_scheduler_is_refused_before_any_work(tmp_path, address):
+    from polarize.sweeps import run_sweep
+
+    out = tmp_path / "results"
+    with pytest.raises(ConfigError) as info:
+        run_sweep(_runs_sweep(), out, scheduler=address)
+    assert info.value.field == "scheduler" and "\n" not in str(info.value)
+    assert not out.exists()
+
+
+def test_the_command_line_refuses_a_malformed_scheduler_in_one_line(tmp_path, capsys):
+    from polarize.cli import main
+
+    path = tmp_path / "s.toml"
+    path.write_text('kind = "runs"\n[base]\nhorizon = 10\n[grid]\nseed = [0, 1]\n')
+    out = tmp_path / "results"
+    assert main(["sweep", "run", str(path), "-o", str(out), "--scheduler", "tcp://host:port"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("polarize: error: scheduler: ") and err.count("\n") == 1 and not out.exists()
+
+
+def test_an_unreachable_scheduler_is_refused_before_any_work(tmp_path):
+    import socket
+
+    from polarize.sweeps import run_sweep
+
+    with socket.socket() as probe:  # a port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "results"
+    with pytest.raises(ConfigError) as info:
+        run_sweep(_runs_sweep(), out, scheduler=f"tcp://127.0.0.1:{port}")
+    assert info.value.field == "scheduler" and not out.exists()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    pytest.importorskip("distributed")
+    import test_sweeps_cluster
+
+    yield from test_sweeps_cluster.cluster.__wrapped__(tmp_path_factory)
+
+
+def test_every_task_of_a_scheduler_run_runs_on_that_cluster(dask_cluster, tmp_path):
+    import os
+
+    from polarize.sweeps import load, run_sweep
+
+    progress = run_sweep(_runs_sweep(), tmp_path / "two", scheduler=dask_cluster["address"])
+    frame = load(tmp_path / "two")
+    assert progress.done == 2 and len(frame) == 2
+    assert not any(w.endswith(f":{os.getpid()}") for w in frame["worker"]), list(frame["worker"])
+

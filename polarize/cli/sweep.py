@@ -70,6 +70,10 @@ def _run(args: argparse.Namespace) -> int:
     sweep = read_sweep(args.sweep, allow_large=args.allow_large)
     if args.workers is not None and not 1 <= args.workers <= 1024:
         raise ConfigError("workers", f"must be in [1, 1024]; got {args.workers}")
+    if args.scheduler is not None and dask_available():
+        from polarize.sweeps.run import check_scheduler
+
+        check_scheduler(args.scheduler)  # a typo in the address is named before anything runs
     if args.dry_run:  # counted, not built: a dry run of a large sweep is as quick as of a small one
         print(f"{sweep.name}: {sweep.kind} sweep, {sweep.n_cells} grid cells, "
               f"{sweep.n_results} result cells, {sweep.n_tasks} tasks")
