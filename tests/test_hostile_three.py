@@ -715,3 +715,18 @@ def test_every_task_of_a_scheduler_run_runs_on_that_cluster(dask_cluster, tmp_pa
     assert progress.done == 2 and len(frame) == 2
     assert not any(w.endswith(f":{os.getpid()}") for w in frame["worker"]), list(frame["worker"])
 
+
+
+# ---- 12. the image ----------------------------------------------------------------------------------
+
+
+def test_the_app_user_cannot_rename_the_code_folder():
+    """The code's folder lies in a folder of root's, not in the app user's home (which it could rename)."""
+    import re
+
+    text = re.sub(r"\\\n\s*", " ", (Path(__file__).parent.parent / "Dockerfile").read_text())
+    (workdir,) = re.findall(r"^WORKDIR (\S+)$", text, flags=re.M)
+    home = re.search(r"useradd .*--home-dir (\S+)", text)
+    home = home.group(1) if home else "/home/app"
+    assert not (workdir + "/").startswith(home.rstrip("/") + "/"), (workdir, home)
+    assert str(Path(workdir).parent) in ("/", "/opt", "/srv", "/usr/local")
