@@ -730,3 +730,59 @@ def test_the_app_user_cannot_rename_the_code_folder():
     home = home.group(1) if home else "/home/app"
     assert not (workdir + "/").startswith(home.rstrip("/") + "/"), (workdir, home)
     assert str(Path(workdir).parent) in ("/", "/opt", "/srv", "/usr/local")
+
+
+# ---- 14. Ctrl-C while the local cluster starts -----------------------------------------------------------
+
+
+def test_ctrl_c_while_the_local_cluster_starts_says_one_line(tmp_path):
+    """SIGINT to the whole process group (as a terminal sends it) just as the cluster starts."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    root = Path(__file__).parent.parent
+    path = tmp_path / "s.toml"
+    path.write_text('kind = "runs"\n[base]\nhorizon = 10\n[grid]\nseed = {from = 0, to = 7}\n')
+    proc = subprocess.Popen([sys.executable, "-m", "polarize", "sweep", "run", str(path), "-o",
+                             str(tmp_path / "r"), "--workers", "2"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)},
+                            start_new_session=True)
+    try:
+        for line in proc.stdout:  # the sample is done: the cluster starts next
+            if line.startswith("estimate from"):
+                break
+        _wait_for_workers_starting(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("\r")]
+    after = lines[next(k for k, line in enumerate(lines) if "interrupted" in line):]
+    assert len(after) <= 2 and "Traceback" not in err, err
+
+
+def _wait_for_workers_starting(pid: int) -> None:
+    """Until ``pid`` has a worker process importing Dask (``spawn_main``, with a C extension of Dask's
+    imports loaded): the moment a Ctrl-C made it print its traceback."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes()
+                if int(stat.rsplit(")", 1)[1].split()[1]) != pid or b"spawn_main" not in cmdline:
+                    continue
+                maps = (entry / "maps").read_text()
+            except (OSError, ValueError, IndexError):
+                continue
+            if "yaml" in maps or "msgpack" in maps or "psutil" in maps:
+                return
+        time.sleep(0.01)
+    pytest.fail("no worker process started")

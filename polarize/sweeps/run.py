@@ -13,10 +13,13 @@ queued and leaves whole files only.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,9 +162,34 @@ def _client(scheduler: str | None, workers: int | None):
         except Exception as exc:  # unreachable, refused, a port out of range: one line naming the field
             reason = " ".join(str(exc).split())[:200] or type(exc).__name__
             raise ConfigError("scheduler", f"cannot reach {scheduler}: {reason}") from None
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+    with _stderr_aside():
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
+
+
+@contextlib.contextmanager
+def _stderr_aside() -> Iterator[None]:
+    """While the local cluster starts, standard error (file descriptor 2) goes to a file of its own.
+
+    Its worker processes keep it as theirs: a Ctrl-C reaches the terminal's whole process group,
+    and workers caught importing printed some 70 lines of tracebacks after "interrupted". Their
+    failures in a task come back as rows; this process's own standard error is restored at once.
+    """
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error to keep aside
+        yield
+        return
+    with tempfile.TemporaryFile() as aside:
+        sys.stderr.flush()
+        os.dup2(aside.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _cluster_run(tasks: list[Task], folder: Path, client, progress: Progress, callback) -> None:
