@@ -82,9 +82,11 @@ def test_an_ensemble_of_a_billion_chunks_is_refused_naming_the_field_and_the_cap
 
 def test_a_dry_run_counts_cells_and_tasks_without_building_them(tmp_path, capsys, monkeypatch):
     from polarize.cli import main
-    from polarize.sweeps import tasks
+    from polarize.sweeps import run, tasks
 
-    monkeypatch.setattr(tasks, "make_cells", lambda sweep: pytest.fail("a dry run built the cells"))
+    built = lambda sweep: pytest.fail("a dry run built the cells")  # noqa: E731
+    monkeypatch.setattr(tasks, "make_cells", built)
+    monkeypatch.setattr(run, "make_cells", built)
     path = tmp_path / "s.toml"
     path.write_text('kind = "ensemble"\n[grid]\nseed = {from = 0, to = 9}\n[ensemble]\nstarts = 25000\n'
                     'chunk = 10\n')
