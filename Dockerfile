@@ -42,14 +42,16 @@ RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \
     && rm -rf /tmp/src /tmp/wheels
 
 # Spaces runs the container as user 1000. The app's code belongs to root and is read-only to that
-# user (the app writes nothing there; a hosted server keeps decks in memory).
+# user (the app writes nothing there; a hosted server keeps decks in memory), in /app: a folder of
+# root's, so the user cannot rename it and put its own app.py in its place, as it could inside its
+# own home (/home/app, where it keeps what it writes).
 RUN useradd --create-home --uid 1000 app
-WORKDIR /home/app/polarize
+WORKDIR /app
 COPY app.py ./
 COPY ui ./ui
 COPY pages ./pages
 COPY .streamlit ./.streamlit
-RUN chmod -R u=rwX,go=rX /home/app/polarize
+RUN chmod -R u=rwX,go=rX /app
 
 USER app
 EXPOSE 7860

@@ -11,8 +11,11 @@ Running the same command again resumes: cells already in ``RESULTS/`` are skippe
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from polarize.fields import ConfigError
@@ -70,6 +73,10 @@ def _run(args: argparse.Namespace) -> int:
     sweep = read_sweep(args.sweep, allow_large=args.allow_large)
     if args.workers is not None and not 1 <= args.workers <= 1024:
         raise ConfigError("workers", f"must be in [1, 1024]; got {args.workers}")
+    if args.scheduler is not None and dask_available():
+        from polarize.sweeps.run import check_scheduler
+
+        check_scheduler(args.scheduler)  # a typo in the address is named before anything runs
     if args.dry_run:  # counted, not built: a dry run of a large sweep is as quick as of a small one
         print(f"{sweep.name}: {sweep.kind} sweep, {sweep.n_cells} grid cells, "
               f"{sweep.n_results} result cells, {sweep.n_tasks} tasks")
@@ -78,8 +85,9 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("sweep", MISSING_MESSAGE)
     bar = _Bar()
     try:
-        p = run_sweep(sweep, args.output, scheduler=args.scheduler, workers=args.workers, progress=bar,
-                      report=lambda line: print(line, flush=True))
+        with _quiet_on_interrupt():
+            p = run_sweep(sweep, args.output, scheduler=args.scheduler, workers=args.workers, progress=bar,
+                          report=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
         sys.stderr.write(f"\nstopped: the finished cells are in {args.output}; "
                          "run the same command again to resume\n")
@@ -90,6 +98,29 @@ def _run(args: argparse.Namespace) -> int:
     print(f"done: {p.done} cells run ({p.errors} with errors, {p.failed} failed), {p.skipped} already there, "
           f"in {p.elapsed:.1f} s; results in {args.output}")
     return 1 if p.failed else 0
+
+
+@contextlib.contextmanager
+def _quiet_on_interrupt() -> Iterator[None]:
+    """At Ctrl-C, Dask's own complaints (its event loop's, a half-started cluster closed at exit,
+    unretrieved tasks) are silenced before the interrupt is raised: one line says what happened."""
+    def interrupted(signum: int, frame: object) -> None:
+        import logging
+
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).disabled = True
+        sys.unraisablehook = lambda unraisable: None
+        raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGINT, interrupted)
+    except ValueError:  # not the main thread: Ctrl-C is not this thread's to catch
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _query(args: argparse.Namespace) -> int:

@@ -2,7 +2,10 @@
 
 The client builds the cells, skips those already in the results folder (by
 hash), times a small sample in-process to estimate the whole, then sends the
-remaining tasks to the cluster and writes each task's rows as it arrives. A
+remaining tasks to the cluster and writes each task's rows as it arrives. With
+a scheduler's address, the address is read and the scheduler reached (a
+connection opened and closed) before anything else, and every task runs on that
+cluster (nothing is sampled here). A
 worker that dies has its tasks rerun elsewhere by Dask; a task that Dask gives
 up on is counted as failed and left for the next run. Ctrl-C cancels what is
 queued and leaves whole files only.
@@ -10,19 +13,22 @@ queued and leaves whole files only.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from polarize.fields import ConfigError
+from polarize.fields import ConfigError, shown
 from polarize.sweeps import store
 from polarize.sweeps.spec import Sweep
 from polarize.sweeps.tasks import Task, make_cells, make_tasks, run_task
 
-__all__ = ["MISSING_MESSAGE", "Progress", "dask_available", "run_sweep"]
+__all__ = ["MISSING_MESSAGE", "Progress", "check_scheduler", "dask_available", "run_sweep"]
 
 MISSING_MESSAGE = "sweeps need the optional extra: pip install 'polarize[sweep]' (dask[distributed], duckdb)"
 SAMPLE_TASKS = 2
@@ -130,17 +136,60 @@ def _estimate_trainings(sweep: Sweep, tasks: list[Task], progress: Progress, rep
                "(if the base changes steps or width, scale it)")
 
 
+def check_scheduler(scheduler: object) -> str:
+    """``scheduler`` as a Dask scheduler's address (``tcp://HOST:PORT``), or a ``ConfigError`` naming it."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    wrong = ConfigError("scheduler", f"{shown(scheduler)} is not a scheduler's address; give one like "
+                        "tcp://HOST:8786")
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise wrong
+    try:
+        scheme, location = parse_address(scheduler.strip(), strict=True)
+        if scheme != "inproc":
+            parse_host_port(location)
+    except (ValueError, TypeError):
+        raise wrong from None
+    return scheduler.strip()
+
+
 def _client(scheduler: str | None, workers: int | None):
     from dask.distributed import Client, LocalCluster
 
-    if scheduler:
+    if scheduler is not None:
         try:
             return Client(scheduler, timeout="10s"), None
-        except (OSError, TimeoutError) as exc:
-            raise ConfigError("scheduler", f"cannot reach {scheduler}: {exc}") from None
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.ERROR)
+        except Exception as exc:  # unreachable, refused, a port out of range: one line naming the field
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise ConfigError("scheduler", f"cannot reach {scheduler}: {reason}") from None
+    with _stderr_aside():
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
+
+
+@contextlib.contextmanager
+def _stderr_aside() -> Iterator[None]:
+    """While the local cluster starts, standard error (file descriptor 2) goes to a file of its own.
+
+    Its worker processes keep it as theirs: a Ctrl-C reaches the terminal's whole process group,
+    and workers caught importing printed some 70 lines of tracebacks after "interrupted". Their
+    failures in a task come back as rows; this process's own standard error is restored at once.
+    """
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error to keep aside
+        yield
+        return
+    with tempfile.TemporaryFile() as aside:
+        sys.stderr.flush()
+        os.dup2(aside.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _cluster_run(tasks: list[Task], folder: Path, client, progress: Progress, callback) -> None:
@@ -188,6 +237,9 @@ def run_sweep(sweep: Sweep, folder: Path, *, scheduler: str | None = None, worke
     """
     if not dask_available():
         raise ConfigError("sweep", MISSING_MESSAGE)
+    if scheduler is not None:  # read and reached before any work; every task then runs there
+        scheduler, sample = check_scheduler(scheduler), False
+        _client(scheduler, workers)[0].close()
     _check_sinks(sweep, scheduler)
     folder = Path(folder)
     store.write_manifest(folder, sweep)
