@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from polarize.env import scheduler_address
 from polarize.fields import ConfigError, shown
 from polarize.sweeps import store
 from polarize.sweeps.spec import Sweep
@@ -137,20 +138,14 @@ def _estimate_trainings(sweep: Sweep, tasks: list[Task], progress: Progress, rep
 
 
 def check_scheduler(scheduler: object) -> str:
-    """``scheduler`` as a Dask scheduler's address (``tcp://HOST:PORT``), or a ``ConfigError`` naming it."""
-    from distributed.comm.addressing import parse_address, parse_host_port
+    """``scheduler`` as a Dask scheduler's address (``tcp://HOST:PORT``), or a ``ConfigError`` naming it.
 
-    wrong = ConfigError("scheduler", f"{shown(scheduler)} is not a scheduler's address; give one like "
-                        "tcp://HOST:8786")
+    The one reading of an address (``env.scheduler_address``), as the app reads ``POLARIZE_SCHEDULER``.
+    """
     if not isinstance(scheduler, str) or not scheduler.strip():
-        raise wrong
-    try:
-        scheme, location = parse_address(scheduler.strip(), strict=True)
-        if scheme != "inproc":
-            parse_host_port(location)
-    except (ValueError, TypeError):
-        raise wrong from None
-    return scheduler.strip()
+        raise ConfigError("scheduler", f"{shown(scheduler)} is not a scheduler's address; give one like "
+                          "tcp://HOST:8786")
+    return scheduler_address(scheduler)
 
 
 def _client(scheduler: str | None, workers: int | None):
