@@ -726,7 +726,7 @@ def test_the_app_user_cannot_rename_the_code_folder():
     """The code's folder lies in a folder of root's, not in the app user's home (which it could rename)."""
     import re
 
-    text = re.sub(r"\\\n\s*", " ", (Path(__file__).parent.parent / "Dockerfile").read_text())
+    text = re.sub(r"\\\n\s*", " ", (Path(__file__).resolve().parents[2] / "Dockerfile").read_text())
     (workdir,) = re.findall(r"^WORKDIR (\S+)$", text, flags=re.M)
     home = re.search(r"useradd .*--home-dir (\S+)", text)
     home = home.group(1) if home else "/home/app"
@@ -745,7 +745,7 @@ def test_ctrl_c_while_the_local_cluster_starts_says_one_line(tmp_path):
     import sys
 
     pytest.importorskip("distributed")
-    root = Path(__file__).parent.parent
+    root = Path(__file__).resolve().parents[2]
     path = tmp_path / "s.toml"
     path.write_text('kind = "runs"\n[base]\nhorizon = 10\n[grid]\nseed = {from = 0, to = 7}\n')
     proc = subprocess.Popen([sys.executable, "-m", "polarize", "sweep", "run", str(path), "-o",
