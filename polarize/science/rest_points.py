@@ -119,6 +119,17 @@ def rest_points(experiment: Experiment, V: np.ndarray,
     return found
 
 
+def _face_system(affine: tuple[np.ndarray, np.ndarray],
+                 face: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The face's equal-fitness system ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1`` as (matrix, rhs)."""
+    b, G = affine
+    k = len(face)
+    system = np.zeros((k + 1, k + 1))
+    system[:k, :k] = G[np.ix_(face, face)]
+    system[:k, k] = system[k, :k] = 1.0
+    return system, np.append(b[list(face)], 1.0)
+
+
 def _continuum(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> np.ndarray | None:
     """The corners (m, 3) of the face's set of rest points where it is more than a point; else None.
 
@@ -126,12 +137,8 @@ def _continuum(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> 
     rank below the face's size (a rank-deficient ``V``): when it is consistent, its solutions form a
     line (or the whole face), cut to the face by ``s_S > 0``. An empty array: the line misses the face.
     """
-    b, G = affine
     k = len(face)
-    system = np.zeros((k + 1, k + 1))
-    system[:k, :k] = G[np.ix_(face, face)]
-    system[:k, k] = system[k, :k] = 1.0
-    rhs = np.append(b[list(face)], 1.0)
+    system, rhs = _face_system(affine, face)
     _, sigma, vt = np.linalg.svd(system)
     null = vt[sigma <= 1e-10 * sigma[0]][:, :k]
     solution, *_ = np.linalg.lstsq(system, rhs, rcond=1e-10)
@@ -200,12 +207,8 @@ def _face_solutions(e: Experiment, V: np.ndarray, face: tuple[int, ...], tokens:
 
 def _exact_simplex(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> list[np.ndarray]:
     """The face's point of equal fitness: ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1`` (n = 3)."""
-    b, G = affine
     k = len(face)
-    system = np.zeros((k + 1, k + 1))
-    system[:k, :k] = G[np.ix_(face, face)]
-    system[:k, k] = system[k, :k] = 1.0
-    rhs = np.append(b[list(face)], 1.0)
+    system, rhs = _face_system(affine, face)
     solution, *_ = np.linalg.lstsq(system, rhs, rcond=None)
     if np.max(np.abs(system @ solution - rhs)) > 1e-9 * max(1.0, float(np.max(np.abs(rhs)))):
         return []  # singular and inconsistent: no point of the face has equal fitness
