@@ -148,6 +148,15 @@ def test_an_unreachable_scheduler_is_one_line_naming_the_variable(monkeypatch):
     app_cluster.disconnect()
 
 
+def test_an_unreachable_scheduler_does_not_stop_the_app_starting(monkeypatch):
+    """``prestart`` (the app's first request) reads the variable, it does not connect."""
+    from polarize.serve import runner
+
+    monkeypatch.setenv("POLARIZE_SCHEDULER", "tcp://127.0.0.1:9")
+    monkeypatch.setattr(runner, "connected", lambda: pytest.fail("prestart connected"))
+    runner.prestart()  # neither raises nor starts local workers
+
+
 def test_a_malformed_scheduler_is_refused_before_any_run(monkeypatch):
     from polarize.config import ConfigError
     from polarize.env import environment_problem

@@ -46,7 +46,7 @@ from typing import Any
 
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
-from polarize.env import TIMEOUT, in_process, timeout
+from polarize.env import TIMEOUT, in_process, scheduler, timeout
 from polarize.integrate import simulate
 from polarize.normalizers import DegenerateStateError
 from polarize.serve.admission import Admission, ServerBusy, queue_notices
@@ -383,8 +383,9 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
 
 def prestart() -> None:
     """Start the worker processes now, so that the first run does not wait for them to import (none when
-    the runs go to a cluster)."""
-    if not _in_process() and connected() is None:
+    the runs go to a cluster). Reads the variable only: a scheduler that does not answer is said by the
+    first run, in words, not by the app's start."""
+    if not _in_process() and scheduler() is None:
         _POOL.prestart()
 
 
