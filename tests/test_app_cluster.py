@@ -125,6 +125,25 @@ def test_a_run_whose_worker_is_lost_is_run_again(on_cluster, tmp_path):
         helper.join(timeout=1)
 
 
+def test_the_queue_grows_and_shrinks_with_the_clusters_workers(on_cluster, monkeypatch):
+    monkeypatch.setattr(app_cluster, "RESIZE_SECONDS", 0.0)  # look each time
+    here = app_cluster.connected()
+    assert here is not None and here.admission.size == 2
+    added = start_worker(on_cluster["file"], "added", on_cluster["folder"] / "added.log")
+    try:
+        wait_workers(on_cluster["address"], 3)
+        here.resize()
+        assert here.admission.size == 3  # a worker added for a course is used without a restart
+    finally:
+        added.terminate()
+        added.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while here.admission.size != 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        here.resize()
+    assert here.admission.size == 2
+
+
 def test_a_run_past_the_limit_is_given_up_and_said(on_cluster, tmp_path):
     with pytest.raises(RunTimeout, match="longer than 1 s"):
         call_with_timeout(counted, str(tmp_path / "slow.log"), 2.0, 5.0, timeout=1.0)

@@ -151,6 +151,53 @@ def test_the_queue_is_first_come_first_served_and_bounded():
     assert order == ["slot 2"] and admission.counts() == (1, 0)
 
 
+def _held(admission: Admission, seconds: float) -> None:
+    """One run through ``admission`` that held its slot ``seconds`` (its typical length from now on)."""
+    slot = admission.enter()
+    admission._running[slot.ticket] = (time.monotonic() - seconds, False)
+    admission.leave(slot)
+
+
+def test_the_queue_is_as_long_as_the_work_it_holds_allows():
+    # Runs of 2 s, one slot, 5 s allowed: the run waiting behind 2 others expects 6 s and is refused.
+    slow = Admission(1, reserve=0, longest_wait=5.0)
+    _held(slow, 2.0)
+    holder = slow.enter()
+    waiters = [threading.Thread(target=lambda: slow.leave(slow.enter())) for _ in range(2)]
+    for waiter in waiters:
+        waiter.start()
+    _wait_until(lambda: slow.counts() == (1, 2))
+    with pytest.raises(ServerBusy, match=r"2 runs are waiting already, about 6 s of work \(at most 5 s\)"):
+        slow.enter()
+    slow.leave(holder)
+    for waiter in waiters:
+        waiter.join()
+    # Light runs (a tenth of a second): a class's worth all wait their turn.
+    light = Admission(1, reserve=0, longest_wait=60.0)
+    _held(light, 0.1)
+    holder = light.enter()
+    waiters = [threading.Thread(target=lambda: light.leave(light.enter())) for _ in range(200)]
+    for waiter in waiters:
+        waiter.start()
+    _wait_until(lambda: light.counts() == (1, 200))
+    light.leave(holder)
+    for waiter in waiters:
+        waiter.join()
+    assert light.counts() == (0, 0)
+
+
+def test_a_queue_given_more_slots_admits_its_waiting_runs():
+    admission = Admission(1, reserve=0)
+    holder = admission.enter()
+    waiter = threading.Thread(target=lambda: admission.enter())
+    waiter.start()
+    _wait_until(lambda: admission.counts() == (1, 1))
+    admission.resize(2)
+    waiter.join(timeout=30)
+    assert admission.counts() == (2, 0)
+    admission.leave(holder)
+
+
 def test_a_cancelled_wait_leaves_the_queue():
     admission = Admission(1, reserve=0)
     admission.enter()

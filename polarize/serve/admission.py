@@ -8,9 +8,14 @@ slot for longer than ``heavy_after`` seconds counts as heavy: when every
 running run is heavy, the head of the queue gets a spare slot (a reserve
 worker) instead of waiting, at most ``reserve`` of them at a time. So a couple
 of long links (a huge horizon under cross-entropy) cannot hold up the light
-runs behind them for their whole time limit. More than
-``most_waiting`` waiting runs are refused (``ServerBusy``) rather than queued
-for minutes.
+runs behind them for their whole time limit.
+
+A run is refused (``ServerBusy``) rather than queued for minutes: when the runs
+ahead of it, at the length runs have lately taken, would keep it waiting longer
+than ``longest_wait`` seconds. So the queue is as long as the work allows: a
+class's light runs (a tenth of a second each) all wait their turn, while a few
+long ones fill it. ``most_waiting`` bounds the runs parked here whatever the
+estimate (each is a waiting thread of the server).
 """
 
 from __future__ import annotations
@@ -24,13 +29,18 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["HEAVY_AFTER", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "queue_notices"]
+__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "queue_notices"]
 
 HEAVY_AFTER = 1.5
 """Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
 
-MOST_WAITING = 64
-"""Waiting runs beyond which new ones are refused."""
+LONGEST_WAIT = 60.0
+"""Seconds of runs ahead (at their recent typical length) beyond which a new run is refused."""
+
+MOST_WAITING = 500
+"""Waiting runs beyond which new ones are refused, however short runs have been."""
+
+_RECENT = 0.2  # weight of the latest run in the typical run length (an exponential moving average)
 
 _RECHECK = 0.25  # seconds between looks at the running runs while waiting (they turn heavy with time)
 
@@ -74,13 +84,17 @@ class Admission:
     reserve : int
         Spare slots, lent only while every running run has lasted ``heavy_after`` seconds.
     heavy_after : float
+    longest_wait : float
+        Seconds a new run may expect to wait (the runs ahead of it over ``size`` slots, each as
+        long as runs have lately been); past that it is refused.
     most_waiting : int
     """
 
     def __init__(self, size: int, *, reserve: int = 1, heavy_after: float = HEAVY_AFTER,
-                 most_waiting: int = MOST_WAITING):
+                 longest_wait: float = LONGEST_WAIT, most_waiting: int = MOST_WAITING):
         self.size, self.reserve = size, reserve
-        self.heavy_after, self.most_waiting = heavy_after, most_waiting
+        self.heavy_after, self.longest_wait, self.most_waiting = heavy_after, longest_wait, most_waiting
+        self.typical: float | None = None  # seconds a run has lately held its slot; None before any
         self._running: dict[int, tuple[float, bool]] = {}  # ticket -> (start time, spare)
         self._waiting: collections.deque[int] = collections.deque()
         self._tickets = itertools.count(1)
@@ -99,8 +113,7 @@ class Admission:
         """
         on_wait = on_wait or _NOTICE.get()
         with self._changed:
-            if len(self._waiting) >= self.most_waiting:
-                raise ServerBusy(f"{len(self._waiting)} runs are waiting already")
+            self._refuse_if_full()
             ticket = next(self._tickets)
             self._waiting.append(ticket)
         told = 0
@@ -130,8 +143,33 @@ class Admission:
     def leave(self, slot: Slot) -> None:
         """Give the slot back (always, however the run ended)."""
         with self._changed:
-            self._running.pop(slot.ticket, None)
+            started = self._running.pop(slot.ticket, None)
+            if started is not None:
+                held = time.monotonic() - started[0]
+                self.typical = held if self.typical is None else (1 - _RECENT) * self.typical + _RECENT * held
             self._changed.notify_all()
+
+    def resize(self, size: int) -> None:
+        """Use ``size`` regular slots from now on (runs already running keep theirs)."""
+        with self._changed:
+            self.size = size
+            self._changed.notify_all()
+
+    def expected_wait(self) -> float:
+        """Seconds a run arriving now may expect to wait: 0 until a run has been timed (lock held)."""
+        if self.typical is None:
+            return 0.0
+        ahead = len(self._waiting) + max(0, len(self._running) - self.size + 1)
+        return ahead * self.typical / max(1, self.size)
+
+    def _refuse_if_full(self) -> None:
+        waiting = len(self._waiting)
+        if waiting >= self.most_waiting:
+            raise ServerBusy(f"{waiting} runs are waiting already (at most {self.most_waiting})")
+        wait = self.expected_wait()
+        if wait > self.longest_wait:
+            raise ServerBusy(f"{waiting} runs are waiting already, about {wait:.0f} s of work "
+                             f"(at most {self.longest_wait:.0f} s)")
 
     def _free_slot(self) -> bool | None:
         """False for a regular slot, True for a spare one, None when the head must wait (lock held)."""

@@ -17,7 +17,8 @@ pool of workers, and a class past one machine is a matter of adding workers.
   line that the cluster lost the run. A run that fails in the engine is not run again: it would fail
   the same way.
 - **The queue**: runs still wait their turn in this server's ``Admission``, with their place told,
-  at most as many at once as the cluster has worker threads when this server first connected.
+  at most as many at once as the cluster has worker threads (looked up again every
+  ``RESIZE_SECONDS``, so workers added for a course are used without a restart).
 - **Live training** (``cluster_training``) goes to a worker the same way, its progress sent back
   through a Dask queue, and stops itself on the worker once past its time.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 from typing import Any
 
 from polarize.env import SCHEDULER, scheduler
@@ -35,6 +37,9 @@ __all__ = ["ClusterUnavailable", "cluster_call", "cluster_training", "connected"
 
 CONNECT_SECONDS = 10
 """Seconds to reach the scheduler before a run is refused in words."""
+
+RESIZE_SECONDS = 5.0
+"""Seconds between looks at the cluster's worker threads (the admission's slots)."""
 
 
 class ClusterUnavailable(RuntimeError):
@@ -53,8 +58,18 @@ class _Cluster:
         except (OSError, TimeoutError) as exc:
             raise ClusterUnavailable(f"cannot reach the Dask scheduler at {address} ({SCHEDULER}): "
                                      f"{type(exc).__name__}") from None
-        threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
-        self.admission = Admission(max(1, threads), reserve=0)
+        self.admission = Admission(1, reserve=0)
+        self.looked = -float("inf")
+        self.resize()
+
+    def resize(self) -> None:
+        """As many slots as the cluster has worker threads now (looked up at most every few seconds)."""
+        now = time.monotonic()
+        if now - self.looked < RESIZE_SECONDS:
+            return
+        self.looked = now
+        threads = self.client.scheduler_info(n_workers=0).get("total_threads", 0)
+        self.admission.resize(max(1, threads))
 
     def close(self) -> None:
         self.client.close()
@@ -123,6 +138,7 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
 
     from polarize.serve.runner import RunTimeout, WorkerCrashed
 
+    cluster.resize()
     slot = cluster.admission.enter()
     try:
         future = cluster.client.submit(function, *args, key=task_key(function, args), pure=True)
@@ -179,6 +195,7 @@ def cluster_training(cluster: _Cluster, config: dict[str, Any], progress: Any,
             if progress is not None:
                 progress(done, total)
 
+    cluster.resize()
     slot = cluster.admission.enter()
     try:
         future = cluster.client.submit(_train_on_worker, config, queue.name, seconds, key=key, pure=False)
