@@ -26,18 +26,22 @@ RUN if [ "$EXPORT" = "1" ]; then \
         && rm -rf /var/lib/apt/lists/*; \
     fi
 
-# Dependencies first (a layer that changes only with requirements.lock: every package the app
-# needs, pinned with its hashes, made from pyproject.toml within requirements.txt's pins; its
-# first lines say how), then the package as a wheel built from a copy of its sources, which is then
-# removed: the app imports the installed package, never a source folder beside it.
+# Dependencies first (a layer that changes only with the locks: requirements.lock holds every
+# package the app needs, locks/EXTRA.lock those and an extra's at the same versions, each pinned
+# with its hashes; `bash locks/make` makes them from pyproject.toml), then the build backend from
+# locks/build.lock, so that the wheel is built without fetching anything unpinned; then the package
+# as a wheel built from a copy of its sources, which is then removed: the app imports the installed
+# package, never a source folder beside it.
 COPY requirements.lock /tmp/src/
+COPY locks /tmp/src/locks
 RUN pip install --require-hashes -r /tmp/src/requirements.lock \
-    && if [ "$EXPORT" = "1" ]; then pip install "kaleido==1.5.1"; fi \
-    && if [ "$SINKS" = "1" ]; then pip install "jax==0.10.2" "jaxlib==0.10.2" "optax==0.2.8"; fi \
-    && if [ "$CLUSTER" = "1" ]; then pip install "dask[distributed]==2026.8.0"; fi
+    && if [ "$EXPORT" = "1" ]; then pip install --require-hashes -r /tmp/src/locks/export.lock; fi \
+    && if [ "$SINKS" = "1" ]; then pip install --require-hashes -r /tmp/src/locks/sinks.lock; fi \
+    && if [ "$CLUSTER" = "1" ]; then pip install --require-hashes -r /tmp/src/locks/sweep.lock; fi \
+    && pip install --require-hashes -r /tmp/src/locks/build.lock
 COPY pyproject.toml README.md /tmp/src/
 COPY polarize /tmp/src/polarize
-RUN pip wheel --no-deps -w /tmp/wheels /tmp/src \
+RUN pip wheel --no-deps --no-build-isolation -w /tmp/wheels /tmp/src \
     && pip install --no-deps /tmp/wheels/*.whl \
     && rm -rf /tmp/src /tmp/wheels
 

@@ -9,7 +9,7 @@ file changes), the package goes in as a freshly built wheel, and the server star
 image's ``CMD`` (on a free local port). It then asks the ``HEALTHCHECK`` URL and opens one
 page over the app's websocket.
 
-``requirements.lock`` is made from ``pyproject.toml`` by uv (its first lines give the command);
+``requirements.lock`` and ``locks/`` are made from ``pyproject.toml`` by ``bash locks/make`` (uv);
 ``test_the_lock_file_is_in_step`` checks, without a network, that it still is.
 """
 
@@ -112,16 +112,48 @@ def test_the_app_code_belongs_to_root_and_is_read_only_to_its_user():
     assert copies and max(copies) < user  # all the code is in place, as root, before the user takes over
 
 
-def _locked() -> dict[str, tuple[str, list[str]]]:
-    """``requirements.lock``: name -> (version, hashes)."""
+LOCKS = {"EXPORT": "export", "SINKS": "sinks", "CLUSTER": "sweep"}
+"""The Dockerfile's optional build args and the extra each installs (``locks/EXTRA.lock``)."""
+
+IMAGE_MARKERS = {"python_version": "3.11", "python_full_version": "3.11.0", "sys_platform": "linux",
+                 "platform_system": "Linux", "os_name": "posix", "implementation_name": "cpython",
+                 "platform_machine": "x86_64", "platform_python_implementation": "CPython", "extra": ""}
+
+
+def _locked(path: Path = ROOT / "requirements.lock") -> dict[str, tuple[str, list[str]]]:
+    """A lock file: name -> (version, hashes), of the entries that apply to the image's Python."""
+    from packaging.markers import Marker
+
     entries: dict[str, tuple[str, list[str]]] = {}
-    text = re.sub(r"\\\n\s*", " ", (ROOT / "requirements.lock").read_text())
+    text = re.sub(r"\\\n\s*", " ", path.read_text())
     for line in text.splitlines():
         if line and not line.startswith(("#", " ")):
             spec, *hashes = line.split(" --hash=")
-            name, version = spec.split(";")[0].strip().split("==")
+            pin, _, marker = spec.partition(";")
+            if marker.strip() and not Marker(marker.strip()).evaluate(IMAGE_MARKERS):
+                continue
+            name, version = pin.strip().split("==")
             entries[name.lower().replace("_", "-")] = (version, [h.strip() for h in hashes])
     return entries
+
+
+def _closed(locked: dict[str, tuple[str, list[str]]]) -> None:
+    """Every requirement of every locked package installed here is locked too."""
+    from packaging.requirements import Requirement
+
+    for name in locked:
+        try:
+            needs = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:  # not installed here: its own needs cannot be read offline
+            continue
+        for requirement in map(Requirement, needs):
+            if requirement.marker is None or requirement.marker.evaluate(IMAGE_MARKERS):
+                assert requirement.name.lower().replace("_", "-") in locked, f"{name} needs {requirement}"
+
+
+def _hashed(locked: dict[str, tuple[str, list[str]]]) -> bool:
+    return bool(locked) and all(hashes and all(h.startswith("sha256:") for h in hashes)
+                                for _, hashes in locked.values())
 
 
 def test_the_lock_file_is_in_step():
@@ -132,26 +164,66 @@ def test_the_lock_file_is_in_step():
     from packaging.requirements import Requirement
 
     locked = _locked()
-    assert locked and all(hashes and all(h.startswith("sha256:") for h in hashes)
-                          for _, hashes in locked.values())
+    assert _hashed(locked)
     pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
                 if line and not line.startswith("#"))
     for raw in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
         wanted = Requirement(raw)
         version, _ = locked[wanted.name.lower()]
-        assert wanted.specifier.contains(version), f"{wanted} is locked at {version}: run the lock's command"
+        assert wanted.specifier.contains(version), f"{wanted} is locked at {version}: run bash locks/make"
         assert pins.get(wanted.name) in (None, version), f"requirements.txt pins {wanted.name} otherwise"
-    image = {"python_version": "3.11", "python_full_version": "3.11.0", "sys_platform": "linux",
-             "platform_system": "Linux", "os_name": "posix", "implementation_name": "cpython",
-             "platform_machine": "x86_64", "platform_python_implementation": "CPython", "extra": ""}
-    for name in locked:
-        try:
-            needs = metadata.requires(name) or []
-        except metadata.PackageNotFoundError:  # not installed here: its own needs cannot be read offline
+    _closed(locked)
+
+
+@pytest.mark.parametrize("extra", sorted(LOCKS.values()))
+def test_each_extras_lock_holds_it_at_the_apps_versions(extra):
+    """``locks/EXTRA.lock``: hashed, closed, the extra's requirements within their ranges, and every
+    package the app's lock holds at the app's version (the image's layers agree)."""
+    from packaging.requirements import Requirement
+
+    locked, app = _locked(ROOT / "locks" / f"{extra}.lock"), _locked()
+    assert _hashed(locked)
+    assert {name: locked.get(name, (None,))[0] for name in app} == {name: v for name, (v, _) in app.items()}
+    wants = [r for r in map(Requirement, metadata.requires("polarize") or [])
+             if r.marker is not None and r.marker.evaluate({**IMAGE_MARKERS, "extra": extra})]
+    assert wants, f"pyproject.toml has no extra {extra}"
+    for wanted in wants:
+        version, _ = locked[wanted.name.lower()]
+        assert wanted.specifier.contains(version), f"{wanted} is locked at {version}: run bash locks/make"
+    _closed(locked)
+
+
+def test_the_build_backend_is_locked():
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    locked = _locked(ROOT / "locks" / "build.lock")
+    assert _hashed(locked)
+    for raw in tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]:
+        wanted = Requirement(raw)
+        assert wanted.specifier.contains(locked[wanted.name.lower()][0]), f"{wanted}: run bash locks/make"
+
+
+def test_the_image_installs_only_locked_hashed_files_and_fetches_no_build_backend():
+    image = read_dockerfile()
+    installs = [part.strip() for run in image.runs for part in re.split(r"&&|;", run)
+                if "pip install" in part or "pip wheel" in part]
+    for step in installs:
+        command = step[step.index("pip "):]
+        if command.startswith("pip install --no-deps /tmp/wheels/"):
+            continue  # the wheel just built here
+        if command.startswith("pip wheel"):
+            assert "--no-build-isolation" in command and "--no-deps" in command, command
             continue
-        for requirement in map(Requirement, needs):
-            if requirement.marker is None or requirement.marker.evaluate(image):
-                assert requirement.name.lower().replace("_", "-") in locked, f"{name} needs {requirement}"
+        locked = r"pip install --require-hashes -r /tmp/src/(requirements|locks/\w+)\.lock"
+        assert re.fullmatch(locked, command), command
+    runs = " ".join(image.runs)
+    for arg, extra in LOCKS.items():
+        assert f"ARG {arg}=0" in (ROOT / "Dockerfile").read_text()  # off by default: a small image
+        assert f'if [ "${arg}" = "1" ]; then pip install --require-hashes -r /tmp/src/locks/{extra}.lock' \
+            in runs
+    assert any(step.endswith("-r /tmp/src/locks/build.lock") for step in installs)
 
 
 def test_requirements_pin_the_versions_the_tests_run_with():
@@ -159,21 +231,6 @@ def test_requirements_pin_the_versions_the_tests_run_with():
             if line and not line.startswith("#")]
     assert {name for name, _ in pins} >= {"numpy", "scipy", "plotly", "streamlit", "threadpoolctl"}
     assert {name: metadata.version(name) for name, _ in pins} == dict(pins)
-
-
-def test_the_optional_build_args_install_what_the_extras_ask_for():
-    from packaging.requirements import Requirement
-
-    text = (ROOT / "Dockerfile").read_text()
-    pins = dict(re.findall(r'"([a-z]+)==([0-9.]+)"', text))
-    extras = {"EXPORT": "export", "SINKS": "sinks"}
-    assert all(f'ARG {arg}=0' in text for arg in extras)  # off by default: a small image
-    for requirement in map(Requirement, metadata.requires("polarize") or []):
-        extra = next((name for name in extras.values() if requirement.marker
-                      and requirement.marker.evaluate({"extra": name})), None)
-        if extra is not None:
-            assert requirement.name in pins, f"the Dockerfile does not install {requirement.name} ({extra})"
-            assert requirement.specifier.contains(pins[requirement.name]), requirement
 
 
 def _stage(image: Image, root: Path) -> None:
@@ -190,15 +247,16 @@ def _stage(image: Image, root: Path) -> None:
                 shutil.copy2(origin, into)
 
 
-def _dependency_layer(requirements: Path) -> Path:
-    """A venv with ``requirements.lock`` installed (hashes checked), reused while the file is unchanged."""
-    digest = hashlib.sha1(requirements.read_bytes()).hexdigest()[:12]
+def _dependency_layer(*locks: Path) -> Path:
+    """A venv with ``locks`` installed in order (hashes checked), reused while the files are unchanged."""
+    digest = hashlib.sha1(b"".join(lock.read_bytes() for lock in locks)).hexdigest()[:12]
     venv = ARTIFACTS / f"deploy-venv-{digest}"
     if not (venv / "bin" / "streamlit").exists():
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([venv / "bin" / "pip", "install", "-q", "--require-hashes", "-r", requirements],
-                       check=True)
+        for lock in locks:
+            subprocess.run([venv / "bin" / "pip", "install", "-q", "--require-hashes", "-r", lock],
+                           check=True)
     return venv
 
 
@@ -226,15 +284,17 @@ def _healthy(url: str, process: subprocess.Popen[bytes], most: float = 60.0) -> 
 def test_the_dockerfile_environment_serves_the_app(tmp_path):
     image = read_dockerfile()
     install = ("pip install --require-hashes -r /tmp/src/requirements.lock",
-               "pip wheel --no-deps -w /tmp/wheels /tmp/src",
+               "pip install --require-hashes -r /tmp/src/locks/build.lock",
+               "pip wheel --no-deps --no-build-isolation -w /tmp/wheels /tmp/src",
                "pip install --no-deps /tmp/wheels/*.whl")
     assert all(any(step in run for run in image.runs) for step in install), "the Dockerfile changed"
     ARTIFACTS.mkdir(exist_ok=True)
     _stage(image, tmp_path)
-    venv = _dependency_layer(tmp_path / "tmp/src/requirements.lock")
+    venv = _dependency_layer(tmp_path / "tmp/src/requirements.lock", tmp_path / "tmp/src/locks/build.lock")
     pip = venv / "bin" / "pip"
-    subprocess.run([pip, "wheel", "-q", "--no-deps", "-w", tmp_path / "wheels", tmp_path / "tmp/src"],
-                   check=True)
+    # Without build isolation, as the image builds it: only the locked backend, nothing fetched.
+    subprocess.run([pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", tmp_path / "wheels",
+                    tmp_path / "tmp/src"], check=True)
     (wheel,) = (tmp_path / "wheels").glob("polarize-*.whl")
     subprocess.run([pip, "install", "-q", "--no-deps", "--force-reinstall", wheel], check=True)
     subprocess.run([pip, "check"], check=True)  # the pins satisfy the package's own requirements

@@ -65,6 +65,7 @@ def test_kubernetes_keeps_sessions_on_their_pod_and_reaches_the_chart_scheduler(
 
 def test_the_cluster_image_runs_the_dask_the_tests_run():
     text = (ROOT / "Dockerfile").read_text()
-    assert "ARG CLUSTER=0" in text
-    assert f'"dask[distributed]=={metadata.version("distributed")}"' in text
-    assert metadata.version("dask") == metadata.version("distributed")
+    assert "ARG CLUSTER=0" in text and "-r /tmp/src/locks/sweep.lock" in text
+    lock = (ROOT / "locks" / "sweep.lock").read_text()
+    for name in ("dask", "distributed"):
+        assert f"\n{name}=={metadata.version(name)} " in lock
