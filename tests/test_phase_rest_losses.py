@@ -53,7 +53,45 @@ def on_edge(i, j, x):
     return x * np.eye(3)[i] + (1 - x) * np.eye(3)[j]
 
 
-def enumerate_rest(e, V, grid=2001, inner=80):
+def directions(e, V, s):
+    """``direction`` at many points ``s`` (K, 3) at once: (K, 3)."""
+    target = np.asarray(e.target, dtype=float)
+    if e.loss == "logistic":
+        return np.broadcast_to(V.T @ target, s.shape)
+    beta = s @ V.T
+    if e.loss == "square":
+        grad = beta - target
+    else:
+        w = np.exp(beta - beta.max(axis=1, keepdims=True))
+        grad = w / w.sum(axis=1, keepdims=True) - target
+    return -grad @ V
+
+
+def inside_points(w):
+    """Shares (K, 3) at logit coordinates w (K, 2) of the inside: s = softmax(w0, w1, 0)."""
+    x = np.concatenate([np.clip(w, -60, 60), np.zeros((len(w), 1))], axis=1)
+    x = np.exp(x - x.max(axis=1, keepdims=True))
+    return x / x.sum(axis=1, keepdims=True)
+
+
+def inside_starts(e, V, side=400, coarse=16):
+    """Starts for the search inside: the centre of every cell of a fine grid in logit coordinates where
+    both equal-fitness conditions change sign (a crossing of the two curves), and a coarse grid besides
+    (a root where a condition touches zero without crossing it)."""
+    z = np.linspace(-14, 14, side + 1)
+    w = np.stack(np.meshgrid(z, z, indexing="ij"), axis=-1).reshape(-1, 2)
+    u = directions(e, V, inside_points(w))
+    conditions = (u[:, :2] - u[:, 2:]).reshape(side + 1, side + 1, 2)
+    corners = np.stack([conditions[:-1, :-1], conditions[1:, :-1], conditions[:-1, 1:], conditions[1:, 1:]])
+    crossing = np.all((corners.min(axis=0) <= 0) & (corners.max(axis=0) >= 0), axis=-1)
+    centres = 0.5 * (z[:-1] + z[1:])
+    i, j = np.nonzero(crossing)
+    grid = np.linspace(-12, 12, coarse)
+    return np.concatenate([np.stack([centres[i], centres[j]], axis=1),
+                           np.array(list(itertools.product(grid, grid)))])
+
+
+def enumerate_rest(e, V, grid=2001):
     """(support, s) of every rest point of the frozen field on the simplex, n = 3."""
     found = [((i,), np.eye(3)[i]) for i in range(3)]
     z = np.linspace(-40, 40, grid)
@@ -61,24 +99,21 @@ def enumerate_rest(e, V, grid=2001, inner=80):
         def gap(zz, i=i, j=j):
             u = direction(e, V, on_edge(i, j, expit(zz)))
             return u[i] - u[j]
-        values = np.array([gap(zz) for zz in z])
+        x = expit(z)[:, None]
+        u = directions(e, V, x * np.eye(3)[i] + (1 - x) * np.eye(3)[j])
+        values = u[:, i] - u[:, j]
         for k in np.flatnonzero(values[:-1] * values[1:] < 0):
             found.append(((i, j), on_edge(i, j, expit(brentq(gap, z[k], z[k + 1], xtol=1e-14)))))
 
-    def point(w):  # logit coordinates of the inside: s = softmax(w0, w1, 0)
-        x = np.append(np.clip(w, -60, 60), 0.0)
-        x = np.exp(x - x.max())
-        return x / x.sum()
-
     def F(w):
-        u = direction(e, V, point(w))
+        u = direction(e, V, inside_points(np.atleast_2d(w))[0])
         return [u[0] - u[2], u[1] - u[2]]
 
     scale = max(np.max(np.abs(fitness(e, V, q))) for q in np.eye(3))
     points = []
-    for w in itertools.product(np.linspace(-12, 12, inner), repeat=2):
+    for w in inside_starts(e, V):
         root = fsolve(F, np.array(w), xtol=1e-14)
-        s = point(root)
+        s = inside_points(root[None])[0]
         if np.max(np.abs(F(root))) < 1e-10 * scale and np.min(s) > 1e-7 and not any(
                 np.max(np.abs(s - q)) < 1e-6 for q in points):
             points.append(s)
