@@ -196,8 +196,8 @@ def settings_line(experiment: Experiment) -> str:
         Plain text (no markup): model, sizes, loss, normalizer, method, horizon, start and seed.
     """
     e = experiment
-    normalizer = e.normalizer + (f" (T = {e.temperature:g})" if e.normalizer == "softmax"
-                                 and e.temperature != 1.0 else "")
+    # a temperature other than 1 is one the normalizer takes (Experiment refuses any other)
+    normalizer = e.normalizer + (f" (T = {e.temperature:g})" if e.temperature != 1.0 else "")
     method = "exact flow" if e.method == "flow" else f"gradient descent (lr = {e.lr:g})"
     start = "a(0) = 0" if e.a_init == "zeros" else f"a(0) {e.a_init} \u00d7 {e.a_scale:g}"
     parts = [f"n = {e.n}, d = {e.d}" + (" (tied)" if e.model == "tied" else ""), f"{e.loss} loss",

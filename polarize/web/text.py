@@ -150,7 +150,7 @@ def _replicator_caption(experiment: Experiment) -> str:
     words = (r"Each bar is a token's fitness minus the mean fitness, $u_i - s\cdot u$, divided by the "
              "largest at that time (the label above gives it; hover for each value), so the bars stay "
              "readable as the fitness fades. ")
-    if experiment.normalizer != "softmax":
+    if not experiment.sigma.replicator:
         return words + (f"Only softmax has the replicator form: under {experiment.normalizer} a bar's sign "
                         "need not be the direction its logit moves.")
     words += (r"Softmax moves the logits as $\dot a_i = s_i\,(u_i - s\cdot u)/T$: tokens above zero gain "
