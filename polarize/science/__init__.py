@@ -15,7 +15,7 @@ from polarize.science.studies import (
     polarization_rate,
     sweep,
 )
-from polarize.science.times import format_time
+from polarize.science.time_words import format_time
 from polarize.science.verdict import (
     PARTLY_ENTROPY,
     PARTLY_SHARE,

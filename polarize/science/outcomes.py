@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from polarize.science.studies import NormalizerRow
-from polarize.science.times import format_time
+from polarize.science.time_words import format_time
 from polarize.science.verdict import POLARIZED_SHARE, Polarization, judge
 
 __all__ = ["describe_normalizers", "outcome_groups"]

@@ -11,7 +11,7 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.simplex import simplex_shares
-from polarize.science.times import format_time
+from polarize.science.time_words import format_time
 from polarize.status import Status
 
 __all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Polarization", "Verdict",
