@@ -25,7 +25,6 @@ each kind takes (its base, its axes, its settings and their sections) is the kin
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import json
@@ -116,10 +115,8 @@ class Sweep:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: what ``parse_sweep`` reads back (ranges written out, each setting in its section)."""
-        sections: dict[str, dict[str, Any]] = {}
-        for f in dataclasses.fields(self.settings):
-            sections.setdefault(f.metadata.get("section", "options"), {})[f.name] = getattr(self.settings,
-                                                                                             f.name)
+        sections = {section: {name: getattr(self.settings, name) for name in settings}
+                    for section, settings in self.entry.sections().items()}
         return {"kind": self.kind, "name": self.name, "base": dict(self.base),
                 "grid": {key: list(values) for key, values in self.grid}, **sections}
 
