@@ -39,7 +39,8 @@ class NoSettings:
 
 
 class SweepKind:
-    """One kind of sweep; subclass it in a module of ``polarize/sweeps/kinds`` and list it in ``KINDS``.
+    """One kind of sweep: subclass it in a module of ``polarize/sweeps/kinds`` whose ``KIND`` is an
+    instance, the module listed in ``_MODULES``.
 
     Attributes
     ----------
