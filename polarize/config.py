@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from polarize import serialize, summary
+from polarize import notebook, serialize
 from polarize.budget import steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
@@ -272,10 +272,10 @@ class Experiment:
 
     def __repr__(self) -> str:
         # Short, for notebooks: the settings that differ from the defaults (arrays by shape only).
-        return summary.experiment_repr(self)
+        return notebook.experiment_repr(self)
 
     def _repr_html_(self) -> str:
-        return summary.experiment_html(self)
+        return notebook.experiment_html(self)
 
     @property
     def sigma(self) -> Normalizer:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from polarize import summary
+from polarize import notebook
 from polarize.config import Experiment
 from polarize.losses import entropy
 from polarize.status import Status
@@ -146,10 +146,10 @@ class Result:
 
     def __repr__(self) -> str:
         # One line for notebooks (the series are K x n arrays): the settings, how far it ran, the winner.
-        return summary.result_repr(self)
+        return notebook.result_repr(self)
 
     def _repr_html_(self) -> str:
-        return summary.result_html(self)
+        return notebook.result_html(self)
 
     def figure(self, kind: str = "dashboard", **options: Any) -> go.Figure:
         """The app's own figure of this run, to show inline in a notebook.
@@ -168,7 +168,7 @@ class Result:
         -------
         plotly.graph_objects.Figure
         """
-        return summary.result_figure(self, kind, **options)
+        return notebook.result_figure(self, kind, **options)
 
     def to_pandas(self, per: str = "token") -> pd.DataFrame:
         """The saved series as a tidy ``pandas.DataFrame``.
@@ -185,11 +185,11 @@ class Result:
         -------
         pandas.DataFrame
         """
-        return summary.result_frame(self, per)
+        return notebook.result_frame(self, per)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the resolved config plus every saved series as lists."""
-        return summary.as_dict(self)
+        return notebook.as_dict(self)
 
 
 @dataclass

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from threadpoolctl import ThreadpoolController
 
-from polarize import summary
+from polarize import notebook
 from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
 from polarize.budget import OutOfTime, WallClock
 from polarize.config import ConfigError, Experiment
@@ -106,10 +106,10 @@ class Ensemble:
 
     def __repr__(self) -> str:
         # One line for notebooks: the settings, how many starts ran how far, who won how often.
-        return summary.ensemble_repr(self)
+        return notebook.ensemble_repr(self)
 
     def _repr_html_(self) -> str:
-        return summary.ensemble_html(self)
+        return notebook.ensemble_html(self)
 
     def figure(self, tokens: Sequence[int] = (0, 1, 2), **options: Any) -> go.Figure:
         """Where each start ends: the starts on the triangle of three tokens, coloured by their winner.
@@ -129,7 +129,7 @@ class Ensemble:
             For a grid of starts with the line where that prediction fails, see ``polarize.basins`` and
             ``polarize.basin_figure``.
         """
-        return summary.ensemble_figure(self, tokens, **options)
+        return notebook.ensemble_figure(self, tokens, **options)
 
     def to_pandas(self, per: str = "start") -> pd.DataFrame:
         """The outcome as a tidy ``pandas.DataFrame``.
@@ -145,11 +145,11 @@ class Ensemble:
         -------
         pandas.DataFrame
         """
-        return summary.ensemble_frame(self, per)
+        return notebook.ensemble_frame(self, per)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the resolved config and every array as nested lists."""
-        return summary.as_dict(self)
+        return notebook.as_dict(self)
 
 
 def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool = False,

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ArrayInput", "ConfigError", "FrozenArray", "choice", "integer", "matrix", "real", "shown",
+__all__ = ["ArrayInput", "ConfigError", "FrozenArray", "choice", "flag", "integer", "matrix", "real", "shown",
            "vector"]
 
 
@@ -181,9 +181,11 @@ def integer(name: str, value: Any, low: int, high: float) -> int:
     return int(value)
 
 
-def real(name: str, value: Any, low: float, high: float, *, open_low: bool = False) -> float:
-    """A finite number in ``[low, high]`` (``(low, high]`` with ``open_low``); not a bool or a string."""
-    interval = f"{'(' if open_low else '['}{low:g}, {high:g}]"
+def real(name: str, value: Any, low: float, high: float, *, open_low: bool = False,
+         open_high: bool = False) -> float:
+    """A finite number in ``[low, high]`` (either end left out with ``open_low``, ``open_high``); not a
+    bool or a string."""
+    interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
     if not _is_number_type(type(value)):
         raise ConfigError(name, f"must be a number in {interval}, got {shown(value)}")
     try:
@@ -191,9 +193,17 @@ def real(name: str, value: Any, low: float, high: float, *, open_low: bool = Fal
     except OverflowError:
         number = math.inf
     too_low = number <= low if open_low else number < low
-    if not math.isfinite(number) or too_low or number > high:
+    too_high = number >= high if open_high else number > high
+    if not math.isfinite(number) or too_low or too_high:
         raise ConfigError(name, f"must be a number in {interval}, got {shown(value)}")
     return number
+
+
+def flag(name: str, value: Any) -> bool:
+    """``true`` or ``false`` (a bool, not 0, 1 or a string)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(name, f"must be true or false; got {shown(value)}")
+    return bool(value)
 
 
 def choice(name: str, value: Any, options: tuple[str, ...]) -> str:

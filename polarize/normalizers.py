@@ -8,9 +8,10 @@ Each normalizer is a small immutable object with two methods,
 both acting on the last axis and batched over any leading axes. ``NORMALIZERS``
 (a ``polarize.registry.Registry``) maps each public name to its class, and each class
 carries its own facts: ``label`` (its name in menus and tables), ``on_simplex``
-(whether its scores are a distribution wherever it is defined) and ``kinks()`` (where it is
-not smooth, for ``polarize.switching``). Adding a normalizer is one class registered
-there: the menus, the comparison page and the command line list the registry.
+(whether its scores are a distribution wherever it is defined), ``replicator`` (whether its
+VJP has the replicator form) and ``kinks()`` (where it is not smooth, for ``polarize.switching``).
+Adding a normalizer is one class registered there: the menus, the comparison page and the command
+line list the registry.
 
 Only softmax moves a logit in proportion to its own score: its VJP is
 ``s * (g - s.g)``, "fitness minus mean fitness" weighted by the share (the
@@ -100,11 +101,15 @@ class Normalizer(Protocol):
     on_simplex : bool
         Whether its scores lie on the simplex (non-negative, unit sum up to ``eps``) wherever any of
         them is non-zero (relu's "dead" state, every score 0, is the one exception).
+    replicator : bool
+        Whether its VJP has the replicator form ``s * (g - s.g)`` (over a temperature): each logit
+        moves as its share times its fitness minus the mean fitness.
     """
 
     name: ClassVar[str]
     label: ClassVar[str]
     on_simplex: ClassVar[bool]
+    replicator: ClassVar[bool]
 
     def kinks(self) -> Kinks | None:
         """Where the map is not smooth, or None where it is smooth everywhere."""
@@ -179,6 +184,7 @@ class Softmax(_Smooth):
     name: ClassVar[str] = "softmax"
     label: ClassVar[str] = "softmax"
     on_simplex: ClassVar[bool] = True
+    replicator: ClassVar[bool] = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         # scipy.special.softmax's own steps (the maximum subtracted first, so |a| = 1e4 or 1e300
@@ -199,6 +205,7 @@ class Sigmoid(_Smooth):
     name: ClassVar[str] = "sigmoid"
     label: ClassVar[str] = "sigmoid"
     on_simplex: ClassVar[bool] = False
+    replicator: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         return expit(np.asarray(a, dtype=float))
@@ -221,6 +228,7 @@ class ReLU:
     name: ClassVar[str] = "relu"
     label: ClassVar[str] = "ReLU / sum"
     on_simplex: ClassVar[bool] = True
+    replicator: ClassVar[bool] = False
 
     def kinks(self) -> Kinks:
         """``a_i = 0``: a coordinate that reaches it is switched off (its far side is dead)."""
@@ -249,6 +257,7 @@ class L1:
     name: ClassVar[str] = "l1"
     label: ClassVar[str] = "L1: |a| / sum |a|"
     on_simplex: ClassVar[bool] = True
+    replicator: ClassVar[bool] = False
 
     def kinks(self) -> Kinks:
         """``a_i = 0``, live on both sides: a coordinate can slide on it (Filippov) and be released."""
@@ -273,6 +282,7 @@ class Sum(_Smooth):
     name: ClassVar[str] = "sum"
     label: ClassVar[str] = "sum: a / sum a"
     on_simplex: ClassVar[bool] = False
+    replicator: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         a = np.asarray(a, dtype=float)
@@ -292,6 +302,7 @@ class L2(_Smooth):
     name: ClassVar[str] = "l2"
     label: ClassVar[str] = "L2: a\u00b2 / sum a\u00b2"
     on_simplex: ClassVar[bool] = True
+    replicator: ClassVar[bool] = False
 
     def _scaled(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``b = a / max|a|``, that scale, and ``(sum a^2 + eps) / max|a|^2``."""
@@ -323,6 +334,7 @@ class Linear(_Smooth):
     name: ClassVar[str] = "linear"
     label: ClassVar[str] = "linear (identity)"
     on_simplex: ClassVar[bool] = False
+    replicator: ClassVar[bool] = False
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         return np.array(a, dtype=float)
@@ -342,6 +354,7 @@ class Sparsemax:
     name: ClassVar[str] = "sparsemax"
     label: ClassVar[str] = "sparsemax"
     on_simplex: ClassVar[bool] = True
+    replicator: ClassVar[bool] = False
 
     def kinks(self) -> Kinks:
         """``a_i = tau(a)``, the edge of the support: a coordinate that reaches it is switched off."""

@@ -10,10 +10,10 @@ display names: a menu built once, at import, still offers an entry registered la
 from __future__ import annotations
 
 from collections import UserList
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast
 
-__all__ = ["Registry"]
+__all__ = ["LiveList", "Registry"]
 
 T = TypeVar("T")
 
@@ -29,7 +29,7 @@ class Registry(dict[str, T], Generic[T]):
     @property
     def names(self) -> Sequence[str]:
         """The names in order, read from the registry as it is when asked (a live view)."""
-        return _Names(self)
+        return LiveList(lambda: self)
 
     @property
     def labels(self) -> Mapping[str, str]:
@@ -37,16 +37,16 @@ class Registry(dict[str, T], Generic[T]):
         return _Labels(self)
 
 
-class _Names(UserList):
-    """The registry's names as a list read afresh at each use (a ``UserList``, which widgets take as
-    a list: Streamlit copies it when the menu is drawn)."""
+class LiveList(UserList):
+    """A list read afresh from ``source()`` at each use (a ``UserList``, which widgets take as a list:
+    Streamlit copies it when the menu is drawn): a registry's names, the results folders on disk."""
 
-    def __init__(self, registry: Mapping[str, Any]) -> None:  # no list of its own to fill
-        self._registry = registry
+    def __init__(self, source: Callable[[], Iterable[Any]]) -> None:  # no list of its own to fill
+        self._source = source
 
     @property  # type: ignore[override]
-    def data(self) -> list[str]:
-        return list(self._registry)
+    def data(self) -> list[Any]:
+        return list(self._source())
 
 
 class _Labels(Mapping[str, str]):

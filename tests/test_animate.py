@@ -12,9 +12,7 @@ import numpy as np
 import pytest
 
 from polarize import Experiment, simulate
-from polarize.clips import animate
-from polarize.clips import draw as clipdraw
-from polarize.clips import frames as clipframes
+from polarize.clips import animate, draw, frames
 from polarize.plots import dashboard, find_trace, style, trace_index
 from polarize.plots.static import find_browser
 from polarize.science import judge, title_lines
@@ -68,9 +66,9 @@ def test_mp4_has_every_frame_and_an_even_size(tmp_path):
     pytest.importorskip("imageio_ffmpeg")
     result = small_run()
     clip = animate.write_result_clip(result, tmp_path / "run.mp4", frames=5, fps=10, width=480)
-    frames = list(iio.imiter(clip.path))
-    assert len(frames) == clip.frames == len(dashboard(result, frames=5).frames)
-    assert frames[0].shape == (clip.height, 480, 3) and clip.height % 16 == 0
+    pictures = list(iio.imiter(clip.path))
+    assert len(pictures) == clip.frames == len(dashboard(result, frames=5).frames)
+    assert pictures[0].shape == (clip.height, 480, 3) and clip.height % 16 == 0
 
 
 @needs_browser
@@ -78,8 +76,8 @@ def test_moving_markers_land_on_the_exporters_curves():
     """Where Pillow draws the loss marker is where Chromium drew the loss curve under it."""
     result = small_run()
     fig = dashboard(result, frames=6).to_dict()
-    static, boxes, height = clipframes._static_figure(fig, ("title",))
-    picture = np.asarray(clipframes._render(static, height, 1.0)).astype(int)
+    static, boxes, height = frames._static_figure(fig, ("title",))
+    picture = np.asarray(frames._render(static, height, 1.0)).astype(int)
     index = trace_index(fig, "loss-now")
     ink = np.array(PIL.new("RGB", (1, 1), style.PALETTE.ink).getpixel((0, 0)))
     loss_now = find_trace(fig, "loss-now")
@@ -95,8 +93,8 @@ def test_moving_markers_land_on_the_exporters_curves():
 def test_the_replicator_bars_are_drawn_in_the_clip_in_their_token_colours():
     result = small_run()
     fig = dashboard(result, frames=4, repulsion="replicator").to_dict()
-    _, boxes, _ = clipframes._static_figure(fig, ())
-    pictures = list(clipframes.clip_frames(fig))
+    _, boxes, _ = frames._static_figure(fig, ())
+    pictures = list(frames.clip_frames(fig))
     index = trace_index(fig, "replicator-bars")
     bars = find_trace(fig, "replicator-bars")
     axes = boxes[f"{bars['xaxis']}|{bars['yaxis']}"]
@@ -146,15 +144,15 @@ def sinks_pictures(width):
     """The clip's pictures of the shipped run's attention (drawn once: the static export takes seconds)."""
     from polarize.plots.transformer import attention_figure
 
-    return tuple(clipframes.clip_frames(attention_figure(sinks_record()), title=("settings", "verdict"),
+    return tuple(frames.clip_frames(attention_figure(sinks_record()), title=("settings", "verdict"),
                                         width=width))
 
 
 def test_a_frames_annotations_update_the_layouts_by_index():
     notes = [{"text": "a", "x": 0.1, "font": {"size": 13}}, {"text": "b", "x": 0.9}]
-    assert clipdraw.merge_notes(notes, [{"text": "a*"}]) == [
+    assert draw.merge_notes(notes, [{"text": "a*"}]) == [
         {"text": "a*", "x": 0.1, "font": {"size": 13}}, {"text": "b", "x": 0.9}]
-    assert clipdraw.merge_notes(notes, [{}, {"font": {"color": "red"}}, {"text": "c"}]) == [
+    assert draw.merge_notes(notes, [{}, {"font": {"color": "red"}}, {"text": "c"}]) == [
         notes[0], {"text": "b", "x": 0.9, "font": {"color": "red"}}, {"text": "c"}]
     assert notes == [{"text": "a", "x": 0.1, "font": {"size": 13}}, {"text": "b", "x": 0.9}]  # not changed
 
@@ -164,15 +162,15 @@ def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
 
     record = sinks_record()
     fig = attention_figure(record).to_dict()
-    changing, notes = clipframes._moving_notes(fig)
+    changing, notes = frames._moving_notes(fig)
     assert changing == set(range(8))  # every panel title carries its head's sink score
     titles = [note["text"] for note in fig["frames"][-1]["layout"]["annotations"]]
     assert [note["text"] for note in notes[-1][:8]] == titles
-    static, _, _ = clipframes._static_figure(fig, ("settings",))
+    static, _, _ = frames._static_figure(fig, ("settings",))
     assert [note["text"] for note in static["layout"]["annotations"]] == ["<b>settings</b>"]  # per frame
-    assert clipframes._frame_labels(fig) == [f"training step {m['step']}" for m in record["maps"]]
+    assert frames._frame_labels(fig) == [f"training step {m['step']}" for m in record["maps"]]
     explorer = dashboard(small_run(), frames=3).to_dict()
-    labels = clipframes._frame_labels(explorer)  # the Explorer's frames are labelled by their time
+    labels = frames._frame_labels(explorer)  # the Explorer's frames are labelled by their time
     assert len(labels) == len(explorer["frames"]) and all(label.startswith("t = ") for label in labels)
 
 
@@ -187,8 +185,8 @@ def test_the_sinks_clip_redraws_the_attention_and_the_titles_at_every_checkpoint
     width = 640
     pictures = [np.asarray(picture).astype(int) for picture in sinks_pictures(width)]
     assert len(pictures) == len(record["maps"]) == len(fig["frames"])
-    _, boxes, _ = clipframes._static_figure(fig, ())
-    zoom = width / clipframes.LAYOUT_WIDTH
+    _, boxes, _ = frames._static_figure(fig, ())
+    zoom = width / frames.LAYOUT_WIDTH
     weights = np.asarray([np.asarray(m["weights"])[0] for m in record["maps"]])  # (C, layers, heads, T, T)
     layer, head, query, key = np.unravel_index(np.argmax(np.abs(weights[-1] - weights[0])), weights.shape[1:])
     trace = fig["data"][layer * weights.shape[2] + head]
@@ -198,10 +196,10 @@ def test_the_sinks_clip_redraws_the_attention_and_the_titles_at_every_checkpoint
         want = np.array(unlabel_rgb(sample_colorscale(trace["colorscale"], [u])[0]))
         assert np.abs(picture[round(y * zoom), round(x * zoom)] - want).sum() < 30
     # A head starred as a sink at the end: ink right of its second title line, where step 0 had none.
-    notes = clipframes._moving_notes(fig)[1]
+    notes = frames._moving_notes(fig)[1]
     index = next(i for i, note in enumerate(notes[-1]) if "SINK" in note["text"])
     assert "SINK" not in notes[0][index]["text"]
-    at_x, at_y = clipframes._note_at(notes[-1][index], boxes)
+    at_x, at_y = frames._note_at(notes[-1][index], boxes)
     rows = slice(round((at_y - 14) * zoom), round(at_y * zoom))
     columns = slice(round((at_x + 40) * zoom), round((at_x + 65) * zoom))
     ink = [np.abs(p[rows, columns] - p[rows, columns].max(axis=(0, 1))).sum(axis=-1).max() for p in pictures]
@@ -228,11 +226,11 @@ def test_the_sinks_cells_land_where_the_exporter_draws_them():
     from polarize.plots.transformer import attention_figure
 
     fig = attention_figure(sinks_record()).to_dict()
-    static, boxes, height = clipframes._static_figure(fig, ("settings", "verdict"))
+    static, boxes, height = frames._static_figure(fig, ("settings", "verdict"))
     last = fig["frames"][-1]["data"]
-    static["data"] = [clipdraw.merge(fig["data"][i], last[i]) for i in range(len(last))]  # cells shown
+    static["data"] = [draw.merge(fig["data"][i], last[i]) for i in range(len(last))]  # cells shown
     zoom = 0.5
-    chromium = np.asarray(clipframes._render(static, height, zoom)).astype(int)
+    chromium = np.asarray(frames._render(static, height, zoom)).astype(int)
     ours = np.asarray(sinks_pictures(640)[-1]).astype(int)
     for trace in static["data"]:
         axes = boxes[f"{trace['xaxis']}|{trace['yaxis']}"]

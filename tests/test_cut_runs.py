@@ -14,7 +14,7 @@ import numpy as np
 
 from polarize import simulate
 from polarize.science.studies import normalizer_row
-from polarize.science.verdict import judge
+from polarize.science.verdict import Polarization, judge
 from polarize.status import Status
 
 
@@ -41,7 +41,7 @@ def test_a_cut_run_gets_no_verdict_about_its_end():
     part = cut(whole, early)
     assert part.s[-1].max() < 0.5
     verdict = judge(part)
-    assert verdict.status == "cut" and "no verdict" in verdict.sentence
+    assert verdict.status is Polarization.CUT and "no verdict" in verdict.sentence
     assert "Not polarized" not in verdict.sentence and "Partly" not in verdict.sentence
 
 
@@ -61,7 +61,5 @@ def test_the_normalizers_caption_says_a_cut_run_is_cut_not_unpolarized():
 
 
 def test_the_explorer_says_a_cut_run_is_not_known():
-    from polarize.web import text
-
     _, whole = sparsemax_run()
-    assert text.VERDICT_WORDS[judge(cut(whole, 5)).status] == "Not known: cut short"
+    assert judge(cut(whole, 5)).status.answer == "Not known: cut short"

@@ -330,8 +330,8 @@ def test_engine_errors_cross_the_process_boundary():
 
 
 def test_verdict_words():
-    assert text.VERDICT_WORDS[judge(run()).status] == "Yes"
-    assert text.VERDICT_WORDS[judge(run(normalizer="sigmoid")).status] == "No"
+    assert judge(run()).status.answer == "Yes"
+    assert judge(run(normalizer="sigmoid")).status.answer == "No"
     assert math.isclose(judge(run()).entropy, float(run().entropy[-1]))
 
 

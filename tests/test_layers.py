@@ -36,12 +36,12 @@ _ROOT = ("the public API names the functions that judge and draw; imported on fi
          "__getattr__), here for the type checker only")
 LATE = {
     # Jupyter's view of a result is the app's own figure: imported on call, from the layer above.
-    ("polarize.summary", "polarize.plots.dashboard"): _FIGURE,
-    ("polarize.summary", "polarize.plots.paper"): _FIGURE,
-    ("polarize.summary", "polarize.plots.grid"): _FIGURE,
-    ("polarize.summary", "polarize.plots.portrait"): _FIGURE,
-    ("polarize.summary", "polarize.plots.words"): _FIGURE,
-    ("polarize.summary", "polarize.science.studies"): "the rate figure draws polarization_rate's numbers",
+    ("polarize.notebook", "polarize.plots.dashboard"): _FIGURE,
+    ("polarize.notebook", "polarize.plots.paper"): _FIGURE,
+    ("polarize.notebook", "polarize.plots.grid"): _FIGURE,
+    ("polarize.notebook", "polarize.plots.portrait"): _FIGURE,
+    ("polarize.notebook", "polarize.plots.words"): _FIGURE,
+    ("polarize.notebook", "polarize.science.studies"): "the rate figure draws polarization_rate's numbers",
     ("polarize.science.basins", "polarize.plots.portrait"): _FIGURE,
     ("polarize", "polarize.plots.dashboard"): _ROOT,
     ("polarize", "polarize.plots.portrait"): _ROOT,
@@ -128,9 +128,9 @@ def test_every_module_is_in_a_layer_folder_or_the_engine():
     assert root_modules == [
         "polarize.batched", "polarize.budget", "polarize.config", "polarize.diagnostics",
         "polarize.draws", "polarize.ensemble", "polarize.env", "polarize.fields", "polarize.integrate",
-        "polarize.losses", "polarize.model", "polarize.normalizers", "polarize.presets", "polarize.registry",
-        "polarize.save_at",
-        "polarize.serialize", "polarize.sinks", "polarize.status", "polarize.stepping", "polarize.summary",
+        "polarize.losses", "polarize.model", "polarize.normalizers", "polarize.notebook", "polarize.presets",
+        "polarize.registry", "polarize.save_at",
+        "polarize.serialize", "polarize.sinks", "polarize.status", "polarize.stepping",
         "polarize.switching", "polarize.systems", "polarize.textfile",
     ]
 

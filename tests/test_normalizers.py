@@ -16,6 +16,7 @@ from scipy.optimize import brentq
 from scipy.special import expit, softmax
 
 from polarize import NORMALIZERS, DegenerateStateError, make_normalizer
+from polarize.normalizers import takes
 
 ALL = sorted(NORMALIZERS)
 SIMPLEX = ["softmax", "sparsemax", "l2", "relu", "l1"]
@@ -300,3 +301,16 @@ def test_eps_defines_the_all_zero_start_and_survives_tiny_scales():
     np.testing.assert_array_equal(guarded.forward(tiny), np.zeros(3))  # a^2 ~ 1e-340 is nothing next to eps
     for norm in (exact, guarded):
         assert np.all(np.isfinite(norm.vjp(tiny, np.ones(3))))
+
+
+@pytest.mark.parametrize("name", list(NORMALIZERS))
+def test_the_replicator_fact_is_the_vjps_form(name):
+    """``replicator`` is true exactly where the VJP is ``s * (g - s.g)`` (with softmax's ``1/T``): checked
+    against that formula at random logits, so the fact the captions read cannot disagree with the map."""
+    rng = np.random.default_rng(7)
+    a, g = rng.normal(size=(2, 5)), rng.normal(size=(2, 5))
+    temperature = 2.0 if takes(name, "temperature") else 1.0
+    sigma = make_normalizer(name, temperature=temperature)
+    s = sigma.forward(a)
+    replicator = s * (g - (s * g).sum(axis=-1, keepdims=True)) / temperature
+    assert NORMALIZERS[name].replicator == bool(np.allclose(sigma.vjp(a, g), replicator, atol=1e-12))

@@ -34,6 +34,7 @@ class Tempered:
     name: ClassVar[str] = "tempered"
     label: ClassVar[str] = LABEL
     on_simplex: ClassVar[bool] = True
+    replicator: ClassVar[bool] = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         return Softmax(temperature=2.0).forward(a)

@@ -46,7 +46,7 @@ def test_square_kappa_runs_have_ended_by_the_file_s_horizon(seed, n):
     e = sweep.config({"kappa": 100.0, "n": n, "seed": seed}).resolved()
     loss, gap = flow(e, e.horizon)
     later_loss, later_gap = flow(e, 10 * e.horizon)
-    threshold = sweep.options["polarized_below"]
+    threshold = sweep.settings.polarized_below
     assert loss < 1e-8 and later_loss < 1e-8
     assert abs(gap - later_gap) < 1e-6
     assert (gap < threshold) == (later_gap < threshold)

@@ -19,7 +19,9 @@ from polarize.cli import main
 from polarize.presets import get_preset
 from polarize.science.flow_field import naive_winner
 from polarize.sweeps import read_sweep, store
-from polarize.sweeps.outcomes import ensemble_starts, run_cell, table
+from polarize.sweeps.kinds import KINDS
+from polarize.sweeps.kinds.ensemble import ensemble_starts
+from polarize.sweeps.rows import table
 from polarize.sweeps.tasks import make_cells, make_tasks, run_task
 
 SMALLEST = """kind = "runs"
@@ -164,8 +166,8 @@ def test_an_impossible_combination_is_a_row_not_a_refusal(tmp_path):
 def test_an_ensemble_chunk_counts_what_simulate_finds_start_by_start():
     e = Experiment(n=3, d=3, horizon=200.0, seed=4, a_init="gaussian")
     cell = next(make_cells(_ensemble_sweep()))
-    settings = {"polarized_below": 0.01, "draw_seed": 0, "rows": "cells"}
-    row = run_cell("ensemble", dataclasses.replace(cell, config=e.to_json()), settings)[0][0]
+    settings = KINDS["ensemble"].Settings(polarized_below=0.01, draw_seed=0, rows="cells")
+    row = KINDS["ensemble"].run_cell(dataclasses.replace(cell, config=e.to_json()), settings, {})[0][0]
     starts = ensemble_starts(3, 0, 12, 2.0, 0)
     winners = [simulate(dataclasses.replace(e.resolved(), a0=a)).winner for a in starts]
     assert row["n_starts"] == 12 and row["wins"] == np.bincount(winners, minlength=3).tolist()
@@ -188,9 +190,9 @@ def test_ensemble_cells_are_chunked_to_cover_every_start_once():
 
 
 def test_a_truncated_file_is_invisible_and_its_cells_not_done(tmp_path):
-    rows = table("runs", [{"hash": "a", "status": "finished", "message": ""}])
+    rows = table(KINDS["runs"].schema, [{"hash": "a", "status": "finished", "message": ""}])
     good = store.write_task(tmp_path, "good", rows)
-    other = table("runs", [{"hash": "b", "status": "finished", "message": ""}])
+    other = table(KINDS["runs"].schema, [{"hash": "b", "status": "finished", "message": ""}])
     cut = store.write_task(tmp_path, "cut", other)
     cut.write_bytes(cut.read_bytes()[: cut.stat().st_size // 2])
     (tmp_path / "task-junk.parquet").write_text("not parquet")

@@ -209,3 +209,33 @@ def test_why_softmax_is_never_polarized_in_the_runs_example_is_what_the_runs_do(
     never, end = crossing("square", 16, 0, 1e9)
     assert never is None and end == pytest.approx(square[(frame["n"] == 16) & (frame["seed"] == 0)].iloc[0],
                                                   abs=1e-3)  # settled by t = 1000: it stays there
+
+
+def test_a_results_folder_written_while_the_app_runs_is_offered_and_its_manifest_read_once(tmp_path,
+                                                                                          monkeypatch):
+    """The folders are listed at every rerun (the page once listed them at import, so a sweep run
+    afterwards never appeared until the server restarted); each sweep.json is read once until it
+    changes, however many controls and views ask for it."""
+    import shutil
+
+    from polarize.sweeps import store
+    from polarize.web.pages import sweeps as page
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("POLARIZE_HOSTED", "0")
+    menu = next(c for c in page.CONTROLS if c.key == "sweep")
+    assert "data:late" not in menu.options
+    shutil.copytree(example("runs"), tmp_path / "sweeps" / "late")
+    assert "data:late" in menu.options and menu.parse("data:late") == "data:late"
+    reads = []
+    real = store.read_manifest
+    monkeypatch.setattr(store, "read_manifest", lambda folder: reads.append(folder) or real(folder))
+    values = PAGE.defaults(None) | {"sweep": "data:late"}
+    for _ in range(3):
+        assert [c.enabled(values) for c in page.CONTROLS] == [True, True, True]
+        assert PAGE.view(tuple(sorted(values.items()))).error is None
+    assert reads == [tmp_path / "sweeps" / "late"]
+    manifest = tmp_path / "sweeps" / "late" / store.MANIFEST
+    manifest.write_text(manifest.read_text().replace('"kind": "runs"', '"kind": "nothing"', 1))
+    # read again once it changed: a kind no registry knows leaves the kind's controls nothing to offer
+    assert not any(c.enabled(values) for c in page.CONTROLS if c.key != "sweep") and len(reads) == 2

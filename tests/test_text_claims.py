@@ -19,8 +19,8 @@ from polarize.plots.portrait import STABILITY_MARKERS
 from polarize.presets import get_preset
 from polarize.save_at import sample_steps
 from polarize.science import (
-    GROUP_TITLES,
     THRESHOLDS,
+    Polarization,
     compare_normalizers,
     describe_normalizers,
     distance_to_simplex,
@@ -56,8 +56,8 @@ def test_the_normalizers_caption_says_what_each_run_did(rows):
             assert ("switched off" in detail) == (row.stayed_on_simplex and bool(np.any(s == 0)))
             assert ("all scores > 0" in detail) == (row.stayed_on_simplex and bool(np.all(s > 0)))
             assert (f"{row.normalizer} (" in caption)
-        for status, title in GROUP_TITLES.items():
-            assert (title in caption) == bool(groups[status])
+        for status in Polarization:
+            assert (status.group in caption) == bool(groups[status])
     square = {r.normalizer: r for r in rows["paper-compare-square"]}
     # The old caption's claims on the square preset were false: softmax does not drive a token to 1,
     # relu, L2 and sparsemax do not reach a vertex.

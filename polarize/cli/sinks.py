@@ -27,7 +27,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     sinks = commands.add_parser("sinks", help="attention sinks in a tiny transformer (paper section 7)")
     verbs = sinks.add_subparsers(dest="sinks_command", required=True)
     train = verbs.add_parser("train", help="train one run and write it as JSON (needs polarize[sinks])")
-    train.add_argument("--attention", choices=ATTENTIONS, required=True)
+    train.add_argument("--attention", choices=list(ATTENTIONS), required=True)
     rows = train.add_mutually_exclusive_group()
     rows.add_argument("--normalized", dest="normalized", action="store_true", default=True,
                       help="divide attention rows by their sum (the default; softmax always is)")

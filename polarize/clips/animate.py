@@ -1,6 +1,6 @@
 """GIF and MP4 clips of an animated figure, for slides (``polarize animate``).
 
-``clipframes`` draws the pictures (the static exporter once, Pillow for what moves);
+``frames`` draws the pictures (the static exporter once, Pillow for what moves);
 this module writes them: GIF through Pillow, MP4 through imageio and the ffmpeg
 binary that imageio-ffmpeg ships. Both are the optional extra ``polarize[animate]``;
 ``missing`` names what is not installed. ``benchmarks/animate.py`` times a clip.

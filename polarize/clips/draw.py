@@ -1,7 +1,7 @@
-"""Pillow drawing of what an animated figure's frames move, for ``clipframes``.
+"""Pillow drawing of what an animated figure's frames move, for ``polarize.clips.frames``.
 
 Scatter lines, markers and text, bars, heatmap cells and annotation text, at the
-pixel positions an ``clipframes._Axes`` gives (layout pixels), drawn ``zoom`` times
+pixel positions a ``frames._Axes`` gives (layout pixels), drawn ``zoom`` times
 larger (the caller supersamples: Pillow does not antialias).
 """
 
@@ -100,7 +100,7 @@ def _marker(draw: Any, at: tuple[float, float], size: float, fill: Any, edge: An
 
 def draw_trace(draw: Any, trace: dict[str, Any], axes: Any, zoom: float) -> None:
     """One moving trace at ``zoom`` pixels per layout pixel: bars, heatmap cells, or a scatter's lines,
-    markers and text, placed by ``axes`` (a ``clipframes._Axes``)."""
+    markers and text, placed by ``axes`` (a ``frames._Axes``)."""
     if trace.get("type") == "bar":
         _draw_bars(draw, trace, axes, zoom)
         return

@@ -4,7 +4,7 @@ The figure's static parts (axes, curves, legends, titles, and title lines above
 it) are drawn once by the static exporter (kaleido, through Chromium); the parts
 its frames move (markers, the comet tail, the mean line, bars, heatmap cells, and
 annotations a frame rewrites, such as panel titles) are drawn onto copies of that
-picture with Pillow (``clipdraw``), at pixel positions computed from the figure's
+picture with Pillow (``polarize.clips.draw``), at pixel positions computed from the figure's
 fixed axis ranges with its margins and domains fixed. Drawing every frame with kaleido instead
 costs about 0.66 s a frame (58 s for the 88 frames of the default run).
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from polarize.clips import draw as clipdraw
+from polarize.clips.draw import cell_edges, draw_note, draw_trace, font, merge, merge_notes, rgba
 from polarize.plots import static, style
 from polarize.science import format_time
 
@@ -204,7 +204,7 @@ def _fix_cell_ranges(trace: dict[str, Any], layout: dict[str, Any]) -> None:
     """Give a heatmap's axes the range its cells span where they have none (reversed as they are)."""
     x_axis = layout.setdefault(_axis_name(trace.get("xaxis", "x"), "x"), {})
     y_axis = layout.setdefault(_axis_name(trace.get("yaxis", "y"), "y"), {})
-    edges = clipdraw.cell_edges(trace, x_axis.get("type") == "category", y_axis.get("type") == "category")
+    edges = cell_edges(trace, x_axis.get("type") == "category", y_axis.get("type") == "category")
     for axis, cells in zip((x_axis, y_axis), edges, strict=True):
         if "range" not in axis:
             ends = [float(cells.min()), float(cells.max())]
@@ -214,7 +214,7 @@ def _fix_cell_ranges(trace: dict[str, Any], layout: dict[str, Any]) -> None:
 def _moving_notes(figure: dict[str, Any]) -> tuple[set[int], list[list[dict[str, Any]]]]:
     """The annotations some frame changes (indices) and every frame's annotations (frames' changes merged)."""
     notes = figure["layout"].get("annotations", [])
-    frames = [clipdraw.merge_notes(notes, frame.get("layout", {}).get("annotations", []))
+    frames = [merge_notes(notes, frame.get("layout", {}).get("annotations", []))
               for frame in figure.get("frames", [])]
     changing = {i for merged in frames for i, note in enumerate(merged)
                 if i >= len(notes) or note != notes[i]}
@@ -302,7 +302,7 @@ def clip_frames(figure: Any, *, title: Sequence[str] = (), width: int = LAYOUT_W
             if tiles is None:
                 break
             early.append(tiles)
-        canvas = Image.new("RGB", size, clipdraw.rgba(style.PALETTE.background)[:3])
+        canvas = Image.new("RGB", size, rgba(style.PALETTE.background)[:3])
         canvas.paste(base.result(), (0, 0))
     for j, tiles in enumerate(itertools.chain(early, parts)):
         picture = canvas.copy()
@@ -310,8 +310,8 @@ def clip_frames(figure: Any, *, title: Sequence[str] = (), width: int = LAYOUT_W
             picture.paste(tile, at, tile)
         if j < len(labels):
             ImageDraw.Draw(picture).text((round(24 * scale), round((height - 22) * scale)), labels[j],
-                                         font=clipdraw.font(max(10, round(24 * scale))), anchor="lm",
-                                         fill=clipdraw.rgba(style.PALETTE.ink)[:3])
+                                         font=font(max(10, round(24 * scale))), anchor="lm",
+                                         fill=rgba(style.PALETTE.ink)[:3])
         yield picture
 
 
@@ -334,14 +334,14 @@ def _moving_parts(fig: dict[str, Any], boxes: dict[str, _Axes], size: tuple[int,
     for j, frame in enumerate(fig.get("frames", [])):
         states = dict(zip(frame.get("traces", moving), frame["data"], strict=True))
         for index in moving:
-            trace = clipdraw.merge(fig["data"][index], states.get(index, {}))
+            trace = merge(fig["data"][index], states.get(index, {}))
             axes = boxes.get(f"{trace.get('xaxis', 'x')}|{trace.get('yaxis', 'y')}")
             if axes is not None:
-                clipdraw.draw_trace(draw, trace, axes, zoom)
+                draw_trace(draw, trace, axes, zoom)
         for i in sorted(changing):
             at = _note_at(notes[j][i], boxes)
             if at is not None and notes[j][i].get("visible", True):
-                clipdraw.draw_note(draw, notes[j][i], at, zoom, ink)
+                draw_note(draw, notes[j][i], at, zoom, ink)
         yield _shrunk(layer)
 
 

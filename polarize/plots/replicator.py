@@ -85,6 +85,6 @@ def replicator_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     notes = [dict(text=words, x=-0.55, y=y, xref=xa, yref=ya, xanchor="left", showarrow=False,
                   font=style.font(-3, muted))
              for words, y in signs
-             if view.result.experiment.normalizer == "softmax"]  # only softmax has the replicator form
+             if view.result.experiment.sigma.replicator]  # where the bars' sign is the logit's direction
     return PanelTraces(static=[], moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes,
                        annotations=notes)

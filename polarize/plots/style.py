@@ -50,7 +50,8 @@ FONT_SIZE = 17
 """Base font size: big enough to read from the back of a lecture hall."""
 PRESENT_SCALE = 1.25
 """Figures' type (and the margins and gaps around it) in presentation mode, times the usual. Less than
-the page's 1.5 (``ui.present``): five panels, their controls and the title fit 720 lines at 1.25."""
+the page's 1.5 (``ui.theme.PRESENT_TYPE``): five panels, their controls and the title fit 720 lines at
+1.25."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
 TRANSPARENT = "rgba(0,0,0,0)"
 """For open markers and hidden slider ticks."""

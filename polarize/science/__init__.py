@@ -4,7 +4,7 @@ Nothing here draws; the figure toolkit (``polarize.plots``) and the pages build 
 """
 
 from polarize.science.floors import kl_floor
-from polarize.science.outcomes import GROUP_TITLES, describe_normalizers, outcome_groups
+from polarize.science.outcomes import describe_normalizers, outcome_groups
 from polarize.science.simplex import distance_to_simplex, simplex_shares
 from polarize.science.studies import (
     DescentComparison,
@@ -15,12 +15,13 @@ from polarize.science.studies import (
     polarization_rate,
     sweep,
 )
-from polarize.science.times import format_time
+from polarize.science.time_words import format_time
 from polarize.science.verdict import (
     PARTLY_ENTROPY,
     PARTLY_SHARE,
     POLARIZED_SHARE,
     THRESHOLDS,
+    Polarization,
     Verdict,
     judge,
     settings_line,
@@ -28,7 +29,6 @@ from polarize.science.verdict import (
 )
 
 __all__ = [
-    "GROUP_TITLES",
     "PARTLY_ENTROPY",
     "PARTLY_SHARE",
     "POLARIZED_SHARE",
@@ -36,6 +36,7 @@ __all__ = [
     "DescentComparison",
     "NormalizerRow",
     "Rate",
+    "Polarization",
     "Verdict",
     "compare_normalizers",
     "describe_normalizers",

@@ -10,14 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from polarize.science.studies import NormalizerRow
-from polarize.science.times import format_time
-from polarize.science.verdict import POLARIZED_SHARE, judge
+from polarize.science.time_words import format_time
+from polarize.science.verdict import POLARIZED_SHARE, Polarization, judge
 
-__all__ = ["GROUP_TITLES", "describe_normalizers", "outcome_groups"]
-
-GROUP_TITLES = {"yes": f"Polarized (leader \u2265 {POLARIZED_SHARE:.0%})", "partly": "Partly polarized",
-                "no": "Not polarized", "cut": "Cut short by the time limit (no verdict about the end)"}
-"""The title of each verdict's group, in the caption's order."""
+__all__ = ["describe_normalizers", "outcome_groups"]
 
 
 def _detail(row: NormalizerRow) -> str:
@@ -26,7 +22,7 @@ def _detail(row: NormalizerRow) -> str:
     s = r.s[-1]
     if not np.any(s != 0):
         return "every score 0, so no distribution: a dead run"
-    if judge(r).status == "cut":
+    if judge(r).status is Polarization.CUT:
         return f"drawn to t = {format_time(float(r.t[-1]))}, max s = {s.max():.3g} there"
     if not row.stayed_on_simplex:
         return f"off the simplex: \u03a3s = {s.sum():.3g}, min s = {s.min():.3g}"
@@ -41,9 +37,10 @@ def _detail(row: NormalizerRow) -> str:
     return ", ".join(words)
 
 
-def outcome_groups(rows: list[NormalizerRow]) -> dict[str, list[tuple[str, str]]]:
-    """The rows grouped by verdict status (``judge``): status -> [(normalizer, detail), ...]."""
-    groups: dict[str, list[tuple[str, str]]] = {status: [] for status in GROUP_TITLES}
+def outcome_groups(rows: list[NormalizerRow]) -> dict[Polarization, list[tuple[str, str]]]:
+    """The rows grouped by verdict status (``judge``), in ``Polarization``'s order: status ->
+    [(normalizer, detail), ...]."""
+    groups: dict[Polarization, list[tuple[str, str]]] = {status: [] for status in Polarization}
     for row in rows:
         groups[judge(row.result).status].append((row.normalizer, _detail(row)))
     return groups
@@ -65,5 +62,5 @@ def describe_normalizers(rows: list[NormalizerRow]) -> str:
     for status, members in outcome_groups(rows).items():
         if members:
             listed = "; ".join(f"{name} ({detail})" for name, detail in members)
-            sentences.append(f"{GROUP_TITLES[status]}: {listed}.")
+            sentences.append(f"{status.group}: {listed}.")
     return " ".join(sentences)

@@ -239,7 +239,7 @@ def polarization_rate(result: Result, *, fit_from: float = 1e4) -> Rate:
     gap = result.one_minus_max[keep]
     margin = np.sum(p * s, axis=1)
     e = result.experiment
-    scale = 2.0 * (n - 1) * (e.temperature**2 if e.normalizer == "softmax" else 1.0) / n
+    scale = 2.0 * (n - 1) * e.temperature**2 / n  # temperature is 1 unless the normalizer takes one
     qbar = float(np.mean(np.delete(p[-1], np.argmax(s[-1])))) if n > 1 else 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         sharp = scale / margin**2

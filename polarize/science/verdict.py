@@ -4,17 +4,58 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.science.simplex import simplex_shares
-from polarize.science.times import format_time
+from polarize.science.time_words import format_time
 from polarize.status import Status
 
-__all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Verdict", "judge",
-           "settings_line", "title_lines"]
+__all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Polarization", "Verdict",
+           "judge", "settings_line", "title_lines"]
+
+POLARIZED_SHARE = 0.95
+"""A run counts as polarized when the leading token holds at least this share of the scores."""
+
+
+class Polarization(StrEnum):
+    """The verdict's grade, with its words: ``headline``, ``answer`` (to "Polarized?") and ``group``.
+
+    A ``str`` enum: its values are the strings verdicts have always been compared as.
+    """
+
+    YES = "yes"
+    PARTLY = "partly"
+    NO = "no"
+    CUT = "cut"
+    """Stopped by its time limit before the horizon: no verdict about its end."""
+
+    @property
+    def headline(self) -> str:
+        """Two or three words: "Polarized", "Partly polarized", "Not polarized", "Cut short"."""
+        return _WORDS[self][0]
+
+    @property
+    def answer(self) -> str:
+        """The one-word answer to "Polarized?" ("Yes", "Partly", "No", "Not known: cut short")."""
+        return _WORDS[self][1]
+
+    @property
+    def group(self) -> str:
+        """The title of a group of runs with this grade (the Normalizers page's caption)."""
+        return _WORDS[self][2]
+
+
+_WORDS = {
+    Polarization.YES: ("Polarized", "Yes", f"Polarized (leader \u2265 {POLARIZED_SHARE:.0%})"),
+    Polarization.PARTLY: ("Partly polarized", "Partly", "Partly polarized"),
+    Polarization.NO: ("Not polarized", "No", "Not polarized"),
+    Polarization.CUT: ("Cut short", "Not known: cut short",
+                       "Cut short by the time limit (no verdict about the end)"),
+}
 
 
 @dataclass(frozen=True)
@@ -23,10 +64,8 @@ class Verdict:
 
     Attributes
     ----------
-    status : {"yes", "partly", "no", "cut"}
-        "cut": stopped by its time limit before the horizon, so no verdict about its end.
-    headline : str
-        Two or three words: "Polarized", "Partly polarized", "Not polarized", "Cut short".
+    status : Polarization
+        ``CUT``: stopped by its time limit before the horizon, so no verdict about its end.
     sentence : str
         What happened, with the numbers.
     winner : int
@@ -39,17 +78,19 @@ class Verdict:
         Final ``1 - max s``.
     """
 
-    status: str
-    headline: str
+    status: Polarization
     sentence: str
     winner: int
     share: float
     entropy: float
     gap: float
 
+    @property
+    def headline(self) -> str:
+        """Two or three words: "Polarized", "Partly polarized", "Not polarized", "Cut short"."""
+        return self.status.headline
 
-POLARIZED_SHARE = 0.95
-"""A run counts as polarized when the leading token holds at least this share of the scores."""
+
 PARTLY_SHARE = 0.5
 """Partly polarized: the leader holds at least this share (and less than ``POLARIZED_SHARE``) ..."""
 PARTLY_ENTROPY = 0.5
@@ -99,29 +140,29 @@ def judge(result: Result) -> Verdict:
         sentence = (f"Cut short at t = {format_time(float(t[-1]))} of {format_time(float(_asked(result)))} "
                     "by the time limit, and drawn up to there: no verdict about where it ends (at the cut, "
                     f"the leader held {share:.0%}).")
-        return Verdict("cut", "Cut short", sentence, winner, share, entropy, gap)
+        return Verdict(Polarization.CUT, sentence, winner, share, entropy, gap)
     if not np.any(s != 0):
-        return Verdict("no", "Not polarized",
+        return Verdict(Polarization.NO,
                        "Every score is zero: the normalizer switched all tokens off, so nothing can move."
                        + stopped,
                        winner, 1.0 / n, entropy, gap)
     if share >= POLARIZED_SHARE:
         sentence = (f"Yes. Token {winner} holds {share:.1%} of the weight: "
                     + _near_vertex(result, gap, on_simplex))
-        return Verdict("yes", "Polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
+        return Verdict(Polarization.YES, sentence + shares_note + stopped, winner, share, entropy, gap)
     if share >= PARTLY_SHARE or entropy <= PARTLY_ENTROPY * log_n:
         why = ("the entropy is still falling: try a longer horizon." if falling else
                "the flow has settled before reaching a vertex.")
         sentence = (f"Partly polarized. Token {winner} leads with {share:.0%} of the weight, but "
                     f"{1 - share:.0%} stays spread over the others; {why}")
-        return Verdict("partly", "Partly polarized", sentence + shares_note + stopped, winner, share,
+        return Verdict(Polarization.PARTLY, sentence + shares_note + stopped, winner, share,
                        entropy, gap)
     sentence = (f"Not polarized. The scores stay spread out: the leader, token {winner}, has {share:.0%} of "
                 f"the weight (uniform would be {1 / n:.0%}), and the entropy is {entropy / log_n:.0%} of its "
                 "maximum, log n.")
     if falling:
         sentence += " The entropy is still falling: a longer horizon may change this."
-    return Verdict("no", "Not polarized", sentence + shares_note + stopped, winner, share, entropy, gap)
+    return Verdict(Polarization.NO, sentence + shares_note + stopped, winner, share, entropy, gap)
 
 
 def _asked(result: Result) -> float:
@@ -155,8 +196,8 @@ def settings_line(experiment: Experiment) -> str:
         Plain text (no markup): model, sizes, loss, normalizer, method, horizon, start and seed.
     """
     e = experiment
-    normalizer = e.normalizer + (f" (T = {e.temperature:g})" if e.normalizer == "softmax"
-                                 and e.temperature != 1.0 else "")
+    # a temperature other than 1 is one the normalizer takes (Experiment refuses any other)
+    normalizer = e.normalizer + (f" (T = {e.temperature:g})" if e.temperature != 1.0 else "")
     method = "exact flow" if e.method == "flow" else f"gradient descent (lr = {e.lr:g})"
     start = "a(0) = 0" if e.a_init == "zeros" else f"a(0) {e.a_init} \u00d7 {e.a_scale:g}"
     parts = [f"n = {e.n}, d = {e.d}" + (" (tied)" if e.model == "tied" else ""), f"{e.loss} loss",

@@ -10,6 +10,7 @@ negative or near zero); softmax is normalized by construction.
 from __future__ import annotations
 
 from polarize.sinks.backend import jax
+from polarize.sinks.config import ATTENTIONS
 
 _jax = jax()
 jnp = _jax.numpy
@@ -40,26 +41,37 @@ def attention_weights(q, k, kind: str, normalized: bool):
     jax.Array
         Shape (batch, heads, length, length); zero above the diagonal.
     """
-    mask = _causal(q.shape[-2])
-    scale = 1.0 / jnp.sqrt(q.shape[-1])
-    if kind == "softmax":
-        scores = jnp.where(mask, q @ jnp.swapaxes(k, -1, -2) * scale, -jnp.inf)
-        return _jax.nn.softmax(scores, axis=-1)
-    if kind == "sigmoid":
-        weights = _jax.nn.sigmoid(q @ jnp.swapaxes(k, -1, -2) * scale)
-    elif kind == "linear":
-        weights = (_jax.nn.elu(q) + 1.0) @ jnp.swapaxes(_jax.nn.elu(k) + 1.0, -1, -2)
-    elif kind == "raw":
-        weights = q @ jnp.swapaxes(k, -1, -2) * scale
-    else:
+    if kind not in _WEIGHTS:
         raise ValueError(f"unknown attention {kind!r}")
-    weights = jnp.where(mask, weights, 0.0)
-    if not normalized:
+    mask = _causal(q.shape[-2])
+    weights = _WEIGHTS[kind](q, k, 1.0 / jnp.sqrt(q.shape[-1]), mask)
+    facts = ATTENTIONS[kind]
+    if facts.self_normalized or not normalized:
         return weights
     total = weights.sum(axis=-1, keepdims=True)
-    if kind == "raw":
+    if facts.signed:  # a signed row's sum may be near zero or negative
         return weights / jnp.maximum(jnp.abs(total), 1.0)
     return weights / (total + _EPS)
+
+
+def _softmax(q, k, scale, mask):
+    return _jax.nn.softmax(jnp.where(mask, q @ jnp.swapaxes(k, -1, -2) * scale, -jnp.inf), axis=-1)
+
+
+def _sigmoid(q, k, scale, mask):
+    return jnp.where(mask, _jax.nn.sigmoid(q @ jnp.swapaxes(k, -1, -2) * scale), 0.0)
+
+
+def _linear(q, k, scale, mask):
+    return jnp.where(mask, (_jax.nn.elu(q) + 1.0) @ jnp.swapaxes(_jax.nn.elu(k) + 1.0, -1, -2), 0.0)
+
+
+def _raw(q, k, scale, mask):
+    return jnp.where(mask, q @ jnp.swapaxes(k, -1, -2) * scale, 0.0)
+
+
+_WEIGHTS = {"softmax": _softmax, "sigmoid": _sigmoid, "linear": _linear, "raw": _raw}
+"""Each attention's causal weights before row normalization (its facts are ``ATTENTIONS``'s)."""
 
 
 def attend(q, k, v, kind: str, normalized: bool):

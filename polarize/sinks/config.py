@@ -20,15 +20,44 @@ from dataclasses import dataclass
 from typing import Any
 
 from polarize.fields import ConfigError, choice, integer, real
+from polarize.registry import Registry
 
-__all__ = ["ATTENTIONS", "SIZES", "VARIANTS", "SinksConfig", "make_config", "variant_config"]
+__all__ = ["ATTENTIONS", "SIZES", "VARIANTS", "Attention", "SinksConfig", "attention_of", "make_config",
+           "variant_config"]
 
-#: softmax; sigmoid(qk / sqrt d); linear with the elu(x) + 1 kernel; raw qk / sqrt d.
-ATTENTIONS = ("softmax", "sigmoid", "linear", "raw")
 
-#: Every variant by its short name (``SinksConfig.variant``): softmax, then the others normalized and not.
-VARIANTS = ("softmax", *(f"{kind}-{rows}" for kind in ATTENTIONS[1:]
-                         for rows in ("normalized", "unnormalized")))
+@dataclass(frozen=True, kw_only=True)
+class Attention:
+    """One kind of attention and its facts (its weights are ``polarize.sinks.attention``'s, under JAX).
+
+    Attributes
+    ----------
+    name, label : str
+        Its key (``SinksConfig.attention``) and its name for people.
+    self_normalized : bool
+        Its rows sum to 1 by construction (softmax): it has no unnormalized variant.
+    signed : bool
+        Its weights may be negative (raw ``qk / sqrt d``): a row is divided by ``max(|sum|, 1)``, and
+        the share a head puts on BOS marks no sink.
+    """
+
+    name: str
+    label: str
+    self_normalized: bool = False
+    signed: bool = False
+
+
+ATTENTIONS: Registry[Attention] = Registry({a.name: a for a in (
+    Attention(name="softmax", label="softmax", self_normalized=True),
+    Attention(name="sigmoid", label="sigmoid(qk / sqrt d)"),
+    Attention(name="linear", label="linear, elu(x) + 1 kernel"),
+    Attention(name="raw", label="raw qk / sqrt d", signed=True),
+)})
+"""Every kind of attention, in the order tables list them."""
+
+VARIANTS = tuple(a.name if a.self_normalized else f"{a.name}-{rows}" for a in ATTENTIONS.values()
+                 for rows in (("",) if a.self_normalized else ("normalized", "unnormalized")))
+"""Every variant by its short name (``SinksConfig.variant``): softmax, then the others normalized and not."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,7 +67,7 @@ class SinksConfig:
     Parameters
     ----------
     attention : str
-        One of ``ATTENTIONS``.
+        A name in ``ATTENTIONS``.
     normalized : bool
         Divide each attention row by its sum (softmax is always normalized).
     width, layers, heads, mlp_ratio : int
@@ -76,11 +105,11 @@ class SinksConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        choice("attention", self.attention, ATTENTIONS)
+        choice("attention", self.attention, tuple(ATTENTIONS))
         if not isinstance(self.normalized, bool):
             raise ConfigError("normalized", f"must be true or false, got {self.normalized!r}")
-        if self.attention == "softmax" and not self.normalized:
-            raise ConfigError("normalized", "softmax attention is always normalized")
+        if ATTENTIONS[self.attention].self_normalized and not self.normalized:
+            raise ConfigError("normalized", f"{self.attention} attention is always normalized")
         for name, low, high in (("width", 4, 1024), ("layers", 1, 8), ("heads", 1, 16),
                                 ("mlp_ratio", 1, 8), ("vocab", 4, 1000), ("batch", 1, 4096),
                                 ("steps", 0, 1_000_000), ("train_size", 1, 10_000_000),
@@ -107,8 +136,8 @@ class SinksConfig:
     @property
     def variant(self) -> str:
         """A short name such as ``softmax`` or ``sigmoid-unnormalized``."""
-        if self.attention == "softmax":
-            return "softmax"
+        if ATTENTIONS[self.attention].self_normalized:
+            return self.attention
         return f"{self.attention}-{'normalized' if self.normalized else 'unnormalized'}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,3 +173,11 @@ def variant_config(size: str, variant: str, *, seed: int = 0) -> SinksConfig:
     choice("variant", variant, VARIANTS)
     attention, _, rows = variant.partition("-")
     return make_config(size, attention, normalized=rows != "unnormalized", seed=seed)
+
+
+def attention_of(variant: str) -> Attention:
+    """The attention of a variant named as ``SinksConfig.variant`` (``ValueError`` if it names none)."""
+    name = variant.partition("-")[0]
+    if name not in ATTENTIONS:
+        raise ValueError(f"not a variant: {variant!r}")
+    return ATTENTIONS[name]

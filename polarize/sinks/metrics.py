@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from polarize.sinks.config import attention_of
+
 __all__ = ["SINK_ACCURACY", "SINK_THRESHOLD", "induction_accuracy", "sink_heads", "sink_scores"]
 
 SINK_THRESHOLD = 0.9
@@ -40,8 +42,9 @@ def sink_scores(weights: np.ndarray, *, first: int = 1, last: int = 9) -> np.nda
 
 def counts_sinks(variant: str) -> bool:
     """Whether the sink score means anything for ``variant``: not for raw attention, whose signed,
-    unnormalized weights can put any share (or none) on BOS without it being a sink."""
-    return not variant.startswith("raw")
+    unnormalized weights can put any share (or none) on BOS without it being a sink
+    (``Attention.signed``)."""
+    return not attention_of(variant).signed
 
 
 def sink_heads(scores: np.ndarray, accuracy: float) -> np.ndarray:

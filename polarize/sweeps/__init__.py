@@ -1,6 +1,8 @@
 """Sweeps: grids of runs, ensembles and sink trainings on Dask, results in Parquet (issue 23).
 
-``read_sweep`` validates a TOML sweep, ``run_sweep`` runs it (``polarize sweep run``),
+Each kind of sweep (``runs``, ``ensemble``, ``sinks``) is an entry of ``polarize.sweeps.kinds.KINDS``
+carrying its settings, cells, rows and figures. ``read_sweep`` validates a TOML sweep, ``run_sweep``
+runs it (``polarize sweep run``),
 ``load`` reads the results as pandas and ``query`` runs SQL over them with DuckDB
 (``polarize sweep query``). Dask and DuckDB (the ``sweep`` extra) are imported
 only when a sweep runs or a query is made.

@@ -1,4 +1,4 @@
-"""The sweeps shipped with the package (one of each kind) and the user's results folders.
+"""The sweeps shipped with the package (one of each kind it ships) and the user's results folders.
 
 The runs and ensemble examples were made by ``polarize sweep run`` from the
 ``sweep.toml`` in their folders; the sinks example is built from the trainings
@@ -13,17 +13,20 @@ from importlib import resources
 from pathlib import Path
 
 from polarize.sweeps import store
+from polarize.sweeps.kinds import KINDS
 
 __all__ = ["EXAMPLES", "build_sinks_example", "example", "user_sweeps"]
 
-EXAMPLES = ("runs", "ensemble", "sinks")
+_ROOT = resources.files("polarize.sweeps") / "examples"
+EXAMPLES = tuple(name for name in KINDS if (_ROOT / name / store.MANIFEST).is_file())
+"""The shipped examples' folder names: a kind's name, in ``KINDS``'s order, where one is shipped."""
 
 
 def example(name: str) -> Path:
     """The folder of a shipped example (``EXAMPLES``)."""
     if name not in EXAMPLES:
         raise KeyError(name)
-    return Path(str(resources.files("polarize.sweeps") / "examples" / name))
+    return Path(str(_ROOT / name))
 
 
 def user_sweeps() -> dict[str, Path]:
@@ -46,7 +49,8 @@ def build_sinks_example(folder: Path, size: str = "paper") -> int:
     """Write the shipped trainings of ``size`` as a sinks sweep's results; returns the rows written."""
     from polarize.sinks.runs import read_run, shipped_runs
     from polarize.sweeps import parse_sweep
-    from polarize.sweeps.outcomes import sinks_row, table
+    from polarize.sweeps.kinds.sinks import sinks_row
+    from polarize.sweeps.rows import table
     from polarize.sweeps.tasks import make_cells
 
     records = [read_run(p) for name, p in shipped_runs().items() if name.startswith(f"{size}-")]
@@ -61,5 +65,5 @@ def build_sinks_example(folder: Path, size: str = "paper") -> int:
         row = {**sinks_row(record), "hash": cell.hash, "cell": cell.index, "task": cell.hash,
                "worker": "shipped", "seconds": float(record.get("timing", {}).get("seconds", 0.0)),
                "config": json.dumps(record["config"].to_dict()), **cell.params}
-        store.write_task(folder, cell.hash, table("sinks", [row]))
+        store.write_task(folder, cell.hash, table(sweep.entry.schema, [row]))
     return len(records)

@@ -68,7 +68,7 @@ def load(folder: Path):
     Returns
     -------
     pandas.DataFrame
-        The grid's columns, the outcome's columns (``polarize.sweeps.outcomes.SCHEMAS``), and
+        The grid's columns, the outcome's columns (each kind's ``schema``, ``polarize.sweeps.kinds``), and
         ``hash``, ``config`` (JSON), ``status``, ``message``; sorted by cell. Empty when nothing is done.
     """
     import pandas as pd

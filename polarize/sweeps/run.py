@@ -26,6 +26,7 @@ from pathlib import Path
 from polarize.env import scheduler_address
 from polarize.fields import ConfigError, shown
 from polarize.sweeps import store
+from polarize.sweeps.rows import ERROR
 from polarize.sweeps.spec import Sweep
 from polarize.sweeps.tasks import Task, make_cells, make_tasks, run_task
 
@@ -75,9 +76,9 @@ def _note(progress: Progress, task: Task, rows) -> None:
     status = rows.column("status").to_pylist()
     progress.done += len(task.cells)
     progress.errors += len({h for h, s in zip(rows.column("hash").to_pylist(), status, strict=True)
-                            if s == "error"})
-    if "error" in status:
-        _message(progress, rows.column("message")[status.index("error")].as_py())
+                            if s == ERROR})
+    if ERROR in status:
+        _message(progress, rows.column("message")[status.index(ERROR)].as_py())
 
 
 def _message(progress: Progress, text: str) -> None:
@@ -87,10 +88,16 @@ def _message(progress: Progress, text: str) -> None:
 
 
 def _sample(sweep: Sweep, folder: Path, tasks: list[Task], progress: Progress, report) -> list[Task]:
-    """Run the first tasks here, keep them, and estimate the CPU time and size of the rest."""
-    if sweep.kind == "sinks" and tasks:
-        _estimate_trainings(sweep, tasks, progress, report)
-    if sweep.kind == "sinks" or not tasks:
+    """Run the first tasks here, keep them, and estimate the CPU time and size of the rest (a kind that
+    is too slow to sample estimates itself, from nothing run)."""
+    kind = sweep.entry
+    if not kind.samples:
+        seconds, line = kind.estimate(sweep, [c for t in tasks for c in t.cells])
+        if seconds is not None:
+            progress.estimate = {"cpu_seconds": seconds}
+            report(line)
+        return tasks
+    if not tasks:
         return tasks
     sample, rest = tasks[:SAMPLE_TASKS], tasks[SAMPLE_TASKS:]
     begin, cpu, size, rows = time.perf_counter(), time.process_time(), 0, 0
@@ -106,35 +113,6 @@ def _sample(sweep: Sweep, folder: Path, tasks: list[Task], progress: Progress, r
     report(f"estimate from {len(sample)} sampled tasks: {per_task * len(tasks):.3g} s of CPU in all, "
            f"about {size / len(sample) * len(tasks) / 1e6:.3g} MB of results")
     return rest
-
-
-def _check_sinks(sweep: Sweep, scheduler: str | None) -> None:
-    """A sinks sweep on this machine needs JAX here; a cluster's workers say so in their rows if not."""
-    from polarize.sinks.backend import MISSING_MESSAGE as NO_JAX
-    from polarize.sinks.backend import available
-
-    if sweep.kind == "sinks" and scheduler is None and not available():
-        raise ConfigError("kind", f"sinks sweeps: {NO_JAX}")
-
-
-def _estimate_trainings(sweep: Sweep, tasks: list[Task], progress: Progress, report) -> None:
-    """A training is too long to sample: estimate from the shipped runs' CPU time at each size."""
-    import statistics
-
-    from polarize.sinks.runs import read_run, shipped_runs
-
-    sizes = [c.params.get("size", sweep.base.get("size", "classroom")) for t in tasks for c in t.cells]
-    cpu = {}
-    for size in set(sizes):
-        times = [read_run(p).get("timing", {}).get("cpu_seconds") for n, p in shipped_runs().items()
-                 if n.startswith(f"{size}-")]
-        times = [t for t in times if isinstance(t, (int, float))]
-        cpu[size] = statistics.median(times) if times else None
-    if all(cpu.values()):
-        total = sum(cpu[s] for s in sizes)
-        progress.estimate = {"cpu_seconds": total}
-        report(f"estimate from the shipped trainings of the same sizes: {total / 3600:.3g} CPU-hours in all "
-               "(if the base changes steps or width, scale it)")
 
 
 def check_scheduler(scheduler: object) -> str:
@@ -235,7 +213,7 @@ def run_sweep(sweep: Sweep, folder: Path, *, scheduler: str | None = None, worke
     if scheduler is not None:  # read and reached before any work; every task then runs there
         scheduler, sample = check_scheduler(scheduler), False
         _client(scheduler, workers)[0].close()
-    _check_sinks(sweep, scheduler)
+    sweep.entry.preflight(here=scheduler is None)
     folder = Path(folder)
     store.write_manifest(folder, sweep)
     cells = list(make_cells(sweep))

@@ -2,7 +2,7 @@
 
 ::
 
-    kind = "runs"              # runs | ensemble | sinks
+    kind = "runs"              # runs | ensemble | sinks (polarize.sweeps.kinds.KINDS)
     [base]
     preset = "default"         # or any Experiment field; for sinks: size and SinksConfig fields
     horizon = 1000
@@ -18,40 +18,38 @@
     polarized_below = 0.01     # a run is polarized when 1 - max s ends below this
     trajectories = false       # runs only: also keep the saved series, in traj-*.parquet
 
-Every error is a ``ConfigError`` naming the key (``grid.seed``, ``base.horizon``) and the value.
+Every error is a ``ConfigError`` naming the key (``grid.seed``, ``base.horizon``) and the value. What
+each kind takes (its base, its axes, its settings and their sections) is the kind's
+(``polarize.sweeps.kinds``); this module reads the file's shape.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import itertools
 import json
 import math
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from polarize.config import Experiment
 from polarize.fields import ConfigError, shown
-from polarize.presets import get_preset
-from polarize.sinks.config import SIZES, VARIANTS, SinksConfig, variant_config
+from polarize.sweeps.kinds import KINDS, SweepKind
 from polarize.textfile import read_text
 
-__all__ = ["KINDS", "MAX_CELLS", "MAX_FILE_BYTES", "Sweep", "parse_sweep", "read_sweep"]
+__all__ = ["MAX_CELLS", "MAX_FILE_BYTES", "Sweep", "parse_sweep", "read_sweep"]
 
-KINDS = ("runs", "ensemble", "sinks")
 MAX_CELLS = 100_000
 """Cells a sweep may have without ``allow_large`` (``--allow-large``): grid cells, and result cells
 (an ensemble's chunks of starts, each a task of its own)."""
 MAX_CELLS_LARGE = 10**7
 """Cells a sweep may have even with ``allow_large`` (the client holds every cell's config)."""
-MAX_STARTS = 10**9
-"""Random starts a whole ensemble sweep may have without ``allow_large``."""
 MAX_FILE_BYTES = 1 << 20
 """A sweep file is a few lines: anything larger is refused unread."""
 MAX_AXIS = 10_000
@@ -59,39 +57,36 @@ MAX_AXIS = 10_000
 value is checked alone (``_check_values``), so a results folder's manifest validates in about a second."""
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}")
 """A sweep's name may become a folder's name: no separators, no leading dot."""
-_SECTIONS = {"kind", "name", "base", "grid", "ensemble", "options"}
-_OPTIONS = {"cells_per_task": 1, "polarized_below": 0.01, "trajectories": False}
-_ENSEMBLE = {"starts": 1000, "chunk": 100_000, "rows": "cells", "scale": 1.0, "draw_seed": 0}
-_EXPERIMENT_FIELDS = {f.name for f in dataclasses.fields(Experiment)}
-_ARRAYS = {"a0", "V0", "target", "X", "y"}
-_SINKS_FIELDS = {f.name for f in dataclasses.fields(SinksConfig)} - {"attention", "normalized"}
-_SINKS_AXES = {"variant", "seed", "size"} | _SINKS_FIELDS
+_KEYS = ("kind", "name", "base", "grid")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Sweep:
-    """A validated sweep: the base, the grid's axes in order, and the kind's options.
+    """A validated sweep: its kind, the base, the grid's axes in order, and the kind's settings.
 
     Attributes
     ----------
-    kind : {"runs", "ensemble", "sinks"}
+    kind : str
+        A name in ``polarize.sweeps.kinds.KINDS`` (``entry`` is that kind).
     name : str
-    base : dict
-        Fields shared by every cell (``preset`` among them for runs and ensembles).
+    base : mapping
+        Fields shared by every cell (``preset`` among them for runs and ensembles), read-only.
     grid : tuple of (str, tuple)
         Each axis's key and its values, in the file's order; cells are their product.
-    ensemble : dict
-        ``starts``, ``chunk``, ``rows``, ``scale``, ``draw_seed`` (ensemble only).
-    options : dict
-        ``cells_per_task``, ``polarized_below``, ``trajectories``.
+    settings : dataclass
+        The kind's ``Settings``, frozen (e.g. ``polarized_below``, an ensemble's ``starts``).
     """
 
     kind: str
     name: str
-    base: dict
-    grid: tuple
-    ensemble: dict
-    options: dict
+    base: Mapping[str, Any]
+    grid: tuple[tuple[str, tuple], ...]
+    settings: Any
+
+    @property
+    def entry(self) -> SweepKind:
+        """The kind itself (``KINDS[kind]``): it knows the cells, rows and figures."""
+        return KINDS[self.kind]
 
     @property
     def axes(self) -> tuple[str, ...]:
@@ -105,15 +100,12 @@ class Sweep:
     @property
     def n_results(self) -> int:
         """Result cells: a grid cell each, for an ensemble one per chunk of starts (``tasks.make_cells``)."""
-        if self.kind != "ensemble":
-            return self.n_cells
-        return self.n_cells * -(-self.ensemble["starts"] // self.ensemble["chunk"])
+        return self.n_cells * self.entry.results_per_cell(self.settings)
 
     @property
     def n_tasks(self) -> int:
-        """Tasks of the whole sweep (``tasks.make_tasks``): ``cells_per_task`` cells each for runs."""
-        size = self.options["cells_per_task"] if self.kind == "runs" else 1
-        return -(-self.n_results // size)
+        """Tasks of the whole sweep (``tasks.make_tasks``): the kind's ``cells_per_task`` cells each."""
+        return -(-self.n_results // self.entry.cells_per_task(self.settings))
 
     def cells(self):
         """Each cell's grid values as a dict, in row-major order of the axes."""
@@ -122,23 +114,20 @@ class Sweep:
             yield dict(zip(keys, values, strict=True))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: what ``parse_sweep`` reads back (ranges written out)."""
-        return {"kind": self.kind, "name": self.name, "base": self.base,
-                "grid": {key: list(values) for key, values in self.grid},
-                "ensemble": self.ensemble, "options": self.options}
+        """JSON-ready: what ``parse_sweep`` reads back (ranges written out, each setting in its section)."""
+        sections = {section: {name: getattr(self.settings, name) for name in settings}
+                    for section, settings in self.entry.sections().items()}
+        return {"kind": self.kind, "name": self.name, "base": dict(self.base),
+                "grid": {key: list(values) for key, values in self.grid}, **sections}
 
     def digest(self) -> str:
         """A hash of everything that decides the results (not the name)."""
         data = {k: v for k, v in self.to_dict().items() if k != "name"}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
-    def config(self, cell: dict[str, Any]) -> Experiment | SinksConfig:
+    def config(self, cell: dict[str, Any]) -> Any:
         """The config of one cell (a ``ConfigError`` if that combination is invalid)."""
-        if self.kind == "sinks":
-            return _sinks_config(self.base, cell)
-        fields = {**{k: v for k, v in self.base.items() if k != "preset"},
-                  **{k: v for k, v in cell.items() if k != "scale"}}
-        return get_preset(self.base.get("preset", "default")).with_changes(**fields)
+        return self.entry.config(self.base, cell)
 
 
 def read_sweep(path: Path, *, allow_large: bool = False) -> Sweep:
@@ -157,23 +146,23 @@ def parse_sweep(table: dict[str, Any], *, default_name: str = "sweep", allow_lar
     """Validate a parsed sweep (a dict as ``tomllib`` gives it) into a ``Sweep``."""
     if not isinstance(table, dict):
         raise ConfigError("sweep", "must be a table of keys")
-    unknown = sorted(set(table) - _SECTIONS)
+    known = {*_KEYS, *(section for kind in KINDS.values() for section in kind.sections())}
+    unknown = sorted(set(table) - known)
     if unknown:
-        raise ConfigError(unknown[0], f"is not a key of a sweep (known: {', '.join(sorted(_SECTIONS))})")
-    kind = table.get("kind")
-    if kind not in KINDS:
-        raise ConfigError("kind", f"must be one of {', '.join(KINDS)}; got {shown(kind)}")
+        raise ConfigError(unknown[0], f"is not a key of a sweep (known: {', '.join(sorted(known))})")
+    name_of_kind = table.get("kind")
+    if not isinstance(name_of_kind, str) or name_of_kind not in KINDS:
+        raise ConfigError("kind", f"must be one of {', '.join(KINDS)}; got {shown(name_of_kind)}")
+    kind = KINDS[name_of_kind]
     name = table.get("name", default_name)
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ConfigError("name", "must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'; "
                           f"got {shown(name)}")
-    base = _section(table, "base")
+    base = _base(kind, _section(table, "base"))
     grid = _grid(kind, _section(table, "grid"), allow_large)
-    ensemble = _settings(table, "ensemble", _ENSEMBLE, kind == "ensemble")
-    options = _settings(table, "options", _OPTIONS, True)
-    sweep = Sweep(kind=kind, name=name, base=_base(kind, base), grid=grid, ensemble=ensemble,
-                  options=options)
-    _check_settings(sweep, allow_large)
+    sweep = Sweep(kind=kind.name, name=name, base=MappingProxyType(base), grid=grid,
+                  settings=_settings(kind, table))
+    kind.check(sweep, allow_large=allow_large)
     _check_values(sweep)
     return sweep
 
@@ -185,33 +174,41 @@ def _section(table: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def _settings(table: dict[str, Any], key: str, defaults: dict[str, Any], allowed: bool) -> dict[str, Any]:
-    given = _section(table, key)
-    # A stored sweep (``Sweep.to_dict``, a results folder's sweep.json) lists every section with its
-    # defaults: the ensemble's defaults are no setting of a runs sweep.
-    if not allowed and any(name not in defaults or value != defaults[name] for name, value in given.items()):
-        raise ConfigError(key, f"applies to ensemble sweeps only, not to kind {table['kind']!r}")
-    unknown = sorted(set(given) - set(defaults))
-    if unknown:
-        raise ConfigError(f"{key}.{unknown[0]}", f"is not a setting (known: {', '.join(defaults)})")
-    out = dict(defaults)
-    for name, value in given.items():
-        want = type(defaults[name])
-        ok = isinstance(value, want) or (want is float and isinstance(value, int))
-        if not ok or (want is int and isinstance(value, bool)):
-            words = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}[want]
-            raise ConfigError(f"{key}.{name}", f"must be {words}; got {shown(value)}")
-        out[name] = float(value) if want is float else value
-    return out
+def _settings(kind: SweepKind, table: dict[str, Any]) -> Any:
+    """The kind's ``Settings`` from the file's sections, each error naming ``section.setting``.
+
+    A stored sweep of an earlier version (a results folder's sweep.json) lists every kind's sections
+    with their defaults: another kind's setting at its default is no setting of this one.
+    """
+    own = kind.sections()
+    given: dict[str, Any] = {}
+    for section in sorted(set(table) - set(_KEYS)):
+        for key, value in _section(table, section).items():
+            if key in own.get(section, {}):
+                given[key] = value
+                continue
+            owners = [other for other in KINDS.values() if key in other.sections().get(section, {})]
+            if any(_same(other.sections()[section][key], value) for other in owners):
+                continue
+            if owners and section not in own:
+                raise ConfigError(section, f"applies to {' or '.join(o.name for o in owners)} sweeps only, "
+                                  f"not to kind {kind.name!r}")
+            if owners:
+                raise ConfigError(f"{section}.{key}", f"applies to {' or '.join(o.name for o in owners)} "
+                                  "sweeps only")
+            known = ", ".join(own.get(section, {})) or "none"
+            raise ConfigError(f"{section}.{key}", f"is not a setting (known: {known})")
+    return kind.Settings(**given)
 
 
-def _base(kind: str, base: dict[str, Any]) -> dict[str, Any]:
-    known = _SINKS_FIELDS | {"size", "variant"} if kind == "sinks" else _EXPERIMENT_FIELDS | {"preset"}
+def _same(default: Any, value: Any) -> bool:
+    """``value`` is ``default`` (``1`` is ``1.0`` but not ``true``)."""
+    return value == default and isinstance(value, bool) == isinstance(default, bool)
+
+
+def _base(kind: SweepKind, base: dict[str, Any]) -> dict[str, Any]:
     for key, value in base.items():
-        if key not in known:
-            raise ConfigError(f"base.{key}", f"is not a field of a {kind} cell")
-        if key in _ARRAYS:
-            raise ConfigError(f"base.{key}", "explicit arrays are not sweep settings; use a preset or seeds")
+        kind.check_base(key, value)
         _scalar(f"base.{key}", value)
     return dict(base)
 
@@ -226,15 +223,13 @@ def _scalar(key: str, value: Any) -> Any:
     return value
 
 
-def _grid(kind: str, grid: dict[str, Any], allow_large: bool) -> tuple:
+def _grid(kind: SweepKind, grid: dict[str, Any], allow_large: bool) -> tuple:
     if not grid:
         raise ConfigError("grid", "is empty: give at least one key with a list of values")
-    known = {"runs": _EXPERIMENT_FIELDS - _ARRAYS, "ensemble": (_EXPERIMENT_FIELDS - _ARRAYS) | {"scale"},
-             "sinks": _SINKS_AXES}[kind]
     lengths = {}
     for key, values in grid.items():
-        if key not in known:
-            raise ConfigError(f"grid.{key}", f"is not a field that a {kind} sweep can vary")
+        if key not in kind.axes:
+            raise ConfigError(f"grid.{key}", f"is not a field that a {kind.name} sweep can vary")
         lengths[key] = _axis_length(f"grid.{key}", values)
     cells = math.prod(lengths.values())
     most = MAX_CELLS_LARGE if allow_large else MAX_CELLS
@@ -307,38 +302,6 @@ def _axis(key: str, values: Any) -> tuple:
     return out
 
 
-def _check_settings(sweep: Sweep, allow_large: bool) -> None:
-    options, ensemble = sweep.options, sweep.ensemble
-    if not 1 <= options["cells_per_task"] <= 10_000:
-        raise ConfigError("options.cells_per_task", f"must be in [1, 10000]; got {options['cells_per_task']}")
-    if not 0 < options["polarized_below"] < 1:
-        raise ConfigError("options.polarized_below", f"must be in (0, 1); got {options['polarized_below']}")
-    if sweep.kind != "runs" and options["trajectories"]:
-        raise ConfigError("options.trajectories", "applies to runs sweeps only")
-    if sweep.kind != "ensemble":
-        return
-    if ensemble["rows"] not in ("cells", "starts"):
-        raise ConfigError("ensemble.rows", f"must be 'cells' or 'starts'; got {shown(ensemble['rows'])}")
-    if not 1 <= ensemble["starts"] <= 10**12:
-        raise ConfigError("ensemble.starts", f"must be in [1, 1e12]; got {ensemble['starts']}")
-    if not 1 <= ensemble["chunk"] <= 100_000:
-        raise ConfigError("ensemble.chunk", f"must be in [1, 100000]; got {ensemble['chunk']}")
-    if not 0 < ensemble["scale"] <= 1e3:
-        raise ConfigError("ensemble.scale", f"must be in (0, 1000]; got {ensemble['scale']}")
-    if not 0 <= ensemble["draw_seed"] < 2**32:
-        raise ConfigError("ensemble.draw_seed", f"must be in [0, 2^32); got {ensemble['draw_seed']}")
-    most = MAX_CELLS_LARGE if allow_large else MAX_CELLS
-    if sweep.n_results > most:  # before any cell is built: each chunk of starts is a cell and a task
-        hint = "even with --allow-large" if allow_large else "without --allow-large"
-        raise ConfigError("ensemble.chunk", f"{sweep.n_cells:,} grid cells of {ensemble['starts']:,} starts "
-                          f"in chunks of {ensemble['chunk']:,} make {sweep.n_results:,} result cells "
-                          f"(tasks), more than {most:,} {hint}; raise chunk")
-    total = ensemble["starts"] * sweep.n_cells
-    if total > MAX_STARTS and not allow_large:
-        raise ConfigError("ensemble.starts", f"{total:,} starts in all exceed {MAX_STARTS:,}; "
-                          "pass --allow-large to run them")
-
-
 def _check_values(sweep: Sweep) -> None:
     """Each base value and each grid value alone, so that a typo is named before anything runs.
 
@@ -352,27 +315,14 @@ def _check_values(sweep: Sweep) -> None:
         if exc.field not in first:
             where = "preset" if exc.field == "preset" else exc.field
             raise ConfigError(f"base.{where}", str(exc).split(": ", 1)[1]) from None
+    kind = sweep.entry
     for key, values in sweep.grid:
+        blamed = kind.blamed(key)
         for value in values:
-            if key == "scale" and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                   or not 0 < value <= 1e3):
-                raise ConfigError("grid.scale", f"must be numbers in (0, 1000]; got {shown(value)}")
+            kind.check_axis(key, value)
             try:
                 sweep.config({**first, key: value})
             except ConfigError as exc:
-                if exc.field == key or (key in ("variant", "size") and exc.field in ("variant", "size")):
+                if exc.field in blamed:
                     raise ConfigError(f"grid.{key}", f"value {shown(value)}: {str(exc).split(': ', 1)[1]}"
                                       ) from None
-
-
-def _sinks_config(base: dict[str, Any], cell: dict[str, Any]) -> SinksConfig:
-    merged = {**base, **cell}
-    size = merged.pop("size", "classroom")
-    variant = merged.pop("variant", "softmax")
-    seed = merged.pop("seed", 0)
-    if variant not in VARIANTS:
-        raise ConfigError("variant", f"must be one of {', '.join(VARIANTS)}; got {shown(variant)}")
-    if size not in SIZES:
-        raise ConfigError("size", f"must be one of {', '.join(SIZES)}; got {shown(size)}")
-    config = variant_config(size, variant, seed=seed)
-    return dataclasses.replace(config, **merged) if merged else config

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from polarize.fields import ConfigError, shown
 from polarize.sweeps.spec import Sweep, parse_sweep
+from polarize.textfile import read_text
 
 __all__ = ["MANIFEST", "finished_hashes", "manifest_sweep", "read_manifest", "result_files", "write_manifest",
            "write_task"]
@@ -113,34 +114,12 @@ def _environment() -> dict:
             "cpus": os.cpu_count(), "versions": versions}
 
 
-def _manifest_bytes(path: Path) -> bytes | None:
-    """The file's bytes, opened without blocking (a FIFO is not waited on), or None when it is not a
-    regular file of at most ``MOST_MANIFEST_BYTES``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MOST_MANIFEST_BYTES:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as file:
-            return file.read(MOST_MANIFEST_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def read_manifest(folder: Path) -> dict | None:
     """The manifest of a results folder, or None when there is none (or it cannot be read: not a regular
     file, too long, not JSON, nested too deep)."""
-    raw = _manifest_bytes(Path(folder) / MANIFEST)
-    if raw is None or len(raw) > MOST_MANIFEST_BYTES:
-        return None
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
+    try:  # bounded, and a FIFO is not waited on
+        data = json.loads(read_text(Path(folder) / MANIFEST, field=MANIFEST, most=MOST_MANIFEST_BYTES))
+    except (ConfigError, OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -165,6 +144,17 @@ def manifest_sweep(manifest: dict | None) -> Sweep:
     return parse_sweep(manifest["sweep"], allow_large=True)
 
 
+def _same_sweep(manifest: dict, sweep: Sweep) -> bool:
+    """Whether ``manifest`` records ``sweep``: by its digest, or (a folder written by an earlier version,
+    whose stored form hashed differently) by the sweep it records, read as this version reads it."""
+    if manifest.get("digest") == sweep.digest():
+        return True
+    try:
+        return manifest_sweep(manifest).digest() == sweep.digest()
+    except ConfigError:
+        return False
+
+
 def write_manifest(folder: Path, sweep: Sweep, **extra) -> None:
     """Create ``folder`` if needed and record the sweep there; refuse a folder holding another sweep."""
     folder = Path(folder)
@@ -173,7 +163,7 @@ def write_manifest(folder: Path, sweep: Sweep, **extra) -> None:
     except OSError as exc:
         raise ConfigError("output", f"cannot create {folder}: {exc.strerror or exc}") from None
     old = read_manifest(folder)
-    if old is not None and old.get("digest") != sweep.digest():
+    if old is not None and not _same_sweep(old, sweep):
         raise ConfigError("output", f"{folder} holds the results of another sweep ({shown(old.get('name'))}, "
                           "or one whose digest it does not record); give another folder")
     if old is None and _holds_anything(folder):  # a missing or damaged manifest: its owner is unknown

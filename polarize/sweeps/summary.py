@@ -1,27 +1,21 @@
 """What the Sweeps page draws, computed from a results frame: fractions with Wilson intervals,
 spreads over seeds, and the axes worth drawing against.
 
-Pure pandas and numpy on ``polarize.sweeps.load``'s frame; the figures are in ``polarize.plots.sweeps``.
+Pure pandas and numpy on ``polarize.sweeps.load``'s frame; what a kind counts and draws is the kind's
+(``polarize.sweeps.kinds``), the figures are in ``polarize.plots.sweeps``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FRACTIONS", "Z95", "fraction_table", "pick_axes", "spread_table", "wilson"]
+from polarize.sweeps.kinds import KINDS, SweepKind
+from polarize.sweeps.rows import ERROR
+
+__all__ = ["Z95", "fraction_table", "pick_axes", "spread_table", "wilson"]
 
 Z95 = 1.959964
 """Two-sided 95% normal quantile."""
-
-_POLARIZED = ("polarized", "1 - max s ends below the sweep's threshold for polarized")
-_NAIVE = ("naive guess wins", "the naive prediction holds: the token of largest fitness u\u1d62 at a(0) = 0 "
-          "and V\u2080 wins (under logistic loss, the largest p\u1d62(0))")
-FRACTIONS = {
-    "runs": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
-    "ensemble": {"polarized": _POLARIZED, "naive_holds": _NAIVE},
-    "sinks": {"sink_found": ("layer-1 sink", "a layer-1 head is a sink (score > 0.9, accuracy > 0.95)")},
-}
-"""Per kind: the fractions the page can show, each a short name (for an axis) and what it counts."""
 
 
 def wilson(k, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -52,25 +46,11 @@ def pick_axes(frame, axes: tuple[str, ...]) -> tuple[str | None, str | None]:
     return x, (others[0] if others else None)
 
 
-def _counts(frame, kind: str, what: str):
-    """Per row: successes and trials of ``what``, errors left out."""
-    ok = frame[frame["status"] != "error"]
-    if kind == "ensemble" and "n_starts" in ok and ok["n_starts"].notna().all():
-        column = {"polarized": "n_polarized", "naive_holds": "n_naive"}[what]
-        return ok, ok[column].astype(float), ok["n_starts"].astype(float)
-    if what == "sink_found":
-        from polarize.sinks.metrics import counts_sinks
-
-        # Raw attention's signed scores say nothing about sinks (the Attention sinks page's rule): not
-        # trials, also in folders written before their rows left the count empty.
-        ok = ok[ok["layer1_sinks"].notna() & ok["variant"].map(counts_sinks)]
-        return ok, (ok["layer1_sinks"] > 0).astype(float), np.ones(len(ok))
-    ok = ok[ok[what].notna()]  # no prediction where it is not defined: not a trial
-    return ok, ok[what].astype(float), np.ones(len(ok))
-
-
-def fraction_table(frame, kind: str, what: str, by: list[str]):
+def fraction_table(frame, kind: str | SweepKind, what: str, by: list[str]):
     """Successes ``k`` of trials ``n`` per group of ``by``, with the share and its Wilson interval.
+
+    ``kind`` (a kind or its name in ``KINDS``) says what a trial is (``SweepKind.counts``) and whether
+    the trials of one seed share its draws (``seeds_cluster``: the band is then between seeds).
 
     Returns
     -------
@@ -78,8 +58,9 @@ def fraction_table(frame, kind: str, what: str, by: list[str]):
         ``by`` columns, then ``hits``, ``trials``, ``share``, ``low``, ``high``; one row per group
         (``hits`` and ``trials``, not ``k`` and ``n``: ``n`` may be a grid axis).
     """
-    ok, k, n = _counts(frame, kind, what)
-    clustered = kind == "ensemble" and "seed" in ok and "seed" not in by
+    kind = KINDS[kind] if isinstance(kind, str) else kind
+    ok, k, n = kind.counts(frame[frame["status"] != ERROR], what)
+    clustered = kind.seeds_cluster and "seed" in ok and "seed" not in by
     keys = [*by, "seed"] if clustered else by
     table = ok[keys].copy() if keys else ok.iloc[:, :0].copy()
     table["hits"], table["trials"] = k.to_numpy(), np.asarray(n)
@@ -124,7 +105,7 @@ def _between_seeds(per_seed, by: list[str]):
 
 def spread_table(frame, y: str, by: list[str]):
     """The median, quartiles, least and largest of ``y`` over the runs of each group (seeds, mostly)."""
-    ok = frame[(frame["status"] != "error") & frame[y].notna()]
+    ok = frame[(frame["status"] != ERROR) & frame[y].notna()]
     grouped = ok.groupby(by, sort=True)[y]
     out = grouped.median().rename("median").to_frame()
     out["q1"], out["q3"] = grouped.quantile(0.25), grouped.quantile(0.75)

@@ -11,15 +11,26 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Control", "format_value"]
+__all__ = ["Control", "ControlKind", "format_value"]
 
 Values = Mapping[str, Any]
 
-KINDS = ("slider", "number", "select", "radio", "select_slider", "multiselect")
+
+
+class ControlKind(StrEnum):
+    """The widget a control is drawn as (a ``str`` enum: a page may name it as text, ``"select"``)."""
+
+    SLIDER = "slider"
+    NUMBER = "number"
+    SELECT = "select"
+    RADIO = "radio"
+    SELECT_SLIDER = "select_slider"
+    MULTISELECT = "multiselect"
 
 
 @dataclass(frozen=True)
@@ -31,8 +42,9 @@ class Control:
     key : str
         Link key, and the widget's key (after the page's name).
     label, help : str
-    kind : str
-        One of ``KINDS``; ``multiselect`` holds a sorted tuple of options (``10,20,50`` in a link).
+    kind : ControlKind
+        The widget (a page may give its value as text); ``multiselect`` holds a sorted tuple of options
+        (``10,20,50`` in a link).
     low, high : float or None
         Inclusive range of a number.
     options : sequence
@@ -64,7 +76,7 @@ class Control:
 
     key: str
     label: str
-    kind: str
+    kind: ControlKind
     low: float | None = None
     high: float | None = None
     options: Sequence[Any] = ()
@@ -82,8 +94,9 @@ class Control:
     caption: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
+        if self.kind not in set(ControlKind):
             raise ValueError(f"unknown control kind {self.kind!r}")
+        object.__setattr__(self, "kind", ControlKind(self.kind))
 
     def name(self, option: Any) -> str:
         """The display name of an option (``format_func`` of a widget)."""
@@ -115,7 +128,7 @@ class Control:
         ValueError
             With the reason in words; the raw text is not repeated (the page shows it, safely).
         """
-        if self.kind == "multiselect":
+        if self.kind is ControlKind.MULTISELECT:
             return self._parse_list(raw)
         if isinstance(raw, (list, tuple)):
             if not raw:
@@ -193,7 +206,7 @@ class Control:
 
     def to_text(self, value: Any) -> str:
         """The value as link text (lists as ``10,20,50``)."""
-        if self.kind == "multiselect":
+        if self.kind is ControlKind.MULTISELECT:
             return ",".join(format_value(v) for v in value)
         return format_value(value)
 

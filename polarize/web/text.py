@@ -11,15 +11,12 @@ from polarize.config import Experiment
 from polarize.plots.dashboard import titles
 from polarize.science import distance_to_simplex, format_time
 
-__all__ = ["A_INIT_NAMES", "VERDICT_WORDS", "V_INIT_NAMES", "init_note",
+__all__ = ["A_INIT_NAMES", "V_INIT_NAMES", "init_note",
            "not_a_distribution", "panel_captions", "summary_metrics"]
 
 A_INIT_NAMES = {"zeros": "zeros (uniform scores)", "gaussian": "scale \u00d7 randn",
                 "shifted": "shift + scale \u00d7 randn", "vertex": "near a vertex"}
 V_INIT_NAMES = {"gaussian": "scale \u00d7 randn", "zeros": "zeros", "identity": "scale \u00d7 identity"}
-
-VERDICT_WORDS = {"yes": "Yes", "partly": "Partly", "no": "No", "cut": "Not known: cut short"}
-"""The one-word answer to "Polarized?" for each verdict status."""
 
 _ARRAYS = ("a0", "V0", "target", "X", "y")
 
@@ -153,7 +150,7 @@ def _replicator_caption(experiment: Experiment) -> str:
     words = (r"Each bar is a token's fitness minus the mean fitness, $u_i - s\cdot u$, divided by the "
              "largest at that time (the label above gives it; hover for each value), so the bars stay "
              "readable as the fitness fades. ")
-    if experiment.normalizer != "softmax":
+    if not experiment.sigma.replicator:
         return words + (f"Only softmax has the replicator form: under {experiment.normalizer} a bar's sign "
                         "need not be the direction its logit moves.")
     words += (r"Softmax moves the logits as $\dot a_i = s_i\,(u_i - s\cdot u)/T$: tokens above zero gain "

@@ -267,7 +267,8 @@ def test_a_deep_manifest_is_refused_in_words(tmp_path):
 def _page_at(monkeypatch, folder: Path):
     from polarize.web.pages import sweeps as page
 
-    monkeypatch.setitem(page._SOURCES, "data:probe", folder)
+    found = page.sources()
+    monkeypatch.setattr(page, "sources", lambda: {**found, "data:probe": folder})
     return lambda: page.PAGE.view(tuple(sorted((page.PAGE.defaults(None) | {"sweep": "data:probe"}).items())))
 
 

@@ -23,12 +23,13 @@ from polarize.web.deck_store import Deck, DeckChanged, DeckError, DeckStore, Sli
 from polarize.web.echo import echo
 from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
+from polarize.web.slides import MOST
 from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
 
 __all__ = ["DECK", "NAME", "TITLE", "bar_title", "deck_view", "describe", "shown_error"]
 
-NAME, TITLE = 100, 200
-"""Longest deck name and slide title (``polarize.deck``): shown whole."""
+NAME, TITLE = MOST["name"], MOST["title"]
+"""Longest deck name and slide title (``polarize.web.slides.MOST``): shown whole."""
 
 
 def bar_title(slides: tuple[Slide, ...], index: int) -> str:

@@ -189,7 +189,7 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
                             **({} if frames is None else {"frames": frames}))
     judged = judge(result)
     # The verdict is the run's end: said so before it, as the figure opens at the start.
-    numbers = (Text(END_OF_RUN), Metric("Polarized?", text.VERDICT_WORDS[judged.status], THRESHOLDS),
+    numbers = (Text(END_OF_RUN), Metric("Polarized?", judged.status.answer, THRESHOLDS),
                Text(judged.sentence), *(Metric(*m) for m in text.summary_metrics(result)))
     why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
     if why:  # the dashes above, said in words where they show

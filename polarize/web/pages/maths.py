@@ -22,6 +22,7 @@ from polarize.presets import get_preset
 from polarize.science import (
     THRESHOLDS,
     NormalizerRow,
+    Polarization,
     Rate,
     Verdict,
     compare_normalizers,
@@ -191,7 +192,8 @@ def _only_softmax(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, 
 
 
 def _graded(verdict: Verdict) -> str:
-    if verdict.status == "cut":  # stopped by the time limit: where it got is no verdict about its end
+    # stopped by the time limit: where it got is no verdict about its end
+    if verdict.status is Polarization.CUT:
         return f"cut short by the time limit (leader {verdict.share:.0%} where it stopped; no verdict)"
     return f"{verdict.headline.lower()} (leader {verdict.share:.0%})"
 

@@ -1,8 +1,10 @@
 """The Sweeps page: a sweep's grid and the figures a researcher wants, without writing code.
 
 It reads a results folder written by ``polarize sweep run`` (one of the shipped
-examples, or a folder under ``POLARIZE_DATA_DIR/sweeps``, found when the app
-starts) with ``polarize.sweeps.load`` (pyarrow: neither Dask nor DuckDB needed).
+examples, or a folder under ``POLARIZE_DATA_DIR/sweeps``, listed again at every
+rerun, so a folder written after the app started appears) with
+``polarize.sweeps.load`` (pyarrow: neither Dask nor DuckDB needed). What a kind of
+sweep counts and draws is the kind's (``polarize.sweeps.kinds``).
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from polarize.fields import ConfigError
-from polarize.plots.sweeps import fraction_figure, sink_heads_figure, spread_figure
+from polarize.plots.sweeps import fraction_figure
+from polarize.registry import LiveList
 from polarize.sweeps import load, store
 from polarize.sweeps.examples import EXAMPLES, example, user_sweeps
+from polarize.sweeps.kinds import KINDS, SweepKind
+from polarize.sweeps.rows import ERROR
 from polarize.sweeps.spec import Sweep
 from polarize.sweeps.store import manifest_sweep
-from polarize.sweeps.summary import FRACTIONS, fraction_table, pick_axes, spread_table
+from polarize.sweeps.summary import fraction_table, pick_axes
 from polarize.web.controls import Control
 from polarize.web.echo import echo
 from polarize.web.experiment_controls import CONTROLS as CONTROLS_OF_RUNS
@@ -29,7 +34,11 @@ from polarize.web.view import Columns, Metric, Plot, Table, Text, View
 
 __all__ = ["PAGE", "sources"]
 
-MEASURES = {"one_minus_max": "1 - max s at the end", "entropy_end": "entropy of s at the end (nats)"}
+MEASURES = {key: words for kind in KINDS.values() for key, words in kind.measures.items()}
+"""Every measure a kind can draw the spread of, in words (the measure control's options)."""
+CHOSEN_FRACTIONS = {what: short for kind in KINDS.values() if len(kind.fractions) > 1
+                    for what, (short, _) in kind.fractions.items()}
+"""The fractions a kind offers a choice of (the fraction control's options), by their short names."""
 AXES = {"variant": "attention", **{c.key: c.label[0].lower() + c.label[1:] if c.label[1:2].islower()
                                    else c.label for c in CONTROLS_OF_RUNS}}
 """A sweep's axes and settings in words (the Explorer's labels); any other key is shown as it is."""
@@ -42,16 +51,17 @@ made again to a longer horizon)."""
 
 
 def sources() -> dict[str, Path]:
-    """The results folders the page offers: the shipped examples first, then the user's, by option name."""
+    """The results folders the page offers: the shipped examples first, then the user's, by option name.
+
+    Listed afresh at each call (a folder listing, no file read): a folder written after the app
+    started is offered at the next rerun.
+    """
     found = {f"example-{name}": example(name) for name in EXAMPLES}
     try:
         found.update({f"data:{name}": path for name, path in user_sweeps().items()})
     except OSError:  # an unreadable data folder: the examples still work
         pass
     return found
-
-
-_SOURCES = sources()
 
 
 @functools.lru_cache(maxsize=8)
@@ -71,27 +81,56 @@ def _stamp(path: Path) -> tuple:
         return ()
 
 
+@functools.lru_cache(maxsize=32)
+def _manifest_at(path: str, stamp: tuple) -> dict | None:
+    return store.read_manifest(Path(path))
+
+
+def _manifest(folder: Path) -> dict | None:
+    """The folder's manifest (None if unreadable), read once until the file changes (its size, time
+    and inode are the key), however many controls and views ask for it."""
+    try:
+        info = os.stat(folder / store.MANIFEST)
+        stamp: tuple = (info.st_size, info.st_mtime_ns, info.st_ino)
+    except (OSError, ValueError):
+        stamp = ()
+    return _manifest_at(str(folder), stamp)
+
+
 def _read(name: str):
     """The manifest (None if unreadable) and the rows of a source (rows cached until the folder's
-    contents change); ``ConfigError`` when its files cannot be one table."""
-    path = _SOURCES[name]
-    manifest = store.read_manifest(path)
-    return manifest, _frame(str(path), _stamp(path))
+    contents change); ``ConfigError`` when the folder is gone or its files cannot be one table."""
+    path = sources().get(name)
+    if path is None:
+        raise ConfigError("sweep", f"{name} is no longer among the results folders")
+    return _manifest(path), _frame(str(path), _stamp(path))
 
 
-def _kind(values: Mapping[str, Any]) -> str:
-    return (store.read_manifest(_SOURCES[values["sweep"]]) or {}).get("kind", "runs")
+def _kind(values: Mapping[str, Any]) -> SweepKind | None:
+    """The kind the chosen folder's manifest names, or None when it names none."""
+    path = sources().get(values["sweep"])
+    kind = (_manifest(path) or {}).get("kind") if path is not None else None
+    return KINDS[kind] if isinstance(kind, str) and kind in KINDS else None
+
+
+def _chooses_fraction(values: Mapping[str, Any]) -> bool:
+    kind = _kind(values)
+    return kind is not None and len(kind.fractions) > 1
+
+
+def _has_measures(values: Mapping[str, Any]) -> bool:
+    kind = _kind(values)
+    return kind is not None and bool(kind.measures)
 
 
 CONTROLS = (
-    Control("sweep", "Sweep", "select", options=tuple(_SOURCES),
+    Control("sweep", "Sweep", "select", options=LiveList(lambda: sources()),
             help="A shipped example, or a results folder under POLARIZE_DATA_DIR/sweeps "
                  "(polarize sweep run SWEEP.toml -o that folder)."),
-    Control("fraction", "Fraction", "select", options=("polarized", "naive_holds"),
-            names={"polarized": "polarized", "naive_holds": "naive prediction holds"},
-            applies=lambda v: _kind(v) != "sinks", off_help=" (a sinks sweep counts runs with a sink)"),
+    Control("fraction", "Fraction", "select", options=tuple(CHOSEN_FRACTIONS), names=CHOSEN_FRACTIONS,
+            applies=_chooses_fraction, off_help=" (this kind of sweep counts one thing)"),
     Control("measure", "Measure", "select", options=tuple(MEASURES), names=MEASURES,
-            applies=lambda v: _kind(v) == "runs", off_help=" (runs sweeps only)"),
+            applies=_has_measures, off_help=" (this kind of sweep has no measure to spread)"),
 )
 
 
@@ -111,7 +150,7 @@ def _words(key: str) -> str:
 
 
 def _metrics(frame, sweep: Sweep) -> Columns:
-    errors = int((frame["status"] == "error").sum()) if len(frame) else 0
+    errors = int((frame["status"] == ERROR).sum()) if len(frame) else 0
     metrics = (Metric("Rows", f"{len(frame):,}", "one per run, chunk of starts or training"),
                Metric("Grid cells", f"{sweep.n_cells:,}", "the product of the axes"),
                Metric("Errors", str(errors), "cells whose config or run failed (a row each)"),
@@ -126,21 +165,19 @@ def worker_seconds(frame) -> float:
     return float(frame.drop_duplicates("hash")["seconds"].sum()) if len(frame) else 0.0
 
 
-def _fraction_plot(frame, sweep: Sweep, what: str, axes: tuple[str, ...], narrow: bool) -> Plot:
-    kind = sweep.kind
-    x, colour = ("variant", None) if kind == "sinks" else pick_axes(frame, axes)
+def _fraction_plot(frame, sweep: Sweep, what: str, narrow: bool) -> Plot:
+    kind = sweep.entry
+    x, colour = (kind.fraction_x, None) if kind.fraction_x else pick_axes(frame, sweep.axes)
     by = [a for a in (x, colour) if a]
     table = fraction_table(frame, kind, what, by)
-    short, label = FRACTIONS[kind][what]
-    if what == "polarized":
-        label = f"{label} ({sweep.options['polarized_below']:g})"
+    short, label = kind.fraction_words(what, sweep.settings)
     if x is None:
         row = table.iloc[0]
         table = table.assign(all="all")
         x = "all"
         label = f"{label}: {row['hits']:.0f} of {row['trials']:.0f}"
     return Plot("sweeps-fraction", fraction_figure(table, x, colour, short, narrow=narrow),
-                f"The share of {'runs' if kind != 'ensemble' else 'starts'} where {label}, by {_words(x)}"
+                f"The share of {kind.unit} where {label}, by {_words(x)}"
                 + (f" and {_words(colour)}" if colour else "") + ", pooled over the other axes, "
                 + _band_words(table) + " Hover for the counts.")
 
@@ -170,29 +207,17 @@ def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
         return View(error=f"This results folder's {store.MANIFEST} cannot be read: {echo(exc, most=200)}")
     if not len(frame):
         return View(error="This results folder holds no finished cells yet.")
-    kind, axes = sweep.kind, tuple(key for key, _ in sweep.grid)
-    what = "sink_found" if kind == "sinks" else values["fraction"]
-    blocks: list[Any] = [Text(f"A {echo(kind)} sweep over {len(axes)} axes: {', '.join(map(_words, axes))}."),
+    kind, axes = sweep.entry, sweep.axes
+    what = values["fraction"] if values["fraction"] in kind.fractions else next(iter(kind.fractions))
+    blocks: list[Any] = [Text(f"A {echo(sweep.kind)} sweep over {len(axes)} axes: "
+                              f"{', '.join(map(_words, axes))}."),
                          _metrics(frame, sweep), _grid_table(sweep),
-                         _fraction_plot(frame, sweep, what, axes, narrow)]
+                         _fraction_plot(frame, sweep, what, narrow)]
     if values["sweep"] in WHY and what == "polarized":
         blocks.append(Text(WHY[values["sweep"]]))
-    if kind == "runs":
-        x, colour = pick_axes(frame, axes)
-        if x is not None:
-            y = values["measure"]
-            table = spread_table(frame, y, [a for a in (x, colour) if a])
-            blocks.append(Plot("sweeps-spread", spread_figure(table, x, colour, MEASURES[y]),
-                               f"{MEASURES[y]}: the median over seeds (and the other axes) per {_words(x)}, "
-                               "quartiles as bars, least to largest as the band."))
-    if kind == "sinks":
-        blocks.append(Plot("sweeps-heads", sink_heads_figure(frame, narrow=narrow),
-                           "Every layer-1 head of every run: its sink score (attention on BOS, paper "
-                           "section 7), one dot per head, colour by seed; dashed: 0.9, a sink. Raw "
-                           "attention's heads are drawn but never counted as sinks, here or in the share "
-                           "above: its signed, unnormalized scores say nothing about sinks (as on the "
-                           "Attention sinks page)."))
-    errors = frame[frame["status"] == "error"]
+    blocks += [Plot(key, figure, caption)
+               for key, figure, caption in kind.figures(frame, sweep, values, _words, narrow=narrow)]
+    errors = frame[frame["status"] == ERROR]
     warnings = (f"{len(errors)} cells failed; the first says: {echo(errors['message'].iloc[0], most=300)}",
                 ) if len(errors) else ()
     return View(blocks=tuple(blocks), warnings=warnings, data=frame)

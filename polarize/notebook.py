@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -261,11 +261,6 @@ def as_dict(outcome: Result | Ensemble) -> dict[str, Any]:
 
 # ---- figures (the plots layer, imported only when a figure is asked for) -------------------------------
 
-FIGURES = ("dashboard", "paper", "rate")
-"""What ``Result.figure`` draws: the Explorer's animated dashboard, the paper's static figure of a
-run (scores and value projections), or the rate of polarization against its asymptotics."""
-
-
 _OPTIONS = {"dashboard": ("frames", "height", "repulsion", "narrow"), "paper": (),
             "rate": ("frames", "animated"), "ensemble": ("title", "height")}
 """The options each figure takes (``Result.figure``'s kinds, and ``Ensemble.figure``)."""
@@ -299,29 +294,40 @@ def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figu
     ConfigError
         Naming ``kind`` or the option that is not one of the figure's or not a value it takes.
     """
-    options = _options(choice("kind", kind, FIGURES), options)
-    if kind == "dashboard":
-        from polarize.plots.dashboard import dashboard
+    options = _options(choice("kind", kind, tuple(FIGURES)), options)
+    return FIGURES[kind](r, **options)
 
-        return dashboard(r, **{"narrow": False, **options})
-    if kind == "paper":
-        from polarize.plots.paper import logistic_figure
 
-        return logistic_figure(r, **options)
-    if kind == "rate":
-        from polarize.plots.grid import rate_figure
-        from polarize.science.studies import polarization_rate
+def _dashboard(r: Result, **options: Any) -> go.Figure:
+    from polarize.plots.dashboard import dashboard
 
-        late = int(np.count_nonzero(r.t > 1.0))
-        if late < 2:  # the rate is drawn against log t, from t > 1
-            from polarize.plots.words import words_figure
+    return dashboard(r, **{"narrow": False, **options})
 
-            times = f"{late} time{'s' if late != 1 else ''}"
-            return words_figure(f"Too little to draw the rate: the run saved {times} after t = 1 (it stopped "
-                                f"at t = {number(float(r.t[-1]))}: {r.status}); the "
-                                "rate needs at least two.")
-        return rate_figure(r, polarization_rate(r), **options)
-    raise AssertionError(kind)  # choice() allows FIGURES only
+
+def _paper(r: Result, **options: Any) -> go.Figure:
+    from polarize.plots.paper import logistic_figure
+
+    return logistic_figure(r, **options)
+
+
+def _rate(r: Result, **options: Any) -> go.Figure:
+    from polarize.plots.grid import rate_figure
+    from polarize.science.studies import polarization_rate
+
+    late = int(np.count_nonzero(r.t > 1.0))
+    if late < 2:  # the rate is drawn against log t, from t > 1
+        from polarize.plots.words import words_figure
+
+        times = f"{late} time{'s' if late != 1 else ''}"
+        return words_figure(f"Too little to draw the rate: the run saved {times} after t = 1 (it stopped "
+                            f"at t = {number(float(r.t[-1]))}: {r.status}); the "
+                            "rate needs at least two.")
+    return rate_figure(r, polarization_rate(r), **options)
+
+
+FIGURES: dict[str, Callable[..., go.Figure]] = {"dashboard": _dashboard, "paper": _paper, "rate": _rate}
+"""What ``Result.figure`` draws, by kind: the Explorer's animated dashboard, the paper's static figure of a
+run (scores and value projections), or the rate of polarization against its asymptotics."""
 
 
 def _tokens(tokens: Any, n: int) -> tuple[int, ...]:
