@@ -3,7 +3,8 @@
 Gradient descent takes ``round(horizon / lr)`` steps, refused up front beyond
 ``limits()["max_steps"]`` (``POLARIZE_MAX_STEPS``). The exact flow takes
 adaptive steps: at most ``MAX_FLOW_STEPS`` in all, and at most ``STALL_STEPS``
-between two saved times. ``steps_message`` phrases each of these limits.
+between two saved times. ``descent_steps_message``, ``flow_steps_message`` and ``stall_message``
+phrase these limits.
 ``result_bytes`` estimates the size of a result's JSON before the run, so the
 command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
 
@@ -16,13 +17,13 @@ instead of having its worker killed with nothing to show.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from polarize.config import Experiment
 
-__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "OutOfTime", "WallClock", "result_bytes",
-           "steps_message", "within"]
+__all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "OutOfTime", "WallClock",
+           "descent_steps_message", "flow_steps_message", "result_bytes", "stall_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
 """Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred)."""
@@ -35,24 +36,19 @@ of relu, l1 and sparsemax are not such a place: ``polarize.switching`` steps
 across them.)"""
 
 
-def steps_message(kind: Literal["descent", "flow", "stall"], steps: float, cap: float | None = None) -> str:
-    """Why a run is refused or stopped for its number of steps.
+def descent_steps_message(steps: float, cap: float) -> str:
+    """Why a gradient descent of ``steps`` steps is refused: beyond ``cap`` (``POLARIZE_MAX_STEPS``)."""
+    return (f"horizon / lr = {steps:.3g} gradient-descent steps exceeds the cap of {cap:.3g} "
+            "(POLARIZE_MAX_STEPS); use method flow for long horizons")
 
-    Parameters
-    ----------
-    kind : {"descent", "flow", "stall"}
-        ``descent``: ``steps`` gradient-descent steps exceed ``cap``; ``flow``: the
-        flow used up ``steps`` adaptive steps; ``stall``: it took ``steps`` steps
-        without reaching the next saved time.
-    steps : float
-    cap : float, optional
-        The descent cap in force (``POLARIZE_MAX_STEPS``).
-    """
-    if kind == "descent":
-        return (f"horizon / lr = {steps:.3g} gradient-descent steps exceeds the cap of {cap:.3g} "
-                "(POLARIZE_MAX_STEPS); use method flow for long horizons")
-    if kind == "flow":
-        return f"gave up after {steps} integrator steps"
+
+def flow_steps_message(steps: float) -> str:
+    """Why a flow stopped: it used up ``steps`` adaptive steps."""
+    return f"gave up after {steps} integrator steps"
+
+
+def stall_message(steps: float) -> str:
+    """Why a flow stopped: ``steps`` steps without reaching the next saved time."""
     return f"the flow stalled (over {steps} steps without reaching the next saved time)"
 
 

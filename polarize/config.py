@@ -21,7 +21,7 @@ from typing import Any, cast
 import numpy as np
 
 from polarize import notebook, serialize
-from polarize.budget import steps_message
+from polarize.budget import descent_steps_message
 from polarize.draws import draw_missing
 from polarize.env import limits
 from polarize.fields import ArrayInput, ConfigError, FrozenArray, choice, integer, matrix, real, vector
@@ -185,7 +185,7 @@ class Experiment:
             if steps < 1:
                 raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
             if steps > lim["max_steps"]:
-                raise ConfigError("horizon", steps_message("descent", steps, lim["max_steps"]))
+                raise ConfigError("horizon", descent_steps_message(steps, lim["max_steps"]))
         self._put("samples", integer("samples", self.samples, 2, lim["max_samples"]))
         self._put("seed", integer("seed", self.seed, 0, 2**32 - 1))
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.integrate import DOP853, OdeSolver
 
-from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, steps_message
+from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, flow_steps_message, stall_message
 from polarize.normalizers import Kinks
 from polarize.switching import AT_REST, SwitchLog, start_solver
 
@@ -144,7 +144,7 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         k = j
         if k == len(targets):
             return
-    raise Stopped(steps_message("flow", max_steps))
+    raise Stopped(flow_steps_message(max_steps))
 
 
 def descend(gradient: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, lr: float, save_at: np.ndarray, *,
@@ -206,7 +206,7 @@ def _held_at_rest(fun: Callable, solver, remaining: int, steps: int, note: str) 
     velocity = np.max(np.abs(fun(solver.t, solver.y)))
     if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
         return np.repeat(solver.y[:, None], remaining, axis=1)
-    raise Stopped(steps_message("stall", steps) + note)
+    raise Stopped(stall_message(steps) + note)
 
 
 def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):

@@ -40,6 +40,7 @@ import queue
 import subprocess
 import sys
 import threading
+from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -93,12 +94,24 @@ def _pack_error(exc: BaseException) -> tuple[str, str, str]:
     return type(exc).__name__, field, message
 
 
-def _unpack_error(kind: str, field: str, message: str) -> Exception:
-    if kind == "ConfigError":
-        return ConfigError(field, message)
-    if kind == "DegenerateStateError":
-        return DegenerateStateError(message)
-    return RuntimeError(f"{kind}: {message}")
+_REBUILT: dict[str, Any] = {
+    "ConfigError": lambda field, message: ConfigError(field, message),
+    "DegenerateStateError": lambda _field, message: DegenerateStateError(message),
+}
+"""The engine's own errors, rebuilt as themselves from their packed form; any other is a RuntimeError."""
+
+
+def _unpack_error(name: str, field: str, message: str) -> Exception:
+    rebuild = _REBUILT.get(name)
+    return rebuild(field, message) if rebuild else RuntimeError(f"{name}: {message}")
+
+
+class _Reply(StrEnum):
+    """What a worker's message to the parent is."""
+
+    READY = "ready"  # its imports are done (the first message)
+    RESULT = "ok"
+    ERROR = "error"
 
 
 def _child_main() -> None:
@@ -112,16 +125,16 @@ def _child_main() -> None:
     os.dup2(2, 1)
     inbox = Connection(os.dup(0), writable=False)
     outbox = Connection(channel, readable=False)
-    outbox.send((0, "ready", None))  # the engine is imported: the parent's time limits start now
+    outbox.send((0, _Reply.READY, None))  # the engine is imported: the parent's time limits start now
     while True:
         try:
             call = inbox.recv()
         except (EOFError, OSError):
             return  # the parent has gone
         try:
-            reply: tuple[int, str, Any] = (call.id, "ok", call.function(*call.args))
+            reply: tuple[int, _Reply, Any] = (call.id, _Reply.RESULT, call.function(*call.args))
         except Exception as exc:  # every failure goes back to the caller, in words
-            reply = (call.id, "error", _pack_error(exc))
+            reply = (call.id, _Reply.ERROR, _pack_error(exc))
         try:
             outbox.send(reply)
         except OSError:
@@ -202,7 +215,7 @@ class _Worker:
             raise
         if self.niced:
             self.stop()
-        if kind == "error":
+        if kind is _Reply.ERROR:
             raise _unpack_error(*payload)
         return payload
 
@@ -215,7 +228,7 @@ class _Worker:
             hello = self.inbox.recv() if self._poll(_STARTUP_LIMIT) else None
         except Exception:
             hello = None
-        if hello != (0, "ready", None):
+        if hello != (0, _Reply.READY, None):
             raise WorkerCrashed("the worker process did not start")
         self.ready = True
 

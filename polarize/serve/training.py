@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Any
 
 from polarize.serve.admission import Admission
@@ -43,6 +44,17 @@ _NICER = 10  # the child's priority, below the simulation workers'
 _THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # one core (XLA: backend.jax)
 
 
+class _Line(StrEnum):
+    """The tag of a line the child writes: ``P done total``, ``R record`` or ``E message``."""
+
+    PROGRESS = "P"
+    RESULT = "R"
+    ERROR = "E"
+
+
+_TAGS = {line.value: line for line in _Line}
+
+
 class TrainingFailed(RuntimeError):
     """A live run failed, overshot its time limit, or its process died; the message says which."""
 
@@ -57,10 +69,10 @@ def _child_main() -> None:
         from polarize.sinks.train import train
 
         config = SinksConfig.from_dict(json.loads(sys.stdin.readline()))
-        record = train(config, progress=lambda done, total: print(f"P {done} {total}", flush=True))
-        print("R " + json.dumps(record, separators=(",", ":")), flush=True)
+        record = train(config, progress=lambda done, total: print(_Line.PROGRESS, done, total, flush=True))
+        print(_Line.RESULT, json.dumps(record, separators=(",", ":")), flush=True)
     except Exception as exc:  # the parent shows it in words
-        print(f"E {type(exc).__name__}: {exc}", flush=True)
+        print(_Line.ERROR, f"{type(exc).__name__}: {exc}", flush=True)
 
 
 def _lines(stream: Any, inbox: queue.Queue) -> None:
@@ -81,13 +93,14 @@ def _converse(child: subprocess.Popen, progress: Callable[[int, int], None] | No
             raise TrainingFailed(f"the run took longer than {timeout:g} s and was stopped") from None
         if line is None:
             raise TrainingFailed("the training process ended without a result")
-        kind, _, rest = line.rstrip("\n").partition(" ")
-        if kind == "P" and progress is not None:
+        tag, _, rest = line.rstrip("\n").partition(" ")
+        kind = _TAGS.get(tag)  # None for any other line (a stray print of a library)
+        if kind is _Line.PROGRESS and progress is not None:
             done, total = (int(word) for word in rest.split())
             progress(done, total)
-        elif kind == "R":
+        elif kind is _Line.RESULT:
             return json.loads(rest)
-        elif kind == "E":
+        elif kind is _Line.ERROR:
             raise TrainingFailed(rest)
 
 

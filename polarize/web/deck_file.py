@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from polarize.web.deck_store import MOST, Deck, DeckError, Slide
@@ -101,23 +102,45 @@ def from_json(text: str | bytes) -> Deck:
     return read(text).deck
 
 
+class ChangeKind(StrEnum):
+    """What a ``Change`` is: a slide removed or added, or one of a slide's fields changed."""
+
+    REMOVED = "removed"
+    ADDED = "added"
+    TITLE = "title"
+    LINK = "link"
+    NOTES = "notes"
+
+    @property
+    def whole_slide(self) -> bool:
+        """A slide removed or added (told by its title), not one of its fields changed."""
+        return self in (ChangeKind.REMOVED, ChangeKind.ADDED)
+
+
+SLIDE_FIELDS = (ChangeKind.TITLE, ChangeKind.LINK, ChangeKind.NOTES)
+"""The slide's fields a change can be to, in the order they are told."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Change:
     """One difference between two decks.
 
     Attributes
     ----------
-    kind : {"removed", "added", "title", "link", "notes"}
+    kind : ChangeKind
     place : int
         The slide's number (from 1): in the old deck for ``removed``, else in the new one.
     before, after : str
         The slide's title (``removed``, ``added``), or the field's old and new text.
     """
 
-    kind: str
+    kind: ChangeKind
     place: int
     before: str = ""
     after: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ChangeKind(self.kind))
 
 
 def changes(old: Deck, new: Deck) -> list[Change]:
@@ -134,13 +157,13 @@ def changes(old: Deck, new: Deck) -> list[Change]:
         for i, j in zip(range(i0, i0 + paired), range(j0, j0 + paired), strict=True):
             out += [Change(kind=field, place=j + 1, before=getattr(old.slides[i], field),
                            after=getattr(new.slides[j], field))
-                    for field in ("title", "link", "notes")
+                    for field in SLIDE_FIELDS
                     if getattr(old.slides[i], field) != getattr(new.slides[j], field)]
         if op in ("replace", "delete"):
-            out += [Change(kind="removed", place=i + 1, before=old.slides[i].title)
+            out += [Change(kind=ChangeKind.REMOVED, place=i + 1, before=old.slides[i].title)
                     for i in range(i0 + paired, i1)]
         if op in ("replace", "insert"):
-            out += [Change(kind="added", place=j + 1, after=new.slides[j].title)
+            out += [Change(kind=ChangeKind.ADDED, place=j + 1, after=new.slides[j].title)
                     for j in range(j0 + paired, j1)]
     return out
 

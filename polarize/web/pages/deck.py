@@ -126,10 +126,9 @@ def describe(found: list[deck_file.Change]) -> list[str]:
     """Each change as one line of Markdown, the decks' own text in code spans (``echo``)."""
     lines = []
     for change in found:
-        if change.kind == "removed":
-            lines.append(f"slide {change.place} removed: {echo(change.before, TITLE)}")
-        elif change.kind == "added":
-            lines.append(f"slide {change.place} added: {echo(change.after, TITLE)}")
+        if change.kind.whole_slide:
+            title = change.before or change.after
+            lines.append(f"slide {change.place} {change.kind}: {echo(title, TITLE)}")
         else:
             lines.append(f"slide {change.place}, {change.kind}: {echo(change.before, 80)} "
                          f"\u2192 {echo(change.after, 80)}")
