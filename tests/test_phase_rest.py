@@ -279,15 +279,19 @@ def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(who
     e = Experiment(n=3, d=3, loss="logistic", seed=0, horizon=1e4, samples=120)
     winners = outcomes.basins(e, 30).ensemble.winner
     colour_of = dict(zip(starts.text, starts.marker.color, strict=True))
-    for k, where in enumerate(project_to_polygon(shares)):
-        inside = [i for i, p in enumerate(polygons) if _contains(p, where)]
-        assert len(inside) == 1
-        assert colours[inside[0]] == colour_of[f"token {winners[k]} wins"]
+    where = project_to_polygon(shares)
+    inside = np.array([_contains(p, where) for p in polygons])  # (cell, start)
+    assert np.all(inside.sum(axis=0) == 1)  # each start in exactly one cell
+    for k, cell in enumerate(np.argmax(inside, axis=0)):
+        assert colours[cell] == colour_of[f"token {winners[k]} wins"]
 
 
-def _contains(polygon, point):
-    """Whether the convex ``polygon`` (corners in order) holds ``point`` strictly inside."""
+def _contains(polygon, points):
+    """Whether the convex ``polygon`` (corners in order) holds each of ``points`` (m, 2) strictly
+    inside: (m,) booleans."""
     edges = np.roll(polygon, -1, axis=0) - polygon
     real = np.hypot(*edges.T) > 1e-9  # a top row's cell is a triangle: two of its corners are the vertex
-    cross = (edges[:, 0] * (point[1] - polygon[:, 1]) - edges[:, 1] * (point[0] - polygon[:, 0]))[real]
-    return bool(np.all(cross > 1e-12) or np.all(cross < -1e-12))
+    edges, corners = edges[real], polygon[real]
+    cross = (edges[:, 0] * (points[:, 1, None] - corners[:, 1])
+             - edges[:, 1] * (points[:, 0, None] - corners[:, 0]))  # (m, real edges)
+    return np.all(cross > 1e-12, axis=1) | np.all(cross < -1e-12, axis=1)
