@@ -38,7 +38,8 @@ def page_values(seed: int) -> tuple[Experiment, np.ndarray, tuple[tuple[float, n
 
 
 def fitness(V: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-    return V.T @ y - V.T @ V @ s
+    """u = V^T y - V^T V s for one s (n,) or for each row of s (..., n)."""
+    return V.T @ y - s @ V.T @ V
 
 
 def enumerate_simplex(V: np.ndarray, y: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray, str]]:
@@ -160,15 +161,18 @@ SLICE = (0, 2, 3)
 
 
 def slice_velocity(e, V, r):
-    """dr/dt on the slice, from scratch: s = the reference scores with s_S = m r, r = s_S / m."""
+    """dr/dt on the slice, from scratch: s = the reference scores with s_S = m r, r = s_S / m; ``r`` is
+    one point (3,) or one per row (..., 3)."""
     T = e.temperature
+    r = np.asarray(r)
     s0 = softmax(np.asarray(e.a0) / T)
     m = s0[list(SLICE)].sum()
-    s = s0.astype(np.result_type(r, float))
-    s[list(SLICE)] = m * r
+    s = np.broadcast_to(s0, (*r.shape[:-1], len(s0))).astype(np.result_type(r, float))
+    s[..., list(SLICE)] = m * r
     u = fitness(V, np.asarray(e.target), s)
-    da = s * (u - s @ u) / T
-    return r * (da[list(SLICE)] - r @ da[list(SLICE)]) / T, da[list(SLICE)], u
+    da = s * (u - np.sum(s * u, axis=-1, keepdims=True)) / T
+    da = da[..., list(SLICE)]
+    return r * (da - np.sum(r * da, axis=-1, keepdims=True)) / T, da, u
 
 
 def enumerate_slice(e, V):
@@ -178,25 +182,27 @@ def enumerate_slice(e, V):
     points = [np.eye(3)[i] for i in range(3)]
     for i, j in itertools.combinations(range(3), 2):
         def h(x, i=i, j=j):
+            x = np.asarray(x)[..., None]
             da = slice_velocity(e, V, x * np.eye(3)[i] + (1 - x) * np.eye(3)[j])[1]
-            return da[i] - da[j]
+            return da[..., i] - da[..., j]
         x = np.linspace(0, 1, 4001)[1:-1]
-        values = np.array([h(xi) for xi in x])
+        values = h(x)  # every grid point at once
         for k in np.flatnonzero(values[:-1] * values[1:] < 0):
             z = brentq(h, x[k], x[k + 1], xtol=1e-15)
             found.append((i, j))
             points.append(z * np.eye(3)[i] + (1 - z) * np.eye(3)[j])
 
     def F(xy):
-        da = slice_velocity(e, V, np.array([xy[0], xy[1], 1 - xy[0] - xy[1]]))[1]
-        return [da[0] - da[2], da[1] - da[2]]
+        """(da_0 - da_2, da_1 - da_2) at r = (x, y, 1 - x - y), for one (2,) or each row (..., 2)."""
+        xy = np.asarray(xy)
+        da = slice_velocity(e, V, np.concatenate([xy, 1 - xy.sum(axis=-1, keepdims=True)], axis=-1))[1]
+        return da[..., :2] - da[..., 2:]
 
     grid = np.linspace(0, 1, 121)
     X, Y = np.meshgrid(grid, grid, indexing="ij")
     inside = X + Y <= 1
     values = np.full((*X.shape, 2), np.nan)
-    for a, b in zip(*np.nonzero(inside), strict=True):
-        values[a, b] = F((X[a, b], Y[a, b]))
+    values[inside] = F(np.stack([X[inside], Y[inside]], axis=-1))  # every grid point at once
     inner = []
     for a in range(120):
         for b in range(120 - a):
@@ -239,7 +245,7 @@ def test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels(seed, at
             eps = 1e-4
             start = (1 - eps) * r + eps * np.eye(3)[j]
             run = solve_ivp(lambda _t, q: slice_velocity(e, V, q)[0], (0, 5.0 / abs(match.invasion[0])),
-                            start, method="Radau", rtol=1e-10, atol=1e-14)
+                            start, method="LSODA", rtol=1e-10, atol=1e-14)
             assert np.sign(run.y[j, -1] - eps) == np.sign(match.invasion[0])
 
 
