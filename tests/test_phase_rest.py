@@ -38,7 +38,8 @@ def page_values(seed: int) -> tuple[Experiment, np.ndarray, tuple[tuple[float, n
 
 
 def fitness(V: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
-    return V.T @ y - V.T @ V @ s
+    """u = V^T y - V^T V s for one s (n,) or for each row of s (..., n)."""
+    return V.T @ y - s @ V.T @ V
 
 
 def enumerate_simplex(V: np.ndarray, y: np.ndarray) -> list[tuple[tuple[int, ...], np.ndarray, str]]:
@@ -78,7 +79,8 @@ def frozen_flow(V, y, temperature, tokens):
     """da/dt = s (u - s.u) / T on the logits of ``tokens`` only (the others have share 0)."""
     def rhs(_t, a):
         s = np.zeros(V.shape[1])
-        s[tokens] = softmax(a / temperature)
+        z = np.exp((a - a.max()) / temperature)  # softmax inline: scipy's per-call overhead doubled the run
+        s[tokens] = z / z.sum()
         u = fitness(V, y, s)
         return (s * (u - s @ u))[tokens] / temperature
     return rhs
@@ -160,15 +162,18 @@ SLICE = (0, 2, 3)
 
 
 def slice_velocity(e, V, r):
-    """dr/dt on the slice, from scratch: s = the reference scores with s_S = m r, r = s_S / m."""
+    """dr/dt on the slice, from scratch: s = the reference scores with s_S = m r, r = s_S / m; ``r`` is
+    one point (3,) or one per row (..., 3)."""
     T = e.temperature
+    r = np.asarray(r)
     s0 = softmax(np.asarray(e.a0) / T)
     m = s0[list(SLICE)].sum()
-    s = s0.astype(np.result_type(r, float))
-    s[list(SLICE)] = m * r
+    s = np.broadcast_to(s0, (*r.shape[:-1], len(s0))).astype(np.result_type(r, float))
+    s[..., list(SLICE)] = m * r
     u = fitness(V, np.asarray(e.target), s)
-    da = s * (u - s @ u) / T
-    return r * (da[list(SLICE)] - r @ da[list(SLICE)]) / T, da[list(SLICE)], u
+    da = s * (u - np.sum(s * u, axis=-1, keepdims=True)) / T
+    da = da[..., list(SLICE)]
+    return r * (da - np.sum(r * da, axis=-1, keepdims=True)) / T, da, u
 
 
 def enumerate_slice(e, V):
@@ -178,25 +183,27 @@ def enumerate_slice(e, V):
     points = [np.eye(3)[i] for i in range(3)]
     for i, j in itertools.combinations(range(3), 2):
         def h(x, i=i, j=j):
+            x = np.asarray(x)[..., None]
             da = slice_velocity(e, V, x * np.eye(3)[i] + (1 - x) * np.eye(3)[j])[1]
-            return da[i] - da[j]
+            return da[..., i] - da[..., j]
         x = np.linspace(0, 1, 4001)[1:-1]
-        values = np.array([h(xi) for xi in x])
+        values = h(x)  # every grid point at once
         for k in np.flatnonzero(values[:-1] * values[1:] < 0):
             z = brentq(h, x[k], x[k + 1], xtol=1e-15)
             found.append((i, j))
             points.append(z * np.eye(3)[i] + (1 - z) * np.eye(3)[j])
 
     def F(xy):
-        da = slice_velocity(e, V, np.array([xy[0], xy[1], 1 - xy[0] - xy[1]]))[1]
-        return [da[0] - da[2], da[1] - da[2]]
+        """(da_0 - da_2, da_1 - da_2) at r = (x, y, 1 - x - y), for one (2,) or each row (..., 2)."""
+        xy = np.asarray(xy)
+        da = slice_velocity(e, V, np.concatenate([xy, 1 - xy.sum(axis=-1, keepdims=True)], axis=-1))[1]
+        return da[..., :2] - da[..., 2:]
 
     grid = np.linspace(0, 1, 121)
     X, Y = np.meshgrid(grid, grid, indexing="ij")
     inside = X + Y <= 1
     values = np.full((*X.shape, 2), np.nan)
-    for a, b in zip(*np.nonzero(inside), strict=True):
-        values[a, b] = F((X[a, b], Y[a, b]))
+    values[inside] = F(np.stack([X[inside], Y[inside]], axis=-1))  # every grid point at once
     inner = []
     for a in range(120):
         for b in range(120 - a):
@@ -239,7 +246,7 @@ def test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels(seed, at
             eps = 1e-4
             start = (1 - eps) * r + eps * np.eye(3)[j]
             run = solve_ivp(lambda _t, q: slice_velocity(e, V, q)[0], (0, 5.0 / abs(match.invasion[0])),
-                            start, method="Radau", rtol=1e-10, atol=1e-14)
+                            start, method="LSODA", rtol=1e-10, atol=1e-14)
             assert np.sign(run.y[j, -1] - eps) == np.sign(match.invasion[0])
 
 
@@ -279,15 +286,19 @@ def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(who
     e = Experiment(n=3, d=3, loss="logistic", seed=0, horizon=1e4, samples=120)
     winners = outcomes.basins(e, 30).ensemble.winner
     colour_of = dict(zip(starts.text, starts.marker.color, strict=True))
-    for k, where in enumerate(project_to_polygon(shares)):
-        inside = [i for i, p in enumerate(polygons) if _contains(p, where)]
-        assert len(inside) == 1
-        assert colours[inside[0]] == colour_of[f"token {winners[k]} wins"]
+    where = project_to_polygon(shares)
+    inside = np.array([_contains(p, where) for p in polygons])  # (cell, start)
+    assert np.all(inside.sum(axis=0) == 1)  # each start in exactly one cell
+    for k, cell in enumerate(np.argmax(inside, axis=0)):
+        assert colours[cell] == colour_of[f"token {winners[k]} wins"]
 
 
-def _contains(polygon, point):
-    """Whether the convex ``polygon`` (corners in order) holds ``point`` strictly inside."""
+def _contains(polygon, points):
+    """Whether the convex ``polygon`` (corners in order) holds each of ``points`` (m, 2) strictly
+    inside: (m,) booleans."""
     edges = np.roll(polygon, -1, axis=0) - polygon
     real = np.hypot(*edges.T) > 1e-9  # a top row's cell is a triangle: two of its corners are the vertex
-    cross = (edges[:, 0] * (point[1] - polygon[:, 1]) - edges[:, 1] * (point[0] - polygon[:, 0]))[real]
-    return bool(np.all(cross > 1e-12) or np.all(cross < -1e-12))
+    edges, corners = edges[real], polygon[real]
+    cross = (edges[:, 0] * (points[:, 1, None] - corners[:, 1])
+             - edges[:, 1] * (points[:, 0, None] - corners[:, 0]))  # (m, real edges)
+    return np.all(cross > 1e-12, axis=1) | np.all(cross < -1e-12, axis=1)

@@ -142,7 +142,10 @@ def _record(values: Mapping[str, Any]) -> dict[str, Any] | str:
         return f"The live run failed: {exc}"
 
 
+@functools.lru_cache(maxsize=1)
 def _table() -> Table:
+    """Every shipped run's summary, made once: the runs are package data, and building it reads them all
+    (more than ``_shipped`` keeps, so each view read every file again)."""
     rows = []
     for name in shipped_runs():
         record = _shipped(name)
