@@ -309,7 +309,7 @@ def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figu
 
         return logistic_figure(r, **options)
     if kind == "rate":
-        from polarize.plots.grid import rate_figure
+        from polarize.plots.comparisons import rate_figure
         from polarize.science.studies import polarization_rate
 
         late = int(np.count_nonzero(r.t > 1.0))

@@ -18,7 +18,7 @@ from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.integrate import simulate
 from polarize.normalizers import NORMALIZERS
-from polarize.plots import grid as cf
+from polarize.plots import comparisons as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate

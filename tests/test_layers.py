@@ -38,7 +38,7 @@ LATE = {
     # Jupyter's view of a result is the app's own figure: imported on call, from the layer above.
     ("polarize.summary", "polarize.plots.dashboard"): _FIGURE,
     ("polarize.summary", "polarize.plots.paper"): _FIGURE,
-    ("polarize.summary", "polarize.plots.grid"): _FIGURE,
+    ("polarize.summary", "polarize.plots.comparisons"): _FIGURE,
     ("polarize.summary", "polarize.plots.portrait"): _FIGURE,
     ("polarize.summary", "polarize.plots.words"): _FIGURE,
     ("polarize.summary", "polarize.science.studies"): "the rate figure draws polarization_rate's numbers",

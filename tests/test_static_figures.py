@@ -15,8 +15,8 @@ from polarize import simulate
 from polarize.losses import KL, entropy
 from polarize.plots import (
     comparison_figure,
+    comparisons,
     gap_figure,
-    grid,
     paper,
     round_significant,
     scores_figure,
@@ -41,7 +41,7 @@ def tied_runs() -> dict[int, object]:
 
 def test_the_papers_tied_figure_is_the_pages_drawn_static():
     runs = tied_runs()
-    page = grid.tied_figure(runs, frames=12)
+    page = comparisons.tied_figure(runs, frames=12)
     exported = paper.tied_figure({f"D = {D}": r for D, r in runs.items()})
     assert page.frames and not exported.frames and not exported.layout.updatemenus
     assert curves(exported) == curves(page)
@@ -51,7 +51,7 @@ def test_the_papers_tied_figure_is_the_pages_drawn_static():
 
 def test_the_papers_regression_figure_is_the_pages_with_the_kappa_summary():
     runs = {k: simulate(paper_regression(k).varied(horizon=5.0, samples=20)) for k in (1.0, 4.0)}
-    page = curves(grid.regression_figure(runs, frames=12))
+    page = curves(comparisons.regression_figure(runs, frames=12))
     exported = curves(paper.regression_figure({f"kappa = {k:g}": r for k, r in runs.items()}))
     assert {key: exported[key] for key in page} == page
     summary = {name: points for (title, name), points in exported.items() if title.startswith("final")}
@@ -61,9 +61,9 @@ def test_the_papers_regression_figure_is_the_pages_with_the_kappa_summary():
 
 def test_a_static_grid_has_no_markers_frames_or_controls():
     t = np.array([0.0, 0.1, 1.0, 10.0])
-    panels = [grid.Panel(title="a", lines=(grid.Line(x=t, y=t + 1, name="u"),))]
-    animated = grid.animated_grid(panels, cols=1, frames=4)
-    static = grid.animated_grid(panels, cols=1, animated=False)
+    panels = [comparisons.Panel(title="a", lines=(comparisons.Line(x=t, y=t + 1, name="u"),))]
+    animated = comparisons.animated_grid(panels, cols=1, frames=4)
+    static = comparisons.animated_grid(panels, cols=1, animated=False)
     assert [tr.uid for tr in animated.data] == ["panel0-line0", "panel0-now"]
     assert [tr.uid for tr in static.data] == ["panel0-line0"]
     assert not static.frames and not static.layout.updatemenus and static.layout.meta["animated"] == []
@@ -75,12 +75,12 @@ def test_the_kl_floor_comes_from_the_loss():
     target = np.asarray(result.experiment.target)
     assert kl_floor(result.experiment) == KL(target).floor == pytest.approx(float(entropy(target)))
     assert kl_floor(run().experiment) is None
-    fig = grid.losses_figure({"logistic": run(), "kl": result}, frames=5)
+    fig = comparisons.losses_figure({"logistic": run(), "kl": result}, frames=5)
     (floor,) = [t for t in fig.data if t.name.startswith("H(p*)")]
     assert list(floor.y) == rounded([KL(target).floor] * 2)
     # On a phone the legend's entries are short (plotly sets its columns as wide as the widest): the
     # floor's value is in its hover, the cross-entropy is "KL".
-    phone = grid.losses_figure({"logistic": run(), "kl": result}, frames=5, narrow=True)
+    phone = comparisons.losses_figure({"logistic": run(), "kl": result}, frames=5, narrow=True)
     names = {t.name for t in phone.data if t.showlegend is not False}
     assert "KL" in names and "H(p*)" in names and max(map(len, names)) <= 8, names
     (phone_floor,) = [t for t in phone.data if t.name == "H(p*)"]
@@ -138,7 +138,7 @@ def test_gap_figure_for_the_maths_page():
 def test_rate_figure_draws_the_corrected_asymptotics_and_it_meets_the_run():
     result = run(n=5, d=5, horizon=1e12, seed=1, a_init="zeros", a_scale=1.0)  # the Rates page's default
     rate = polarization_rate(result)
-    fig = grid.rate_figure(result, rate, animated=False)
+    fig = comparisons.rate_figure(result, rate, animated=False)
     gap, corrected = (next(tr for tr in fig.data if tr.name == name and tr.xaxis == "x")
                       for name in ("1 \u2212 max s (run)", "2(n\u22121)/(n (z \u2212 q\u0304)\u00b2)"))
     past = (rate.margin > rate.qbar) & (rate.corrected < 10)

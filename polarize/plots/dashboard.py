@@ -31,7 +31,7 @@ from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.animation import FRAMES, animation_controls
 from polarize.plots.crowding import legend_rows
-from polarize.plots.geometry import margins
+from polarize.plots.geometry import DASHBOARD_LEGEND_ROW, DASHBOARD_NARROWEST, PHONE_DASHBOARD_PLOT, margins
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -62,16 +62,6 @@ BUILDERS: dict[str, Callable[[RunFrames, str, str], PanelTraces]] = {
 }
 """Panel key -> its builder."""
 
-_LEGEND = 34
-"""Pixels above the panels for a row of the token legend."""
-_DESKTOP_NARROWEST = 580
-"""Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
-open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
-_PHONE_PLOT = 486
-"""Pixels of the dashboard's plot on a phone: the simplex across the figure, the four other panels two
-by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header. No
-legend: the simplex's corners, numbered in the tokens' colours, are its key (a legend took four rows
-there)."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
@@ -93,7 +83,7 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
         For a phone: the simplex across the figure and the other panels two by two under it, in
-        the order above, the plot ``_PHONE_PLOT`` px tall (``height`` is then not used), no legend,
+        the order above, the plot ``PHONE_DASHBOARD_PLOT`` px tall (``height`` is then not used), no legend,
         the transport on top.
 
     Returns
@@ -136,9 +126,9 @@ def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, r
     """
     view = RunFrames.of(result, frames)
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
-    legend = 0 if narrow else _LEGEND * _legend_rows(view.n)
+    legend = 0 if narrow else DASHBOARD_LEGEND_ROW * _legend_rows(view.n)
     top, bottom = margins((34 if narrow else 50) + legend, narrow=narrow)  # on a phone the transport on top
-    height = _PHONE_PLOT + top + bottom if narrow else height
+    height = PHONE_DASHBOARD_PLOT + top + bottom if narrow else height
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -223,7 +213,7 @@ def _legend_rows(n: int) -> int:
     """Rows the token legend takes at the dashboard's narrowest: plotly would push the panels down
     for a second row, and the controls below them (placed in fractions of the plot) up into the axes."""
     names = [_legend_title(n)] + [f"token {n - 1}"] * min(n, len(style.PALETTE.tokens))
-    return legend_rows(names, size=style.FONT_SIZE - 3, width=_DESKTOP_NARROWEST)
+    return legend_rows(names, size=style.FONT_SIZE - 3, width=DASHBOARD_NARROWEST)
 
 
 def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,

@@ -1,8 +1,8 @@
 """Static figures in the layout of the paper's toy experiments (arXiv:2603.06248 section 6).
 
 Every figure is the small-multiples renderer in its static mode; the tied model
-and the regression are the comparison pages' own builders (``grid.tied_figure``,
-``grid.regression_figure``) with ``animated=False``. Time axes are logarithmic,
+and the regression are the comparison pages' own builders (``comparisons.tied_figure``,
+``comparisons.regression_figure``) with ``animated=False``. Time axes are logarithmic,
 so the saved time ``t = 0`` is left out. A run that stopped early is drawn up to
 where it stopped, with its message as a note. Runs come labelled as in
 ``polarize.cli.reproduce`` (``"D = 10"``, ``"kappa = 4"``).
@@ -16,8 +16,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
-from polarize.plots import grid, style
-from polarize.plots.grid import stopped_note
+from polarize.plots import comparisons, style
+from polarize.plots.comparisons import stopped_note
 from polarize.plots.lines import Line, Panel, token_lines
 from polarize.plots.multiples import animated_grid
 from polarize.plots.style import token_colors
@@ -75,12 +75,12 @@ def normalizers_figure(results: Mapping[str, Result]) -> go.Figure:
 
 def tied_figure(results: Mapping[str, Result]) -> go.Figure:
     """Loss, ``alpha(t)`` and the winning column's norm against the others: experiment 3."""
-    return _paper(grid.tied_figure({int(D): r for D, r in _by_value(results).items()}, animated=False))
+    return _paper(comparisons.tied_figure({int(D): r for D, r in _by_value(results).items()}, animated=False))
 
 
 def regression_figure(results: Mapping[str, Result]) -> go.Figure:
     """Logits ``a(t)`` per condition number, and final entropy and ``max s`` against it: experiment 4."""
-    return _paper(grid.regression_figure(_by_value(results), animated=False, summary=True))
+    return _paper(comparisons.regression_figure(_by_value(results), animated=False, summary=True))
 
 
 def kl_figure(result: Result) -> go.Figure:

@@ -19,18 +19,24 @@ from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import animation_controls
-from polarize.plots.geometry import EDGE, ON_TOP, margins
-from polarize.plots.grid import tied_panels
+from polarize.plots.comparisons import tied_panels
+from polarize.plots.geometry import (
+    EDGE,
+    HEATMAP_ROW,
+    MASSIVE_ROW,
+    ON_TOP,
+    PHONE_HEATMAP_ROW,
+    PHONE_TRAINING_PLOT,
+    TRAINING_AXIS_ROOM,
+    margins,
+)
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import animated_grid, legend_height
 from polarize.sinks.metrics import SINK_THRESHOLD, sink_heads
 
 __all__ = ["attention_figure", "massive_figure", "token_labels", "training_figure"]
 
-_PANEL = 300  # pixels of plot per layer of heads
 _DASHES = ("solid", "dot", "dash", "dashdot")
-_AXIS_ROOM = 70  # pixels below a panel for its tick labels and x title
-_NARROW_PLOT = 310  # pixels of the training panel on a phone
 
 
 def token_labels(tokens: list[int], vocab: int) -> list[str]:
@@ -92,7 +98,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
     layers, heads = stack.shape[1:3]
     cols = min(2, heads) if narrow else heads
     rows = -(-layers * heads // cols)
-    plot = (260 if narrow else _PANEL) * rows
+    plot = (PHONE_HEATMAP_ROW if narrow else HEATMAP_ROW) * rows
     head_room = 130 if narrow else 100  # the title, then the first row's two title lines
     # Rotated ticks, then two title lines; on a phone the keys are labelled under the last row only.
     figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[-1]["step"]),
@@ -163,14 +169,14 @@ def training_figure(record: Mapping[str, Any], *, narrow: bool = False) -> go.Fi
     title = "Sink score per head, induction accuracy"
     size = style.font(-3)["size"]
     below = legend_height([t.name for t in figure.data], size=size, narrow=True) if narrow else 0
-    bottom = _AXIS_ROOM + below if narrow else 40
-    height = 80 + _NARROW_PLOT + bottom if narrow else 420
+    bottom = TRAINING_AXIS_ROOM + below if narrow else 40
+    height = 80 + PHONE_TRAINING_PLOT + bottom if narrow else 420
     figure.update_layout(**style.base_layout(height=height, delta=-2,
                                              margin=dict(l=20, r=20, t=80, b=bottom)),
                          title=dict(text=style.wrap(title, 36) if narrow else title,
                                     font=style.font(-1)),
                          # Under the x title; its rows are estimated high, so the spare room goes below it.
-                         legend=dict(orientation="h", x=0, y=-_AXIS_ROOM / _NARROW_PLOT,
+                         legend=dict(orientation="h", x=0, y=-TRAINING_AXIS_ROOM / PHONE_TRAINING_PLOT,
                                      yanchor="top", font=style.font(-3)) if narrow else {})
     return figure
 
@@ -201,4 +207,5 @@ def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False
                     for layer in range(norms.shape[1])))
     toy = tied_panels(int(np.shape(tied.s)[1]), tied)[-1]
     toy = dataclasses.replace(toy, title=f"Tied toy model, {toy.title}")
-    return animated_grid([bos, toy], cols=2, row_height=340, legend=True, animated=False, narrow=narrow)
+    return animated_grid([bos, toy], cols=2, row_height=MASSIVE_ROW, legend=True, animated=False,
+                         narrow=narrow)

@@ -283,10 +283,10 @@ def test_a_y_title_longer_than_its_short_panel_loses_its_brackets_then_goes():
 def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     """One row per size D, titled once above its columns, each row naming its D: it fits a phone."""
     from polarize import simulate
-    from polarize.plots import grid
+    from polarize.plots import comparisons
 
     runs = {D: simulate(Experiment(model="tied", n=D, d=D, horizon=10.0)) for D in (3, 4, 5, 6)}
-    figure = grid.tied_figure(runs, frames=5, narrow=True)
+    figure = comparisons.tied_figure(runs, frames=5, narrow=True)
     cells = _cells(figure)
     assert len({x for x, _ in cells}) == 3 and len({y for _, y in cells}) == 4 and _apart(cells)
     titles = [a.text for a in figure.layout.annotations if a.yref == "paper" and a.y > 0.9]

@@ -335,7 +335,8 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
 
 
 def test_short_panels_lose_labels_and_notes_not_type(figure):
-    from polarize.plots.crowding import NOTE_ROOM, TICK_PITCH
+    from polarize.plots.crowding import TICK_PITCH
+    from polarize.plots.geometry import NOTE_ROOM
 
     big = _shown(figure, Display(presenting=True, height=640))
     layout, margin = big.layout, big.layout.margin

@@ -22,6 +22,15 @@ from polarize.diagnostics import Result
 from polarize.losses import LOSSES
 from polarize.plots import style
 from polarize.plots.animation import FRAMES
+from polarize.plots.geometry import (
+    DESCENT_ROW,
+    KAPPA_ROW,
+    LOSSES_ROW,
+    NORMALIZERS_ROW,
+    RATE_ROW,
+    REGRESSION_ROW,
+    TIED_ROW,
+)
 from polarize.plots.lines import Line, Panel, token_lines
 from polarize.plots.multiples import animated_grid
 from polarize.plots.numbers import log_span
@@ -79,8 +88,8 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
                     lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=stopped_note(row.result)) for k, row in enumerate(rows)]
-    return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated, legend=True,
-                         narrow=narrow)
+    return animated_grid(panels, cols=4, frames=frames, row_height=NORMALIZERS_ROW, animated=animated,
+                         legend=True, narrow=narrow)
 
 
 def _per_run(runs: Mapping[str, Result], quantity: str, *, narrow: bool,
@@ -131,7 +140,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         # One line (H(p*) is in the legend): on two it ran into the panel above.
         Panel(title="loss" if narrow else "loss (grey: KL floor)", lines=loss_lines, log_y=True),
     ]
-    return animated_grid(first + second, cols=3, frames=frames, row_height=330, legend=True,
+    return animated_grid(first + second, cols=3, frames=frames, row_height=LOSSES_ROW, legend=True,
                          animated=animated, narrow=narrow)
 
 
@@ -179,7 +188,7 @@ def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> go
     plotly.graph_objects.Figure
         Two panels, one curve with markers each; no frames.
     """
-    return animated_grid(kappa_panels(results), cols=2, row_height=280, animated=False, narrow=narrow)
+    return animated_grid(kappa_panels(results), cols=2, row_height=KAPPA_ROW, animated=False, narrow=narrow)
 
 
 def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, animated: bool = True,
@@ -207,8 +216,8 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
               for k, (kappa, r) in enumerate(results.items())]
     if summary:
         panels += kappa_panels(results, split=False)
-    return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=True,
-                         narrow=narrow)
+    return animated_grid(panels, cols=cols, frames=frames, row_height=REGRESSION_ROW, animated=animated,
+                         legend=True, narrow=narrow)
 
 
 def tied_panels(D: int, r: Result) -> list[Panel]:
@@ -271,7 +280,7 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
                           y_title=f"D = {D}" if k % 3 == 0 else "", note="")
                   for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]
-    return animated_grid(panels, cols=3, frames=frames, row_height=260, legend=True, animated=animated,
+    return animated_grid(panels, cols=3, frames=frames, row_height=TIED_ROW, legend=True, animated=animated,
                          narrow_cols=3, narrow=narrow)
 
 
@@ -312,7 +321,7 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
                             y_range=tuple(shared) if shared else None,
                             lines=(Line(x=c.descent.t[:k], y=c.distance, name="distance", width=3,
                                         color=style.PALETTE.alert if c.diverged else style.PALETTE.ink),)))
-    return animated_grid(top + bottom, cols=len(comparisons), frames=frames, row_height=300,
+    return animated_grid(top + bottom, cols=len(comparisons), frames=frames, row_height=DESCENT_ROW,
                          animated=animated, narrow=narrow)
 
 
@@ -357,5 +366,5 @@ def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bo
             Line(x=rate.t, y=np.log(rate.t), name="log t", color=grey, dash="dash", moving=False,
                  legend=True))),
     ]
-    return animated_grid(panels, cols=3, frames=frames, row_height=420, legend=True, animated=animated,
+    return animated_grid(panels, cols=3, frames=frames, row_height=RATE_ROW, legend=True, animated=animated,
                          narrow=narrow)
