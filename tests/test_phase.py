@@ -301,3 +301,31 @@ def test_the_page_shows_a_slice_for_more_than_three_tokens():
     basins = view.plots()[1].figure
     starts = next(t for t in basins.data if t.uid == "basin-starts")
     assert len(starts.x) == 30 * 30
+
+
+@pytest.mark.parametrize("width", [330, 900])
+def test_the_vertex_labels_clear_the_markers_and_the_figure(width):
+    """Each token's name is drawn off its vertex's rest-point marker and inside the figure (on a phone
+    "token 1" sat on the marker and was cut at the figure's edge)."""
+    import plotly.graph_objects as go
+
+    from polarize.plots.portrait import _layout, _triangle
+
+    figure = _layout(go.Figure(_triangle((0, 1, 2), 3)), 560, "")
+    layout = figure.layout
+    x0, x1 = layout.xaxis.range
+    y0, y1 = layout.yaxis.range
+    plot_w = width - layout.margin.l - layout.margin.r
+    plot_h = 560 - layout.margin.t - layout.margin.b
+    scale = min(plot_w / (x1 - x0), plot_h / (y1 - y0))  # px a unit: the axes share one (scaleanchor)
+    labels = next(t for t in figure.data if t.uid == "phase-labels")
+    outline = next(t for t in figure.data if t.uid == "phase-outline")
+    size = labels.textfont.size
+    marker = 17 / 2 + 2.5  # the rest points' markers: size 17, a 2.5 px line
+    for (vx, vy), x, y, text in zip(zip(outline.x[:3], outline.y[:3], strict=True), labels.x, labels.y,
+                                    labels.text, strict=True):
+        half_w, half_h = 0.6 * size * len(text) / 2, size / 2  # generous: Arial is about 0.5 em a character
+        dx, dy = max(abs(x - vx) * scale - half_w, 0), max(abs(y - vy) * scale - half_h, 0)
+        assert np.hypot(dx, dy) > marker, f"{text} on its vertex's marker at {width} px"
+        assert x0 <= x - half_w / scale and x + half_w / scale <= x1, f"{text} cut at {width} px"
+        assert y0 <= y - half_h / scale and y + half_h / scale <= y1, f"{text} cut at {width} px"

@@ -68,6 +68,19 @@ def test_attention_figure_opens_at_the_end_plays_the_checkpoints_and_marks_sinks
                if b.method == "animate")
 
 
+def test_a_phone_keeps_neighbouring_head_titles_apart():
+    """Two heads a row in a phone's column (the colour bar and the query labels beside them): a title's
+    line of 16 characters ("sink 0.98 \u2605 SINK") ran into its neighbour's; the star alone marks a
+    sink head there, the same heads as on a desktop."""
+    record = _softmax_run()
+    desktop, phone = attention_figure(record), attention_figure(record, narrow=True)
+    for wide, narrow in zip(desktop.frames, phone.frames, strict=True):
+        lines = [line for a in narrow.layout.annotations for line in a.text.split("<br>")]
+        assert max(map(len, lines)) <= len("layer 0, head 0")
+        assert ["SINK" in a.text for a in wide.layout.annotations] == \
+            ["\u2605" in a.text for a in narrow.layout.annotations]
+
+
 def test_training_and_massive_figures():
     record = _softmax_run()
     assert len(training_figure(record).data) == 8 + 1

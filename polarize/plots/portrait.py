@@ -35,6 +35,9 @@ STABILITY_MARKERS = {
     "degenerate": dict(symbol="square", fill=False),
 }
 _REACH = 1.25
+_LABEL_OFF = np.array([0.17, -0.17, -0.17])
+"""Each vertex's label straight above (the top one) or below it, clear of its rest point's marker: out
+along the radius the bottom ones sat on their markers and ran off a phone's figure."""
 
 
 def _triangle(tokens: Sequence[int], n: int) -> list[go.Scatter]:
@@ -46,7 +49,7 @@ def _triangle(tokens: Sequence[int], n: int) -> list[go.Scatter]:
         go.Scatter(x=rounded(outline[:, 0]), y=rounded(outline[:, 1]), mode="lines", name="simplex",
                    line=dict(color=style.PALETTE.grey, width=2), hoverinfo="skip", showlegend=False,
                    uid="phase-outline"),
-        go.Scatter(x=rounded(vertices[:, 0] * 1.13), y=rounded(vertices[:, 1] * 1.13), mode="text",
+        go.Scatter(x=rounded(vertices[:, 0]), y=rounded(vertices[:, 1] + _LABEL_OFF), mode="text",
                    text=[f"token {t}" for t in tokens], textfont=dict(size=style.FONT_SIZE - 2, color=colors),
                    hoverinfo="skip", showlegend=False, uid="phase-labels"),
     ]
@@ -62,7 +65,7 @@ def _layout(figure: go.Figure, height: int, title: str) -> go.Figure:
                          title=dict(text=title, font=style.font(-1)),
                          legend=dict(orientation="h", y=-0.02, yanchor="top", font=style.font(-4)))
     figure.update_xaxes(range=[-_REACH, _REACH], visible=False, fixedrange=True)
-    figure.update_yaxes(range=[-0.75, 1.2], visible=False, scaleanchor="x", scaleratio=1, fixedrange=True)
+    figure.update_yaxes(range=[-0.75, 1.25], visible=False, scaleanchor="x", scaleratio=1, fixedrange=True)
     return figure
 
 

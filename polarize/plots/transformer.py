@@ -45,14 +45,17 @@ def token_labels(tokens: list[int], vocab: int) -> list[str]:
             for i, t in enumerate(tokens)]
 
 
-def _titles(record: Mapping[str, Any], step: int) -> list[str]:
-    """Panel titles at a checkpoint: each head's sink score, a star on the sink heads."""
+def _titles(record: Mapping[str, Any], step: int, narrow: bool = False) -> list[str]:
+    """Panel titles at a checkpoint: each head's sink score, a star on the sink heads (on a desktop
+    with the word; on a phone, where "sink 0.98 \u2605 SINK" ran into its neighbour, the star alone:
+    the caption says what it marks)."""
     entry = next(h for h in record["history"] if h["step"] == step)
     scores = np.asarray(entry["sink_scores"])
     sinks = sink_heads(scores, entry["accuracy"])
+    mark = " \u2605" if narrow else " \u2605 SINK"
     # Two lines a title, so that neighbours' titles stay apart.
     return [f"layer {layer}, head {head}<br>sink {scores[layer, head]:.2f}"
-            + (" \u2605 SINK" if sinks[layer, head] else "")
+            + (mark if sinks[layer, head] else "")
             for layer in range(scores.shape[0]) for head in range(scores.shape[1])]
 
 
@@ -101,7 +104,8 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
     plot = (PHONE_HEATMAP_ROW if narrow else HEATMAP_ROW) * rows
     head_room = 130 if narrow else 100  # the title, then the first row's two title lines
     # Rotated ticks, then two title lines; on a phone the keys are labelled under the last row only.
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[-1]["step"]),
+    titles = _titles(record, snapshots[-1]["step"], narrow)
+    figure = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
                            horizontal_spacing=0.04, vertical_spacing=(45 if narrow else 95) / plot)
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
     low, top = min(0.0, float(stack.min())), float(max(stack.max(), 1e-9))
@@ -124,7 +128,7 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
     names = [str(s["step"]) for s in snapshots]
     frames = []
     for c, snapshot in enumerate(snapshots):
-        titles = _titles(record, snapshot["step"])
+        titles = _titles(record, snapshot["step"], narrow)
         frames.append(go.Frame(
             name=names[c], data=[go.Heatmap(z=stack[c, layer, head]) for layer in range(layers)
                                  for head in range(heads)],
