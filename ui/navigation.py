@@ -37,13 +37,22 @@ def st_pages(specs: Sequence[PageSpec]) -> list[st.Page]:
     """Every page of ``specs`` for ``st.navigation``, and the default page a second time at its own name.
 
     Streamlit serves the default page at the root and answers its ``url_path`` (``/explorer``, typed as
-    the other pages' addresses are) with a "Page not found" dialog; a hidden page there runs the
-    same script. (Streamlit knows a page by its ``url_path``: the default page's is ``""`` so that
-    the two do not collide.)
+    the other pages' addresses are) with a "Page not found" dialog; a hidden page there draws the same
+    spec. (Streamlit knows a page by its ``url_path``: the default page's is ``""`` so that the two do
+    not collide; and the alias is a function, not the script again, so that a script names one page.)
     """
-    alias = [st.Page(script(spec), title=spec.nav_title, icon=spec.icon, url_path=spec.url_path,
-                     visibility="hidden") for spec in specs if spec.default]
-    return [st_page(spec) for spec in specs] + alias
+    return [st_page(spec) for spec in specs] + [_alias(spec) for spec in specs if spec.default]
+
+
+def _alias(spec: PageSpec) -> st.Page:
+    """A hidden page at ``spec``'s ``url_path`` that draws ``spec``."""
+
+    def alias() -> None:
+        import ui  # here: ui imports this module
+
+        ui.render(spec.name)
+
+    return st.Page(alias, title=spec.nav_title, icon=spec.icon, url_path=spec.url_path, visibility="hidden")
 
 
 def switch_to(name: str, query: dict[str, str] | None = None) -> None:
