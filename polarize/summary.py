@@ -301,9 +301,12 @@ def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figu
     """
     options = _options(choice("kind", kind, FIGURES), options)
     if kind == "dashboard":
+        import plotly.graph_objects as go
+
         from polarize.plots.dashboard import dashboard
 
-        return dashboard(r, **{"narrow": False, **options})
+        # The library's edge: a figure object for notebooks (the app sends the dict as it is).
+        return go.Figure(dashboard(r, **{"narrow": False, **options}), _validate=False)
     if kind == "paper":
         from polarize.plots.paper import logistic_figure
 

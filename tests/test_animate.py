@@ -50,7 +50,7 @@ def test_the_offline_html_carries_the_title_as_text():
 def test_gif_has_every_frame_at_the_asked_width(tmp_path):
     result = small_run()
     clip = animate.write_result_clip(result, tmp_path / "run.gif", frames=6, fps=5, width=320)
-    expected = len(dashboard(result, frames=6).frames)
+    expected = len(dashboard(result, frames=6)["frames"])
     with PIL.open(clip.path) as gif:
         assert gif.format == "GIF" and gif.n_frames == clip.frames == expected
         assert gif.size == (clip.width, clip.height) == (320, clip.height)
@@ -69,7 +69,7 @@ def test_mp4_has_every_frame_and_an_even_size(tmp_path):
     result = small_run()
     clip = animate.write_result_clip(result, tmp_path / "run.mp4", frames=5, fps=10, width=480)
     frames = list(iio.imiter(clip.path))
-    assert len(frames) == clip.frames == len(dashboard(result, frames=5).frames)
+    assert len(frames) == clip.frames == len(dashboard(result, frames=5)["frames"])
     assert frames[0].shape == (clip.height, 480, 3) and clip.height % 16 == 0
 
 
@@ -77,7 +77,7 @@ def test_mp4_has_every_frame_and_an_even_size(tmp_path):
 def test_moving_markers_land_on_the_exporters_curves():
     """Where Pillow draws the loss marker is where Chromium drew the loss curve under it."""
     result = small_run()
-    fig = dashboard(result, frames=6).to_dict()
+    fig = dashboard(result, frames=6)
     static, boxes, height = clipframes._static_figure(fig, ("title",))
     picture = np.asarray(clipframes._render(static, height, 1.0)).astype(int)
     index = trace_index(fig, "loss-now")
@@ -94,7 +94,7 @@ def test_moving_markers_land_on_the_exporters_curves():
 @needs_browser
 def test_the_replicator_bars_are_drawn_in_the_clip_in_their_token_colours():
     result = small_run()
-    fig = dashboard(result, frames=4, repulsion="replicator").to_dict()
+    fig = dashboard(result, frames=4, repulsion="replicator")
     _, boxes, _ = clipframes._static_figure(fig, ())
     pictures = list(clipframes.clip_frames(fig))
     index = trace_index(fig, "replicator-bars")
@@ -171,7 +171,7 @@ def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
     static, _, _ = clipframes._static_figure(fig, ("settings",))
     assert [note["text"] for note in static["layout"]["annotations"]] == ["<b>settings</b>"]  # per frame
     assert clipframes._frame_labels(fig) == [f"training step {m['step']}" for m in record["maps"]]
-    explorer = dashboard(small_run(), frames=3).to_dict()
+    explorer = dashboard(small_run(), frames=3)
     labels = clipframes._frame_labels(explorer)  # the Explorer's frames are labelled by their time
     assert len(labels) == len(explorer["frames"]) and all(label.startswith("t = ") for label in labels)
 

@@ -341,10 +341,10 @@ def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(mo
     """``ui.charts``: a cached figure dict is sent as it is (no frame objects built), and stays intact."""
     import plotly.graph_objects as go
 
-    from polarize.plots.dashboard import dashboard_spec
+    from polarize.plots.dashboard import dashboard
     from ui import charts
 
-    spec = dashboard_spec(simulate(Experiment(n=3, d=3)), frames=4)
+    spec = dashboard(simulate(Experiment(n=3, d=3)), frames=4)
     before = json.dumps(spec, sort_keys=True)
 
     def no_frames(*args, **kwargs):

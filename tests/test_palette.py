@@ -12,9 +12,10 @@ import itertools
 
 import numpy as np
 import pytest
+from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
-from polarize.plots import comparisons, dashboard, find_trace, style, token_colors, token_lines
+from polarize.plots import comparisons, find_trace, style, token_colors, token_lines
 from polarize.science import compare_normalizers
 
 colorspacious = pytest.importorskip("colorspacious")
@@ -88,7 +89,7 @@ def test_token_lines_rank_by_the_final_values_and_leave_the_grey_ones_out_of_the
 
 def test_the_dashboard_has_a_token_legend_led_by_the_winner():
     result = simulate(Experiment(n=12, d=12, horizon=1e4, seed=3))
-    fig = dashboard(result, frames=10)
+    fig = dashboard_figure(result, frames=10)
     winner = int(np.argmax(result.s[-1]))
     shown = [t for t in fig.data if t.uid and t.uid.startswith("scores-token") and t.showlegend]
     assert len(shown) == len(style.PALETTE.tokens)

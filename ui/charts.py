@@ -3,7 +3,7 @@
 ``st.plotly_chart`` validates a figure given as a dict (it builds a ``go.Figure`` of it:
 for the Explorer's hundreds of frame traces, several times the run itself) but takes a
 ``go.Figure``'s ``to_dict()`` as valid. The app's heavy figures are built as plain dicts
-(``polarize.plots.dashboard_spec``) and validated once by the tests, so such a dict is
+(``polarize.plots.dashboard``) and validated once by the tests, so such a dict is
 handed over inside a figure whose ``to_dict`` is that dict. A ``go.Figure`` is turned into
 its dict once (a deep copy: 60 ms for the normalizers' eight animated panels), not on every
 rerun of every session that shows it from the shared view cache.

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
@@ -45,7 +44,7 @@ from polarize.plots.panels import (
 from polarize.plots.replicator import REPULSION_TITLES, replicator_panel
 from polarize.science import format_time
 
-__all__ = ["BUILDERS", "PANELS", "dashboard", "dashboard_spec", "titles"]
+__all__ = ["BUILDERS", "PANELS", "dashboard", "titles"]
 
 PANELS: dict[str, str] = {
     "simplex": "Scores on the simplex",
@@ -67,8 +66,13 @@ _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key 
 
 
 def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
-              narrow: bool = False) -> go.Figure:
-    """The animated five-panel dashboard of one run.
+              narrow: bool = False) -> dict[str, Any]:
+    """The animated five-panel dashboard of one run, as the plain figure dict that plotly.js reads.
+
+    Plotly's figure objects validate every frame's traces as they are built, even unvalidated,
+    which costs several times the run itself: the dict goes to the browser as it is, and
+    ``Result.figure`` (the library's edge) wraps it in a ``go.Figure``. Validation is done by the
+    tests (``go.Figure(figure)``), not on every run.
 
     Parameters
     ----------
@@ -83,46 +87,18 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
         For a phone: the simplex across the figure and the other panels two by two under it, in
-        the order above, the plot ``PHONE_DASHBOARD_PLOT`` px tall (``height`` is then not used), no legend,
-        the transport on top.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        Static traces (polygon, full path, curves), then the moving ones, whose
-        indices ``figure.layout.meta["animated"]`` lists; every trace named by
-        its ``uid``. One frame per shown time, named by its index into
-        ``result.t``; play, pause and speed buttons and a time slider. Its
-        ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
-    """
-    spec = dashboard_spec(result, frames=frames, height=height, repulsion=repulsion, narrow=narrow)
-    return go.Figure(spec, _validate=False)
-
-
-def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
-                   narrow: bool = False) -> dict[str, Any]:
-    """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
-
-    Plotly's figure objects validate every frame's traces as they are built, even
-    unvalidated, which costs several times the run itself; a page that only sends
-    the figure to the browser skips them. Validation is done by the tests
-    (``go.Figure(spec)`` with validation), not on every run.
-
-    Parameters
-    ----------
-    result : Result
-        ``K`` saved times, ``n`` tokens (as for ``dashboard``).
-    frames : int
-    height : int
-    repulsion : {"fitness", "replicator"}
-    narrow : bool, optional
+        the order above, the plot ``PHONE_DASHBOARD_PLOT`` px tall (``height`` is then not used), no
+        legend, the transport on top.
 
     Returns
     -------
     dict
-        ``data``, ``layout`` and ``frames``, the contents of ``dashboard``'s figure; the layout
-        holds plotly's default template, as a ``go.Figure`` adds it (one dict shared by every
-        figure: read it, never change it).
+        ``data``: static traces (polygon, full path, curves), then the moving ones, whose
+        indices ``layout["meta"]["animated"]`` lists; every trace named by its ``uid``.
+        ``frames``: one a shown time, named by its index into ``result.t``; play, pause and speed
+        buttons and a time slider. ``layout["meta"]`` also records ``n``, ``frame_times`` and the
+        panel axes. The layout holds plotly's default template, as a ``go.Figure`` adds it (one dict
+        shared by every figure: read it, never change it).
     """
     view = RunFrames.of(result, frames)
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``

@@ -32,7 +32,7 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float,
     Parameters
     ----------
     figure : go.Figure or dict
-        A figure or a finished figure dict (``plots.dashboard_spec``); not modified (figures
+        A figure or a finished figure dict (``plots.dashboard``); not modified (figures
         are shared through the renderer's cache).
     height : int
         The most pixels the figure may take (the window's height less the page's title); a small

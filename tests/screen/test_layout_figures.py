@@ -11,11 +11,12 @@ import re
 
 import numpy as np
 import pytest
+from support.figures import dashboard_figure
 
 from polarize import Experiment
 from polarize.config import ConfigError
 from polarize.plots import style
-from polarize.plots.dashboard import PANELS, dashboard
+from polarize.plots.dashboard import PANELS
 from polarize.plots.display import Display
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
@@ -79,12 +80,13 @@ def _phone_cells(cells) -> bool:
 
 
 def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
-    wide, narrow = _cells(dashboard(result, narrow=False)), _cells(dashboard(result, narrow=True))
+    wide = _cells(dashboard_figure(result, narrow=False))
+    narrow = _cells(dashboard_figure(result, narrow=True))
     assert len(wide) == len(narrow) == len(PANELS)
     assert len({x for x, _ in wide}) == 3  # three columns on a wide screen
     assert _phone_cells(narrow)
     assert _apart(wide) and _apart(narrow)
-    figure = dashboard(result, narrow=True)
+    figure = dashboard_figure(result, narrow=True)
     # With its transport on top, it fits a 390 x 844 window under Streamlit's header as it was built.
     assert _fitted(figure, PHONE).layout.height == figure.layout.height
     assert figure.layout.showlegend is False  # the simplex's numbered corners are the key
@@ -218,11 +220,11 @@ def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
 def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
     """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"; on a
     phone, fitted to its window, the panel is too short for either: both go (``crowding.uncrowded``)."""
-    phone = _fitted(dashboard(result, repulsion="replicator", narrow=True), PHONE)
+    phone = _fitted(dashboard_figure(result, repulsion="replicator", narrow=True), PHONE)
     assert not [a for a in phone.layout.annotations if "logit grows" in a.text]
     assert next(t for t in phone.data if t.uid == "replicator-scale").visible is False
     for narrow in (False,):
-        figure = dashboard(result, repulsion="replicator", narrow=narrow)
+        figure = dashboard_figure(result, repulsion="replicator", narrow=narrow)
         scale = next(t for t in figure.data if t.uid == "replicator-scale")
         axis = figure.layout[f"yaxis{scale.yaxis[1:]}"]
         notes = [a for a in figure.layout.annotations if "logit grows" in a.text]

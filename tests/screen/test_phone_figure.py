@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard
 from polarize.plots.crowding import LEGEND_ROW, legend_rows
 from polarize.plots.display import Display
 from polarize.plots.lines import Line, Panel
@@ -45,7 +45,7 @@ def _band(layout) -> tuple[float, float]:
 
 @pytest.mark.parametrize("fitted", [False, True])
 def test_a_phone_dashboard_has_its_transport_at_its_top(result, fitted):
-    figure = dashboard(result, narrow=True)
+    figure = dashboard_figure(result, narrow=True)
     layout = (_fitted(figure) if fitted else figure).layout
     for menu in (*layout.updatemenus, *layout.sliders):
         assert menu.y > 1 and 0 < _from_top(layout, menu.y) < layout.margin.t, menu.y  # above the panels
@@ -55,7 +55,7 @@ def test_a_phone_dashboard_has_its_transport_at_its_top(result, fitted):
     assert play < slider < speeds_bottom <= layout.margin.t  # buttons, slider, then the speeds' own row
     titles = [a for a in layout.annotations if a.yref in (None, "paper") and a.y is not None and a.y <= 1.2]
     assert titles and all(_from_top(layout, a.y) > speeds_bottom for a in titles if a.y >= 1)
-    assert layout.margin.b < dashboard(result).layout.margin.b  # no transport below: only tick room
+    assert layout.margin.b < dashboard_figure(result).layout.margin.b  # no transport below: only tick room
 
 
 def test_a_desktop_figure_keeps_its_transport_below():

@@ -10,9 +10,9 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 from support.app import open_page
+from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard
 from polarize.plots.display import Display
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
@@ -51,7 +51,7 @@ def test_an_address_that_leaves_the_app_or_names_no_page_resolves_to_nothing(add
 
 @pytest.fixture(scope="module")
 def figure():
-    return dashboard(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)))
+    return dashboard_figure(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)))
 
 
 PROJECTOR = Display(presenting=True)
@@ -374,8 +374,8 @@ def test_the_token_legend_gets_the_rows_it_takes():
 
     assert legend_rows(["a" * 10] * 3, size=14, width=1000) == 1
     assert legend_rows(["a" * 10] * 30, size=14, width=400) > legend_rows(["a" * 10] * 30, size=14, width=800)
-    eight = dashboard(simulate(Experiment(n=8, d=8, seed=0, horizon=1e2)))
-    two = dashboard(simulate(Experiment(n=2, d=2, seed=0, horizon=1e2)))
+    eight = dashboard_figure(simulate(Experiment(n=8, d=8, seed=0, horizon=1e2)))
+    two = dashboard_figure(simulate(Experiment(n=2, d=2, seed=0, horizon=1e2)))
     # Eight tokens take two rows at the dashboard's narrowest: room kept for both, not pushed by plotly.
     assert eight.layout.margin.t > two.layout.margin.t
     # Presented on a wide page the second row is given back; on a narrow one, the larger type takes more.

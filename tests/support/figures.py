@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from polarize import Experiment, simulate
 from polarize.plots import dashboard, find_trace, trace_index
 
-__all__ = ["figure", "moving_state", "run", "trace"]
+__all__ = ["dashboard_figure", "figure", "moving_state", "run", "trace"]
 
 
 @cache
@@ -18,10 +18,16 @@ def run(**fields):
     return simulate(Experiment(**fields))
 
 
+def dashboard_figure(result, **options) -> go.Figure:
+    """``plots.dashboard`` of ``result`` (a plain dict) as a ``go.Figure``: validated in full, as the
+    app never does (it sends the dict)."""
+    return go.Figure(dashboard(result, **options))
+
+
 @cache
 def figure(**fields) -> go.Figure:
-    """The dashboard of ``run(**fields)``."""
-    return dashboard(run(**fields))
+    """The dashboard of ``run(**fields)`` (``dashboard_figure``)."""
+    return dashboard_figure(run(**fields))
 
 
 def trace(fig: go.Figure, uid: str):
