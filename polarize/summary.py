@@ -299,14 +299,19 @@ def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figu
     ConfigError
         Naming ``kind`` or the option that is not one of the figure's or not a value it takes.
     """
-    options = _options(choice("kind", kind, FIGURES), options)
-    if kind == "dashboard":
-        import plotly.graph_objects as go
+    import plotly.graph_objects as go
 
+    options = _options(choice("kind", kind, FIGURES), options)
+    # The library's edge: a figure object for notebooks (the app sends the builders' dicts as they are).
+    return go.Figure(_built(r, kind, options), _validate=False)
+
+
+def _built(r: Result, kind: str, options: dict[str, Any]) -> Any:
+    """The figure ``kind`` of ``r`` as its builder makes it (a figure dict)."""
+    if kind == "dashboard":
         from polarize.plots.dashboard import dashboard
 
-        # The library's edge: a figure object for notebooks (the app sends the dict as it is).
-        return go.Figure(dashboard(r, **{"narrow": False, **options}), _validate=False)
+        return dashboard(r, **{"narrow": False, **options})
     if kind == "paper":
         from polarize.plots.paper import logistic_figure
 

@@ -103,7 +103,8 @@ def test_every_trace_is_named_and_only_the_moving_ones_are_animated(fields):
 
 def test_trace_uids_are_css_safe_and_unique():
     # plotly.js builds CSS selectors from uids: a space or a dot in one breaks the static export.
-    figures = [figure(), comparisons.tied_figure({10: run(model="tied", n=4, d=4, horizon=10.0)}, frames=5)]
+    tied = comparisons.tied_figure({10: run(model="tied", n=4, d=4, horizon=10.0)}, frames=5)
+    figures = [figure(), go.Figure(tied)]
     for fig in figures:
         uids = [t.uid for t in fig.data]
         assert len(set(uids)) == len(uids)

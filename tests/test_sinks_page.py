@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from support.app import page as app_page
 
@@ -85,7 +86,7 @@ def test_training_and_massive_figures():
     record = _softmax_run()
     assert len(training_figure(record).data) == 8 + 1
     tied = simulate(paper_tied(10))
-    figure = massive_figure(record, tied)
+    figure = go.Figure(massive_figure(record, tied))
     bos = [trace for trace in figure.data if trace.name and trace.name.startswith("BOS")]
     assert len(bos) == 2
     np.testing.assert_allclose(bos[1].y, [h["bos_norms"][1] for h in record["history"]], rtol=1e-4)

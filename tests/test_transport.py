@@ -12,6 +12,7 @@ import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import open_page
@@ -34,7 +35,7 @@ def figures():
     result = simulate(Experiment(n=4, d=4, horizon=1e3))
     panels = [Panel(title="scores", lines=token_lines(result.t, result.s))]
     return {"dashboard": dashboard_figure(result, frames=20),
-            "grid": animated_grid(panels, cols=1, frames=20)}
+            "grid": go.Figure(animated_grid(panels, cols=1, frames=20))}
 
 
 @pytest.mark.parametrize("name", ["dashboard", "grid"])

@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
 from polarize.losses import LOSSES
@@ -68,7 +67,7 @@ def stopped_note(result: Result) -> str:
 
 
 def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
-                       narrow: bool = False) -> go.Figure:
+                       narrow: bool = False) -> dict[str, Any]:
     """The scores ``s_i(t)`` under every normalizer, same start: small multiples that play together.
 
     Parameters
@@ -80,7 +79,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One panel per normalizer (4 per row), ``n`` curves each.
     """
     top = style.top_tokens(rows[0].result.s[-1])  # one token order for every panel: the first run's
@@ -100,7 +99,7 @@ def _per_run(runs: Mapping[str, Result], quantity: str, *, narrow: bool,
 
 
 def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated: bool = True,
-                  narrow: bool = False) -> go.Figure:
+                  narrow: bool = False) -> dict[str, Any]:
     """Logistic, square and cross-entropy losses from the same start.
 
     Parameters
@@ -111,7 +110,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         A first row with ``s_i(t)`` per loss; a second with the entropy,
         ``1 - max s`` and the loss of every run (the cross-entropy's floor
         ``H(p*)`` dashed).
@@ -176,7 +175,7 @@ def kappa_panels(results: Mapping[float, Result], *, split: bool = True) -> list
                   log_x=False, y_floor=(0.0, 1.0), markers=True, lines=(entropy, max_s), span=len(results))]
 
 
-def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> go.Figure:
+def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> dict[str, Any]:
     """Final entropy and ``max s`` against the condition number (a static figure of two panels).
 
     Parameters
@@ -185,14 +184,14 @@ def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> go
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Two panels, one curve with markers each; no frames.
     """
     return animated_grid(kappa_panels(results), cols=2, row_height=KAPPA_ROW, animated=False, narrow=narrow)
 
 
 def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, animated: bool = True,
-                      narrow: bool = False, summary: bool = False) -> go.Figure:
+                      narrow: bool = False, summary: bool = False) -> dict[str, Any]:
     """The logits ``a(t)`` of the regression for each condition number ``kappa`` (square loss).
 
     Parameters
@@ -205,7 +204,7 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One panel per kappa (up to 5 per row), ``n`` curves each; then the summary panel.
     """
     cols = min(5, len(results)) if not summary else len(results)
@@ -257,7 +256,7 @@ def _alpha_lines(r: Result, winner: int) -> tuple[Line, ...]:
 
 
 def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated: bool = True,
-                narrow: bool = False) -> go.Figure:
+                narrow: bool = False) -> dict[str, Any]:
     """The tied model for each size ``D``: loss, ``alpha(t)`` and the column norms of ``U``.
 
     Parameters
@@ -268,7 +267,7 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One row per ``D``: the loss (log-log), ``alpha_i(t)``, and the norm of
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
@@ -289,7 +288,7 @@ _TIED_PHONE = ("loss", "\u03b1<sub>i</sub>(t)", "norms of U")
 
 
 def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
-                   narrow: bool = False) -> go.Figure:
+                   narrow: bool = False) -> dict[str, Any]:
     """The exact flow against gradient descent at each step size.
 
     Parameters
@@ -300,7 +299,7 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Two rows of L panels: ``s_i(t)`` of the flow (solid) and of the descent
         (dashed, up to where it stayed finite); the distance ``|s_gd - s_flow|``.
     """
@@ -326,7 +325,7 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
 
 
 def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bool = True,
-                narrow: bool = False) -> go.Figure:
+                narrow: bool = False) -> dict[str, Any]:
     """How slowly polarization proceeds: the gap, the losers' ratios and the margin (log-log).
 
     Parameters
@@ -340,7 +339,7 @@ def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bo
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Three panels: ``1 - max s`` with ``2(n-1)/(n z^2)``, the corrected
         ``2(n-1)/(n (z - qbar)^2)`` and the theorem's ``C / log t``; each
         ``s_i / max s`` of the losers; the margin ``z`` with ``log t``.

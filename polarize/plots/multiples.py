@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
@@ -223,7 +222,7 @@ def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, 
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
-                  narrow: bool = False, narrow_cols: int = PHONE_COLS) -> go.Figure:
+                  narrow: bool = False, narrow_cols: int = PHONE_COLS) -> dict[str, Any]:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -250,9 +249,10 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
 
     Returns
     -------
-    plotly.graph_objects.Figure
-        Each curve as a trace with ``uid`` ``trace_uid(panel, line)``, then one
-        marker trace per panel with moving curves (``trace_uid(panel, "now")``);
+    dict
+        The figure dict (``data``, ``layout``, ``frames``): each curve as a trace with ``uid``
+        ``trace_uid(panel, line)``, then one marker trace per panel with moving curves
+        (``trace_uid(panel, "now")``);
         ``F`` frames (named ``"0"``...) that move only those markers; fixed
         axis ranges; ``layout.meta`` records ``panels`` (P), ``frame_times``
         (F) and ``animated`` (indices of the marker traces). Without moving
@@ -298,7 +298,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
 
 
 def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, height: int,
-            margin: tuple[int, int], title_px: int, panels: int, narrow: bool) -> go.Figure:
+            margin: tuple[int, int], title_px: int, panels: int, narrow: bool) -> dict[str, Any]:
     """Frames, controls and the figure's layout (the legend above the first row's titles)."""
     animated = [index for index, _ in moving]
     frame_list = [dict(name=str(j), traces=animated,
@@ -316,5 +316,6 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
     if animated:
         layout.update(animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times],
                                          plot_height=plot, narrow=narrow, top=top))
-    # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
-    return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)
+    # A plain figure dict: validation is left to the tests (``go.Figure(figure)``), it costs more than
+    # the figure.
+    return dict(data=data, layout=layout, frames=frame_list)

@@ -185,7 +185,7 @@ def training_figure(record: Mapping[str, Any], *, narrow: bool = False) -> go.Fi
     return figure
 
 
-def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False) -> go.Figure:
+def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False) -> dict[str, Any]:
     """The residual norm at BOS per layer (left) beside the tied model's column norms of ``U`` (right).
 
     Parameters
@@ -197,8 +197,8 @@ def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False
 
     Returns
     -------
-    plotly.graph_objects.Figure
-        Two static panels: norms against the training step, and against the toy's time.
+    dict
+        The figure dict: two static panels: norms against the training step, and against the toy's time.
     """
     history = record["history"]
     steps = np.asarray([h["step"] for h in history], dtype=float)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from support.figures import dashboard_figure
 
@@ -31,7 +32,7 @@ PHONE = Display(width=390, height=844, column=356)
 
 def _fitted(figure, display: Display):
     """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
-    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
+    return go.Figure(fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure)
 
 
 def _cells(figure) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -100,8 +101,8 @@ def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
 @pytest.mark.parametrize("cols", [2, 3, 4, 5])
 def test_grids_take_two_columns_on_a_phone(cols):
     panels = _panels(8)
-    wide = _cells(animated_grid(panels, cols=cols, legend=True))
-    narrow_figure = animated_grid(panels, cols=cols, legend=True, narrow=True)
+    wide = _cells(go.Figure(animated_grid(panels, cols=cols, legend=True)))
+    narrow_figure = go.Figure(animated_grid(panels, cols=cols, legend=True, narrow=True))
     narrow = _cells(narrow_figure)
     assert len({x for x, _ in wide}) == cols
     assert len({x for x, _ in narrow}) == 2 and len(narrow) == 8 and len({y for _, y in narrow}) == 4
@@ -118,7 +119,7 @@ def test_long_titles_and_notes_wrap_to_their_panel_width():
     title = "lr = 0.1: solid flow, dashed descent, and a good deal more besides"
     note = "descent diverges: its loss grew from 0.5 to 1e9 after 40 steps, so it is drawn up to there"
     for cols, narrow in ((4, False), (3, False), (1, True)):
-        figure = animated_grid(_panels(cols, title=title, note=note), cols=cols, narrow=narrow)
+        figure = go.Figure(animated_grid(_panels(cols, title=title, note=note), cols=cols, narrow=narrow))
         texts = [a.text for a in figure.layout.annotations]
         titles = [t for t in texts if t.startswith("lr =")]
         notes = [t for t in texts if t.startswith("descent")]
@@ -128,18 +129,18 @@ def test_long_titles_and_notes_wrap_to_their_panel_width():
             lines = text.split("<br>")
             assert len(lines) >= 2 and all(len(line) <= chars for line in lines), (cols, text)
     # Two-line titles get the room of two lines: the first row starts lower than with one.
-    short = animated_grid(_panels(3), cols=3)
-    long = animated_grid(_panels(3, title=title), cols=3)
+    short = go.Figure(animated_grid(_panels(3), cols=3))
+    long = go.Figure(animated_grid(_panels(3, title=title), cols=3))
     assert long.layout.margin.t > short.layout.margin.t
 
 
 def test_a_log_axis_over_two_decades_labels_whole_decades_only():
     t = np.geomspace(1, 1e3, 30)
     panel = Panel(title="p", log_y=True, lines=(Line(x=t, y=np.geomspace(1e-3, 0.5, 30), name="gap"),))
-    axis = animated_grid([panel], cols=1, animated=False).layout.yaxis
+    axis = go.Figure(animated_grid([panel], cols=1, animated=False)).layout.yaxis
     assert axis.dtick == 1  # not "D2": its 2s and 5s ran into the decades' labels in a short panel
     short = Panel(title="p", log_y=True, lines=(Line(x=t, y=np.geomspace(0.1, 0.5, 30), name="gap"),))
-    assert animated_grid([short], cols=1, animated=False).layout.yaxis.dtick == "D2"
+    assert go.Figure(animated_grid([short], cols=1, animated=False)).layout.yaxis.dtick == "D2"
 
 
 def test_a_page_builds_its_view_for_the_display_it_is_given():
@@ -188,7 +189,7 @@ def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
                                                        legend=True) for k in range(1, 9)))]
     tops = []
     for panels in (one, many):
-        figure = animated_grid(panels, cols=2, legend=True, narrow=narrow, animated=False)
+        figure = go.Figure(animated_grid(panels, cols=2, legend=True, narrow=narrow, animated=False))
         names = list(dict.fromkeys(line.name for p in panels for line in p.lines))
         legend = figure.layout.legend
         above = (legend.y - 1) * _plot_px(figure) + legend_height(names, size=legend.font.size, narrow=narrow)
@@ -196,7 +197,7 @@ def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
         tops.append(figure.layout.margin.t)
     assert tops[1] > tops[0]  # ten long entries take more rows than two, at either width
     # Without a legend, no room for one.
-    assert animated_grid(one, cols=2, narrow=narrow, animated=False).layout.margin.t < tops[0]
+    assert go.Figure(animated_grid(one, cols=2, narrow=narrow, animated=False)).layout.margin.t < tops[0]
 
 
 def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
@@ -288,7 +289,7 @@ def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     from polarize.plots import comparisons
 
     runs = {D: simulate(Experiment(model="tied", n=D, d=D, horizon=10.0)) for D in (3, 4, 5, 6)}
-    figure = comparisons.tied_figure(runs, frames=5, narrow=True)
+    figure = go.Figure(comparisons.tied_figure(runs, frames=5, narrow=True))
     cells = _cells(figure)
     assert len({x for x, _ in cells}) == 3 and len({y for _, y in cells}) == 4 and _apart(cells)
     titles = [a.text for a in figure.layout.annotations if a.yref == "paper" and a.y > 0.9]
@@ -324,7 +325,7 @@ def test_panel_titles_stay_clear_of_the_panels_above(display, page):
     from polarize.web.pages import by_name
 
     spec = by_name(page)
-    figure = fit(spec.show(spec.make_job(spec.defaults(None)), display), display).plots()[0].figure
+    figure = go.Figure(fit(spec.show(spec.make_job(spec.defaults(None)), display), display).plots()[0].figure)
     layout = figure.layout
     plot = _plot_px(figure)
     for note in layout.annotations:
@@ -342,8 +343,8 @@ def test_a_phone_grid_titles_only_its_first_columns_y_axes():
     """In the narrow gap between a phone's two columns the second column's y title ("nats", Loss and
     conditioning's entropy) ran into the first column's plot."""
     panels = [Panel(title=f"p{k}", y_title=f"y{k}", lines=_panels(1)[0].lines) for k in range(4)]
-    layout = animated_grid(panels, cols=2, narrow=True, animated=False).layout
+    layout = go.Figure(animated_grid(panels, cols=2, narrow=True, animated=False)).layout
     titles = [layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)]
     assert titles == ["y0", "", "y2", ""]
-    wide = animated_grid(panels, cols=2, animated=False).layout
+    wide = go.Figure(animated_grid(panels, cols=2, animated=False)).layout
     assert [wide[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)] == ["y0", "y1", "y2", "y3"]

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
@@ -406,7 +407,7 @@ def test_every_panel_takes_the_same_type_in_presentation_mode():
 
     t = np.geomspace(0.1, 1e3, 30)
     panels = [Panel(title=f"p{k}", lines=(Line(x=t, y=t / (k + 1), name="a"),)) for k in range(4)]
-    grid = animated_grid(panels, cols=4)
+    grid = go.Figure(animated_grid(panels, cols=4))
     layout = _shown(grid).layout.to_plotly_json()
     sizes = {key: layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))}
     assert len(sizes) == 8 and len(set(sizes.values())) == 1, sizes
