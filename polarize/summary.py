@@ -348,13 +348,17 @@ def _tokens(tokens: Any, n: int) -> tuple[int, ...]:
 
 def ensemble_figure(m: Ensemble, tokens: Sequence[int] = (0, 1, 2), **options: Any) -> go.Figure:
     """Each start on the triangle of three ``tokens``, coloured by the token that wins from it."""
+    import plotly.graph_objects as go
+
     n = m.experiment.n
     options, chosen = _options("ensemble", options), _tokens(tokens, n)
     if not len(m):
         from polarize.plots.words import words_figure
 
-        return words_figure(f"No start to draw: the ensemble is {m.status} before any start was done "
-                            "(give it a larger budget, or fewer starts).")
-    from polarize.plots.portrait import starts_figure
+        figure = words_figure(f"No start to draw: the ensemble is {m.status} before any start was done "
+                              "(give it a larger budget, or fewer starts).")
+    else:
+        from polarize.plots.portrait import starts_figure
 
-    return starts_figure(m, chosen, **options)
+        figure = starts_figure(m, chosen, **options)
+    return go.Figure(figure, _validate=False)  # the library's edge, as ``result_figure``
