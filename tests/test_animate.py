@@ -163,7 +163,7 @@ def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
     from polarize.plots.transformer import attention_figure
 
     record = sinks_record()
-    fig = attention_figure(record).to_dict()
+    fig = attention_figure(record)
     changing, notes = clipframes._moving_notes(fig)
     assert changing == set(range(8))  # every panel title carries its head's sink score
     titles = [note["text"] for note in fig["frames"][-1]["layout"]["annotations"]]
@@ -183,7 +183,7 @@ def test_the_sinks_clip_redraws_the_attention_and_the_titles_at_every_checkpoint
     from polarize.plots.transformer import attention_figure
 
     record = sinks_record()
-    fig = attention_figure(record).to_dict()
+    fig = attention_figure(record)
     width = 640
     pictures = [np.asarray(picture).astype(int) for picture in sinks_pictures(width)]
     assert len(pictures) == len(record["maps"]) == len(fig["frames"])
@@ -227,7 +227,7 @@ def test_the_sinks_cells_land_where_the_exporter_draws_them():
     """Every cell Pillow draws has the colour Chromium gives it at that spot, in every panel."""
     from polarize.plots.transformer import attention_figure
 
-    fig = attention_figure(sinks_record()).to_dict()
+    fig = attention_figure(sinks_record())
     static, boxes, height = clipframes._static_figure(fig, ("settings", "verdict"))
     last = fig["frames"][-1]["data"]
     static["data"] = [clipdraw.merge(fig["data"][i], last[i]) for i in range(len(last))]  # cells shown

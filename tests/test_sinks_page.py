@@ -46,7 +46,7 @@ def _softmax_run() -> dict:
 
 def test_attention_figure_opens_at_the_end_plays_the_checkpoints_and_marks_sinks_as_they_appear():
     record = _softmax_run()
-    figure = attention_figure(record)
+    figure = go.Figure(attention_figure(record))
     assert len(figure.data) == 8
     assert [frame.name for frame in figure.frames] == [str(m["step"]) for m in record["maps"]]
     for frame, snapshot, entry in zip(figure.frames, record["maps"], record["history"], strict=True):
@@ -74,7 +74,7 @@ def test_a_phone_keeps_neighbouring_head_titles_apart():
     line of 16 characters ("sink 0.98 \u2605 SINK") ran into its neighbour's; the star alone marks a
     sink head there, the same heads as on a desktop."""
     record = _softmax_run()
-    desktop, phone = attention_figure(record), attention_figure(record, narrow=True)
+    desktop, phone = go.Figure(attention_figure(record)), go.Figure(attention_figure(record, narrow=True))
     for wide, narrow in zip(desktop.frames, phone.frames, strict=True):
         lines = [line for a in narrow.layout.annotations for line in a.text.split("<br>")]
         assert max(map(len, lines)) <= len("layer 0, head 0")
@@ -84,7 +84,7 @@ def test_a_phone_keeps_neighbouring_head_titles_apart():
 
 def test_training_and_massive_figures():
     record = _softmax_run()
-    assert len(training_figure(record).data) == 8 + 1
+    assert len(go.Figure(training_figure(record)).data) == 8 + 1
     tied = simulate(paper_tied(10))
     figure = go.Figure(massive_figure(record, tied))
     bos = [trace for trace in figure.data if trace.name and trace.name.startswith("BOS")]

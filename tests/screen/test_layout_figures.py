@@ -207,7 +207,7 @@ def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
 
 
 def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
-    figure = training_figure(_sinks_record(), narrow=True)
+    figure = go.Figure(training_figure(_sinks_record(), narrow=True))
     legend, margin = figure.layout.legend, figure.layout.margin
     below = -legend.y * _plot_px(figure)  # pixels from the plot's bottom to the legend's top
     assert legend.orientation == "h" and legend.yanchor == "top"
@@ -215,7 +215,7 @@ def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
     names = [trace.name for trace in figure.data]
     assert margin.b >= below + legend_height(names, size=legend.font.size, narrow=True)
     assert _plot_px(figure) >= 300  # the legend takes its own room, not the panel's
-    assert training_figure(_sinks_record()).layout.legend.y is None  # beside the panel on a desktop
+    assert go.Figure(training_figure(_sinks_record())).layout.legend.y is None  # beside the panel: desktop
 
 
 def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
