@@ -98,7 +98,7 @@ def test_every_trace_is_named_and_only_the_moving_ones_are_animated(fields):
     moving = [uid for uid in MOVING if logistic or uid != "repulsion-fitness"]
     uids = [t.uid for t in fig.data]
     assert sorted(uids) == sorted(STATIC + [f"scores-token{i}" for i in range(n)] + moving)
-    assert fig.layout.meta["animated"] == [trace_index(fig, uid) for uid in moving]
+    assert fig.layout.meta["animated"] == [trace_index(fig.to_dict(), uid) for uid in moving]
 
 
 def test_trace_uids_are_css_safe_and_unique():

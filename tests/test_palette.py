@@ -14,9 +14,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 from support.figures import dashboard_figure
+from support.figures import trace as find_trace
 
 from polarize import Experiment, simulate
-from polarize.plots import comparisons, find_trace, style, token_colors, token_lines
+from polarize.plots import comparisons, style, token_colors, token_lines
 from polarize.science import compare_normalizers
 
 colorspacious = pytest.importorskip("colorspacious")

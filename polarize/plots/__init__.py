@@ -14,7 +14,10 @@
 - ``crowding`` and ``present_figure``: figures fitted to small panels and to their room;
 - ``display``: the ``Display`` a page is shown on; ``geometry``: the pixel geometry (transport, rows).
 
-Builders take results (``polarize.diagnostics.Result``) and return ``go.Figure``;
+Builders take results (``polarize.diagnostics.Result``) and return plotly's figure JSON as plain
+dicts (``data``, ``layout``, ``frames``): one form from the builders through the fit to the page, never
+validated on the way (the tests validate them with ``go.Figure``). A ``go.Figure`` is made only at the
+library's edge (``Result.figure``, ``Ensemble.figure``, ``Basins.figure``, ``polarize reproduce``);
 nothing here imports Streamlit.
 """
 

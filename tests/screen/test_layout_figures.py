@@ -31,7 +31,9 @@ PHONE = Display(width=390, height=844, column=356)
 
 
 def _fitted(figure, display: Display):
-    """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
+    """``figure`` (a figure dict, or a ``go.Figure``'s) as the fit shows it on ``display`` (the page's only
+    figure), validated."""
+    figure = figure.to_dict() if isinstance(figure, go.Figure) else figure
     return go.Figure(fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure)
 
 

@@ -35,7 +35,8 @@ def _from_top(layout, y: float) -> float:
 
 
 def _fitted(figure, display: Display = PHONE) -> go.Figure:
-    """``figure`` as the fit shows it on ``display``, validated."""
+    """``figure`` (a figure dict, or a ``go.Figure``'s) as the fit shows it on ``display``, validated."""
+    figure = figure.to_dict() if isinstance(figure, go.Figure) else figure
     return go.Figure(fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure)
 
 

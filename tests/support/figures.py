@@ -7,7 +7,7 @@ from functools import cache
 import plotly.graph_objects as go
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard, find_trace, trace_index
+from polarize.plots import dashboard, trace_index
 
 __all__ = ["dashboard_figure", "figure", "moving_state", "run", "trace"]
 
@@ -31,9 +31,11 @@ def figure(**fields) -> go.Figure:
 
 
 def trace(fig: go.Figure, uid: str):
-    return find_trace(fig, uid)
+    """The one trace of ``fig`` whose ``uid`` is ``uid`` (as ``plots.find_trace`` finds it in a dict)."""
+    (found,) = [t for t in fig.data if t.uid == uid]
+    return found
 
 
 def moving_state(fig: go.Figure, frame: go.Frame, uid: str):
     """The state of the moving trace ``uid`` in ``frame``."""
-    return frame.data[list(frame.traces).index(trace_index(fig, uid))]
+    return frame.data[list(frame.traces).index(trace_index(fig.to_dict(), uid))]
