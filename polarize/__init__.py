@@ -7,8 +7,9 @@ README, docs/derivations.md and the documentation site in ``docs/`` explain the 
 The supported API is ``__all__``, and nothing else at this level: describe a
 run (``Experiment``, ``PRESETS``), run it (``simulate``, ``simulate_many``),
 read it (``Result``, ``Ensemble``, ``judge``, ``polarization_rate``, ``basins``,
-``naive_odds``) and draw it (``Result.figure``, ``Ensemble.figure``,
-``dashboard``, ``basin_figure``, ``odds_figure``). The modules under it
+``naive_odds``) and draw it (``Result.figure``, ``Ensemble.figure``, ``Basins.figure``: plotly
+figures; ``dashboard``, ``basin_figure``, ``odds_figure``: the same as plotly's figure dicts, for
+``go.Figure`` or ``plotly.io.show``). The modules under it
 (``polarize.config``, ``polarize.plots``, ...) stay importable by their full
 path for the app and the command line, but are not part of that promise.
 

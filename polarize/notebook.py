@@ -294,24 +294,27 @@ def result_figure(r: Result, kind: str = "dashboard", **options: Any) -> go.Figu
     ConfigError
         Naming ``kind`` or the option that is not one of the figure's or not a value it takes.
     """
+    import plotly.graph_objects as go
+
     options = _options(choice("kind", kind, tuple(FIGURES)), options)
-    return FIGURES[kind](r, **options)
+    # The library's edge: a figure object for notebooks (the app sends the builders' dicts as they are).
+    return go.Figure(FIGURES[kind](r, **options), _validate=False)
 
 
-def _dashboard(r: Result, **options: Any) -> go.Figure:
+def _dashboard(r: Result, **options: Any) -> dict[str, Any]:
     from polarize.plots.dashboard import dashboard
 
     return dashboard(r, **{"narrow": False, **options})
 
 
-def _paper(r: Result, **options: Any) -> go.Figure:
+def _paper(r: Result, **options: Any) -> dict[str, Any]:
     from polarize.plots.paper import logistic_figure
 
     return logistic_figure(r, **options)
 
 
-def _rate(r: Result, **options: Any) -> go.Figure:
-    from polarize.plots.grid import rate_figure
+def _rate(r: Result, **options: Any) -> dict[str, Any]:
+    from polarize.plots.comparisons import rate_figure
     from polarize.science.studies import polarization_rate
 
     late = int(np.count_nonzero(r.t > 1.0))
@@ -325,7 +328,7 @@ def _rate(r: Result, **options: Any) -> go.Figure:
     return rate_figure(r, polarization_rate(r), **options)
 
 
-FIGURES: dict[str, Callable[..., go.Figure]] = {"dashboard": _dashboard, "paper": _paper, "rate": _rate}
+FIGURES: dict[str, Callable[..., dict[str, Any]]] = {"dashboard": _dashboard, "paper": _paper, "rate": _rate}
 """What ``Result.figure`` draws, by kind: the Explorer's animated dashboard, the paper's static figure of a
 run (scores and value projections), or the rate of polarization against its asymptotics."""
 
@@ -346,13 +349,17 @@ def _tokens(tokens: Any, n: int) -> tuple[int, ...]:
 
 def ensemble_figure(m: Ensemble, tokens: Sequence[int] = (0, 1, 2), **options: Any) -> go.Figure:
     """Each start on the triangle of three ``tokens``, coloured by the token that wins from it."""
+    import plotly.graph_objects as go
+
     n = m.experiment.n
     options, chosen = _options("ensemble", options), _tokens(tokens, n)
     if not len(m):
         from polarize.plots.words import words_figure
 
-        return words_figure(f"No start to draw: the ensemble is {m.status} before any start was done "
-                            "(give it a larger budget, or fewer starts).")
-    from polarize.plots.portrait import starts_figure
+        figure = words_figure(f"No start to draw: the ensemble is {m.status} before any start was done "
+                              "(give it a larger budget, or fewer starts).")
+    else:
+        from polarize.plots.portrait import starts_figure
 
-    return starts_figure(m, chosen, **options)
+        figure = starts_figure(m, chosen, **options)
+    return go.Figure(figure, _validate=False)  # the library's edge, as ``result_figure``

@@ -22,7 +22,7 @@ def test_a_summary_names_the_panels_axes_curves_and_frames():
     for k in range(3):
         assert f"panel {k}" in words and f"curve {k}" in words
     assert "score s i" in words and "<" not in words  # the tags' words, not the tags
-    assert f"Animated in {len(figure.frames)} frames" in words and "t = 100" in words
+    assert f"Animated in {len(figure['frames'])} frames" in words and "t = 100" in words
     still = describe(animated_grid(panels, cols=3, animated=False))
     assert "Animated" not in still and "panel 2" in still
 

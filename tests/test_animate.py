@@ -48,7 +48,7 @@ def test_the_offline_html_carries_the_title_as_text():
 def test_gif_has_every_frame_at_the_asked_width(tmp_path):
     result = small_run()
     clip = animate.write_result_clip(result, tmp_path / "run.gif", frames=6, fps=5, width=320)
-    expected = len(dashboard(result, frames=6).frames)
+    expected = len(dashboard(result, frames=6)["frames"])
     with PIL.open(clip.path) as gif:
         assert gif.format == "GIF" and gif.n_frames == clip.frames == expected
         assert gif.size == (clip.width, clip.height) == (320, clip.height)
@@ -67,7 +67,7 @@ def test_mp4_has_every_frame_and_an_even_size(tmp_path):
     result = small_run()
     clip = animate.write_result_clip(result, tmp_path / "run.mp4", frames=5, fps=10, width=480)
     pictures = list(iio.imiter(clip.path))
-    assert len(pictures) == clip.frames == len(dashboard(result, frames=5).frames)
+    assert len(pictures) == clip.frames == len(dashboard(result, frames=5)["frames"])
     assert pictures[0].shape == (clip.height, 480, 3) and clip.height % 16 == 0
 
 
@@ -75,7 +75,7 @@ def test_mp4_has_every_frame_and_an_even_size(tmp_path):
 def test_moving_markers_land_on_the_exporters_curves():
     """Where Pillow draws the loss marker is where Chromium drew the loss curve under it."""
     result = small_run()
-    fig = dashboard(result, frames=6).to_dict()
+    fig = dashboard(result, frames=6)
     static, boxes, height = frames._static_figure(fig, ("title",))
     picture = np.asarray(frames._render(static, height, 1.0)).astype(int)
     index = trace_index(fig, "loss-now")
@@ -92,7 +92,7 @@ def test_moving_markers_land_on_the_exporters_curves():
 @needs_browser
 def test_the_replicator_bars_are_drawn_in_the_clip_in_their_token_colours():
     result = small_run()
-    fig = dashboard(result, frames=4, repulsion="replicator").to_dict()
+    fig = dashboard(result, frames=4, repulsion="replicator")
     _, boxes, _ = frames._static_figure(fig, ())
     pictures = list(frames.clip_frames(fig))
     index = trace_index(fig, "replicator-bars")
@@ -161,7 +161,7 @@ def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
     from polarize.plots.transformer import attention_figure
 
     record = sinks_record()
-    fig = attention_figure(record).to_dict()
+    fig = attention_figure(record)
     changing, notes = frames._moving_notes(fig)
     assert changing == set(range(8))  # every panel title carries its head's sink score
     titles = [note["text"] for note in fig["frames"][-1]["layout"]["annotations"]]
@@ -169,7 +169,7 @@ def test_the_sinks_clip_takes_its_titles_and_labels_from_the_frames():
     static, _, _ = frames._static_figure(fig, ("settings",))
     assert [note["text"] for note in static["layout"]["annotations"]] == ["<b>settings</b>"]  # per frame
     assert frames._frame_labels(fig) == [f"training step {m['step']}" for m in record["maps"]]
-    explorer = dashboard(small_run(), frames=3).to_dict()
+    explorer = dashboard(small_run(), frames=3)
     labels = frames._frame_labels(explorer)  # the Explorer's frames are labelled by their time
     assert len(labels) == len(explorer["frames"]) and all(label.startswith("t = ") for label in labels)
 
@@ -181,7 +181,7 @@ def test_the_sinks_clip_redraws_the_attention_and_the_titles_at_every_checkpoint
     from polarize.plots.transformer import attention_figure
 
     record = sinks_record()
-    fig = attention_figure(record).to_dict()
+    fig = attention_figure(record)
     width = 640
     pictures = [np.asarray(picture).astype(int) for picture in sinks_pictures(width)]
     assert len(pictures) == len(record["maps"]) == len(fig["frames"])
@@ -225,7 +225,7 @@ def test_the_sinks_cells_land_where_the_exporter_draws_them():
     """Every cell Pillow draws has the colour Chromium gives it at that spot, in every panel."""
     from polarize.plots.transformer import attention_figure
 
-    fig = attention_figure(sinks_record()).to_dict()
+    fig = attention_figure(sinks_record())
     static, boxes, height = frames._static_figure(fig, ("settings", "verdict"))
     last = fig["frames"][-1]["data"]
     static["data"] = [draw.merge(fig["data"][i], last[i]) for i in range(len(last))]  # cells shown

@@ -341,10 +341,10 @@ def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(mo
     """``ui.charts``: a cached figure dict is sent as it is (no frame objects built), and stays intact."""
     import plotly.graph_objects as go
 
-    from polarize.plots.dashboard import dashboard_spec
+    from polarize.plots.dashboard import dashboard
     from ui import charts
 
-    spec = dashboard_spec(simulate(Experiment(n=3, d=3)), frames=4)
+    spec = dashboard(simulate(Experiment(n=3, d=3)), frames=4)
     before = json.dumps(spec, sort_keys=True)
 
     def no_frames(*args, **kwargs):
@@ -355,20 +355,3 @@ def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(mo
     assert json.dumps(spec, sort_keys=True) == before  # the traces keep their uid (Streamlit drops them)
     with pytest.raises(AssertionError, match="validated"):  # the check can fail: a bare dict is validated
         charts.st.plotly_chart(spec, key="bare", theme=None)
-
-
-def test_a_figure_is_turned_into_its_dict_once_however_often_it_is_drawn(monkeypatch):
-    import plotly.graph_objects as go
-
-    from ui import charts
-
-    made = []
-    to_dict = go.Figure.to_dict
-    monkeypatch.setattr(go.Figure, "to_dict", lambda self: made.append(1) or to_dict(self))
-    figure = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], uid="line"))
-    for _ in range(3):  # three reruns (or sessions) drawing one cached figure
-        charts.chart(figure, theme=None)
-    assert len(made) == 1 and figure.data[0].uid == "line"
-    other = go.Figure(go.Scatter(x=[1], y=[2]))
-    charts.chart(other, theme=None)
-    assert len(made) == 2  # another figure gets its own dict

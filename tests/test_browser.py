@@ -55,6 +55,17 @@ def test_root_shows_the_dashboard_with_its_play_button(server, page):
     shot(page, "explorer-default")
 
 
+def test_the_explorer_opens_at_its_own_name_too(server, page):
+    """``/explorer`` (the page's name, as in the menu's other addresses) opens the Explorer with the
+    link's settings, as the root does: no "Page not found" dialog."""
+    page.goto(server.url + "/explorer?n=5")
+    signature = json.loads(wait_for_figure(page))
+    assert signature["n"] == 5
+    wait_until_settled(page)
+    assert not page.get_by_text("Page not found").count()
+    assert page.get_by_text("Polarized?").is_visible()
+
+
 def test_changing_n_redraws_the_figure(server, page):
     page.goto(server.url + "/")
     before = wait_for_figure(page)

@@ -18,7 +18,7 @@ from polarize.clips import animate
 from polarize.config import Experiment
 from polarize.integrate import simulate
 from polarize.normalizers import NORMALIZERS
-from polarize.plots import grid as cf
+from polarize.plots import comparisons as cf
 from polarize.plots import token_colors
 from polarize.plots.paper import token_colors as paper_token_colors
 from polarize.science import compare_normalizers, describe_normalizers, flow_vs_descent, polarization_rate
@@ -69,7 +69,7 @@ def test_every_page_runs_at_its_defaults(views):
         assert view.plots() and all(plot.caption for plot in view.plots()), name
         drawn = view.data
         assert drawn.runs and drawn.table, name
-        go.Figure(view.plots()[0].figure.to_dict())  # valid plotly (built without validation)
+        go.Figure(view.plots()[0].figure)  # valid plotly (built without validation)
         downloads = {d.key: d for d in view.downloads}
         data = json.loads(downloads["json"].data())  # strict JSON: no NaN
         assert data["page"] == name and data["runs"]
@@ -81,12 +81,12 @@ def test_every_page_runs_at_its_defaults(views):
         for suffix in (".gif", ".mp4"):
             clips = {d.key for d in view.downloads if d.filename.endswith(suffix)}
             if animate.available(suffix):  # one clip of each kind per animated figure, made on click
-                assert clips == {f"{p.key}-{suffix[1:]}" for p in view.plots() if p.figure.frames}, name
+                assert clips == {f"{p.key}-{suffix[1:]}" for p in view.plots() if p.figure["frames"]}, name
 
 
 def test_normalizers_play_together_in_eight_panels(views):
     view = views["normalizers"]
-    figure = view.plots()[0].figure
+    figure = go.Figure(view.plots()[0].figure)
     assert figure.layout.meta["panels"] == 8
     frames, moving = animated(figure)
     assert moving == 8 and 60 <= frames <= 100
@@ -105,7 +105,7 @@ def test_normalizers_play_together_in_eight_panels(views):
 
 
 def test_fixed_axis_ranges_and_shared_time_axes(views):
-    layout = views["normalizers"].plots()[0].figure.layout
+    layout = go.Figure(views["normalizers"].plots()[0].figure).layout
     ranges = [tuple(layout[f"xaxis{'' if i == 1 else i}"].range) for i in range(1, 9)]
     assert len(set(ranges)) == 1  # every panel on the same time axis
     for i in range(1, 9):
@@ -119,24 +119,24 @@ def test_animated_grid_counts_and_static_panels():
               cf.Panel(title="b", lines=(cf.Line(x=t, y=np.array([1, 2, np.nan, 4, 5.0]), name="w"),),
                        log_y=True),
               cf.Panel(title="c", lines=(cf.Line(x=t, y=t, name="k"),), log_x=False)]
-    fig = cf.animated_grid(panels, cols=2, frames=10)
+    fig = go.Figure(cf.animated_grid(panels, cols=2, frames=10))
     assert len(fig.data) == 4 + 2  # four curves, two panels with a moving curve on a time axis
     assert len(fig.frames) == 10 and fig.layout.meta["panels"] == 3
     assert all(np.isfinite(fig.data[3].y)) and len(fig.data[3].y) == 3  # NaN and t = 0 left out
     assert [tuple(fig.layout[f"xaxis{i}"].range) for i in ("", "2")] == [tuple(fig.layout.xaxis.range)] * 2
-    static = cf.animated_grid(panels[2:], cols=1)
+    static = go.Figure(cf.animated_grid(panels[2:], cols=1))
     assert not static.frames and not static.layout.updatemenus
 
 
 def test_losses_page_draws_the_kl_floor(views):
     view = views["losses"]
     plots = view.plots()
-    floor = [trace for trace in plots[0].figure.data if trace.name.startswith("H(p*)")]
+    floor = [trace for trace in go.Figure(plots[0].figure).data if trace.name.startswith("H(p*)")]
     assert len(floor) == 1 and floor[0].y[0] == pytest.approx(floor[0].y[1])
-    kappa = plots[2].figure
+    kappa = go.Figure(plots[2].figure)
     assert list(kappa.data[0].x) == [1, 2, 3, 4, 5]
     assert kappa.data[0].y[-1] < kappa.data[0].y[0]  # more ill-conditioned, lower entropy
-    assert len(plots[1].figure.layout.meta["animated"]) == 5  # one a(t) panel per kappa
+    assert len(plots[1].figure["layout"]["meta"]["animated"]) == 5  # one a(t) panel per kappa
 
 
 def test_tied_page_shows_the_winning_column_growing(views):
@@ -144,7 +144,7 @@ def test_tied_page_shows_the_winning_column_growing(views):
     assert [row["D"] for row in view.data.table] == [10, 20, 50, 100]
     for row in view.data.table:
         assert row["winner column norm"] > 3 * row["largest other norm"]
-    assert view.plots()[0].figure.layout.meta["panels"] == 12
+    assert go.Figure(view.plots()[0].figure).layout.meta["panels"] == 12
 
 
 
@@ -152,7 +152,7 @@ def test_tied_page_alpha_colours_mean_one_thing_in_every_row(views):
     """One legend for all rows: each name has one colour everywhere, and in each row the line drawn as
     the winner is the alpha that ends largest (read off the chart's own data). Coloured by rank per
     row, the D = 20 row drew its winner alpha 3 blue while the legend said orange."""
-    figure = views["tied"].plots()[0].figure
+    figure = go.Figure(views["tied"].plots()[0].figure)
     alphas = [t for t in figure.data if t.name and t.name.startswith("\u03b1 of")]
     colours: dict[str, set] = {}
     for trace in alphas:
@@ -172,7 +172,7 @@ def test_descent_page_reports_divergence_in_words(views):
     view = views["descent"]
     assert any("diverges" in note for note in view.warnings)
     assert any("ends on token" in note for note in view.warnings)
-    for trace in view.plots()[0].figure.data:
+    for trace in go.Figure(view.plots()[0].figure).data:
         assert all(np.isfinite(np.asarray(trace.y, dtype=float))), trace.name
 
 
@@ -199,7 +199,7 @@ def test_rates_page_fits_the_slope(views):
     assert slope.label == "Fitted slope" and -3.2 < float(slope.value) < -1.8
     # The corrected asymptotics 2(n-1)/(n (z - qbar)^2) predicts the fitted slope.
     assert predicted.label == "Predicted slope" and abs(float(predicted.value) - float(slope.value)) < 0.01
-    figure = view.plots()[0].figure
+    figure = go.Figure(view.plots()[0].figure)
     for i in range(1, 4):
         assert figure.layout[f"yaxis{'' if i == 1 else i}"].type == "log"
         assert figure.layout[f"xaxis{'' if i == 1 else i}"].type == "log"
@@ -209,11 +209,12 @@ def test_rates_page_fits_the_slope(views):
 def test_builders_directly():
     e = Experiment(n=4, d=4, horizon=100.0, a_init="shifted", a_shift=1.0, a_scale=0.1)
     rows = compare_normalizers(e)
-    assert cf.normalizers_figure(rows, frames=12).layout.meta["panels"] == 8
-    descent = cf.descent_figure(flow_vs_descent(Experiment(n=3, d=3, horizon=10.0), (0.5, 2.0)), frames=12)
+    assert go.Figure(cf.normalizers_figure(rows, frames=12)).layout.meta["panels"] == 8
+    descent = go.Figure(cf.descent_figure(flow_vs_descent(Experiment(n=3, d=3, horizon=10.0), (0.5, 2.0)),
+                                          frames=12))
     assert descent.layout.meta["panels"] == 4 and len(descent.frames) == 12
     run = simulate(Experiment(n=3, d=3, horizon=1e8))
-    rate = cf.rate_figure(run, polarization_rate(run), frames=12)
+    rate = go.Figure(cf.rate_figure(run, polarization_rate(run), frames=12))
     assert len(rate.frames) == 12
 
 

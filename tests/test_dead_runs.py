@@ -12,11 +12,11 @@ from polarize import Experiment, simulate
 
 def test_a_dead_relu_run_has_no_entropy_curve_rather_than_zero():
     """Every score 0 is no distribution: the entropy panel draws a gap there, not the 0 of a one-hot s."""
-    from polarize.plots.dashboard import dashboard_spec
+    from polarize.plots.dashboard import dashboard
 
     dead = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[-1.0, -2.0, -0.5], horizon=10.0))
     assert not np.any(dead.s)  # independent of the figure: relu of negative logits is 0 throughout
-    spec = dashboard_spec(dead, frames=4)
+    spec = dashboard(dead, frames=4)
     json.dumps(spec, allow_nan=False)  # the gaps are nulls, not NaN
     go.Figure(spec)  # and valid for plotly
     (curve,) = [t for t in spec["data"] if t.get("uid") == "entropy-curve"]
@@ -26,7 +26,7 @@ def test_a_dead_relu_run_has_no_entropy_curve_rather_than_zero():
     assert now and all(t["y"] == [None] for t in now)
 
     live = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[0.3, -2.0, -0.5], horizon=100.0, seed=1))
-    (curve,) = [t for t in dashboard_spec(live, frames=4)["data"] if t.get("uid") == "entropy-curve"]
+    (curve,) = [t for t in dashboard(live, frames=4)["data"] if t.get("uid") == "entropy-curve"]
     assert None not in curve["y"]
 
 
@@ -37,11 +37,11 @@ def _moving(spec, uid):
 
 def test_a_dead_relu_run_has_no_point_on_the_simplex_rather_than_its_centre():
     """The centre of the simplex is uniform scores; a run with every score 0 has no shares to place."""
-    from polarize.plots.dashboard import dashboard_spec
+    from polarize.plots.dashboard import dashboard
 
     dead = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[-1.0, -2.0, -0.5], horizon=10.0))
     assert not np.any(dead.s)
-    spec = dashboard_spec(dead, frames=4)
+    spec = dashboard(dead, frames=4)
     json.dumps(spec, allow_nan=False)
     (path,) = [t for t in spec["data"] if t.get("uid") == "simplex-path"]
     assert path["x"] and all(v is None for v in path["x"] + path["y"])
@@ -51,7 +51,7 @@ def test_a_dead_relu_run_has_no_point_on_the_simplex_rather_than_its_centre():
 
     live = simulate(Experiment(n=3, d=3, normalizer="relu", a0=[0.3, -2.0, -0.5], horizon=100.0, seed=1))
     assert np.all(np.any(live.s != 0, axis=-1))  # some score is positive at every saved time
-    spec = dashboard_spec(live, frames=4)
+    spec = dashboard(live, frames=4)
     (path,) = [t for t in spec["data"] if t.get("uid") == "simplex-path"]
     assert None not in path["x"] + path["y"]
     assert all(None not in t["x"] for t in _moving(spec, "simplex-now"))

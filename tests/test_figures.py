@@ -14,15 +14,15 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from support.figures import figure, moving_state, run, trace
+from support.figures import dashboard_figure, figure, moving_state, run, trace
 
 from polarize import Experiment, simulate
 from polarize.normalizers import make_normalizer
 from polarize.plots import (
     Palette,
+    comparisons,
     dashboard,
     frame_indices,
-    grid,
     project_to_polygon,
     set_palette,
     simplex_vertices,
@@ -98,12 +98,13 @@ def test_every_trace_is_named_and_only_the_moving_ones_are_animated(fields):
     moving = [uid for uid in MOVING if logistic or uid != "repulsion-fitness"]
     uids = [t.uid for t in fig.data]
     assert sorted(uids) == sorted(STATIC + [f"scores-token{i}" for i in range(n)] + moving)
-    assert fig.layout.meta["animated"] == [trace_index(fig, uid) for uid in moving]
+    assert fig.layout.meta["animated"] == [trace_index(fig.to_dict(), uid) for uid in moving]
 
 
 def test_trace_uids_are_css_safe_and_unique():
     # plotly.js builds CSS selectors from uids: a space or a dot in one breaks the static export.
-    figures = [figure(), grid.tied_figure({10: run(model="tied", n=4, d=4, horizon=10.0)}, frames=5)]
+    tied = comparisons.tied_figure({10: run(model="tied", n=4, d=4, horizon=10.0)}, frames=5)
+    figures = [figure(), go.Figure(tied)]
     for fig in figures:
         uids = [t.uid for t in fig.data]
         assert len(set(uids)) == len(uids)
@@ -195,7 +196,7 @@ def test_the_palette_is_swapped_in_one_place():
     try:
         set_palette(dataclasses.replace(before, tokens=("#000001", "#000002", "#000003"), ink="#010101"))
         assert token_colors(3) == ["#000001", "#000002", "#000003"]
-        fig = dashboard(run(n=3, d=3))
+        fig = dashboard_figure(run(n=3, d=3))
         assert trace(fig, "scores-token2").line.color == "#000003"
         assert trace(fig, "entropy-curve").line.color == "#010101"
     finally:
@@ -235,7 +236,7 @@ def test_every_normalizer_draws(normalizer):
 
 def test_a_short_run_still_animates():
     result = simulate(Experiment(samples=3, horizon=10))
-    fig = dashboard(result)
+    fig = dashboard_figure(result)
     assert [f.name for f in fig.frames] == [str(k) for k in frame_indices(result.t)]
     go.Figure(fig.to_dict())
 
@@ -247,7 +248,7 @@ def test_a_short_run_still_animates():
 def replicator(**fields) -> tuple[object, go.Figure]:
     result = simulate(Experiment(**({"n": 4, "d": 4, "seed": 6, "horizon": 1e3, "a_init": "gaussian",
                                      "a_scale": 1.0} | fields)))
-    return result, dashboard(result, repulsion="replicator")
+    return result, dashboard_figure(result, repulsion="replicator")
 
 
 @pytest.mark.parametrize("fields", [{}, {"loss": "square"}, {"temperature": 2.0}])
@@ -292,7 +293,7 @@ def test_the_replicator_mode_keeps_the_token_colours_the_zero_line_and_fixed_axe
     assert {"\u25b2 logit grows", "\u25bc logit falls"} <= set(texts)
     assert not any(t.uid.startswith("repulsion-") for t in fig.data)
     # Only softmax has the replicator form: other normalizers get the bars but not the reading.
-    sigmoid = dashboard(run(normalizer="sigmoid", horizon=1e3), repulsion="replicator")
+    sigmoid = dashboard_figure(run(normalizer="sigmoid", horizon=1e3), repulsion="replicator")
     assert "\u25b2 logit grows" not in [a.text for a in sigmoid.layout.annotations]
     with pytest.raises(ValueError, match="repulsion"):
         dashboard(result, repulsion="bars")

@@ -38,7 +38,7 @@ LATE = {
     # Jupyter's view of a result is the app's own figure: imported on call, from the layer above.
     ("polarize.notebook", "polarize.plots.dashboard"): _FIGURE,
     ("polarize.notebook", "polarize.plots.paper"): _FIGURE,
-    ("polarize.notebook", "polarize.plots.grid"): _FIGURE,
+    ("polarize.notebook", "polarize.plots.comparisons"): _FIGURE,
     ("polarize.notebook", "polarize.plots.portrait"): _FIGURE,
     ("polarize.notebook", "polarize.plots.words"): _FIGURE,
     ("polarize.notebook", "polarize.science.studies"): "the rate figure draws polarization_rate's numbers",

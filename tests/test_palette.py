@@ -11,10 +11,13 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
+from support.figures import dashboard_figure
+from support.figures import trace as find_trace
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard, find_trace, grid, style, token_colors, token_lines
+from polarize.plots import comparisons, style, token_colors, token_lines
 from polarize.science import compare_normalizers
 
 colorspacious = pytest.importorskip("colorspacious")
@@ -88,7 +91,7 @@ def test_token_lines_rank_by_the_final_values_and_leave_the_grey_ones_out_of_the
 
 def test_the_dashboard_has_a_token_legend_led_by_the_winner():
     result = simulate(Experiment(n=12, d=12, horizon=1e4, seed=3))
-    fig = dashboard(result, frames=10)
+    fig = dashboard_figure(result, frames=10)
     winner = int(np.argmax(result.s[-1]))
     shown = [t for t in fig.data if t.uid and t.uid.startswith("scores-token") and t.showlegend]
     assert len(shown) == len(style.PALETTE.tokens)
@@ -99,7 +102,7 @@ def test_the_dashboard_has_a_token_legend_led_by_the_winner():
 def test_losses_are_not_drawn_in_token_colours_and_differ_by_dash():
     runs = {loss: simulate(Experiment(n=4, d=4, loss=loss, horizon=100.0, seed=1, a_init="gaussian"))
             for loss in ("logistic", "square", "kl")}
-    fig = grid.losses_figure(runs, frames=5)
+    fig = go.Figure(comparisons.losses_figure(runs, frames=5))
     names = {"logistic", "square", "cross-entropy (KL)"}
     per_loss = [t for t in fig.data if t.name in names]
     assert per_loss and not {t.line.color for t in per_loss} & set(style.PALETTE.tokens)
@@ -109,7 +112,7 @@ def test_losses_are_not_drawn_in_token_colours_and_differ_by_dash():
 
 def test_one_token_order_across_the_panels_of_a_figure():
     rows = compare_normalizers(Experiment(n=10, d=10, horizon=100.0, seed=2, a_init="gaussian"))
-    fig = grid.normalizers_figure(rows, frames=5)
+    fig = go.Figure(comparisons.normalizers_figure(rows, frames=5))
     colors_by_name: dict[str, set[str]] = {}
     for trace in fig.data:
         if trace.name and trace.name.startswith("token "):

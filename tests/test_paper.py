@@ -145,7 +145,7 @@ def test_every_paper_figure_is_valid_plotly_at_the_export_width():
     from polarize.plots.paper import WIDTH
 
     for name, figure in PAPER_FIGURES.items():
-        fig = figure.draw({label: simulate(e) for label, e in figure.runs().items()})
+        fig = go.Figure(figure.draw({label: simulate(e) for label, e in figure.runs().items()}))  # validates
         fig.update_layout(title_text=figure.title)
         checked = go.Figure(fig.to_dict())  # raises on any property plotly does not know
         assert checked.layout.width == WIDTH and checked.layout.title.text == figure.title, name

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from scipy.integrate import solve_ivp
 from support.app import page as app_page
@@ -234,7 +235,7 @@ def test_the_page_spec_draws_three_figures_with_rest_points_and_a_table(whole_pa
     assert view.error is None
     assert [p.key for p in view.plots()] == ["field", "basins", "odds"]
     assert {row["stability"] for row in view.data.table} >= {"stable"}
-    uids = {trace.uid for trace in view.plots()[0].figure.data}
+    uids = {trace["uid"] for trace in view.plots()[0].figure["data"]}
     assert {"phase-picked", "phase-paths", "phase-rest-stable"} <= uids
     for row in view.data.table:  # words and numbers, not Python's tuples and lists
         assert all(not str(v).startswith(("(", "[")) for v in row.values()), row
@@ -253,10 +254,10 @@ def test_a_click_on_the_basin_map_sets_the_start_to_the_clicked_square():
     values = {**spec.defaults(None), "resolution": 30}
     view = spec.view(spec.make_job(values))
     basin = view.plots()[1]
-    (curve,) = [i for i, t in enumerate(basin.figure.data) if t.uid == "basin-starts"]
+    (curve,) = [i for i, t in enumerate(basin.figure["data"]) if t["uid"] == "basin-starts"]
     shares = flow_field.triangle_grid(30)
     for k in (0, 17, 450, 899):  # corners and middle of the grid
-        data = list(basin.figure.data[curve].customdata[k])
+        data = list(basin.figure["data"][curve]["customdata"][k])
         point = {"curve_number": curve, "point_index": k, "customdata": data}
         clicked = selected_values(basin, [{"curve_number": 0, "point_index": 2}, point], spec)
         assert set(clicked) == {"pick_a", "pick_b"}
@@ -293,11 +294,38 @@ def test_the_page_shows_a_slice_for_more_than_three_tokens():
     # The slice's own rest points: its three vertices at least, in the table and on the figure.
     assert {row["support"] for row in view.data.table} >= {"token 0", "token 2", "token 3"}
     field = view.plots()[0]
+    drawn = go.Figure(field.figure)
     assert "slice" in field.caption and "rest points are those of the field on the slice" in field.caption
-    marked = sum(len(t.x) for t in field.figure.data if t.uid.startswith("phase-rest-"))
+    marked = sum(len(t.x) for t in drawn.data if t.uid.startswith("phase-rest-"))
     assert marked == len(view.data.table)
-    labels = next(t for t in field.figure.data if t.uid == "phase-labels")
+    labels = next(t for t in drawn.data if t.uid == "phase-labels")
     assert list(labels.text) == ["token 0", "token 2", "token 3"]
-    basins = view.plots()[1].figure
+    basins = go.Figure(view.plots()[1].figure)
     starts = next(t for t in basins.data if t.uid == "basin-starts")
     assert len(starts.x) == 30 * 30
+
+
+@pytest.mark.parametrize("width", [330, 900])
+def test_the_vertex_labels_clear_the_markers_and_the_figure(width):
+    """Each token's name is drawn off its vertex's rest-point marker and inside the figure (on a phone
+    "token 1" sat on the marker and was cut at the figure's edge)."""
+    from polarize.plots.portrait import _layout, _triangle
+
+    figure = go.Figure(_layout(_triangle((0, 1, 2), 3), 560, ""))
+    layout = figure.layout
+    x0, x1 = layout.xaxis.range
+    y0, y1 = layout.yaxis.range
+    plot_w = width - layout.margin.l - layout.margin.r
+    plot_h = 560 - layout.margin.t - layout.margin.b
+    scale = min(plot_w / (x1 - x0), plot_h / (y1 - y0))  # px a unit: the axes share one (scaleanchor)
+    labels = next(t for t in figure.data if t.uid == "phase-labels")
+    outline = next(t for t in figure.data if t.uid == "phase-outline")
+    size = labels.textfont.size
+    marker = 17 / 2 + 2.5  # the rest points' markers: size 17, a 2.5 px line
+    for (vx, vy), x, y, text in zip(zip(outline.x[:3], outline.y[:3], strict=True), labels.x, labels.y,
+                                    labels.text, strict=True):
+        half_w, half_h = 0.6 * size * len(text) / 2, size / 2  # generous: Arial is about 0.5 em a character
+        dx, dy = max(abs(x - vx) * scale - half_w, 0), max(abs(y - vy) * scale - half_h, 0)
+        assert np.hypot(dx, dy) > marker, f"{text} on its vertex's marker at {width} px"
+        assert x0 <= x - half_w / scale and x + half_w / scale <= x1, f"{text} cut at {width} px"
+        assert y0 <= y - half_h / scale and y + half_h / scale <= y1, f"{text} cut at {width} px"

@@ -14,6 +14,7 @@ import functools
 import itertools
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq, fsolve
@@ -262,7 +263,7 @@ def test_the_basin_map_cells_tile_the_triangle_and_wear_their_start_s_winner(who
     from polarize.web import pages
 
     view = pages.PHASE.view(pages.PHASE.make_job({**pages.PHASE.defaults(None), "resolution": 30}))
-    figure = view.plots()[1].figure
+    figure = go.Figure(view.plots()[1].figure)
     starts = next(t for t in figure.data if t.uid == "basin-starts")
     cells = [t for t in figure.data if t.uid.startswith("basin-cells-")]
     polygons, colours = [], []

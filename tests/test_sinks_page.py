@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from support.app import page as app_page
 
@@ -45,7 +46,7 @@ def _softmax_run() -> dict:
 
 def test_attention_figure_opens_at_the_end_plays_the_checkpoints_and_marks_sinks_as_they_appear():
     record = _softmax_run()
-    figure = attention_figure(record)
+    figure = go.Figure(attention_figure(record))
     assert len(figure.data) == 8
     assert [frame.name for frame in figure.frames] == [str(m["step"]) for m in record["maps"]]
     for frame, snapshot, entry in zip(figure.frames, record["maps"], record["history"], strict=True):
@@ -68,11 +69,24 @@ def test_attention_figure_opens_at_the_end_plays_the_checkpoints_and_marks_sinks
                if b.method == "animate")
 
 
+def test_a_phone_keeps_neighbouring_head_titles_apart():
+    """Two heads a row in a phone's column (the colour bar and the query labels beside them): a title's
+    line of 16 characters ("sink 0.98 \u2605 SINK") ran into its neighbour's; the star alone marks a
+    sink head there, the same heads as on a desktop."""
+    record = _softmax_run()
+    desktop, phone = go.Figure(attention_figure(record)), go.Figure(attention_figure(record, narrow=True))
+    for wide, narrow in zip(desktop.frames, phone.frames, strict=True):
+        lines = [line for a in narrow.layout.annotations for line in a.text.split("<br>")]
+        assert max(map(len, lines)) <= len("layer 0, head 0")
+        assert ["SINK" in a.text for a in wide.layout.annotations] == \
+            ["\u2605" in a.text for a in narrow.layout.annotations]
+
+
 def test_training_and_massive_figures():
     record = _softmax_run()
-    assert len(training_figure(record).data) == 8 + 1
+    assert len(go.Figure(training_figure(record)).data) == 8 + 1
     tied = simulate(paper_tied(10))
-    figure = massive_figure(record, tied)
+    figure = go.Figure(massive_figure(record, tied))
     bos = [trace for trace in figure.data if trace.name and trace.name.startswith("BOS")]
     assert len(bos) == 2
     np.testing.assert_allclose(bos[1].y, [h["bos_norms"][1] for h in record["history"]], rtol=1e-4)

@@ -15,8 +15,8 @@ from polarize import simulate
 from polarize.losses import KL, entropy
 from polarize.plots import (
     comparison_figure,
+    comparisons,
     gap_figure,
-    grid,
     paper,
     round_significant,
     scores_figure,
@@ -41,8 +41,8 @@ def tied_runs() -> dict[int, object]:
 
 def test_the_papers_tied_figure_is_the_pages_drawn_static():
     runs = tied_runs()
-    page = grid.tied_figure(runs, frames=12)
-    exported = paper.tied_figure({f"D = {D}": r for D, r in runs.items()})
+    page = go.Figure(comparisons.tied_figure(runs, frames=12))
+    exported = go.Figure(paper.tied_figure({f"D = {D}": r for D, r in runs.items()}))
     assert page.frames and not exported.frames and not exported.layout.updatemenus
     assert curves(exported) == curves(page)
     assert ("D = 20: loss", "loss") in curves(page)
@@ -51,8 +51,8 @@ def test_the_papers_tied_figure_is_the_pages_drawn_static():
 
 def test_the_papers_regression_figure_is_the_pages_with_the_kappa_summary():
     runs = {k: simulate(paper_regression(k).varied(horizon=5.0, samples=20)) for k in (1.0, 4.0)}
-    page = curves(grid.regression_figure(runs, frames=12))
-    exported = curves(paper.regression_figure({f"kappa = {k:g}": r for k, r in runs.items()}))
+    page = curves(go.Figure(comparisons.regression_figure(runs, frames=12)))
+    exported = curves(go.Figure(paper.regression_figure({f"kappa = {k:g}": r for k, r in runs.items()})))
     assert {key: exported[key] for key in page} == page
     summary = {name: points for (title, name), points in exported.items() if title.startswith("final")}
     assert summary["entropy H(s)"] == ([1.0, 4.0], rounded([r.entropy[-1] for r in runs.values()]))
@@ -61,9 +61,9 @@ def test_the_papers_regression_figure_is_the_pages_with_the_kappa_summary():
 
 def test_a_static_grid_has_no_markers_frames_or_controls():
     t = np.array([0.0, 0.1, 1.0, 10.0])
-    panels = [grid.Panel(title="a", lines=(grid.Line(x=t, y=t + 1, name="u"),))]
-    animated = grid.animated_grid(panels, cols=1, frames=4)
-    static = grid.animated_grid(panels, cols=1, animated=False)
+    panels = [comparisons.Panel(title="a", lines=(comparisons.Line(x=t, y=t + 1, name="u"),))]
+    animated = go.Figure(comparisons.animated_grid(panels, cols=1, frames=4))
+    static = go.Figure(comparisons.animated_grid(panels, cols=1, animated=False))
     assert [tr.uid for tr in animated.data] == ["panel0-line0", "panel0-now"]
     assert [tr.uid for tr in static.data] == ["panel0-line0"]
     assert not static.frames and not static.layout.updatemenus and static.layout.meta["animated"] == []
@@ -75,12 +75,12 @@ def test_the_kl_floor_comes_from_the_loss():
     target = np.asarray(result.experiment.target)
     assert kl_floor(result.experiment) == KL(target).floor == pytest.approx(float(entropy(target)))
     assert kl_floor(run().experiment) is None
-    fig = grid.losses_figure({"logistic": run(), "kl": result}, frames=5)
+    fig = go.Figure(comparisons.losses_figure({"logistic": run(), "kl": result}, frames=5))
     (floor,) = [t for t in fig.data if t.name.startswith("H(p*)")]
     assert list(floor.y) == rounded([KL(target).floor] * 2)
     # On a phone the legend's entries are short (plotly sets its columns as wide as the widest): the
     # floor's value is in its hover, the cross-entropy is "KL".
-    phone = grid.losses_figure({"logistic": run(), "kl": result}, frames=5, narrow=True)
+    phone = go.Figure(comparisons.losses_figure({"logistic": run(), "kl": result}, frames=5, narrow=True))
     names = {t.name for t in phone.data if t.showlegend is not False}
     assert "KL" in names and "H(p*)" in names and max(map(len, names)) <= 8, names
     (phone_floor,) = [t for t in phone.data if t.name == "H(p*)"]
@@ -104,7 +104,7 @@ def test_format_time():
 
 def test_scores_figure_draws_each_score():
     result = run()
-    fig = scores_figure(result, log_y=True)
+    fig = go.Figure(scores_figure(result, log_y=True))
     assert [t.name for t in fig.data] == [f"token {i}" for i in range(8)]
     assert [t.line.color for t in fig.data] == token_colors(8)
     keep = result.t > 0
@@ -115,20 +115,20 @@ def test_scores_figure_draws_each_score():
 
 def test_comparison_figure_draws_each_run_and_the_references():
     a, b = run(), run(loss="square")
-    fig = comparison_figure({"a": a, "b": b}, "entropy", reference=[math.log(8)])
+    fig = go.Figure(comparison_figure({"a": a, "b": b}, "entropy", reference=[math.log(8)]))
     assert [t.name for t in fig.data] == ["a", "b", f"{math.log(8):.3g}"]
     b_line, reference = fig.data[1:]
     assert list(b_line.y) == rounded(b.entropy[b.t > 0])
     assert list(reference.y) == rounded([math.log(8)] * 2) and reference.line.dash == "dash"
     assert fig.layout.xaxis.type == "log"
-    empty = comparison_figure({}, "one_minus_max", log_y=True)  # the maths page adds its own curves
+    empty = go.Figure(comparison_figure({}, "one_minus_max", log_y=True))  # the maths page adds its curves
     assert not empty.data and empty.layout.xaxis.range is None
 
 
 def test_gap_figure_for_the_maths_page():
     result = run(n=5, d=5, horizon=1e8, seed=1)
     rate = polarization_rate(result)
-    fig = gap_figure(rate)
+    fig = go.Figure(gap_figure(rate))
     gap, sharp, theorem = fig.data
     assert list(gap.y) == rounded(rate.gap) and sharp.line.dash == "dash" and theorem.line.dash == "dot"
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.range[1] == 0.3
@@ -138,7 +138,7 @@ def test_gap_figure_for_the_maths_page():
 def test_rate_figure_draws_the_corrected_asymptotics_and_it_meets_the_run():
     result = run(n=5, d=5, horizon=1e12, seed=1, a_init="zeros", a_scale=1.0)  # the Rates page's default
     rate = polarization_rate(result)
-    fig = grid.rate_figure(result, rate, animated=False)
+    fig = go.Figure(comparisons.rate_figure(result, rate, animated=False))
     gap, corrected = (next(tr for tr in fig.data if tr.name == name and tr.xaxis == "x")
                       for name in ("1 \u2212 max s (run)", "2(n\u22121)/(n (z \u2212 q\u0304)\u00b2)"))
     past = (rate.margin > rate.qbar) & (rate.corrected < 10)

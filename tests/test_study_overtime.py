@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from polarize import Experiment
@@ -201,7 +202,7 @@ def test_the_phase_portrait_draws_the_rows_of_its_basin_map_done_in_time(monkeyp
     monkeypatch.setattr(limited, "within", lambda limit: 20.0)
     view = view_of("phase", {})
     assert view.error is None and [p.key for p in view.plots()] == ["field", "basins", "odds"]
-    traces = {t.uid: t for t in view.plots()[1].figure.data}
+    traces = {t.uid: t for t in go.Figure(view.plots()[1].figure).data}
     run, missing = len(traces["basin-starts"].x), len(traces["basin-missing"].x)
     assert run > 0 and missing > 0 and run + missing == 2500
     # (On a loaded machine the odds may be cut too; they are then named first, in the same sentence.)

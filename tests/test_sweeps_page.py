@@ -6,6 +6,7 @@ The counts are DuckDB's SQL over the Parquet files; the Wilson bands scipy's ``b
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from scipy.stats import binomtest
 
@@ -59,7 +60,7 @@ def test_the_grid_table_says_what_every_cell_shares_as_well_as_the_axes():
 
 
 def test_the_runs_fraction_is_the_share_sql_counts_in_its_wilson_band():
-    figure = _view("example-runs").plots()[0].figure
+    figure = go.Figure(_view("example-runs").plots()[0].figure)
     rows = _sql("runs", "SELECT normalizer, n, sum(polarized::int), count(*) FROM runs "
                         "WHERE status != 'error' GROUP BY ALL")
     lines = _lines(figure)
@@ -77,7 +78,7 @@ def test_the_runs_fraction_is_the_share_sql_counts_in_its_wilson_band():
 
 
 def test_the_ensemble_fraction_pools_every_start_of_every_chunk():
-    figure = _view("example-ensemble", fraction="naive_holds").plots()[0].figure
+    figure = go.Figure(_view("example-ensemble", fraction="naive_holds").plots()[0].figure)
     rows = _sql("ensemble", "SELECT scale, sum(n_naive), sum(n_starts) FROM runs GROUP BY ALL")
     (line,) = _lines(figure).values()
     assert {s: h / t for s, h, t in rows} == pytest.approx(line)
@@ -85,7 +86,7 @@ def test_the_ensemble_fraction_pools_every_start_of_every_chunk():
 
 
 def test_the_spread_is_the_median_over_seeds():
-    figure = _view("example-runs", measure="entropy_end").plots()[1].figure
+    figure = go.Figure(_view("example-runs", measure="entropy_end").plots()[1].figure)
     rows = _sql("runs", "SELECT normalizer, n, median(entropy_end) FROM runs GROUP BY ALL")
     lines = _lines(figure)
     for normalizer, n, median in rows:
@@ -93,11 +94,11 @@ def test_the_spread_is_the_median_over_seeds():
 
 
 def test_the_sink_figure_shows_every_layer1_head_of_every_run():
-    figure = _view("example-sinks").plots()[1].figure
+    figure = go.Figure(_view("example-sinks").plots()[1].figure)
     rows = _sql("sinks", "SELECT seed, sink_scores[5:8] FROM runs")  # layer 1 of 2 x 4 heads (1-based)
     shown = sorted(y for t in figure.data if t.mode == "markers" for y in t.y)
     assert shown == sorted(v for _, scores in rows for v in scores) and len(shown) == 14 * 4
-    shares = _view("example-sinks").plots()[0].figure
+    shares = go.Figure(_view("example-sinks").plots()[0].figure)
     counted = dict(_sql("sinks", "SELECT variant, avg((layer1_sinks > 0)::int) FROM runs "
                         "WHERE NOT starts_with(variant, 'raw') GROUP BY 1"))  # raw: no sinks to count
     (line,) = _lines(shares).values()
@@ -168,7 +169,7 @@ def test_tables_captions_and_axes_say_words_not_field_names(name, measure):
     words += [str(value) for b in walk(view.blocks) if isinstance(b, Table) for row in b.rows
               for value in row.values() if not str(value).endswith("(every cell)")]
     words += [p.caption for p in view.plots()]
-    words += [p.figure.layout.yaxis.title.text or "" for p in view.plots()]
+    words += [go.Figure(p.figure).layout.yaxis.title.text or "" for p in view.plots()]
     for field in FIELD_NAMES:
         assert not [w for w in words if field in w], field
     if name == "runs":

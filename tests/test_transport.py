@@ -12,12 +12,14 @@ import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import open_page
+from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
-from polarize.plots import Panel, dashboard, token_lines
+from polarize.plots import Panel, token_lines
 from polarize.plots.animation import SPEEDS, STEP_BACK, STEP_FORWARD, animation_controls
 from polarize.plots.geometry import CONTROLS_MARGIN, SLIDER_TOP, TRANSPORT_TOP
 from polarize.plots.multiples import animated_grid
@@ -32,7 +34,8 @@ SCRIPT = (ROOT / "polarize" / "web" / "transport.js").read_text()
 def figures():
     result = simulate(Experiment(n=4, d=4, horizon=1e3))
     panels = [Panel(title="scores", lines=token_lines(result.t, result.s))]
-    return {"dashboard": dashboard(result, frames=20), "grid": animated_grid(panels, cols=1, frames=20)}
+    return {"dashboard": dashboard_figure(result, frames=20),
+            "grid": go.Figure(animated_grid(panels, cols=1, frames=20))}
 
 
 @pytest.mark.parametrize("name", ["dashboard", "grid"])

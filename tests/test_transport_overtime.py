@@ -45,7 +45,7 @@ def test_the_explorer_draws_the_partial_run_with_advice_that_fits_it():
     # The dashboard is drawn up to where the run stopped: its last frame is the last saved time.
     dashboard = go.Figure(view.plots()[0].figure)  # the app builds it as a plain dict
     assert dashboard.layout.meta["frame_times"][-1] == pytest.approx(reached, rel=1e-6)
-    assert find_trace(dashboard, "simplex-path") is not None
+    assert find_trace(view.plots()[0].figure, "simplex-path") is not None
 
 
 def test_advice_follows_the_settings():

@@ -17,7 +17,7 @@ from polarize.plots.static import find_browser, missing_for_images, start_browse
 from polarize.serve.runner import prestart
 from polarize.web.pages import PAGES
 from ui import mode, theme
-from ui.navigation import st_page
+from ui.navigation import st_pages
 
 __all__ = ["run_app"]
 
@@ -49,4 +49,4 @@ def run_app() -> None:
     st.set_page_config(page_title="polarize", page_icon=str(ICON), layout="wide",
                        initial_sidebar_state=mode.sidebar_state())
     theme.style()
-    st.navigation([st_page(spec) for spec in PAGES]).run()
+    st.navigation(st_pages(PAGES)).run()

@@ -43,7 +43,7 @@ class PaperFigure:
     name: str
     title: str
     runs: Callable[[], dict[str, Experiment]]
-    draw: Callable[[dict[str, Result]], go.Figure]
+    draw: Callable[[dict[str, Result]], dict]
 
 
 def _compare(loss: str) -> dict[str, Experiment]:
@@ -117,7 +117,7 @@ def reproduce(directory: Path | str, *, images: bool = True, log: Callable[[str]
     start = time.perf_counter()
     for name, figure in PAPER_FIGURES.items():
         results = {label: simulate(e) for label, e in figure.runs().items()}
-        fig = figure.draw(results)
+        fig = go.Figure(figure.draw(results), _validate=False)  # the figure dict, for its writers
         fig.update_layout(title_text=figure.title)
         fig.write_html(out / f"{name}.html", include_plotlyjs=True, full_html=True)
         if export is not None:

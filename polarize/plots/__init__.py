@@ -6,7 +6,7 @@
 - ``animation``: frame times and the play/pause/speed/slider controls;
 - ``panels``, ``replicator`` and ``dashboard``: the Explorer's five-panel figure, one builder per panel
   (the repulsion panel has two: points, or the replicator lens's bars);
-- ``grid``: the comparison pages' figures (also the paper's, static);
+- ``comparisons``: the comparison pages' figures (also the paper's, static);
 - ``portrait``: the phase portrait (field, rest points, runs, basin map, odds);
 - ``transformer``: the attention-sink experiments (heatmaps, sink scores, training curves);
 - ``maths``: the small static figures of the maths page;
@@ -14,14 +14,16 @@
 - ``crowding`` and ``present_figure``: figures fitted to small panels and to their room;
 - ``display``: the ``Display`` a page is shown on; ``geometry``: the pixel geometry (transport, rows).
 
-Builders take results (``polarize.diagnostics.Result``) and return ``go.Figure``;
+Builders take results (``polarize.diagnostics.Result``) and return plotly's figure JSON as plain
+dicts (``data``, ``layout``, ``frames``): one form from the builders through the fit to the page, never
+validated on the way (the tests validate them with ``go.Figure``). A ``go.Figure`` is made only at the
+library's edge (``Result.figure``, ``Ensemble.figure``, ``Basins.figure``, ``polarize reproduce``);
 nothing here imports Streamlit.
 """
 
-from polarize.plots import grid, paper, style
+from polarize.plots import comparisons, paper, style
 from polarize.plots.animation import FRAMES, SPEEDS, animation_controls, frame_indices
-from polarize.plots.dashboard import PANELS, dashboard
-from polarize.plots.grid import (
+from polarize.plots.comparisons import (
     descent_figure,
     kappa_figure,
     losses_figure,
@@ -30,6 +32,7 @@ from polarize.plots.grid import (
     regression_figure,
     tied_figure,
 )
+from polarize.plots.dashboard import PANELS, dashboard
 from polarize.plots.lines import Line, Panel, find_trace, token_lines, trace_index
 from polarize.plots.maths import comparison_figure, gap_figure, scores_figure
 from polarize.plots.multiples import animated_grid
@@ -50,12 +53,12 @@ __all__ = [
     "animated_grid",
     "animation_controls",
     "comparison_figure",
+    "comparisons",
     "dashboard",
     "descent_figure",
     "find_trace",
     "frame_indices",
     "gap_figure",
-    "grid",
     "kappa_figure",
     "losses_figure",
     "normalizers_figure",

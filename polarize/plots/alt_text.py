@@ -34,18 +34,14 @@ def _listed(names: list[str], kind: str) -> str:
 
 
 def describe(figure: Any) -> str:
-    """One paragraph saying what ``figure`` (a ``go.Figure`` or a figure dict) shows.
+    """One paragraph saying what ``figure`` (a figure dict) shows.
 
     Returns
     -------
     str
         Plain text (no markup): title, panels, axes, named curves, and the animation's time span.
     """
-    if hasattr(figure, "to_plotly_json"):
-        layout = figure.layout.to_plotly_json()
-        data, frames = [t.to_plotly_json() for t in figure.data], figure.frames
-    else:
-        layout, data, frames = figure.get("layout", {}), figure.get("data", []), figure.get("frames") or ()
+    layout, data, frames = figure.get("layout", {}), figure.get("data", []), figure.get("frames") or ()
     title = _plain(layout.get("title"))
     panels = [_plain(a.get("text")) for a in layout.get("annotations", ())
               if a.get("xref", "paper") == "paper" and a.get("yref", "paper") == "paper"

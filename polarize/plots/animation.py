@@ -26,17 +26,15 @@ from typing import Any
 import numpy as np
 
 from polarize.plots import style
-from polarize.plots.geometry import BAND, EDGE, SLIDER_TOP, TRANSPORT_TOP, fraction
+from polarize.plots.geometry import BAND, EDGE, PLOT_HEIGHT, SLIDER_TOP, TRANSPORT_TOP, fraction
 
-__all__ = ["FRAMES", "PLOT_HEIGHT", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
+__all__ = ["FRAMES", "SPEEDS", "STEP_BACK", "STEP_FORWARD",
            "animation_controls", "frame_indices"]
 
 FRAMES = 80
 """Default number of animation frames (fewer when the run saved fewer times)."""
 SPEEDS: dict[str, int] = {"slow": 180, "normal": 80, "fast": 25}
 """Milliseconds per frame for the three speed buttons."""
-PLOT_HEIGHT = 516
-"""Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 180)."""
 STEP_BACK, STEP_FORWARD = "step-back", "step-forward"
 """Names of the two step buttons (``layout.updatemenus[0].buttons[i].name``), for the transport script."""
 

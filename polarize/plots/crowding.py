@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from polarize.plots import style
+from polarize.plots.geometry import NOTE_ROOM
 
-__all__ = ["LEGEND_ROW", "LEGEND_SYMBOL", "NOTE_ROOM", "TICK_PITCH", "legend_rows", "uncrowded"]
+__all__ = ["LEGEND_ROW", "LEGEND_SYMBOL", "TICK_PITCH", "legend_rows", "uncrowded"]
 
 TICK_PITCH = 1.8
 """Least distance between two tick labels of a vertical axis, in tick font heights."""
-NOTE_ROOM = 180
-"""Pixels a panel needs to hold a note or a legend inside it besides its data."""
 LEGEND_SYMBOL, LEGEND_ROW = 40, 2.1
 """A horizontal legend's entry: pixels besides its name; a row's height in font sizes (measured)."""
 _CHAR = 0.45

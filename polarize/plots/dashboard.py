@@ -24,14 +24,13 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.animation import FRAMES, animation_controls
 from polarize.plots.crowding import legend_rows
-from polarize.plots.geometry import margins
+from polarize.plots.geometry import DASHBOARD_LEGEND_ROW, DASHBOARD_NARROWEST, PHONE_DASHBOARD_PLOT, margins
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -45,7 +44,7 @@ from polarize.plots.panels import (
 from polarize.plots.replicator import REPULSION_TITLES, replicator_panel
 from polarize.science import format_time
 
-__all__ = ["BUILDERS", "PANELS", "dashboard", "dashboard_spec", "titles"]
+__all__ = ["BUILDERS", "PANELS", "dashboard", "titles"]
 
 PANELS: dict[str, str] = {
     "simplex": "Scores on the simplex",
@@ -62,23 +61,18 @@ BUILDERS: dict[str, Callable[[RunFrames, str, str], PanelTraces]] = {
 }
 """Panel key -> its builder."""
 
-_LEGEND = 34
-"""Pixels above the panels for a row of the token legend."""
-_DESKTOP_NARROWEST = 580
-"""Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
-open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
-_PHONE_PLOT = 486
-"""Pixels of the dashboard's plot on a phone: the simplex across the figure, the four other panels two
-by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header. No
-legend: the simplex's corners, numbered in the tokens' colours, are its key (a legend took four rows
-there)."""
 _AXES = {key: (f"x{'' if i == 1 else i}", f"y{'' if i == 1 else i}") for i, key in enumerate(PANELS, start=1)}
 """Panel key -> its axes: the order in which ``make_subplots`` numbers the cells below."""
 
 
 def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
-              narrow: bool = False) -> go.Figure:
-    """The animated five-panel dashboard of one run.
+              narrow: bool = False) -> dict[str, Any]:
+    """The animated five-panel dashboard of one run, as the plain figure dict that plotly.js reads.
+
+    Plotly's figure objects validate every frame's traces as they are built, even unvalidated,
+    which costs several times the run itself: the dict goes to the browser as it is, and
+    ``Result.figure`` (the library's edge) wraps it in a ``go.Figure``. Validation is done by the
+    tests (``go.Figure(figure)``), not on every run.
 
     Parameters
     ----------
@@ -93,52 +87,24 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
         For a phone: the simplex across the figure and the other panels two by two under it, in
-        the order above, the plot ``_PHONE_PLOT`` px tall (``height`` is then not used), no legend,
-        the transport on top.
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        Static traces (polygon, full path, curves), then the moving ones, whose
-        indices ``figure.layout.meta["animated"]`` lists; every trace named by
-        its ``uid``. One frame per shown time, named by its index into
-        ``result.t``; play, pause and speed buttons and a time slider. Its
-        ``layout.meta`` also records ``n``, ``frame_times`` and the panel axes.
-    """
-    spec = dashboard_spec(result, frames=frames, height=height, repulsion=repulsion, narrow=narrow)
-    return go.Figure(spec, _validate=False)
-
-
-def dashboard_spec(result: Result, *, frames: int = FRAMES, height: int = 780, repulsion: str = "fitness",
-                   narrow: bool = False) -> dict[str, Any]:
-    """The dashboard as the plain dict that plotly.js reads: what ``dashboard`` wraps, for the app.
-
-    Plotly's figure objects validate every frame's traces as they are built, even
-    unvalidated, which costs several times the run itself; a page that only sends
-    the figure to the browser skips them. Validation is done by the tests
-    (``go.Figure(spec)`` with validation), not on every run.
-
-    Parameters
-    ----------
-    result : Result
-        ``K`` saved times, ``n`` tokens (as for ``dashboard``).
-    frames : int
-    height : int
-    repulsion : {"fitness", "replicator"}
-    narrow : bool, optional
+        the order above, the plot ``PHONE_DASHBOARD_PLOT`` px tall (``height`` is then not used), no
+        legend, the transport on top.
 
     Returns
     -------
     dict
-        ``data``, ``layout`` and ``frames``, the contents of ``dashboard``'s figure; the layout
-        holds plotly's default template, as a ``go.Figure`` adds it (one dict shared by every
-        figure: read it, never change it).
+        ``data``: static traces (polygon, full path, curves), then the moving ones, whose
+        indices ``layout["meta"]["animated"]`` lists; every trace named by its ``uid``.
+        ``frames``: one a shown time, named by its index into ``result.t``; play, pause and speed
+        buttons and a time slider. ``layout["meta"]`` also records ``n``, ``frame_times`` and the
+        panel axes. The layout holds plotly's default template, as a ``go.Figure`` adds it (one dict
+        shared by every figure: read it, never change it).
     """
     view = RunFrames.of(result, frames)
     grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
-    legend = 0 if narrow else _LEGEND * _legend_rows(view.n)
+    legend = 0 if narrow else DASHBOARD_LEGEND_ROW * _legend_rows(view.n)
     top, bottom = margins((34 if narrow else 50) + legend, narrow=narrow)  # on a phone the transport on top
-    height = _PHONE_PLOT + top + bottom if narrow else height
+    height = PHONE_DASHBOARD_PLOT + top + bottom if narrow else height
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -223,7 +189,7 @@ def _legend_rows(n: int) -> int:
     """Rows the token legend takes at the dashboard's narrowest: plotly would push the panels down
     for a second row, and the controls below them (placed in fractions of the plot) up into the axes."""
     names = [_legend_title(n)] + [f"token {n - 1}"] * min(n, len(style.PALETTE.tokens))
-    return legend_rows(names, size=style.FONT_SIZE - 3, width=_DESKTOP_NARROWEST)
+    return legend_rows(names, size=style.FONT_SIZE - 3, width=DASHBOARD_NARROWEST)
 
 
 def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,

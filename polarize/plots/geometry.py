@@ -15,8 +15,13 @@ a figure built for a phone (``narrow=True``) is laid out so from the start.
 
 from __future__ import annotations
 
-__all__ = ["BAND", "CONTROLS_MARGIN", "EDGE", "LEAST_PLOT", "LEAST_ROW", "ON_TOP", "PHONE_LEGEND_SHARE",
-           "SLIDER_TOP", "SPEED_ROW", "TRANSPORT_TOP", "fraction", "margins"]
+__all__ = ["BAND", "CONTROLS_MARGIN", "DASHBOARD_LEGEND_ROW", "DASHBOARD_NARROWEST", "DESCENT_ROW", "EDGE",
+           "GRID_BOTTOM", "GRID_TOP", "HEATMAP_ROW", "KAPPA_ROW", "LEAST_PLOT", "LEAST_ROW", "LEGEND_GAP",
+           "LEGEND_WIDTH", "LOSSES_ROW", "MASSIVE_ROW", "NORMALIZERS_ROW", "NOTE_ROOM", "ON_TOP",
+           "PHONE_COLS", "PHONE_DASHBOARD_PLOT", "PHONE_HEATMAP_ROW", "PHONE_LEGEND_SHARE", "PHONE_ROW",
+           "PHONE_TRAINING_PLOT", "PLOT_HEIGHT", "RATE_ROW", "REGRESSION_ROW", "ROW_GAP", "SHARED_GAP",
+           "SLIDER_TOP", "SPEED_ROW", "TIED_ROW", "TITLE_LIFT", "TITLE_LINE", "TRAINING_AXIS_ROOM",
+           "TRANSPORT_TOP", "fraction", "margins"]
 
 TRANSPORT_TOP = 68
 """Pixels below the plot where a desktop's buttons start (the bottom panels' tick labels and axis
@@ -42,6 +47,58 @@ PHONE_LEGEND_SHARE = 0.7
 """The share of a phone's width a legend's rows are estimated at: plotly aligns a legend's entries in
 columns, which on a phone takes more rows than the estimate at the full width (Loss and
 conditioning's 12 entries: 7 rows, estimated 4)."""
+
+PLOT_HEIGHT = 516
+"""Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 180)."""
+NOTE_ROOM = 180
+"""Pixels a panel needs to hold a note or a legend inside it besides its data (``crowding``)."""
+
+# ---- the small multiples (``multiples.animated_grid``), the comparison pages' grid -------------------
+
+GRID_TOP, GRID_BOTTOM = 50, 40
+"""Pixels above a grid's first row (its title) and, for a still grid, below its last."""
+TITLE_LINE = 22
+"""Pixels of one line of a panel's title."""
+ROW_GAP = 72
+"""Pixels between two rows of panels, besides the lower row's title: the upper row's ticks and x title."""
+SHARED_GAP = 16
+"""Pixels between two rows of panels over one time axis, besides the lower row's title: the axis is
+labelled once, under the lowest (``crowding.uncrowded``)."""
+LEGEND_GAP = 14
+"""Pixels between a grid's legend and its first row's titles."""
+TITLE_LIFT = 6
+"""Pixels between a panel's top and its title (within ``LEGEND_GAP`` and the rows' gap)."""
+LEGEND_WIDTH = {False: 770, True: 270}
+"""Pixels of plot a legend from its left edge may fill before it wraps, by ``narrow``: on a 1280 px
+projector with the sidebar open and on a phone (the figure less its margins and y tick labels)."""
+PHONE_COLS, PHONE_ROW = 2, 220
+"""Most columns and pixels per row on a phone, before the figure is fitted to its window (``web.fit``)."""
+NORMALIZERS_ROW, LOSSES_ROW, KAPPA_ROW, REGRESSION_ROW = 270, 330, 280, 300
+TIED_ROW, DESCENT_ROW, RATE_ROW, MASSIVE_ROW = 260, 300, 420, 340
+"""Pixels per row of panels of each comparison figure on a desktop (``comparisons``; the massive
+activations' beside the tied toy, ``transformer``)."""
+
+# ---- the Explorer's dashboard (``dashboard``) --------------------------------------------------------
+
+DASHBOARD_LEGEND_ROW = 34
+"""Pixels above the panels for a row of the token legend."""
+DASHBOARD_NARROWEST = 580
+"""Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
+open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
+PHONE_DASHBOARD_PLOT = 486
+"""Pixels of the dashboard's plot on a phone: the simplex across the figure, the four other panels two
+by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header. No
+legend: the simplex's corners, numbered in the tokens' colours, are its key (a legend took four rows
+there)."""
+
+# ---- the attention-sink figures (``transformer``) ----------------------------------------------------
+
+HEATMAP_ROW, PHONE_HEATMAP_ROW = 300, 260
+"""Pixels of plot per row of attention heatmaps, on a desktop and on a phone."""
+TRAINING_AXIS_ROOM = 70
+"""Pixels below the training panel for its tick labels and x title (on a phone, above its legend)."""
+PHONE_TRAINING_PLOT = 310
+"""Pixels of the training panel's plot on a phone."""
 
 
 def fraction(px: float, plot: float) -> float:

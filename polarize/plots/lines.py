@@ -144,27 +144,21 @@ def line_trace(line: Line, xaxis: str = "x", yaxis: str = "y", *, mode: str = "l
     return trace | extra
 
 
-def find_trace(figure: Any, uid: str) -> Any:
-    """The one trace of ``figure`` (a ``go.Figure`` or its dict) whose ``uid`` is ``uid``.
+def find_trace(figure: dict[str, Any], uid: str) -> dict[str, Any]:
+    """The one trace of ``figure`` (a figure dict) whose ``uid`` is ``uid``.
 
     Raises
     ------
     KeyError
         When no trace, or more than one, has that ``uid``.
     """
-    data = figure["data"] if isinstance(figure, dict) else figure.data
-    found = [trace for trace in data if _uid(trace) == uid]
+    found = [trace for trace in figure["data"] if trace.get("uid") == uid]
     if len(found) != 1:
         raise KeyError(f"{len(found)} traces with uid {uid!r}")
     return found[0]
 
 
-def trace_index(figure: Any, uid: str) -> int:
-    """The position in ``figure.data`` of the trace whose ``uid`` is ``uid`` (for frames' ``traces``)."""
-    data = figure["data"] if isinstance(figure, dict) else figure.data
-    return next(i for i, trace in enumerate(data) if _uid(trace) == uid)
+def trace_index(figure: dict[str, Any], uid: str) -> int:
+    """The position in ``figure["data"]`` of the trace whose ``uid`` is ``uid`` (for frames' ``traces``)."""
+    return next(i for i, trace in enumerate(figure["data"]) if trace.get("uid") == uid)
 
-
-def _uid(trace: Any) -> str | None:
-    """A trace's ``uid``, whether the trace is a plotly object or a dict."""
-    return trace.get("uid") if isinstance(trace, dict) else trace.uid

@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
 from polarize.plots import style
@@ -19,15 +18,16 @@ _TITLES = {"entropy": "entropy H(s)", "one_minus_max": "1 \u2212 max s", "loss":
 _MARGIN = dict(l=10, r=10, t=30, b=10)
 
 
-def _single(panel: Panel, height: int, legend: bool, narrow: bool) -> go.Figure:
+def _single(panel: Panel, height: int, legend: bool, narrow: bool) -> dict[str, Any]:
     """One static panel, its legend on the right."""
     fig = animated_grid([panel], cols=1, animated=False, height=height, legend=legend, narrow=narrow)
-    return fig.update_layout(margin=_MARGIN, font=style.font(-2),
-                             legend=dict(orientation="v", x=1.02, y=1.0, yanchor="top", font=style.font(-4)))
+    style.layout_update(fig["layout"], margin=_MARGIN, font=style.font(-2),
+                        legend=dict(orientation="v", x=1.02, y=1.0, yanchor="top", font=style.font(-4)))
+    return fig
 
 
 def scores_figure(result: Result, *, height: int = 320, log_y: bool = False,
-                  narrow: bool = False) -> go.Figure:
+                  narrow: bool = False) -> dict[str, Any]:
     """Each score ``s_i(t)`` against log time (a static figure).
 
     Parameters
@@ -41,7 +41,7 @@ def scores_figure(result: Result, *, height: int = 320, log_y: bool = False,
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         ``n`` line traces, coloured as in the dashboard.
     """
     n = result.s.shape[1]
@@ -52,7 +52,7 @@ def scores_figure(result: Result, *, height: int = 320, log_y: bool = False,
 
 def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", *, height: int = 320,
                       log_y: bool = False, reference: Sequence[float] | None = None,
-                      narrow: bool = False) -> go.Figure:
+                      narrow: bool = False) -> dict[str, Any]:
     """One curve per labelled run of a per-time quantity, against log time.
 
     Parameters
@@ -68,7 +68,7 @@ def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", 
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One line trace per run, then one per reference value.
     """
     cycle = style.PALETTE.cycle
@@ -84,7 +84,7 @@ def comparison_figure(results: Mapping[str, Result], quantity: str = "entropy", 
     return _single(panel, height, True, narrow)
 
 
-def gap_figure(rate: Any, *, height: int = 320, narrow: bool = False) -> go.Figure:
+def gap_figure(rate: Any, *, height: int = 320, narrow: bool = False) -> dict[str, Any]:
     """How fast ``1 - max s`` shrinks, against the theory (log-log; a static figure).
 
     Parameters
@@ -95,7 +95,7 @@ def gap_figure(rate: Any, *, height: int = 320, narrow: bool = False) -> go.Figu
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Three line traces: the run's ``1 - max s``, the sharp asymptotic
         ``2(n-1)/(n z^2)`` (dashed) and the theorem's ``C / log t`` (dotted); the
         y range is the run's own, as the asymptotic curves blow up at early times.

@@ -14,42 +14,35 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import FRAMES, animation_controls
 from polarize.plots.crowding import LEGEND_ROW, legend_rows
-from polarize.plots.geometry import margins
+from polarize.plots.geometry import (
+    GRID_BOTTOM,
+    GRID_TOP,
+    LEGEND_GAP,
+    LEGEND_WIDTH,
+    PHONE_COLS,
+    PHONE_ROW,
+    ROW_GAP,
+    SHARED_GAP,
+    TITLE_LIFT,
+    TITLE_LINE,
+    margins,
+)
 from polarize.plots.lines import Line, Panel, line_trace
 from polarize.plots.numbers import log_span, rounded, span
 from polarize.science import format_time
 
 __all__ = ["animated_grid", "legend_height", "trace_uid"]
 
-_TOP, _BOTTOM_STATIC = 50, 40
-_TITLE_LINE = 22
-"""Pixels of one line of a panel's title."""
-_ROW_GAP = 72
-"""Pixels between two rows of panels, besides the lower row's title: the upper row's ticks and x title."""
-_NARROW_COLS, _NARROW_ROW = 2, 220
-"""Most columns and pixels per row on a narrow screen (a phone), before the figure is fitted to its
-window (``web.fit``)."""
 _NARROW_TITLE = -3
 """A panel's title on a phone, points from the base size: at a desktop's, titles over half a phone's
 width took three lines."""
-_SHARED_GAP = 16
-"""Pixels between two rows of panels over one time axis, besides the lower row's title: the axis is
-labelled once, under the lowest (``crowding.uncrowded``)."""
 _LEGEND_FONT = -3
 """The legend's font, points from the base size."""
-_LEGEND_GAP = 14
-"""Pixels between the legend and the first row's titles."""
-_TITLE_LIFT = 6
-"""Pixels between a panel's top and its title (within ``_LEGEND_GAP`` and the rows' gap)."""
-_WIDTH = {False: 770, True: 270}
-"""Pixels of plot a legend from its left edge may fill before it wraps: on a 1280 px projector with
-the sidebar open and on a phone (the figure less its margins and y tick labels)."""
 
 
 def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
@@ -61,7 +54,7 @@ def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
     """
     if not names:
         return 0
-    return round(legend_rows(names, size=size, width=_WIDTH[narrow]) * LEGEND_ROW * size)
+    return round(legend_rows(names, size=size, width=LEGEND_WIDTH[narrow]) * LEGEND_ROW * size)
 
 
 def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
@@ -209,7 +202,7 @@ def _subplots(specs: list, titles: list[str], *, cols: int, gap: float, narrow: 
     for ann in layout["annotations"]:
         # A little above the panel: its top tick label ("1") reaches above the panel's edge, and a
         # title wider than the panel (its first column's, with the y title beside it) ran into it.
-        ann.update(font=style.font(_NARROW_TITLE if narrow else 0, style.PALETTE.ink), yshift=_TITLE_LIFT)
+        ann.update(font=style.font(_NARROW_TITLE if narrow else 0, style.PALETTE.ink), yshift=TITLE_LIFT)
     return layout
 
 
@@ -222,14 +215,14 @@ def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, 
     """
     lines = [t.count("<br>") + 1 for t in titles if t]
     if not (narrow and all(p.log_x for p in panels)):
-        return _ROW_GAP + _TITLE_LINE * max(lines, default=1)
+        return ROW_GAP + TITLE_LINE * max(lines, default=1)
     below = [t.count("<br>") + 1 for t, (row, _) in zip(titles, where, strict=True) if row and t]
-    return _SHARED_GAP + _TITLE_LINE * max(below, default=0)
+    return SHARED_GAP + TITLE_LINE * max(below, default=0)
 
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
-                  narrow: bool = False, narrow_cols: int = _NARROW_COLS) -> go.Figure:
+                  narrow: bool = False, narrow_cols: int = PHONE_COLS) -> dict[str, Any]:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -251,31 +244,32 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     narrow_cols : int
         Most panels a row on a phone (a figure whose columns are its quantities keeps three).
     narrow : bool, optional
-        For a phone: at most ``narrow_cols`` panels a row, ``_NARROW_ROW`` px each (``height`` is not used),
+        For a phone: at most ``narrow_cols`` panels a row, ``PHONE_ROW`` px each (``height`` is not used),
         rows over one time axis closer together, the transport above the panels.
 
     Returns
     -------
-    plotly.graph_objects.Figure
-        Each curve as a trace with ``uid`` ``trace_uid(panel, line)``, then one
-        marker trace per panel with moving curves (``trace_uid(panel, "now")``);
+    dict
+        The figure dict (``data``, ``layout``, ``frames``): each curve as a trace with ``uid``
+        ``trace_uid(panel, line)``, then one marker trace per panel with moving curves
+        (``trace_uid(panel, "now")``);
         ``F`` frames (named ``"0"``...) that move only those markers; fixed
         axis ranges; ``layout.meta`` records ``panels`` (P), ``frame_times``
         (F) and ``animated`` (indices of the marker traces). Without moving
         curves, or with ``animated=False``, a static figure.
     """
     if narrow:
-        cols, row_height, height = min(cols, narrow_cols), _NARROW_ROW, None
+        cols, row_height, height = min(cols, narrow_cols), PHONE_ROW, None
     specs, where = _cells(panels, cols)
     rows = len(specs)
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
     title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
     names = list(dict.fromkeys(line.name for p in panels for line in p.lines if line.legend and legend))
     above = legend_height(names, size=style.font(_LEGEND_FONT)["size"], narrow=narrow)
-    top = max(_TOP + _TITLE_LINE * (title_lines - 1), _TITLE_LINE * title_lines + _LEGEND_GAP + above + 6)
+    top = max(GRID_TOP + TITLE_LINE * (title_lines - 1), TITLE_LINE * title_lines + LEGEND_GAP + above + 6)
     top, bottom = margins(top, narrow=narrow, animated=animated)  # on a phone the transport on top
-    bottom = bottom or _BOTTOM_STATIC
-    height = height or row_height * rows + top + (bottom if animated else 90 - _TOP)
+    bottom = bottom or GRID_BOTTOM
+    height = height or row_height * rows + top + (bottom if animated else 90 - GRID_TOP)
     gap = _row_gap(panels, titles, where, narrow=narrow) / (height - top - bottom)
     layout = _subplots(specs, titles, cols=cols, gap=gap, narrow=narrow)
     cleaned = [[_clean(line, p) for line in p.lines] for p in panels]
@@ -300,11 +294,11 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow,
               first=where[i][1] == 0)
     return _finish(data, layout, moving, times, legend=legend, height=height, margin=(top, bottom),
-                   title_px=_TITLE_LINE * title_lines, panels=len(panels), narrow=narrow)
+                   title_px=TITLE_LINE * title_lines, panels=len(panels), narrow=narrow)
 
 
 def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, height: int,
-            margin: tuple[int, int], title_px: int, panels: int, narrow: bool) -> go.Figure:
+            margin: tuple[int, int], title_px: int, panels: int, narrow: bool) -> dict[str, Any]:
     """Frames, controls and the figure's layout (the legend above the first row's titles)."""
     animated = [index for index, _ in moving]
     frame_list = [dict(name=str(j), traces=animated,
@@ -315,12 +309,13 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
     layout.update(
         style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=top, b=bottom)),
         showlegend=legend,
-        legend=dict(orientation="h", x=0.0, y=1.0 + (title_px + _LEGEND_GAP) / plot, yanchor="bottom",
+        legend=dict(orientation="h", x=0.0, y=1.0 + (title_px + LEGEND_GAP) / plot, yanchor="bottom",
                     font=style.font(_LEGEND_FONT)),
         meta=dict(panels=panels, frame_times=rounded(times) if animated else [], animated=animated),
     )
     if animated:
         layout.update(animation_controls([str(j) for j in range(len(times))], [format_time(t) for t in times],
                                          plot_height=plot, narrow=narrow, top=top))
-    # Validation is left to the tests (``go.Figure(fig.to_dict())``): it costs more than the figure.
-    return go.Figure(dict(data=data, layout=layout, frames=frame_list), _validate=False)
+    # A plain figure dict: validation is left to the tests (``go.Figure(figure)``), it costs more than
+    # the figure.
+    return dict(data=data, layout=layout, frames=frame_list)

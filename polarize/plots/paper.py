@@ -1,8 +1,8 @@
 """Static figures in the layout of the paper's toy experiments (arXiv:2603.06248 section 6).
 
 Every figure is the small-multiples renderer in its static mode; the tied model
-and the regression are the comparison pages' own builders (``grid.tied_figure``,
-``grid.regression_figure``) with ``animated=False``. Time axes are logarithmic,
+and the regression are the comparison pages' own builders (``comparisons.tied_figure``,
+``comparisons.regression_figure``) with ``animated=False``. Time axes are logarithmic,
 so the saved time ``t = 0`` is left out. A run that stopped early is drawn up to
 where it stopped, with its message as a note. Runs come labelled as in
 ``polarize.cli.reproduce`` (``"D = 10"``, ``"kappa = 4"``).
@@ -11,13 +11,13 @@ where it stopped, with its message as a note. Runs come labelled as in
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
-from polarize.plots import grid, style
-from polarize.plots.grid import stopped_note
+from polarize.plots import comparisons, style
+from polarize.plots.comparisons import stopped_note
 from polarize.plots.lines import Line, Panel, token_lines
 from polarize.plots.multiples import animated_grid
 from polarize.plots.style import token_colors
@@ -37,15 +37,16 @@ WIDTH = 1200
 """Pixels: the exported PNG and SVG are this wide."""
 
 
-def _paper(fig: go.Figure) -> go.Figure:
-    """The exported size and room above the panels for a title (the figure, changed in place).
+def _paper(fig: dict[str, Any]) -> dict[str, Any]:
+    """The exported size and room above the panels for a title (the figure dict, changed in place).
 
-    Not validated again, like the pages' figures: ``go.Figure(fig.to_dict())`` took a third of
-    ``polarize reproduce``'s drawing time; the tests validate every paper figure.
+    Not validated, like the pages' figures: a ``go.Figure`` took a third of ``polarize reproduce``'s
+    drawing time; the tests validate every paper figure.
     """
-    top = 70 + (40 if fig.layout.showlegend else 0)
-    return fig.update_layout(width=WIDTH, margin=dict(t=top),
-                             title=dict(y=1.0, yanchor="top", pad=dict(t=15), font=style.font(2)))
+    top = 70 + (40 if fig["layout"].get("showlegend") else 0)
+    style.layout_update(fig["layout"], width=WIDTH, margin=dict(t=top),
+                        title=dict(y=1.0, yanchor="top", pad=dict(t=15), font=style.font(2)))
+    return fig
 
 
 def _by_value(results: Mapping[str, Result]) -> dict[float, Result]:
@@ -53,7 +54,7 @@ def _by_value(results: Mapping[str, Result]) -> dict[float, Result]:
     return {float(label.split("=")[-1]): r for label, r in results.items()}
 
 
-def logistic_figure(result: Result) -> go.Figure:
+def logistic_figure(result: Result) -> dict[str, Any]:
     """Scores ``s_i(t)`` (log-log) and value projections ``p_i(t)`` (log-x): paper experiment 1."""
     panels = [Panel(title="scores s<sub>i</sub>(t)", log_y=True, note=stopped_note(result),
                     lines=token_lines(result.t, result.s, prefix="s", legend=True))]
@@ -63,7 +64,7 @@ def logistic_figure(result: Result) -> go.Figure:
     return _paper(animated_grid(panels, cols=2, legend=True, animated=False, height=480))
 
 
-def normalizers_figure(results: Mapping[str, Result]) -> go.Figure:
+def normalizers_figure(results: Mapping[str, Result]) -> dict[str, Any]:
     """Normalized scores ``alpha(t)`` and logits ``a(t)``, one row per normalizer: experiment 2."""
     panels = []
     for row, (name, r) in enumerate(results.items()):
@@ -73,17 +74,17 @@ def normalizers_figure(results: Mapping[str, Result]) -> go.Figure:
     return _paper(animated_grid(panels, cols=2, row_height=230, legend=True, animated=False))
 
 
-def tied_figure(results: Mapping[str, Result]) -> go.Figure:
+def tied_figure(results: Mapping[str, Result]) -> dict[str, Any]:
     """Loss, ``alpha(t)`` and the winning column's norm against the others: experiment 3."""
-    return _paper(grid.tied_figure({int(D): r for D, r in _by_value(results).items()}, animated=False))
+    return _paper(comparisons.tied_figure({int(D): r for D, r in _by_value(results).items()}, animated=False))
 
 
-def regression_figure(results: Mapping[str, Result]) -> go.Figure:
+def regression_figure(results: Mapping[str, Result]) -> dict[str, Any]:
     """Logits ``a(t)`` per condition number, and final entropy and ``max s`` against it: experiment 4."""
-    return _paper(grid.regression_figure(_by_value(results), animated=False, summary=True))
+    return _paper(comparisons.regression_figure(_by_value(results), animated=False, summary=True))
 
 
-def kl_figure(result: Result) -> go.Figure:
+def kl_figure(result: Result) -> dict[str, Any]:
     """Loss against its floor ``H(p*)``, gradient norms and logits ``a(t)``: experiment 5."""
     t = result.t
     loss = (Line(x=t, y=result.loss, name="loss", width=3),)

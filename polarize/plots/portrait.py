@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
-from plotly.colors import sample_colorscale
+from plotly.colors import get_colorscale, sample_colorscale
 
 from polarize.ensemble import Ensemble
 from polarize.plots import style
@@ -35,18 +34,21 @@ STABILITY_MARKERS = {
     "degenerate": dict(symbol="square", fill=False),
 }
 _REACH = 1.25
+_LABEL_OFF = np.array([0.17, -0.17, -0.17])
+"""Each vertex's label straight above (the top one) or below it, clear of its rest point's marker: out
+along the radius the bottom ones sat on their markers and ran off a phone's figure."""
 
 
-def _triangle(tokens: Sequence[int], n: int) -> list[go.Scatter]:
+def _triangle(tokens: Sequence[int], n: int) -> list[dict[str, Any]]:
     """The outline, and the labels of the three ``tokens`` (of ``n``) in their colours."""
     vertices = simplex_vertices(3)
     outline = np.vstack([vertices, vertices[:1]])
     colors = [style.token_colors(n)[t] for t in tokens]
     return [
-        go.Scatter(x=rounded(outline[:, 0]), y=rounded(outline[:, 1]), mode="lines", name="simplex",
+        dict(type="scatter", x=rounded(outline[:, 0]), y=rounded(outline[:, 1]), mode="lines", name="simplex",
                    line=dict(color=style.PALETTE.grey, width=2), hoverinfo="skip", showlegend=False,
                    uid="phase-outline"),
-        go.Scatter(x=rounded(vertices[:, 0] * 1.13), y=rounded(vertices[:, 1] * 1.13), mode="text",
+        dict(type="scatter", x=rounded(vertices[:, 0]), y=rounded(vertices[:, 1] + _LABEL_OFF), mode="text",
                    text=[f"token {t}" for t in tokens], textfont=dict(size=style.FONT_SIZE - 2, color=colors),
                    hoverinfo="skip", showlegend=False, uid="phase-labels"),
     ]
@@ -57,16 +59,17 @@ def _gaps(values: np.ndarray) -> list:
     return [None if np.isnan(v) else v for v in rounded(values)]
 
 
-def _layout(figure: go.Figure, height: int, title: str) -> go.Figure:
-    figure.update_layout(**style.base_layout(height=height, delta=-2, margin=dict(l=10, r=10, t=50, b=10)),
-                         title=dict(text=title, font=style.font(-1)),
-                         legend=dict(orientation="h", y=-0.02, yanchor="top", font=style.font(-4)))
-    figure.update_xaxes(range=[-_REACH, _REACH], visible=False, fixedrange=True)
-    figure.update_yaxes(range=[-0.75, 1.2], visible=False, scaleanchor="x", scaleratio=1, fixedrange=True)
-    return figure
+def _layout(traces: list[dict[str, Any]], height: int, title: str) -> dict[str, Any]:
+    """The figure dict of ``traces`` on the triangle: no axes, equal scales, the legend below."""
+    layout = style.base_layout(height=height, delta=-2, margin=dict(l=10, r=10, t=50, b=10)) | dict(
+        title=dict(text=title, font=style.font(-1)),
+        legend=dict(orientation="h", y=-0.02, yanchor="top", font=style.font(-4)),
+        xaxis=dict(range=[-_REACH, _REACH], visible=False, fixedrange=True),
+        yaxis=dict(range=[-0.75, 1.25], visible=False, scaleanchor="x", scaleratio=1, fixedrange=True))
+    return dict(data=traces, layout=layout | dict(template=style.plotly_template()), frames=[])
 
 
-def _arrows(shares: np.ndarray, velocity: np.ndarray) -> list[go.Scatter]:
+def _arrows(shares: np.ndarray, velocity: np.ndarray) -> list[dict[str, Any]]:
     """One trace per speed bin: a segment from each point along its velocity, a head at its tip."""
     start = project_to_polygon(shares)
     move = velocity @ simplex_vertices(3)
@@ -85,21 +88,22 @@ def _arrows(shares: np.ndarray, velocity: np.ndarray) -> list[go.Scatter]:
         x[0::3], x[1::3] = start[chosen, 0], tip[chosen, 0]
         y[0::3], y[1::3] = start[chosen, 1], tip[chosen, 1]
         sizes = np.tile([0, 8, 0], len(chosen))
-        traces.append(go.Scatter(
+        traces.append(dict(type="scatter",
             x=_gaps(x), y=_gaps(y),
             mode="lines+markers", line=dict(color=colors[b], width=2),
             marker=dict(symbol="arrow", angleref="previous", size=sizes.tolist(), color=colors[b]),
             name=f"|ds/dt| {edges[b]:.2g}\u2013{edges[b + 1]:.2g}", hoverinfo="skip", uid=f"phase-field-{b}",
             legendgroup="field", showlegend=False))
-    traces.append(go.Scatter(  # the speed scale, as a colour bar
+    traces.append(dict(type="scatter",   # the speed scale, as a colour bar
         x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False, uid="phase-speed-scale",
-        marker=dict(colorscale=SPEED_SCALE, cmin=np.log10(edges[0]), cmax=np.log10(edges[-1]), color=[0],
-                    showscale=True, colorbar=dict(title=dict(text="log<sub>10</sub> |ds/dt|", side="right"),
-                                                  thickness=12, len=0.6, tickfont=style.font(-5)))))
+        marker=dict(colorscale=get_colorscale(SPEED_SCALE), cmin=np.log10(edges[0]),
+                    cmax=np.log10(edges[-1]), color=[0], showscale=True,
+                    colorbar=dict(title=dict(text="log<sub>10</sub> |ds/dt|", side="right"),
+                                  thickness=12, len=0.6, tickfont=style.font(-5)))))
     return traces
 
 
-def _continua(points: Sequence[RestPoint]) -> list[go.Scatter]:
+def _continua(points: Sequence[RestPoint]) -> list[dict[str, Any]]:
     """Each set of rest points that is more than a point (a segment; a whole face) as a thick line."""
     traces = []
     for k, p in enumerate(q for q in points if q.continuum is not None):
@@ -107,7 +111,7 @@ def _continua(points: Sequence[RestPoint]) -> list[go.Scatter]:
         if len(corners) > 2:
             corners = np.vstack([corners, corners[:1]])
         what = "line" if len(p.continuum) == 2 else "region"
-        traces.append(go.Scatter(
+        traces.append(dict(type="scatter",
             x=rounded(corners[:, 0]), y=rounded(corners[:, 1]), mode="lines", uid=f"phase-rest-line-{k}",
             name=f"a {what} of rest points: {p.stability}", hoverinfo="text",
             text=f"a {what} of rest points, from {np.round(p.continuum[0], 3).tolist()} to "
@@ -116,7 +120,7 @@ def _continua(points: Sequence[RestPoint]) -> list[go.Scatter]:
     return traces
 
 
-def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
+def _rest(points: Sequence[RestPoint]) -> list[dict[str, Any]]:
     traces = _continua(points)
     for stability, look in STABILITY_MARKERS.items():
         chosen = [p for p in points if p.stability == stability and p.continuum is None]
@@ -124,7 +128,7 @@ def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
             continue
         xy = project_to_polygon(np.array([p.shares for p in chosen]))
         text = [f"rest point, shares {np.round(p.shares, 3).tolist()}: {stability}" for p in chosen]
-        traces.append(go.Scatter(
+        traces.append(dict(type="scatter",
             x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name=f"rest point: {stability}",
             text=text, hovertemplate="%{text}<extra></extra>", uid=f"phase-rest-{stability}",
             marker=dict(symbol=look["symbol"], size=17,
@@ -133,19 +137,19 @@ def _rest(points: Sequence[RestPoint]) -> list[go.Scatter]:
     return traces
 
 
-def _paths(paths: Sequence[np.ndarray], picked: np.ndarray | None) -> list[go.Scatter]:
+def _paths(paths: Sequence[np.ndarray], picked: np.ndarray | None) -> list[dict[str, Any]]:
     traces = []
     if len(paths):
         xy = [project_to_polygon(p) for p in paths]
         x = np.concatenate([np.append(p[:, 0], np.nan) for p in xy])
         y = np.concatenate([np.append(p[:, 1], np.nan) for p in xy])
-        traces.append(go.Scatter(
+        traces.append(dict(type="scatter",
             x=_gaps(x), y=_gaps(y),
             mode="lines", line=dict(color=style.PALETTE.muted, width=1.2), opacity=0.7,
             name="runs from many starts", hoverinfo="skip", uid="phase-paths"))
     if picked is not None:
         xy = project_to_polygon(picked)
-        traces.append(go.Scatter(x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="lines+markers",
+        traces.append(dict(type="scatter", x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="lines+markers",
                                  line=dict(color=style.PALETTE.alert, width=3),
                                  marker=dict(size=[12] + [0] * (len(xy) - 1), color=style.PALETTE.alert),
                                  name="the run from the chosen start", uid="phase-picked", hoverinfo="skip"))
@@ -155,7 +159,7 @@ def _paths(paths: Sequence[np.ndarray], picked: np.ndarray | None) -> list[go.Sc
 def portrait_figure(shares: np.ndarray, velocity: np.ndarray, *, rest: Sequence[RestPoint] = (),
                     paths: Sequence[np.ndarray] = (), picked: np.ndarray | None = None,
                     tokens: Sequence[int] = (0, 1, 2), n: int = 3, title: str = "",
-                    height: int = 560) -> go.Figure:
+                    height: int = 560) -> dict[str, Any]:
     """The field on the triangle as arrows coloured by speed, with rest points and runs over it.
 
     Parameters
@@ -173,9 +177,8 @@ def portrait_figure(shares: np.ndarray, velocity: np.ndarray, *, rest: Sequence[
     n : int
         Number of tokens (for their colours).
     """
-    figure = go.Figure(_triangle(tokens, n) + _arrows(shares, velocity)
-                       + _paths(paths, picked) + _rest(rest))
-    return _layout(figure, height, title)
+    return _layout(_triangle(tokens, n) + _arrows(shares, velocity) + _paths(paths, picked) + _rest(rest),
+                   height, title)
 
 
 def cell_corners(resolution: int) -> np.ndarray:
@@ -189,7 +192,8 @@ def cell_corners(resolution: int) -> np.ndarray:
     return square_to_triangle(x, y)
 
 
-def _cells(resolution: int, winner: np.ndarray, holds: np.ndarray, colors: np.ndarray) -> list[go.Scatter]:
+def _cells(resolution: int, winner: np.ndarray, holds: np.ndarray,
+           colors: np.ndarray) -> list[dict[str, Any]]:
     """The run starts' cells filled by winner, one trace per (winner, naive holds): squares of one size
     left stripes near the top vertex, where the rows are far apart and each row's cells are narrow."""
     corners = project_to_polygon(cell_corners(resolution)[:len(winner)].reshape(-1, 3)).reshape(-1, 4, 2)
@@ -201,7 +205,7 @@ def _cells(resolution: int, winner: np.ndarray, holds: np.ndarray, colors: np.nd
                 continue
             breaks = np.full((len(chosen), 1, 2), np.nan)
             shapes = np.concatenate([corners[chosen], corners[chosen, :1], breaks], axis=1).reshape(-1, 2)
-            traces.append(go.Scatter(
+            traces.append(dict(type="scatter",
                 x=_gaps(shapes[:, 0]), y=_gaps(shapes[:, 1]), mode="lines", fill="toself", hoverinfo="skip",
                 fillcolor=colors[token], line=dict(width=0.5, color=colors[token]),
                 opacity=0.55 if fades else 1.0,
@@ -210,7 +214,7 @@ def _cells(resolution: int, winner: np.ndarray, holds: np.ndarray, colors: np.nd
 
 
 def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str = "",
-                 height: int = 560) -> go.Figure:
+                 height: int = 560) -> dict[str, Any]:
     """Each start of the grid coloured by the token that wins from it, and where the naive guess fails.
 
     The grid's trace (uid ``basin-starts``) carries ``[index, s_a, s_b]`` per start as ``customdata``:
@@ -227,52 +231,50 @@ def basin_figure(basins: Basins, *, picked: np.ndarray | None = None, title: str
     clicked = [[k, *pair] for k, pair in enumerate(rounded(basins.shares[:run, :2]))]
     size = max(3, 360 // basins.resolution)
     # The cells below show the colours; these markers, not drawn, carry each start's hover and click.
-    starts = go.Scatter(
+    starts = dict(type="scatter",
         x=rounded(xy[:run, 0]), y=rounded(xy[:run, 1]), mode="markers", name="start, coloured by its winner",
         marker=dict(symbol="square", size=size, color=colors[winner].tolist(), opacity=0.0,
                     line=dict(width=0)),
         showlegend=False, customdata=clicked, text=[f"token {w} wins" for w in winner],
         hovertemplate="%{text}<extra></extra>", uid="basin-starts")
     boundary = project_to_polygon(basins.boundary()) if len(basins.boundary()) else np.zeros((0, 2))
-    line = go.Scatter(x=rounded(boundary[:, 0]), y=rounded(boundary[:, 1]), mode="markers",
+    line = dict(type="scatter", x=rounded(boundary[:, 0]), y=rounded(boundary[:, 1]), mode="markers",
                       marker=dict(size=4, color=style.PALETTE.ink), uid="basin-naive-line",
                       name=f"where 'the largest p\u1d62(0) wins' (token {basins.naive}) stops holding",
                       hoverinfo="skip")
     traces: list[Any] = [*_triangle(basins.tokens, n), *_cells(basins.resolution, winner, holds, colors),
                          starts, line]
     if basins.missing:
-        traces.append(go.Scatter(
+        traces.append(dict(type="scatter",
             x=rounded(xy[run:, 0]), y=rounded(xy[run:, 1]), mode="markers", uid="basin-missing",
             name="start not run in time", hoverinfo="skip",
             marker=dict(symbol="square", size=size, color=style.PALETTE.grey, opacity=0.35,
                         line=dict(width=0))))
     traces += _paths((), picked)
-    return _layout(go.Figure(traces), height, title)
+    return _layout(traces, height, title)
 
 
-def odds_figure(odds: NaiveOdds, *, height: int = 360) -> go.Figure:
+def odds_figure(odds: NaiveOdds, *, height: int = 360) -> dict[str, Any]:
     """The chance that the naive prediction wins against the scale of random ``a(0)``, with its 95% band."""
     x = rounded(odds.scales)
-    band = go.Scatter(x=x + x[::-1], y=rounded(np.concatenate([odds.high, odds.low[::-1]])), mode="lines",
-                      fill="toself",
-                      fillcolor="rgba(31,119,180,0.18)", line=dict(width=0), hoverinfo="skip",
-                      name="95% interval", uid="odds-band")
-    line = go.Scatter(x=x, y=rounded(odds.odds), mode="lines+markers", name="the largest p\u1d62(0) wins",
-                      line=dict(color=style.PALETTE.tokens[0], width=3), uid="odds-line",
-                      hovertemplate="scale %{x:.3g}: %{y:.2f}<extra></extra>")
-    figure = go.Figure([band, line])
-    figure.update_layout(**style.base_layout(height=height, delta=-2),
-                         # Above the plot, from its top edge: anchored at its top it hung into the plot.
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom", font=style.font(-4)))
-    figure.update_xaxes(type="log", title=dict(text="scale of random a(0) = scale \u00d7 randn",
-                                               font=style.font(-2)), **style.axis_style())
-    figure.update_yaxes(range=[0, 1.02], title=dict(text="P(naive prediction wins)", font=style.font(-2)),
-                        **style.axis_style())
-    return figure
+    band = dict(type="scatter", x=x + x[::-1], y=rounded(np.concatenate([odds.high, odds.low[::-1]])),
+                mode="lines", fill="toself", fillcolor="rgba(31,119,180,0.18)", line=dict(width=0),
+                hoverinfo="skip", name="95% interval", uid="odds-band")
+    line = dict(type="scatter", x=x, y=rounded(odds.odds), mode="lines+markers",
+                name="the largest p\u1d62(0) wins", line=dict(color=style.PALETTE.tokens[0], width=3),
+                uid="odds-line", hovertemplate="scale %{x:.3g}: %{y:.2f}<extra></extra>")
+    layout = style.base_layout(height=height, delta=-2) | dict(
+        # Above the plot, from its top edge: anchored at its top it hung into the plot.
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", font=style.font(-4)),
+        xaxis=dict(type="log", title=dict(text="scale of random a(0) = scale \u00d7 randn",
+                                          font=style.font(-2)), **style.axis_style()),
+        yaxis=dict(range=[0, 1.02], title=dict(text="P(naive prediction wins)", font=style.font(-2)),
+                   **style.axis_style()))
+    return dict(data=[band, line], layout=layout | dict(template=style.plotly_template()), frames=[])
 
 
 def starts_figure(ensemble: Ensemble, tokens: Sequence[int] = (0, 1, 2), *, title: str = "",
-                  height: int = 560) -> go.Figure:
+                  height: int = 560) -> dict[str, Any]:
     """Where each start of an ensemble ends: each start on the triangle of three tokens, by its winner.
 
     The basin picture for any starts (``basin_figure`` draws a grid of them): each start is placed by
@@ -291,7 +293,7 @@ def starts_figure(ensemble: Ensemble, tokens: Sequence[int] = (0, 1, 2), *, titl
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         The outline (uid ``phase-outline``), the starts (uid ``ensemble-starts``, one marker per start,
         its colour the winner's and its ``customdata`` ``[start index, winner]``).
     """
@@ -302,7 +304,7 @@ def starts_figure(ensemble: Ensemble, tokens: Sequence[int] = (0, 1, 2), *, titl
     xy = project_to_polygon(part)
     colors = np.array(style.token_colors(n))
     holds = ensemble.winner == naive_winner(e)
-    starts = go.Scatter(
+    starts = dict(type="scatter",
         x=rounded(xy[:, 0]), y=rounded(xy[:, 1]), mode="markers", name="start, coloured by its winner",
         marker=dict(size=max(4, 14 - int(np.log2(len(ensemble)))), color=colors[ensemble.winner].tolist(),
                     opacity=np.where(holds, 0.55, 1.0).tolist(), line=dict(width=0)),
@@ -310,12 +312,12 @@ def starts_figure(ensemble: Ensemble, tokens: Sequence[int] = (0, 1, 2), *, titl
         text=[f"token {w} wins" for w in ensemble.winner], hovertemplate="%{text}<extra></extra>",
         uid="ensemble-starts")
     traces = [*_triangle(tokens, n), starts] if n > 2 else [*_segment(n), starts]
-    return _layout(go.Figure(traces), height, title)
+    return _layout(traces, height, title)
 
 
-def _segment(n: int) -> list[go.Scatter]:
+def _segment(n: int) -> list[dict[str, Any]]:
     """The simplex of two tokens: a segment, its ends labelled."""
     ends = simplex_vertices(2)
-    return [go.Scatter(x=rounded(ends[:, 0]), y=rounded(ends[:, 1]), mode="lines+text", uid="phase-outline",
-                       text=["token 0", "token 1"], textposition="top center", showlegend=False,
-                       line=dict(color=style.PALETTE.grey, width=2), hoverinfo="skip")]
+    return [dict(type="scatter", x=rounded(ends[:, 0]), y=rounded(ends[:, 1]), mode="lines+text",
+                 uid="phase-outline", text=["token 0", "token 1"], textposition="top center",
+                 showlegend=False, line=dict(color=style.PALETTE.grey, width=2), hoverinfo="skip")]

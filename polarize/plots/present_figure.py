@@ -8,7 +8,6 @@ import itertools
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from polarize.plots import style
 from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
@@ -20,8 +19,8 @@ _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
 
 
-def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float,
-              scale: float = style.PRESENT_SCALE, least_row: float = 0) -> go.Figure | dict[str, Any]:
+def presented(figure: dict[str, Any], *, height: int, width: float,
+              scale: float = style.PRESENT_SCALE, least_row: float = 0) -> dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
     Controls and legends placed outside the plot area (play buttons, the time slider, a legend
@@ -31,8 +30,8 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float,
 
     Parameters
     ----------
-    figure : go.Figure or dict
-        A figure or a finished figure dict (``plots.dashboard_spec``); not modified (figures
+    figure : dict
+        A finished figure dict (every builder's); not modified (figures
         are shared through the renderer's cache).
     height : int
         The most pixels the figure may take (the window's height less the page's title); a small
@@ -47,11 +46,10 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float,
 
     Returns
     -------
-    go.Figure or dict
-        Of the same kind as ``figure``.
+    dict
+        A new figure dict.
     """
-    as_dict = isinstance(figure, dict)
-    data = style.scale_fonts(copy.deepcopy(figure) if as_dict else figure.to_dict(), scale)
+    data = style.scale_fonts(copy.deepcopy(figure), scale)
     layout = data["layout"]
     old_height = layout.get("height") or _DEFAULT_HEIGHT
     margin = {side: layout.get("margin", {}).get(side, _DEFAULT_MARGIN[side]) for side in _DEFAULT_MARGIN}
@@ -91,7 +89,7 @@ def presented(figure: go.Figure | dict[str, Any], *, height: int, width: float,
     _keep_title(layout, old_height * grow, new_height)
     layout.update(height=new_height, margin=margin)
     uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
-    return data if as_dict else go.Figure(data, _validate=False)
+    return data
 
 
 def _keep_title(layout: dict[str, Any], old: float, new: float) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "base_layout",
     "decade_ticks",
     "font",
+    "layout_update",
     "loss_color",
     "loss_stroke",
     "plotly_template",
@@ -306,6 +307,17 @@ def base_layout(*, height: int, delta: int = 0, margin: dict[str, int] | None = 
                 colorway=list(palette().cycle),  # for curves that callers add without a colour
                 paper_bgcolor=palette().background, plot_bgcolor=palette().background, hovermode="closest",
                 hoverlabel=dict(font=font(-1)), margin=margin or dict(l=20, r=20, t=50, b=40))
+
+
+def layout_update(layout: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """``layout`` (a figure dict's) with ``changes`` merged in, in place, as ``go.Figure.update_layout``
+    merges them: a dict into the dict there, anything else in its place."""
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(layout.get(key), dict):
+            layout_update(layout[key], **value)
+        else:
+            layout[key] = value
+    return layout
 
 
 @cache

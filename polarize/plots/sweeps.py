@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
-from polarize.plots.style import PALETTE, axis_style, base_layout
+from polarize.plots.style import PALETTE, axis_style, base_layout, layout_update, plotly_template
 
 __all__ = ["fraction_figure", "sink_heads_figure", "spread_figure"]
 
@@ -35,20 +35,23 @@ def _plain(text: str) -> str:
     return html.escape(str(text), quote=False)
 
 
-def _band(figure: go.Figure, x, low, high, color: str, name: str) -> None:
-    figure.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(high) + list(low)[::-1], fill="toself",
-                                mode="lines", fillcolor=_rgba(color, 0.18), line=dict(width=0),
-                                hoverinfo="skip", showlegend=False, name=name))
+def _band(x, low, high, color: str, name: str) -> dict[str, Any]:
+    """A filled band from ``low`` to ``high`` over ``x``."""
+    return dict(type="scatter", x=list(x) + list(x)[::-1], y=list(high) + list(low)[::-1], fill="toself",
+                mode="lines", fillcolor=_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
+                showlegend=False, name=name)
 
 
-def _layout(figure: go.Figure, x_title: str, y_title: str, *, log_x: bool, log_y: bool = False,
-            narrow: bool = False) -> go.Figure:
-    figure.update_layout(**base_layout(height=380 if narrow else 420, delta=-2,
-                                       margin=dict(l=20, r=20, t=30, b=40)),
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom"))
-    figure.update_xaxes(title=x_title, type="log" if log_x else None, **axis_style())
-    figure.update_yaxes(title=y_title, type="log" if log_y else None, **axis_style())
-    return figure
+def _figure(traces: list[dict[str, Any]], x_title: str, y_title: str, *, log_x: bool, log_y: bool = False,
+            narrow: bool = False) -> dict[str, Any]:
+    """The figure dict of ``traces`` on one pair of axes, in the common style."""
+    def axis(title: str, log: bool) -> dict[str, Any]:
+        return dict(title=dict(text=title), **({"type": "log"} if log else {}), **axis_style())
+
+    layout = base_layout(height=380 if narrow else 420, delta=-2, margin=dict(l=20, r=20, t=30, b=40)) | dict(
+        legend=dict(orientation="h", y=1.02, yanchor="bottom"), xaxis=axis(x_title, log_x),
+        yaxis=axis(y_title, log_y), template=plotly_template())
+    return dict(data=traces, layout=layout, frames=[])
 
 
 def _is_log(values: Sequence[float]) -> bool:
@@ -56,7 +59,7 @@ def _is_log(values: Sequence[float]) -> bool:
     return len(v) > 2 and np.all(v > 0) and v.max() / v.min() >= 50
 
 
-def fraction_figure(table, x: str, colour: str | None, what: str, *, narrow: bool = False) -> go.Figure:
+def fraction_figure(table, x: str, colour: str | None, what: str, *, narrow: bool = False) -> dict[str, Any]:
     """``share`` against ``x``, one line per ``colour``, each in its 95% Wilson band (``low``, ``high``).
 
     Parameters
@@ -67,17 +70,17 @@ def fraction_figure(table, x: str, colour: str | None, what: str, *, narrow: boo
     what : str
         The fraction's name, for the axis.
     """
-    figure = go.Figure()
+    traces = []
     for name, part, color in _groups(table, colour):
-        _band(figure, _xs_in(table, x, part), part["low"], part["high"], color, name)
-        figure.add_trace(go.Scatter(
-            x=_xs_in(table, x, part), y=part["share"], mode="lines+markers", name=name or _plain(what),
-            line=dict(color=color),
-            customdata=np.stack([part["hits"], part["trials"]], axis=1), showlegend=bool(name),
+        traces.append(_band(_xs_in(table, x, part), part["low"], part["high"], color, name))
+        traces.append(dict(
+            type="scatter", x=_xs_in(table, x, part), y=part["share"].tolist(), mode="lines+markers",
+            name=name or _plain(what), line=dict(color=color),
+            customdata=np.stack([part["hits"], part["trials"]], axis=1).tolist(), showlegend=bool(name),
             hovertemplate=f"{x} = %{{x}}<br>share %{{y:.3f}} (%{{customdata[0]:.0f}} of "
                           "%{customdata[1]:.0f})<extra>" + name + "</extra>"))
-    figure = _layout(figure, x, f"share {what}", log_x=_is_log(table[x].tolist()), narrow=narrow)
-    figure.update_yaxes(range=[-0.03, 1.03])
+    figure = _figure(traces, x, f"share {what}", log_x=_is_log(table[x].tolist()), narrow=narrow)
+    figure["layout"]["yaxis"]["range"] = [-0.03, 1.03]
     _category_ticks(figure, table[x].tolist(), narrow)
     return figure
 
@@ -100,47 +103,49 @@ _UPRIGHT = 4
 (``linear-normalized``...) side by side in a phone's 300 px overlapped, even broken in two."""
 
 
-def _category_ticks(figure: go.Figure, values: list, narrow: bool) -> None:
+def _category_ticks(figure: dict[str, Any], values: list, narrow: bool) -> None:
     """Text values on x, each broken at its hyphens (``sigmoid-unnormalized`` on two lines); on a phone,
-    more than ``_UPRIGHT`` of them stand on end, the plot's bottom margin grown to hold them."""
+    more than ``_UPRIGHT`` of them stand on end, the plot's bottom margin grown to hold them; in place."""
     places = _categories(values)
     if places is not None:
-        upright = narrow and len(places) > _UPRIGHT
-        figure.update_xaxes(tickvals=list(places.values()),
-                            ticktext=[_plain(v).replace("-", "<br>") for v in places],
-                            **(dict(tickangle=-90, automargin=True) if upright else {}))
+        upright = dict(tickangle=-90, automargin=True) if narrow and len(places) > _UPRIGHT else {}
+        layout_update(figure["layout"], xaxis=dict(tickvals=list(places.values()),
+                                                   ticktext=[_plain(v).replace("-", "<br>") for v in places],
+                                                   **upright))
 
 
-def spread_figure(table, x: str, colour: str | None, y: str, *, narrow: bool = False) -> go.Figure:
+def spread_figure(table, x: str, colour: str | None, y: str, *, narrow: bool = False) -> dict[str, Any]:
     """The median of ``y`` against ``x`` per ``colour``, with its least-to-largest band over seeds.
 
     ``table`` is ``summary.spread_table`` (``median``, ``q1``, ``q3``, ``least``, ``most``).
     """
-    figure = go.Figure()
+    traces = []
     for name, part, color in _groups(table, colour):
-        _band(figure, _xs_in(table, x, part), part["least"], part["most"], color, name)
-        figure.add_trace(go.Scatter(
-            x=_xs_in(table, x, part), y=part["median"], mode="lines+markers", name=name or y,
+        traces.append(_band(_xs_in(table, x, part), part["least"], part["most"], color, name))
+        traces.append(dict(
+            type="scatter", x=_xs_in(table, x, part), y=part["median"].tolist(), mode="lines+markers",
+            name=name or y,
             line=dict(color=color),
-            error_y=dict(type="data", symmetric=False, array=part["q3"] - part["median"],
-                         arrayminus=part["median"] - part["q1"], color=color, thickness=1.5, width=4),
+            error_y=dict(type="data", symmetric=False, array=(part["q3"] - part["median"]).tolist(),
+                         arrayminus=(part["median"] - part["q1"]).tolist(), color=color, thickness=1.5,
+                         width=4),
             showlegend=bool(name),
             hovertemplate=f"{x} = %{{x}}<br>median {y} %{{y:.3g}}<extra>{name}</extra>"))
     positive = bool((table["least"] > 0).all())
-    figure = _layout(figure, x, f"{y} (median over seeds)", log_x=_is_log(table[x].tolist()),
-                     log_y=positive, narrow=narrow)
+    figure = _figure(traces, x, f"{y} (median over seeds)", log_x=_is_log(table[x].tolist()), log_y=positive,
+                     narrow=narrow)
     _category_ticks(figure, table[x].tolist(), narrow)
     return figure
 
 
-def sink_heads_figure(frame, threshold: float = 0.9, *, narrow: bool = False) -> go.Figure:
+def sink_heads_figure(frame, threshold: float = 0.9, *, narrow: bool = False) -> dict[str, Any]:
     """The sink score of every layer-1 head of every run, per variant (a dot each; colour: seed).
 
     ``frame`` holds ``variant``, ``seed`` and ``sink_l1_h<k>`` columns (``polarize.sweeps.load``).
     """
     heads = sorted((c for c in frame if c.startswith("sink_l1_h")), key=lambda c: int(c[9:]))
     variants = sorted(frame["variant"].dropna().unique())
-    figure = go.Figure()
+    traces = []
     for k, seed in enumerate(sorted(frame["seed"].unique())):
         part = frame[frame["seed"] == seed]
         xs, ys, text = [], [], []
@@ -150,11 +155,13 @@ def sink_heads_figure(frame, threshold: float = 0.9, *, narrow: bool = False) ->
                 xs.append(variants.index(row["variant"]) + offset)
                 ys.append(row[column])
                 text.append(_plain(f"{row['variant']}, seed {seed}, head {h}"))
-        figure.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=f"seed {seed}", text=text,
-                                    marker=dict(size=9, color=PALETTE.cycle[k % len(PALETTE.cycle)]),
-                                    hovertemplate="%{text}: %{y:.3f}<extra></extra>"))
-    figure.add_hline(y=threshold, line=dict(color=PALETTE.grey, dash="dash"))
-    figure = _layout(figure, "attention variant", "sink score, layer-1 heads", log_x=False, narrow=narrow)
-    figure.update_xaxes(tickvals=list(range(len(variants))),
-                        ticktext=[_plain(v).replace("-", "<br>") for v in variants])
+        traces.append(dict(type="scatter", x=xs, y=ys, mode="markers", name=f"seed {seed}", text=text,
+                           marker=dict(size=9, color=PALETTE.cycle[k % len(PALETTE.cycle)]),
+                           hovertemplate="%{text}: %{y:.3f}<extra></extra>"))
+    figure = _figure(traces, "attention variant", "sink score, layer-1 heads", log_x=False, narrow=narrow)
+    # The threshold across the plot (what ``go.Figure.add_hline`` draws).
+    figure["layout"]["shapes"] = [dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=threshold,
+                                       y1=threshold, line=dict(color=PALETTE.grey, dash="dash"))]
+    layout_update(figure["layout"], xaxis=dict(tickvals=list(range(len(variants))),
+                                               ticktext=[_plain(v).replace("-", "<br>") for v in variants]))
     return figure

@@ -14,23 +14,29 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import animation_controls
-from polarize.plots.geometry import EDGE, ON_TOP, margins
-from polarize.plots.grid import tied_panels
+from polarize.plots.comparisons import tied_panels
+from polarize.plots.geometry import (
+    EDGE,
+    HEATMAP_ROW,
+    MASSIVE_ROW,
+    ON_TOP,
+    PHONE_HEATMAP_ROW,
+    PHONE_TRAINING_PLOT,
+    TRAINING_AXIS_ROOM,
+    margins,
+)
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import animated_grid, legend_height
 from polarize.sinks.metrics import SINK_THRESHOLD, sink_heads
 
 __all__ = ["attention_figure", "massive_figure", "token_labels", "training_figure"]
 
-_PANEL = 300  # pixels of plot per layer of heads
 _DASHES = ("solid", "dot", "dash", "dashdot")
-_AXIS_ROOM = 70  # pixels below a panel for its tick labels and x title
-_NARROW_PLOT = 310  # pixels of the training panel on a phone
 
 
 def token_labels(tokens: list[int], vocab: int) -> list[str]:
@@ -39,14 +45,17 @@ def token_labels(tokens: list[int], vocab: int) -> list[str]:
             for i, t in enumerate(tokens)]
 
 
-def _titles(record: Mapping[str, Any], step: int) -> list[str]:
-    """Panel titles at a checkpoint: each head's sink score, a star on the sink heads."""
+def _titles(record: Mapping[str, Any], step: int, narrow: bool = False) -> list[str]:
+    """Panel titles at a checkpoint: each head's sink score, a star on the sink heads (on a desktop
+    with the word; on a phone, where "sink 0.98 \u2605 SINK" ran into its neighbour, the star alone:
+    the caption says what it marks)."""
     entry = next(h for h in record["history"] if h["step"] == step)
     scores = np.asarray(entry["sink_scores"])
     sinks = sink_heads(scores, entry["accuracy"])
+    mark = " \u2605" if narrow else " \u2605 SINK"
     # Two lines a title, so that neighbours' titles stay apart.
     return [f"layer {layer}, head {head}<br>sink {scores[layer, head]:.2f}"
-            + (" \u2605 SINK" if sinks[layer, head] else "")
+            + (mark if sinks[layer, head] else "")
             for layer in range(scores.shape[0]) for head in range(scores.shape[1])]
 
 
@@ -67,7 +76,7 @@ def _playing(controls: dict[str, Any]) -> dict[str, Any]:
     return controls
 
 
-def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bool = False) -> go.Figure:
+def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bool = False) -> dict[str, Any]:
     """Attention weights at every checkpoint as an animation, layers as rows and heads as columns.
 
     Parameters
@@ -82,9 +91,9 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
 
     Returns
     -------
-    plotly.graph_objects.Figure
-        ``layers x heads`` heatmaps showing the end of training (where the sinks are: the numbers
-        a page shows are for it), one frame per checkpoint (named by its step), play buttons and a
+    dict
+        The figure dict: ``layers x heads`` heatmaps showing the end of training (where the sinks are:
+        the numbers a page shows are for it), one frame per checkpoint (named by its step), play buttons and a
         step slider below. One colour scale for every frame.
     """
     snapshots = record["maps"]
@@ -92,90 +101,89 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
     layers, heads = stack.shape[1:3]
     cols = min(2, heads) if narrow else heads
     rows = -(-layers * heads // cols)
-    plot = (260 if narrow else _PANEL) * rows
+    plot = (PHONE_HEATMAP_ROW if narrow else HEATMAP_ROW) * rows
     head_room = 130 if narrow else 100  # the title, then the first row's two title lines
     # Rotated ticks, then two title lines; on a phone the keys are labelled under the last row only.
-    figure = make_subplots(rows=rows, cols=cols, subplot_titles=_titles(record, snapshots[-1]["step"]),
-                           horizontal_spacing=0.04, vertical_spacing=(45 if narrow else 95) / plot)
+    titles = _titles(record, snapshots[-1]["step"], narrow)
+    layout = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04,
+                           vertical_spacing=(45 if narrow else 95) / plot).layout.to_plotly_json()
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
     low, top = min(0.0, float(stack.min())), float(max(stack.max(), 1e-9))
+    data = []
     for layer in range(layers):
         for head in range(heads):
-            row, col = divmod(layer * heads + head, cols)
-            figure.add_trace(go.Heatmap(
-                z=stack[-1, layer, head], x=labels, y=labels, zmin=low, zmax=top, colorscale="Blues",
-                showscale=layer == 0 and head == heads - 1,
-                hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"),
-                row=row + 1, col=col + 1)
-            figure.update_yaxes(autorange="reversed", row=row + 1, col=col + 1, showticklabels=col == 0)
-            figure.update_xaxes(row=row + 1, col=col + 1, showticklabels=not narrow or row == rows - 1)
-    # Keys and queries at the panels' titles' size (13 px; at 11 they were drawn 9 to 10 px high);
-    # plotly leaves out labels that would not fit a panel, never shrinks them.
-    figure.update_xaxes(tickangle=-90, tickfont=style.font(-4), automargin=True)
-    figure.update_yaxes(tickfont=style.font(-4), automargin=True)
-    figure.update_annotations(font=style.font(-4))
-    panels = [a.to_plotly_json() for a in figure.layout.annotations]
+            cell = layer * heads + head
+            row, col = divmod(cell, cols)
+            suffix = "" if cell == 0 else str(cell + 1)  # make_subplots numbers the cells' axes row by row
+            data.append(dict(type="heatmap", z=stack[-1, layer, head], x=labels, y=labels, zmin=low, zmax=top,
+                             colorscale=get_colorscale("Blues"), showscale=layer == 0 and head == heads - 1,
+                             hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>",
+                             xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
+            # Keys and queries at the panels' titles' size (13 px; at 11 they were drawn 9 to 10 px
+            # high); plotly leaves out labels that would not fit a panel, never shrinks them.
+            layout["yaxis" + suffix].update(autorange="reversed", showticklabels=col == 0,
+                                            tickfont=style.font(-4), automargin=True)
+            layout["xaxis" + suffix].update(showticklabels=not narrow or row == rows - 1, tickangle=-90,
+                                            tickfont=style.font(-4), automargin=True)
+    for note in layout["annotations"]:
+        style.layout_update(note, font=style.font(-4))
+    panels = layout["annotations"]
     names = [str(s["step"]) for s in snapshots]
     frames = []
     for c, snapshot in enumerate(snapshots):
-        titles = _titles(record, snapshot["step"])
-        frames.append(go.Frame(
-            name=names[c], data=[go.Heatmap(z=stack[c, layer, head]) for layer in range(layers)
-                                 for head in range(heads)],
-            layout=dict(annotations=[{**panel, "text": text}
-                                     for panel, text in zip(panels, titles, strict=True)])))
-    figure.frames = frames
+        titles = _titles(record, snapshot["step"], narrow)
+        frames.append(dict(name=names[c], data=[dict(type="heatmap", z=stack[c, layer, head])
+                                                for layer in range(layers) for head in range(heads)],
+                           layout=dict(annotations=[{**panel, "text": text}
+                                                    for panel, text in zip(panels, titles, strict=True)])))
     title = "Attention (rows: queries, columns: keys) during training"
     # On a phone the transport is on top (``geometry.margins``), the title under it; the rotated keys
     # under the last row keep the room the transport leaves below.
     top, bottom = margins(head_room, narrow=True) if narrow else (head_room, 130)
     height = plot + top + bottom
     place = dict(yref="container", yanchor="top", y=1 - (ON_TOP + 3 * EDGE) / height) if narrow else {}
-    figure.update_layout(**style.base_layout(height=height, delta=-2,
-                                             margin=dict(l=20, r=20, t=top, b=bottom)),
-                         title=dict(text=style.wrap(title, 36) if narrow else title,
-                                    font=style.font(-1), **place),
-                         meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
-                         **_playing(animation_controls(names, names, plot_height=plot, start=len(names) - 1,
-                                                           narrow=narrow, top=top)))
-    return figure
+    style.layout_update(layout, **style.base_layout(height=height, delta=-2,
+                                                    margin=dict(l=20, r=20, t=top, b=bottom)),
+                        title=dict(text=style.wrap(title, 36) if narrow else title, font=style.font(-1),
+                                   **place),
+                        meta=dict(animated=list(range(layers * heads))),  # what a clip redraws
+                        **_playing(animation_controls(names, names, plot_height=plot, start=len(names) - 1,
+                                                      narrow=narrow, top=top)))
+    return dict(data=data, layout=layout, frames=frames)
 
 
-def training_figure(record: Mapping[str, Any], *, narrow: bool = False) -> go.Figure:
+def training_figure(record: Mapping[str, Any], *, narrow: bool = False) -> dict[str, Any]:
     """Sink score of every head (colour: head, dash: layer) and induction accuracy against the step
     (``narrow``: for a phone, the legend below the panel, in a margin of its own)."""
     history = record["history"]
     steps = [h["step"] for h in history]
     scores = np.asarray([h["sink_scores"] for h in history])  # (checkpoints, layers, heads)
-    figure = go.Figure()
     colors = style.token_colors(scores.shape[2])
-    for layer in range(scores.shape[1]):
-        for head in range(scores.shape[2]):
-            figure.add_trace(go.Scatter(x=steps, y=scores[:, layer, head], mode="lines",
-                                        name=f"layer {layer} head {head}",
-                                        line=dict(color=colors[head], dash=_DASHES[layer % 4])))
-    figure.add_trace(go.Scatter(x=steps, y=[h["accuracy"] for h in history], mode="lines+markers",
-                                name="induction accuracy", line=dict(color=style.PALETTE.ink, width=3)))
-    figure.add_hline(y=SINK_THRESHOLD, line=dict(color=style.PALETTE.axis_line, dash="dash"))
-    figure.update_xaxes(title_text="training step", **style.axis_style())
-    figure.update_yaxes(title_text="sink score, accuracy", **style.axis_style())
-    figure.update_yaxes(range=[0, 1.02])
+    data = [dict(type="scatter", x=steps, y=scores[:, layer, head], mode="lines",
+                 name=f"layer {layer} head {head}", line=dict(color=colors[head], dash=_DASHES[layer % 4]))
+            for layer in range(scores.shape[1]) for head in range(scores.shape[2])]
+    data.append(dict(type="scatter", x=steps, y=[h["accuracy"] for h in history], mode="lines+markers",
+                     name="induction accuracy", line=dict(color=style.PALETTE.ink, width=3)))
     title = "Sink score per head, induction accuracy"
     size = style.font(-3)["size"]
-    below = legend_height([t.name for t in figure.data], size=size, narrow=True) if narrow else 0
-    bottom = _AXIS_ROOM + below if narrow else 40
-    height = 80 + _NARROW_PLOT + bottom if narrow else 420
-    figure.update_layout(**style.base_layout(height=height, delta=-2,
-                                             margin=dict(l=20, r=20, t=80, b=bottom)),
-                         title=dict(text=style.wrap(title, 36) if narrow else title,
-                                    font=style.font(-1)),
-                         # Under the x title; its rows are estimated high, so the spare room goes below it.
-                         legend=dict(orientation="h", x=0, y=-_AXIS_ROOM / _NARROW_PLOT,
-                                     yanchor="top", font=style.font(-3)) if narrow else {})
-    return figure
+    below = legend_height([t["name"] for t in data], size=size, narrow=True) if narrow else 0
+    bottom = TRAINING_AXIS_ROOM + below if narrow else 40
+    height = 80 + PHONE_TRAINING_PLOT + bottom if narrow else 420
+    layout = style.base_layout(height=height, delta=-2, margin=dict(l=20, r=20, t=80, b=bottom)) | dict(
+        title=dict(text=style.wrap(title, 36) if narrow else title, font=style.font(-1)),
+        xaxis=dict(title=dict(text="training step"), **style.axis_style()),
+        yaxis=dict(title=dict(text="sink score, accuracy"), **style.axis_style(), range=[0, 1.02]),
+        # The threshold across the plot (what ``go.Figure.add_hline`` draws).
+        shapes=[dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=SINK_THRESHOLD, y1=SINK_THRESHOLD,
+                     line=dict(color=style.PALETTE.axis_line, dash="dash"))],
+        template=style.plotly_template())
+    if narrow:  # under the x title; its rows are estimated high, so the spare room goes below it
+        layout["legend"] = dict(orientation="h", x=0, y=-TRAINING_AXIS_ROOM / PHONE_TRAINING_PLOT,
+                                yanchor="top", font=style.font(-3))
+    return dict(data=data, layout=layout, frames=[])
 
 
-def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False) -> go.Figure:
+def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False) -> dict[str, Any]:
     """The residual norm at BOS per layer (left) beside the tied model's column norms of ``U`` (right).
 
     Parameters
@@ -187,8 +195,8 @@ def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False
 
     Returns
     -------
-    plotly.graph_objects.Figure
-        Two static panels: norms against the training step, and against the toy's time.
+    dict
+        The figure dict: two static panels: norms against the training step, and against the toy's time.
     """
     history = record["history"]
     steps = np.asarray([h["step"] for h in history], dtype=float)
@@ -201,4 +209,5 @@ def massive_figure(record: Mapping[str, Any], tied: Any, *, narrow: bool = False
                     for layer in range(norms.shape[1])))
     toy = tied_panels(int(np.shape(tied.s)[1]), tied)[-1]
     toy = dataclasses.replace(toy, title=f"Tied toy model, {toy.title}")
-    return animated_grid([bos, toy], cols=2, row_height=340, legend=True, animated=False, narrow=narrow)
+    return animated_grid([bos, toy], cols=2, row_height=MASSIVE_ROW, legend=True, animated=False,
+                         narrow=narrow)

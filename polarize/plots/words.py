@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
+from typing import Any
 
-from polarize.plots.style import base_layout, font, wrap
+from polarize.plots.style import base_layout, font, plotly_template, wrap
 
 __all__ = ["words_figure"]
 
 
-def words_figure(text: str, *, height: int = 320) -> go.Figure:
+def words_figure(text: str, *, height: int = 320) -> dict[str, Any]:
     """An empty figure holding ``text`` in its middle (no axes): what a notebook shows for too little data.
 
     Parameters
@@ -20,9 +20,8 @@ def words_figure(text: str, *, height: int = 320) -> go.Figure:
         The figure's height in pixels.
     """
     escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    figure = go.Figure(layout=base_layout(height=height))
-    figure.add_annotation(text=wrap(escaped, 70), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
-                          font=font(2))
-    figure.update_xaxes(visible=False)
-    figure.update_yaxes(visible=False)
-    return figure
+    layout = base_layout(height=height) | dict(
+        annotations=[dict(text=wrap(escaped, 70), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+                          font=font(2))],
+        xaxis=dict(visible=False), yaxis=dict(visible=False), template=plotly_template())
+    return dict(data=[], layout=layout, frames=[])

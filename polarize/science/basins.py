@@ -88,9 +88,11 @@ class Basins:
 
         ``options`` (``picked``, ``title``, ``height``) go to ``basin_figure``.
         """
+        import plotly.graph_objects as go
+
         from polarize.plots.portrait import basin_figure
 
-        return basin_figure(self, **options)
+        return go.Figure(basin_figure(self, **options), _validate=False)  # the library's edge
 
 
 def basins(experiment: Experiment, resolution: int, tokens: tuple[int, int, int] = (0, 1, 2),
@@ -133,9 +135,11 @@ class NaiveOdds:
 
     def figure(self, **options: Any) -> go.Figure:
         """The odds against the scale, with their 95% band (``polarize.odds_figure``; ``height``)."""
+        import plotly.graph_objects as go
+
         from polarize.plots.portrait import odds_figure
 
-        return odds_figure(self, **options)
+        return go.Figure(odds_figure(self, **options), _validate=False)  # the library's edge
 
 
 def naive_odds(experiment: Experiment, scales: ArrayLike, starts: int, seed: int = 0, *,

@@ -109,7 +109,8 @@ def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize",
 
     Parameters
     ----------
-    figure : plotly figure dict (or ``go.Figure``)
+    figure : dict
+        A figure dict of ``polarize.plots``.
     title : str
         The page title.
     heading : sequence of str
@@ -178,7 +179,7 @@ def clip_downloads(figure: Mapping[str, Any] | Any, *, key: str, name: str, titl
 
     Parameters
     ----------
-    figure : go.Figure or its dict
+    figure : dict
         An animated figure of ``polarize.plots`` (``animate.write_clip``).
     key : str
         Prefix of the buttons' keys (``key + "gif"``, ``key + "mp4"``).

@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import plotly.graph_objects as go
-
 from polarize.plots.display import Display, Mode
 from polarize.plots.geometry import LEAST_ROW
 from polarize.plots.present_figure import presented
@@ -63,7 +61,7 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
         if isinstance(block, Plot):
             figure = presented(block.figure, height=display.figure_room, width=width, scale=scale,
                                least_row=LEAST_ROW if display.phone else 0)
-            block = replace(block, figure=_dark(figure) if display.dark else figure,
+            block = replace(block, figure=in_dark(figure) if display.dark else figure,
                             caption="" if present else block.caption)
         elif isinstance(block, Metric) and present:
             block = replace(block, help="")
@@ -76,13 +74,6 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
             block = replace(block, columns=tuple(fitted))
         out.append(block)
     return tuple(out)
-
-
-def _dark(figure: Any) -> Any:
-    """``figure`` (fitted: a copy of its own) repainted for a dark page."""
-    if isinstance(figure, dict):
-        return in_dark(figure)
-    return go.Figure(in_dark(figure.to_dict()), _validate=False)
 
 
 def main_block(blocks: tuple[Any, ...]) -> int | None:

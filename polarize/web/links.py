@@ -160,8 +160,8 @@ def presenting(query: Mapping[str, Any]) -> bool | None:
 def link(spec: PageSpec, values: Values, *, present: bool = False) -> str:
     """The address of a page with these values, relative to the app (``/rates?n=8&...``).
 
-    The default page's address is the app's root (``/?n=8&...``): Streamlit serves it there
-    and answers its ``url_path`` with a "Page not found" dialog.
+    The default page's address is the app's root (``/?n=8&...``), as its menu entry's (its
+    ``url_path`` opens it too: ``ui.navigation.st_pages``).
     """
     query = to_query(spec, values, present=present)
     return f"/{'' if spec.default else spec.url_path}" + (f"?{urlencode(query)}" if query else "")

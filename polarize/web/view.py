@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import plotly.graph_objects as go
-
 from polarize.plots.alt_text import describe
 from polarize.web.slides import Slide
 
@@ -50,7 +48,8 @@ class Maths:
 
 @dataclass(frozen=True, eq=False)
 class Plot:
-    """A figure (shared through a cache: do not modify it) and what to notice in it.
+    """A figure dict (``polarize.plots``; shared through a cache: do not modify it) and what to
+    notice in it.
 
     Attributes
     ----------
@@ -60,7 +59,7 @@ class Plot:
     """
 
     key: str
-    figure: go.Figure
+    figure: dict[str, Any]
     caption: str = ""
     selects: Mapping[str, int] = field(default_factory=dict)
 

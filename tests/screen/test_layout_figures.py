@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
+from support.figures import dashboard_figure
 
 from polarize import Experiment
 from polarize.config import ConfigError
 from polarize.plots import style
-from polarize.plots.dashboard import PANELS, dashboard
+from polarize.plots.dashboard import PANELS
 from polarize.plots.display import Display
 from polarize.plots.lines import Line, Panel
 from polarize.plots.multiples import _line_chars, animated_grid, legend_height
@@ -29,8 +31,10 @@ PHONE = Display(width=390, height=844, column=356)
 
 
 def _fitted(figure, display: Display):
-    """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
-    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
+    """``figure`` (a figure dict, or a ``go.Figure``'s) as the fit shows it on ``display`` (the page's only
+    figure), validated."""
+    figure = figure.to_dict() if isinstance(figure, go.Figure) else figure
+    return go.Figure(fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure)
 
 
 def _cells(figure) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -79,12 +83,13 @@ def _phone_cells(cells) -> bool:
 
 
 def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
-    wide, narrow = _cells(dashboard(result, narrow=False)), _cells(dashboard(result, narrow=True))
+    wide = _cells(dashboard_figure(result, narrow=False))
+    narrow = _cells(dashboard_figure(result, narrow=True))
     assert len(wide) == len(narrow) == len(PANELS)
     assert len({x for x, _ in wide}) == 3  # three columns on a wide screen
     assert _phone_cells(narrow)
     assert _apart(wide) and _apart(narrow)
-    figure = dashboard(result, narrow=True)
+    figure = dashboard_figure(result, narrow=True)
     # With its transport on top, it fits a 390 x 844 window under Streamlit's header as it was built.
     assert _fitted(figure, PHONE).layout.height == figure.layout.height
     assert figure.layout.showlegend is False  # the simplex's numbered corners are the key
@@ -98,8 +103,8 @@ def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
 @pytest.mark.parametrize("cols", [2, 3, 4, 5])
 def test_grids_take_two_columns_on_a_phone(cols):
     panels = _panels(8)
-    wide = _cells(animated_grid(panels, cols=cols, legend=True))
-    narrow_figure = animated_grid(panels, cols=cols, legend=True, narrow=True)
+    wide = _cells(go.Figure(animated_grid(panels, cols=cols, legend=True)))
+    narrow_figure = go.Figure(animated_grid(panels, cols=cols, legend=True, narrow=True))
     narrow = _cells(narrow_figure)
     assert len({x for x, _ in wide}) == cols
     assert len({x for x, _ in narrow}) == 2 and len(narrow) == 8 and len({y for _, y in narrow}) == 4
@@ -116,7 +121,7 @@ def test_long_titles_and_notes_wrap_to_their_panel_width():
     title = "lr = 0.1: solid flow, dashed descent, and a good deal more besides"
     note = "descent diverges: its loss grew from 0.5 to 1e9 after 40 steps, so it is drawn up to there"
     for cols, narrow in ((4, False), (3, False), (1, True)):
-        figure = animated_grid(_panels(cols, title=title, note=note), cols=cols, narrow=narrow)
+        figure = go.Figure(animated_grid(_panels(cols, title=title, note=note), cols=cols, narrow=narrow))
         texts = [a.text for a in figure.layout.annotations]
         titles = [t for t in texts if t.startswith("lr =")]
         notes = [t for t in texts if t.startswith("descent")]
@@ -126,18 +131,18 @@ def test_long_titles_and_notes_wrap_to_their_panel_width():
             lines = text.split("<br>")
             assert len(lines) >= 2 and all(len(line) <= chars for line in lines), (cols, text)
     # Two-line titles get the room of two lines: the first row starts lower than with one.
-    short = animated_grid(_panels(3), cols=3)
-    long = animated_grid(_panels(3, title=title), cols=3)
+    short = go.Figure(animated_grid(_panels(3), cols=3))
+    long = go.Figure(animated_grid(_panels(3, title=title), cols=3))
     assert long.layout.margin.t > short.layout.margin.t
 
 
 def test_a_log_axis_over_two_decades_labels_whole_decades_only():
     t = np.geomspace(1, 1e3, 30)
     panel = Panel(title="p", log_y=True, lines=(Line(x=t, y=np.geomspace(1e-3, 0.5, 30), name="gap"),))
-    axis = animated_grid([panel], cols=1, animated=False).layout.yaxis
+    axis = go.Figure(animated_grid([panel], cols=1, animated=False)).layout.yaxis
     assert axis.dtick == 1  # not "D2": its 2s and 5s ran into the decades' labels in a short panel
     short = Panel(title="p", log_y=True, lines=(Line(x=t, y=np.geomspace(0.1, 0.5, 30), name="gap"),))
-    assert animated_grid([short], cols=1, animated=False).layout.yaxis.dtick == "D2"
+    assert go.Figure(animated_grid([short], cols=1, animated=False)).layout.yaxis.dtick == "D2"
 
 
 def test_a_page_builds_its_view_for_the_display_it_is_given():
@@ -186,7 +191,7 @@ def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
                                                        legend=True) for k in range(1, 9)))]
     tops = []
     for panels in (one, many):
-        figure = animated_grid(panels, cols=2, legend=True, narrow=narrow, animated=False)
+        figure = go.Figure(animated_grid(panels, cols=2, legend=True, narrow=narrow, animated=False))
         names = list(dict.fromkeys(line.name for p in panels for line in p.lines))
         legend = figure.layout.legend
         above = (legend.y - 1) * _plot_px(figure) + legend_height(names, size=legend.font.size, narrow=narrow)
@@ -194,7 +199,7 @@ def test_a_grids_legend_has_room_above_its_titles_at_any_width(narrow):
         tops.append(figure.layout.margin.t)
     assert tops[1] > tops[0]  # ten long entries take more rows than two, at either width
     # Without a legend, no room for one.
-    assert animated_grid(one, cols=2, narrow=narrow, animated=False).layout.margin.t < tops[0]
+    assert go.Figure(animated_grid(one, cols=2, narrow=narrow, animated=False)).layout.margin.t < tops[0]
 
 
 def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
@@ -204,7 +209,7 @@ def _sinks_record(layers: int = 2, heads: int = 4) -> dict:
 
 
 def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
-    figure = training_figure(_sinks_record(), narrow=True)
+    figure = go.Figure(training_figure(_sinks_record(), narrow=True))
     legend, margin = figure.layout.legend, figure.layout.margin
     below = -legend.y * _plot_px(figure)  # pixels from the plot's bottom to the legend's top
     assert legend.orientation == "h" and legend.yanchor == "top"
@@ -212,17 +217,17 @@ def test_the_sinks_training_legend_sits_under_its_x_title_on_a_phone():
     names = [trace.name for trace in figure.data]
     assert margin.b >= below + legend_height(names, size=legend.font.size, narrow=True)
     assert _plot_px(figure) >= 300  # the legend takes its own room, not the panel's
-    assert training_figure(_sinks_record()).layout.legend.y is None  # beside the panel on a desktop
+    assert go.Figure(training_figure(_sinks_record())).layout.legend.y is None  # beside the panel: desktop
 
 
 def test_the_replicator_scale_has_a_row_of_its_own_above_the_notes(result):
     """In a dashboard panel about 160 px wide the scale ran into "logit grows" and the tick "1"; on a
     phone, fitted to its window, the panel is too short for either: both go (``crowding.uncrowded``)."""
-    phone = _fitted(dashboard(result, repulsion="replicator", narrow=True), PHONE)
+    phone = _fitted(dashboard_figure(result, repulsion="replicator", narrow=True), PHONE)
     assert not [a for a in phone.layout.annotations if "logit grows" in a.text]
     assert next(t for t in phone.data if t.uid == "replicator-scale").visible is False
     for narrow in (False,):
-        figure = dashboard(result, repulsion="replicator", narrow=narrow)
+        figure = dashboard_figure(result, repulsion="replicator", narrow=narrow)
         scale = next(t for t in figure.data if t.uid == "replicator-scale")
         axis = figure.layout[f"yaxis{scale.yaxis[1:]}"]
         notes = [a for a in figure.layout.annotations if "logit grows" in a.text]
@@ -283,10 +288,10 @@ def test_a_y_title_longer_than_its_short_panel_loses_its_brackets_then_goes():
 def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     """One row per size D, titled once above its columns, each row naming its D: it fits a phone."""
     from polarize import simulate
-    from polarize.plots import grid
+    from polarize.plots import comparisons
 
     runs = {D: simulate(Experiment(model="tied", n=D, d=D, horizon=10.0)) for D in (3, 4, 5, 6)}
-    figure = grid.tied_figure(runs, frames=5, narrow=True)
+    figure = go.Figure(comparisons.tied_figure(runs, frames=5, narrow=True))
     cells = _cells(figure)
     assert len({x for x, _ in cells}) == 3 and len({y for _, y in cells}) == 4 and _apart(cells)
     titles = [a.text for a in figure.layout.annotations if a.yref == "paper" and a.y > 0.9]
@@ -322,7 +327,7 @@ def test_panel_titles_stay_clear_of_the_panels_above(display, page):
     from polarize.web.pages import by_name
 
     spec = by_name(page)
-    figure = fit(spec.show(spec.make_job(spec.defaults(None)), display), display).plots()[0].figure
+    figure = go.Figure(fit(spec.show(spec.make_job(spec.defaults(None)), display), display).plots()[0].figure)
     layout = figure.layout
     plot = _plot_px(figure)
     for note in layout.annotations:
@@ -340,8 +345,8 @@ def test_a_phone_grid_titles_only_its_first_columns_y_axes():
     """In the narrow gap between a phone's two columns the second column's y title ("nats", Loss and
     conditioning's entropy) ran into the first column's plot."""
     panels = [Panel(title=f"p{k}", y_title=f"y{k}", lines=_panels(1)[0].lines) for k in range(4)]
-    layout = animated_grid(panels, cols=2, narrow=True, animated=False).layout
+    layout = go.Figure(animated_grid(panels, cols=2, narrow=True, animated=False)).layout
     titles = [layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)]
     assert titles == ["y0", "", "y2", ""]
-    wide = animated_grid(panels, cols=2, animated=False).layout
+    wide = go.Figure(animated_grid(panels, cols=2, animated=False)).layout
     assert [wide[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, 5)] == ["y0", "y1", "y2", "y3"]

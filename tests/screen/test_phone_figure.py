@@ -4,10 +4,11 @@ and fitted to a phone's window once (``polarize.web.fit``)."""
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
+from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard
 from polarize.plots.crowding import LEGEND_ROW, legend_rows
 from polarize.plots.display import Display
 from polarize.plots.lines import Line, Panel
@@ -33,8 +34,10 @@ def _from_top(layout, y: float) -> float:
     return layout.margin.t - (y - 1) * _plot_px(layout)
 
 
-def _fitted(figure, display: Display = PHONE):
-    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
+def _fitted(figure, display: Display = PHONE) -> go.Figure:
+    """``figure`` (a figure dict, or a ``go.Figure``'s) as the fit shows it on ``display``, validated."""
+    figure = figure.to_dict() if isinstance(figure, go.Figure) else figure
+    return go.Figure(fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure)
 
 
 def _band(layout) -> tuple[float, float]:
@@ -45,7 +48,7 @@ def _band(layout) -> tuple[float, float]:
 
 @pytest.mark.parametrize("fitted", [False, True])
 def test_a_phone_dashboard_has_its_transport_at_its_top(result, fitted):
-    figure = dashboard(result, narrow=True)
+    figure = dashboard_figure(result, narrow=True)
     layout = (_fitted(figure) if fitted else figure).layout
     for menu in (*layout.updatemenus, *layout.sliders):
         assert menu.y > 1 and 0 < _from_top(layout, menu.y) < layout.margin.t, menu.y  # above the panels
@@ -55,11 +58,11 @@ def test_a_phone_dashboard_has_its_transport_at_its_top(result, fitted):
     assert play < slider < speeds_bottom <= layout.margin.t  # buttons, slider, then the speeds' own row
     titles = [a for a in layout.annotations if a.yref in (None, "paper") and a.y is not None and a.y <= 1.2]
     assert titles and all(_from_top(layout, a.y) > speeds_bottom for a in titles if a.y >= 1)
-    assert layout.margin.b < dashboard(result).layout.margin.b  # no transport below: only tick room
+    assert layout.margin.b < dashboard_figure(result).layout.margin.b  # no transport below: only tick room
 
 
 def test_a_desktop_figure_keeps_its_transport_below():
-    figure = animated_grid(_panels(4, 2), cols=2, legend=True)
+    figure = go.Figure(animated_grid(_panels(4, 2), cols=2, legend=True))
     assert all(menu.y < 0 for menu in (*figure.layout.updatemenus, *figure.layout.sliders))
 
 
@@ -87,12 +90,12 @@ def test_a_phone_figure_is_fitted_to_its_window_once():
     """A figure whose bottom margin was wider than its ticks need (the attention heatmaps') used to
     grow past the window when its transport was moved on top after the fit: fitted again. Built with
     its transport on top, one fit makes it the window's height."""
-    figure = animated_grid(_panels(4, 3), cols=2, legend=True, narrow=True)
+    figure = go.Figure(animated_grid(_panels(4, 3), cols=2, legend=True, narrow=True))
     figure.update_layout(margin_b=130)
     fitted = _fitted(figure)
     assert fitted.layout.height <= PHONE.figure_room and fitted.layout.updatemenus[0].y > 1
 
 
 def test_a_figure_that_does_not_play_has_no_transport():
-    still = animated_grid(_panels(2, 2), cols=2, animated=False, narrow=True)
+    still = go.Figure(animated_grid(_panels(2, 2), cols=2, animated=False, narrow=True))
     assert not still.layout.updatemenus and not still.layout.sliders

@@ -6,13 +6,14 @@ import json
 import re
 from pathlib import Path
 
+import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 from support.app import open_page
+from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard
 from polarize.plots.display import Display
 from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
@@ -51,7 +52,7 @@ def test_an_address_that_leaves_the_app_or_names_no_page_resolves_to_nothing(add
 
 @pytest.fixture(scope="module")
 def figure():
-    return dashboard(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)))
+    return dashboard_figure(simulate(Experiment(n=5, d=5, seed=0, horizon=1e3)))
 
 
 PROJECTOR = Display(presenting=True)
@@ -59,8 +60,10 @@ PROJECTOR = Display(presenting=True)
 
 
 def _shown(figure, display: Display = PROJECTOR):
-    """``figure`` as the fit shows it on ``display`` (the page's only figure)."""
-    return fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure
+    """``figure`` (a figure dict, or a ``go.Figure``'s) as the fit shows it on ``display`` (the page's only
+    figure), validated."""
+    figure = figure.to_dict() if isinstance(figure, go.Figure) else figure
+    return go.Figure(fit(View(blocks=(Plot("p", figure),)), display).blocks[0].figure)
 
 
 def test_fonts_scale_everywhere_and_the_original_is_left_alone(figure):
@@ -78,7 +81,7 @@ def test_fonts_scale_everywhere_and_the_original_is_left_alone(figure):
 
 def test_a_figure_dict_is_presented_as_a_dict_like_its_figure(figure):
     spec = figure.to_dict()
-    big = _shown(spec)
+    big = fit(View(blocks=(Plot("p", spec),)), PROJECTOR).blocks[0].figure
     assert isinstance(big, dict) and spec["layout"]["height"] == 780  # a copy; the original stays
     assert big["layout"]["height"] == PROJECTOR.figure_room
     assert big["layout"]["font"]["size"] == _shown(figure).layout.font.size
@@ -126,18 +129,20 @@ def _with_height(figure, height):
 
 
 def test_a_presented_view_drops_the_small_print(figure):
-    view = View(blocks=(Caption("small"), Plot("p", figure, caption="under"),
+    spec = figure.to_dict()
+    view = View(blocks=(Caption("small"), Plot("p", spec, caption="under"),
                         Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
     shown = fit(view, PROJECTOR)
     (plot, columns) = shown.blocks
-    assert plot.caption == "" and plot.figure is not figure
-    assert plot.figure.layout.height == PROJECTOR.figure_room
+    assert plot.caption == "" and plot.figure is not spec
+    assert plot.figure["layout"]["height"] == PROJECTOR.figure_room
     assert columns.columns == ((Metric("m", "1"),), ()) and shown.sidebar == ""
-    assert view.blocks[1].figure is figure and view.sidebar == "note"  # the cached view is untouched
+    assert view.blocks[1].figure is spec and view.sidebar == "note"  # the cached view is untouched
 
 
 def test_a_fitted_view_keeps_its_type_and_small_print(figure):
-    view = View(blocks=(Caption("small"), Plot("p", figure, caption="under"),
+    spec = figure.to_dict()
+    view = View(blocks=(Caption("small"), Plot("p", spec, caption="under"),
                         Columns(((Metric("m", "1", help="why"),), (Caption("x"),)))), sidebar="note")
     desktop = Display(top=284, column=800)  # a page that explains first: the figure lower down
     shown = fit(view, desktop)
@@ -145,9 +150,9 @@ def test_a_fitted_view_keeps_its_type_and_small_print(figure):
     assert caption == Caption("small") and plot.caption == "under"
     assert columns.columns == view.blocks[2].columns
     higher = fit(view, Display(top=150)).blocks[1].figure
-    assert plot.figure.layout.height == desktop.figure_room < higher.layout.height
-    assert plot.figure.layout.font.size == figure.layout.font.size
-    assert shown.sidebar == "note" and view.blocks[1].figure is figure
+    assert plot.figure["layout"]["height"] == desktop.figure_room < higher["layout"]["height"]
+    assert plot.figure["layout"]["font"]["size"] == figure.layout.font.size
+    assert shown.sidebar == "note" and view.blocks[1].figure is spec
 
 
 @pytest.mark.parametrize(("window", "top"), [(720, 200), (1080, 200), (720, 400), (720, 300), (1080, 700)])
@@ -335,7 +340,8 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
 
 
 def test_short_panels_lose_labels_and_notes_not_type(figure):
-    from polarize.plots.crowding import NOTE_ROOM, TICK_PITCH
+    from polarize.plots.crowding import TICK_PITCH
+    from polarize.plots.geometry import NOTE_ROOM
 
     big = _shown(figure, Display(presenting=True, height=640))
     layout, margin = big.layout, big.layout.margin
@@ -363,9 +369,9 @@ def test_a_title_wider_than_its_panel_takes_two_lines(figure):
 
 def test_a_phone_keeps_its_figures_type_in_presentation_mode(figure):
     phone = Display(width=390, height=844, presenting=True)
-    shown = fit(View(blocks=(Caption("small"), Plot("p", figure, caption="under"))), phone)
+    shown = fit(View(blocks=(Caption("small"), Plot("p", figure.to_dict(), caption="under"))), phone)
     (plot,) = shown.blocks
-    assert plot.figure.layout.font.size == figure.layout.font.size and plot.caption == ""
+    assert plot.figure["layout"]["font"]["size"] == figure.layout.font.size and plot.caption == ""
 
 
 def test_the_token_legend_gets_the_rows_it_takes():
@@ -373,8 +379,8 @@ def test_the_token_legend_gets_the_rows_it_takes():
 
     assert legend_rows(["a" * 10] * 3, size=14, width=1000) == 1
     assert legend_rows(["a" * 10] * 30, size=14, width=400) > legend_rows(["a" * 10] * 30, size=14, width=800)
-    eight = dashboard(simulate(Experiment(n=8, d=8, seed=0, horizon=1e2)))
-    two = dashboard(simulate(Experiment(n=2, d=2, seed=0, horizon=1e2)))
+    eight = dashboard_figure(simulate(Experiment(n=8, d=8, seed=0, horizon=1e2)))
+    two = dashboard_figure(simulate(Experiment(n=2, d=2, seed=0, horizon=1e2)))
     # Eight tokens take two rows at the dashboard's narrowest: room kept for both, not pushed by plotly.
     assert eight.layout.margin.t > two.layout.margin.t
     # Presented on a wide page the second row is given back; on a narrow one, the larger type takes more.
@@ -390,7 +396,7 @@ def test_a_figure_with_category_ticks_is_presented():
                          "xaxis2": {"domain": [0, 1], "tickvals": ["softmax", "l2"], "anchor": "y2"},
                          "yaxis": {"domain": [0.55, 1]}, "yaxis2": {"domain": [0, 0.45]}}}
     projector = Display(presenting=True, height=520)
-    shown = _shown(figure, projector)
+    shown = fit(View(blocks=(Plot("p", figure),)), projector).blocks[0].figure
     assert shown["layout"]["height"] <= projector.figure_room
     assert shown["layout"]["xaxis2"]["tickvals"] == ["softmax", "l2"]
 
@@ -405,7 +411,7 @@ def test_every_panel_takes_the_same_type_in_presentation_mode():
 
     t = np.geomspace(0.1, 1e3, 30)
     panels = [Panel(title=f"p{k}", lines=(Line(x=t, y=t / (k + 1), name="a"),)) for k in range(4)]
-    grid = animated_grid(panels, cols=4)
+    grid = go.Figure(animated_grid(panels, cols=4))
     layout = _shown(grid).layout.to_plotly_json()
     sizes = {key: layout[key]["tickfont"]["size"] for key in layout if key.startswith(("xaxis", "yaxis"))}
     assert len(sizes) == 8 and len(set(sizes.values())) == 1, sizes

@@ -20,7 +20,7 @@ from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate_within
 from polarize.losses import LOSSES
 from polarize.normalizers import NORMALIZERS, DegenerateStateError
-from polarize.plots.dashboard import dashboard_spec
+from polarize.plots.dashboard import dashboard
 from polarize.presets import get_preset
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
 from polarize.status import Status
@@ -184,9 +184,9 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
                           + overtime.advice(experiment), passing=True)
     if len(result.t) == 0:
         return View(error=result.message or "The run saved nothing.")
-    # Plain figure dicts: plotly's objects would cost several times the run (see ``dashboard_spec``).
-    figure = dashboard_spec(result, repulsion=repulsion, narrow=narrow,
-                            **({} if frames is None else {"frames": frames}))
+    # A plain figure dict: plotly's objects would cost several times the run (see ``dashboard``).
+    figure = dashboard(result, repulsion=repulsion, narrow=narrow,
+                       **({} if frames is None else {"frames": frames}))
     judged = judge(result)
     # The verdict is the run's end: said so before it, as the figure opens at the start.
     numbers = (Text(END_OF_RUN), Metric("Polarized?", judged.status.answer, THRESHOLDS),

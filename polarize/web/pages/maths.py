@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
@@ -58,7 +57,7 @@ def maths_runs() -> MathsRuns:
                 for loss in ("logistic", "square", "kl")})
 
 
-def maths_figures(runs: MathsRuns | None = None, *, narrow: bool = False) -> dict[str, go.Figure]:
+def maths_figures(runs: MathsRuns | None = None, *, narrow: bool = False) -> dict[str, dict[str, Any]]:
     """The page's live figures.
 
     Returns
@@ -98,7 +97,7 @@ def _model() -> tuple[Any, ...]:
     return Header("1. The value-softmax model"), Columns((left, right), widths=(1.1, 1), gap="large")
 
 
-def _replicator(figures: dict[str, go.Figure]) -> tuple[Any, ...]:
+def _replicator(figures: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
     left = (
         Text("Call $u = -V^\\top g$ the **fitness** of the tokens. Moving weight from the average onto "
              "token $i$ lowers the loss at the rate $u_i - s\\cdot u$, the fitness minus the mean fitness. "
@@ -121,7 +120,7 @@ def _replicator(figures: dict[str, go.Figure]) -> tuple[Any, ...]:
             Columns((left, right), widths=(1.1, 1), gap="large"))
 
 
-def _slowness(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, ...]:
+def _slowness(figures: dict[str, dict[str, Any]], runs: MathsRuns) -> tuple[Any, ...]:
     rate, run = runs.rate, runs.logistic
     sv = run.singular_values
     early = int(np.searchsorted(run.t, 1e3))
@@ -160,7 +159,7 @@ def _slowness(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, ...]
     return Header("3. Polarization, and how slow it is"), Columns((left, right), widths=(1.1, 1), gap="large")
 
 
-def _only_softmax(figures: dict[str, go.Figure], runs: MathsRuns) -> tuple[Any, ...]:
+def _only_softmax(figures: dict[str, dict[str, Any]], runs: MathsRuns) -> tuple[Any, ...]:
     verdicts = {loss: judge(r) for loss, r in runs.losses.items()}
     square = runs.losses["square"]
     left = (

@@ -215,8 +215,8 @@ def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
               Plot("sinks-attention", attention,
                    "Each panel is one head: rows are queries, columns keys (the query token is primed). "
                    "It opens at the end of training; press play to watch training from the start: a "
-                   "sink head moves its rows' weight into the first column, onto BOS (\u2605 from the "
-                   "checkpoint where it counts)."),
+                   "sink head moves its rows' weight into the first column, onto BOS (\u2605 marks a sink "
+                   "head, from the checkpoint where it counts)."),
               Text(TIE_BACK),
               Plot("sinks-training", training_figure(record, narrow=narrow),
                    "Sink score of every head (colour: head, dash: layer) and induction accuracy (thick)."),

@@ -16,12 +16,20 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from polarize.diagnostics import Result
 from polarize.losses import LOSSES
 from polarize.plots import style
 from polarize.plots.animation import FRAMES
+from polarize.plots.geometry import (
+    DESCENT_ROW,
+    KAPPA_ROW,
+    LOSSES_ROW,
+    NORMALIZERS_ROW,
+    RATE_ROW,
+    REGRESSION_ROW,
+    TIED_ROW,
+)
 from polarize.plots.lines import Line, Panel, token_lines
 from polarize.plots.multiples import animated_grid
 from polarize.plots.numbers import log_span
@@ -59,7 +67,7 @@ def stopped_note(result: Result) -> str:
 
 
 def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
-                       narrow: bool = False) -> go.Figure:
+                       narrow: bool = False) -> dict[str, Any]:
     """The scores ``s_i(t)`` under every normalizer, same start: small multiples that play together.
 
     Parameters
@@ -71,7 +79,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One panel per normalizer (4 per row), ``n`` curves each.
     """
     top = style.top_tokens(rows[0].result.s[-1])  # one token order for every panel: the first run's
@@ -79,8 +87,8 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
                     lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=stopped_note(row.result)) for k, row in enumerate(rows)]
-    return animated_grid(panels, cols=4, frames=frames, row_height=270, animated=animated, legend=True,
-                         narrow=narrow)
+    return animated_grid(panels, cols=4, frames=frames, row_height=NORMALIZERS_ROW, animated=animated,
+                         legend=True, narrow=narrow)
 
 
 def _per_run(runs: Mapping[str, Result], quantity: str, *, narrow: bool,
@@ -91,7 +99,7 @@ def _per_run(runs: Mapping[str, Result], quantity: str, *, narrow: bool,
 
 
 def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated: bool = True,
-                  narrow: bool = False) -> go.Figure:
+                  narrow: bool = False) -> dict[str, Any]:
     """Logistic, square and cross-entropy losses from the same start.
 
     Parameters
@@ -102,7 +110,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         A first row with ``s_i(t)`` per loss; a second with the entropy,
         ``1 - max s`` and the loss of every run (the cross-entropy's floor
         ``H(p*)`` dashed).
@@ -131,7 +139,7 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         # One line (H(p*) is in the legend): on two it ran into the panel above.
         Panel(title="loss" if narrow else "loss (grey: KL floor)", lines=loss_lines, log_y=True),
     ]
-    return animated_grid(first + second, cols=3, frames=frames, row_height=330, legend=True,
+    return animated_grid(first + second, cols=3, frames=frames, row_height=LOSSES_ROW, legend=True,
                          animated=animated, narrow=narrow)
 
 
@@ -167,7 +175,7 @@ def kappa_panels(results: Mapping[float, Result], *, split: bool = True) -> list
                   log_x=False, y_floor=(0.0, 1.0), markers=True, lines=(entropy, max_s), span=len(results))]
 
 
-def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> go.Figure:
+def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> dict[str, Any]:
     """Final entropy and ``max s`` against the condition number (a static figure of two panels).
 
     Parameters
@@ -176,14 +184,14 @@ def kappa_figure(results: Mapping[float, Result], *, narrow: bool = False) -> go
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Two panels, one curve with markers each; no frames.
     """
-    return animated_grid(kappa_panels(results), cols=2, row_height=280, animated=False, narrow=narrow)
+    return animated_grid(kappa_panels(results), cols=2, row_height=KAPPA_ROW, animated=False, narrow=narrow)
 
 
 def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, animated: bool = True,
-                      narrow: bool = False, summary: bool = False) -> go.Figure:
+                      narrow: bool = False, summary: bool = False) -> dict[str, Any]:
     """The logits ``a(t)`` of the regression for each condition number ``kappa`` (square loss).
 
     Parameters
@@ -196,7 +204,7 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One panel per kappa (up to 5 per row), ``n`` curves each; then the summary panel.
     """
     cols = min(5, len(results)) if not summary else len(results)
@@ -207,8 +215,8 @@ def regression_figure(results: Mapping[float, Result], *, frames: int = FRAMES, 
               for k, (kappa, r) in enumerate(results.items())]
     if summary:
         panels += kappa_panels(results, split=False)
-    return animated_grid(panels, cols=cols, frames=frames, row_height=300, animated=animated, legend=True,
-                         narrow=narrow)
+    return animated_grid(panels, cols=cols, frames=frames, row_height=REGRESSION_ROW, animated=animated,
+                         legend=True, narrow=narrow)
 
 
 def tied_panels(D: int, r: Result) -> list[Panel]:
@@ -248,7 +256,7 @@ def _alpha_lines(r: Result, winner: int) -> tuple[Line, ...]:
 
 
 def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated: bool = True,
-                narrow: bool = False) -> go.Figure:
+                narrow: bool = False) -> dict[str, Any]:
     """The tied model for each size ``D``: loss, ``alpha(t)`` and the column norms of ``U``.
 
     Parameters
@@ -259,7 +267,7 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         One row per ``D``: the loss (log-log), ``alpha_i(t)``, and the norm of
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
@@ -271,7 +279,7 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
                           y_title=f"D = {D}" if k % 3 == 0 else "", note="")
                   for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]
-    return animated_grid(panels, cols=3, frames=frames, row_height=260, legend=True, animated=animated,
+    return animated_grid(panels, cols=3, frames=frames, row_height=TIED_ROW, legend=True, animated=animated,
                          narrow_cols=3, narrow=narrow)
 
 
@@ -280,7 +288,7 @@ _TIED_PHONE = ("loss", "\u03b1<sub>i</sub>(t)", "norms of U")
 
 
 def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
-                   narrow: bool = False) -> go.Figure:
+                   narrow: bool = False) -> dict[str, Any]:
     """The exact flow against gradient descent at each step size.
 
     Parameters
@@ -291,7 +299,7 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Two rows of L panels: ``s_i(t)`` of the flow (solid) and of the descent
         (dashed, up to where it stayed finite); the distance ``|s_gd - s_flow|``.
     """
@@ -312,12 +320,12 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
                             y_range=tuple(shared) if shared else None,
                             lines=(Line(x=c.descent.t[:k], y=c.distance, name="distance", width=3,
                                         color=style.PALETTE.alert if c.diverged else style.PALETTE.ink),)))
-    return animated_grid(top + bottom, cols=len(comparisons), frames=frames, row_height=300,
+    return animated_grid(top + bottom, cols=len(comparisons), frames=frames, row_height=DESCENT_ROW,
                          animated=animated, narrow=narrow)
 
 
 def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bool = True,
-                narrow: bool = False) -> go.Figure:
+                narrow: bool = False) -> dict[str, Any]:
     """How slowly polarization proceeds: the gap, the losers' ratios and the margin (log-log).
 
     Parameters
@@ -331,7 +339,7 @@ def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bo
 
     Returns
     -------
-    plotly.graph_objects.Figure
+    dict
         Three panels: ``1 - max s`` with ``2(n-1)/(n z^2)``, the corrected
         ``2(n-1)/(n (z - qbar)^2)`` and the theorem's ``C / log t``; each
         ``s_i / max s`` of the losers; the margin ``z`` with ``log t``.
@@ -357,5 +365,5 @@ def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bo
             Line(x=rate.t, y=np.log(rate.t), name="log t", color=grey, dash="dash", moving=False,
                  legend=True))),
     ]
-    return animated_grid(panels, cols=3, frames=frames, row_height=420, legend=True, animated=animated,
+    return animated_grid(panels, cols=3, frames=frames, row_height=RATE_ROW, legend=True, animated=animated,
                          narrow=narrow)
