@@ -13,10 +13,9 @@ Explorer and two comparison pages (Normalizers, Loss) it measures, as the median
   time, so every run is simulated, never served from the cache);
 - cached control: the same, going back to a seed already shown;
 
-and for each of those, counted from what the server sent on the page's websocket (each frame a
-Streamlit ``ForwardMsg``, read with Streamlit's own protobuf classes): the full script runs and
-the fragment runs (a ``new_session`` message each; a fragment run names its fragments), the figures
-sent (``plotly_chart`` elements, and references to one the browser holds already), the browser's
+and for each of those, counted from what the server sent on the page's websocket
+(``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
+or as a reference to one the browser holds already), the browser's
 main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, and,
 for a first visit, the server's CPU time (every process of its process group, from ``/proc``).
 
@@ -35,7 +34,7 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from support.browser import SETTLED_JS, AppServer, launch_browser, wait_until_settled  # noqa: E402
+from support.wire import Wire, listen  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
@@ -65,39 +64,6 @@ MAIN_SIGNATURE_JS = """() => {
   const last = (a) => (a && a.length ? a[a.length - 1] : null);
   return JSON.stringify(g.data.map((d) => [d.x ? d.x.length : 0, last(d.x), last(d.y)]));
 }"""
-
-
-@dataclass
-class Wire:
-    """What the server sent on a page's websocket, message by message (``ForwardMsg``)."""
-
-    full_runs: int = 0
-    fragment_runs: int = 0
-    sent: int = 0
-    referenced: int = 0
-    bytes: int = 0
-    hashes: set[str] = field(default_factory=set)
-
-    def frame(self, payload: Any) -> None:
-        if isinstance(payload, str):
-            return
-        msg = ForwardMsg.FromString(payload)
-        kind = msg.WhichOneof("type")
-        if kind == "new_session":
-            if msg.metadata.run.fragment_ids:
-                self.fragment_runs += 1
-            else:
-                self.full_runs += 1
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
-            self.sent += 1
-            self.bytes += len(payload)
-            self.hashes.add(msg.hash)
-        elif kind == "ref_hash" and msg.ref_hash in self.hashes:
-            self.referenced += 1
-
-    def counts(self) -> tuple[int, int, int, int, int]:
-        return self.full_runs, self.fragment_runs, self.sent, self.referenced, self.bytes
 
 
 @dataclass
@@ -151,8 +117,7 @@ def first_visit(browser: Any, url: str, server: AppServer,
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     context.add_init_script(LONG_TASKS_JS)
     page = context.new_page()
-    wire = Wire()
-    page.on("websocket", lambda ws: ws.on("framereceived", wire.frame))
+    wire = listen(page)
     cpu = server_cpu(server.process.pid)
     start = time.perf_counter()
     page.goto(url)
