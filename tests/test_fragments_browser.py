@@ -57,6 +57,20 @@ def test_a_first_visit_is_one_script_run_and_sends_the_figure_once(explorer):
     assert (sent, referenced) == (_charts(page), 0)
 
 
+def test_a_later_session_of_the_same_browser_draws_the_figure_in_its_first_run(explorer):
+    """The first session's measure is kept in a cookie (``ui.viewport.COOKIE``): a new tab of the same
+    browser (a new session) is one run, the figure fitted, and the page has nothing to post."""
+    first, _ = explorer
+    page = first.context.new_page()
+    wire = listen(page)
+    page.goto(first.url)
+    wait_for_figure(page, timeout=120)
+    wait_until_settled(page)
+    assert wire.counts()[:4] == (1, 0, _charts(page), 0)
+    box = "() => document.querySelector('.st-key-main_figure').getBoundingClientRect().toJSON()"
+    assert page.evaluate(box) == first.evaluate(box)  # drawn as the first session drew it
+
+
 def test_a_changed_control_is_one_run_and_one_figure(explorer):
     page, wire = explorer
     before, shown = wire.counts(), wait_for_figure(page)

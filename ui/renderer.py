@@ -22,7 +22,7 @@ from polarize.plots.display import Display
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
-from polarize.web.fit import fit, main_block
+from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
@@ -82,20 +82,25 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, present
 
     A browser's first visit is one run of the script: everything but the main figure, whose place is
     kept empty (``viewport.held``) while the page measures it; the measure posted, this fragment runs
-    again and draws the figure once, fitted. Its arguments are those of the script's last run (the
-    controls' values, the job): only the display changes between its own reruns. The view, for the
-    sidebar's part the script draws.
+    again and draws the figure once, fitted. A later session of the same browser finds the measure in
+    its cookie (``viewport.COOKIE``): where it has this place, the figure is drawn in the first run.
+    Its arguments are those of the script's last run (the controls' values, the job): only the
+    display changes between its own reruns. The view, for the sidebar's part the script draws.
     """
     if st.session_state.pop(APP_RERUN, False):  # a click on a figure set controls: the page runs again
         st.rerun()
-    display = viewport.last(presenting=presenting, deck=deck_show.showing(presenting))
+    deck = deck_show.showing(presenting)
+    view = _view(spec, job, viewport.last(presenting=presenting, deck=deck), spec.running(values))
+    # The place: the head and the blocks above the main figure (a fitted view's, less its small print
+    # when presenting, which the head says), then the display with the figure's top there.
+    first = figure_first(view)
+    main = main_block(first.blocks)
+    place = _place(head, first.blocks[:main] if main is not None else ())
+    display = viewport.last(presenting=presenting, deck=deck, place=place)
     theme.dark_style(display.dark_page, display.dark)
-    view = _view(spec, job, display, spec.running(values))
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
                                                                 lambda: fit(view, display))
-    main = main_block(fitted.blocks)
-    place = _place(head, fitted.blocks[:main] if main is not None else ())
     viewport.measure(place)
     _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting, note), held=viewport.held(place))
     return fitted
