@@ -64,7 +64,7 @@ FIGURES = {
         *(rf"{page} +{kind} +{NUMBER} s  long tasks +{NUMBER} s  runs 1 \+ [01] fragment  "
           rf"figures sent \d of \d \(\+\d by reference, \d+ kB\)"
           for page in ("explorer", "normalizers", "losses")
-          for kind in ("first visit", "changed control", "cached control")),
+          for kind in ("first visit", "browser seen", "changed control", "cached control")),
         r"counts: one full script run and each figure sent once, per visit and per change: met$",
     ]),
     "replicas": (BROWSER, [
