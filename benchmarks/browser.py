@@ -224,7 +224,7 @@ def main() -> int:
                                         f"{sent} + {referenced} figure(s) sent of {m.figures}")
         browser.close()
     print("counts: one full script run and each figure sent once, per visit and per change: "
-          + ("met" if not failures else "NOT met: " + "; ".join(failures)))
+          + ("met" if not failures else "NOT met: " + "; ".join(dict.fromkeys(failures))))
     return 0
 
 
