@@ -59,9 +59,13 @@ FIGURES = {
         rf"full run of \d+ steps of that tiny model: ~{NUMBER} min wall",
     ]),
     "browser": (BROWSER, [
-        rf"first load of a fresh server: {NUMBER} s$",
-        rf"default \(n = 8\) +{NUMBER} s .*{NUMBER} s .*{NUMBER} s .*{NUMBER} MB$",
-        r"targets: changed control < 1 s",
+        rf"warming the server \(each page once\): {NUMBER} s$",
+        # Per page, visit and change: one full script run, each figure sent once (or referenced).
+        *(rf"{page} +{kind} +{NUMBER} s  long tasks +{NUMBER} s  runs 1 \+ [01] fragment  "
+          rf"figures sent \d of \d \(\+\d by reference, \d+ kB\)"
+          for page in ("explorer", "normalizers", "losses")
+          for kind in ("first visit", "browser seen", "changed control", "cached control")),
+        r"counts: one full script run and each figure sent once, per visit and per change: met$",
     ]),
     "replicas": (BROWSER, [
         *(rf"{k} replica\(s\), 1 worker\(s\): 4/4 served, figure median {NUMBER} s, last {NUMBER} s, "

@@ -30,7 +30,11 @@ from polarize.web.view import (
 from ui import charts, deck_show, theme
 from ui.state import current_values, settle, widget_key
 
-__all__ = ["draw_block", "draw_downloads"]
+__all__ = ["APP_RERUN", "draw_block", "draw_downloads"]
+
+APP_RERUN = "_app_rerun"
+"""Session key: set by a callback that changed the page's controls from inside the view (a fragment,
+``ui.renderer._body``), which reruns only itself: the fragment then reruns the page's script."""
 
 
 def _columns(block: Columns, page: str) -> None:
@@ -84,12 +88,14 @@ def _clicked(block: Plot, page: str) -> None:
     """Chart callback (before the rerun): set the controls a clicked point names (``Plot.selects``).
 
     The widgets are not drawn yet, so their state may change; the rerun then runs the page
-    with these values and writes them into the link.
+    with these values and writes them into the link (the chart is in the view's fragment, whose
+    rerun asks for the page's: ``APP_RERUN``).
     """
     spec = by_name(page)
     points = st.session_state[f"{page}_{block.key}"]["selection"]["points"]
     for key, value in selected_values(block, points, spec, settle(spec, current_values(spec))).items():
         st.session_state[widget_key(spec, key)] = value
+    st.session_state[APP_RERUN] = True
 
 
 def _action(block: Action, page: str) -> None:
@@ -151,8 +157,15 @@ def draw_block(block: Any, page: str) -> None:
 
 
 def draw_downloads(view: View, page: str) -> None:
-    if not view.downloads:
-        return
+    """The view's downloads: a button each, or one that makes a slow one (``_downloads``)."""
+    if view.downloads:
+        _downloads(view, page)
+
+
+@st.fragment
+def _downloads(view: View, page: str) -> None:
+    """A fragment (``st.fragment``): a click on "Make clip" reruns the downloads alone, not the page
+    and its figures; the clip made, its download button takes the place of the one that made it."""
     st.subheader("Downloads")
     asked = None
     # A row that wraps, each button as wide as its label: in equal columns the labels were cut.
@@ -160,14 +173,20 @@ def draw_downloads(view: View, page: str) -> None:
         for d in view.downloads:
             data = _made(d, page) if d.slow else d.data
             if data is None:  # a slow one not made yet: a button makes it, below, with its progress
+                slot = st.empty()
                 label = f"Make {d.label[:1].lower()}{d.label[1:]}"
-                if st.button(label, key=f"{page}_make_{d.key}", icon=d.icon, help=d.help, width="content"):
-                    asked = d
+                if slot.button(label, key=f"{page}_make_{d.key}", icon=d.icon, help=d.help, width="content"):
+                    asked = d, slot
                 continue
-            st.download_button(d.label, data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
-                               key=f"{page}_download_{d.key}", help=d.help, width="content")
+            _offer(d, data, page, st)
     if asked is not None:
-        _make(asked, page)
+        _make(*asked, page)
+
+
+def _offer(d: Download, data: bytes | str, page: str, where: Any) -> None:
+    """The download button of ``d`` (``data``), in ``where`` (the row, or a made one's place in it)."""
+    where.download_button(d.label, data, d.filename, mime=d.mime, on_click="ignore", icon=d.icon,
+                          key=f"{page}_download_{d.key}", help=d.help, width="content")
 
 
 def _made(d: Download, page: str) -> bytes | str | None:
@@ -176,8 +195,9 @@ def _made(d: Download, page: str) -> bytes | str | None:
     return made[1] if made is not None and made[0] is d.data else None
 
 
-def _make(d: Download, page: str) -> None:
-    """Make a slow download with a progress bar, keep it for the session, and rerun to offer it."""
+def _make(d: Download, slot: Any, page: str) -> None:
+    """Make a slow download with a progress bar, keep it for the session, and offer it in ``slot``
+    (where the button that asked for it was)."""
     bar = st.progress(0.0, text=f"Making {d.filename}")
     start = time.perf_counter()
     try:
@@ -188,6 +208,7 @@ def _make(d: Download, page: str) -> None:
         st.warning(str(exc), icon=":material/hourglass_empty:")
         return
     st.session_state[f"_{page}_made_{d.key}"] = (d.data, data)
+    bar.empty()
+    _offer(d, data, page, slot)
     st.toast(f"{d.label} made in {time.perf_counter() - start:.1f} s: download it with its button.",
              icon=":material/check_circle:")
-    st.rerun()

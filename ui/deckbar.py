@@ -39,7 +39,15 @@ def deck_box(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False
     """The sidebar box: a presentation link to this view, and a form adding it to a deck."""
     if not spec.slide:
         return
-    with st.sidebar.expander("Present or add to a deck", icon=":material/slideshow:"):
+    with st.sidebar:
+        _box(spec, values, presenting)
+
+
+@st.fragment
+def _box(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
+    """The box: a fragment (``st.fragment``), so that adding a slide reruns the box alone, not the page
+    and its figures (its arguments are those of the page's last run: the view on screen)."""
+    with st.expander("Present or add to a deck", icon=":material/slideshow:"):
         st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
         if not presenting:
             theme.caption("A link to this view in presentation mode: copy it with the button on its right.")

@@ -22,13 +22,13 @@ from polarize.plots.display import Display
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.failures import queue_notice
-from polarize.web.fit import fit, main_block
+from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
 from ui import deck_show, deckbar, mode, theme, transport, viewport
-from ui.blocks import draw_block, draw_downloads
+from ui.blocks import APP_RERUN, draw_block, draw_downloads
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 
@@ -48,8 +48,6 @@ def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     theme.new_run()
     presenting = mode.presenting()  # read from the address once a run
-    display = viewport.last(presenting=presenting, deck=deck_show.showing(presenting))
-    theme.dark_style(display.dark_page, display.dark)
     deckbar.bind_store()
     theme.present_style(presenting)
     ignored = init_state(spec)
@@ -57,30 +55,55 @@ def render(spec: PageSpec) -> None:
     share(spec, values)
     deckbar.deck_box(spec, values, presenting=presenting)
     with st.container(key=theme.PAGE):  # the page's main column, less blank space above (``ui.theme``)
-        _page(spec, values, ignored, presenting, display)
+        view = _page(spec, values, ignored, presenting)
+    if view is not None:  # the sidebar's part of the view: drawn by the script's run, not the fragment's
+        if view.sidebar:
+            theme.caption(view.sidebar, st.sidebar)
+        transport.controls(view)
 
 
-def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool,
-          display: Display) -> None:
-    """The page's main column: its head, then its view (held until the page has measured its place)."""
+def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> View | None:
+    """The page's main column: its head, then its view (``_body``); the view (None: an error shown)."""
     with st.container(key=theme.HEAD):
         head = _head(spec, values, ignored, presenting)
     job = spec.make_job(values)
     if isinstance(job, Problem):
         viewport.measure(_place(head))
         st.error(job.message, icon=":material/error:")
-        st.stop()
-    if viewport.held(None):  # a browser's first run: nothing measured, the view waits for the window
-        _hold(_place(head))
-    view = _view(spec, job, display, spec.running(values))
+        return None
+    return _body(spec, values, job, head, presenting, mended_note(spec, values))
+
+
+@st.fragment
+def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, presenting: bool,
+          note: str) -> View:
+    """The page's view fitted to the display the page posted, and the component measuring it: a
+    fragment (``st.fragment``), so that a measure posted reruns this alone, not the page's script.
+
+    A browser's first visit is one run of the script: everything but the main figure, whose place is
+    kept empty (``viewport.held``) while the page measures it; the measure posted, this fragment runs
+    again and draws the figure once, fitted. A later session of the same browser finds the measure in
+    its cookie (``viewport.COOKIE``): where it has this place, the figure is drawn in the first run.
+    Its arguments are those of the script's last run (the controls' values, the job): only the
+    display changes between its own reruns. The view, for the sidebar's part the script draws.
+    """
+    if st.session_state.pop(APP_RERUN, False):  # a click on a figure set controls: the page runs again
+        st.rerun()
+    deck = deck_show.showing(presenting)
+    view = _view(spec, job, viewport.last(presenting=presenting, deck=deck), spec.running(values))
+    # The place: the head and the blocks above the main figure (a fitted view's, less its small print
+    # when presenting, which the head says), then the display with the figure's top there.
+    first = figure_first(view)
+    main = main_block(first.blocks)
+    place = _place(head, first.blocks[:main] if main is not None else ())
+    display = viewport.last(presenting=presenting, deck=deck, place=place)
+    theme.dark_style(display.dark_page, display.dark)
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
-                                                                 lambda: fit(view, display))
-    main = main_block(fitted.blocks)
-    place = _place(head, fitted.blocks[:main] if main is not None else ())
+                                                                lambda: fit(view, display))
     viewport.measure(place)
-    note = mended_note(spec, values)
     _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting, note), held=viewport.held(place))
+    return fitted
 
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> tuple:
@@ -105,14 +128,6 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
 def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
     """A digest of what is above the page's main figure: its head, and the view's blocks before it."""
     return hashlib.sha256(repr((head, before)).encode()).hexdigest()[:16]
-
-
-def _hold(place: str) -> None:
-    """A browser's first run: the place of the main figure, kept empty for the page to measure, and
-    nothing below it (the rerun the page's measure starts draws the view)."""
-    viewport.measure(place)
-    st.container(key=MAIN_FIGURE).empty()
-    st.stop()
 
 
 _ON = "_page_on"
@@ -170,18 +185,16 @@ def shared_view(spec: PageSpec, job: Any, display: Display) -> View:
 
 
 def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool = False) -> None:
-    """Draw a view: its notes, its blocks, its downloads and the animated figures' transport.
+    """Draw a view: its notes, its blocks and its downloads (or its error).
 
     The main figure (``polarize.web.fit.main_block``) is drawn in a container of its own
     (``MAIN_FIGURE``), which the page measures; while ``held`` the container stays empty and nothing
     below it is drawn. The warnings and ``below_figure`` come right under the main figure: above it
     they pushed it and its Play button out of the window.
     """
-    if view.sidebar:
-        theme.caption(view.sidebar, st.sidebar)
     if view.error:
         st.error(view.error, icon=":material/error:")
-        st.stop()
+        return
     main = main_block(view.blocks)
     if main is None:
         _notes(view, below_figure)
@@ -189,14 +202,13 @@ def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool
         if i != main:
             draw_block(block, page)
             continue
-        if held:
+        if held:  # an empty element holds the place (an empty container is not laid out: no top)
             st.container(key=MAIN_FIGURE).empty()
-            st.stop()
+            return
         with st.container(key=MAIN_FIGURE):
             draw_block(block, page)
         _notes(view, below_figure)
     draw_downloads(view, page)
-    transport.controls(view)
 
 
 def _notes(view: View, below_figure: Callable[[], None]) -> None:

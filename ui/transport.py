@@ -33,23 +33,30 @@ def controls(view: View) -> None:
     """For a view with an animated figure: the sidebar's "keep playing" toggle and the script."""
     if not animated(view):
         return
+    with st.sidebar:
+        _controls()
+
+
+@st.fragment
+def _controls() -> None:
+    """The toggle and the script: a fragment (``st.fragment``), so that turning the toggle reloads the
+    script alone (and, turned on, starts the figure playing), not the page and its figures."""
     state = st.session_state
     # Widget keys are per page (and dropped when a page does not draw them): the setting lives in its
     # own key, copied into the widget before it is drawn and back by the widget's callback.
     state[_WIDGET] = state.get(KEEP_PLAYING, False)
-    keep = st.sidebar.toggle("Keep playing after a change", key=_WIDGET, on_change=_kept,
-                             help="Start the animation again by itself whenever a control changes. Keys "
-                                  "on the figure: space plays or pauses, \u2190 \u2192 step, Home resets.")
+    keep = st.toggle("Keep playing after a change", key=_WIDGET, on_change=_kept,
+                     help="Start the animation again by itself whenever a control changes. Keys "
+                          "on the figure: space plays or pauses, \u2190 \u2192 step, Home resets.")
     state[_RUN] = state.get(_RUN, 0) + 1 if keep else 0
     # A new ``run`` on every rerun while keep is on: a new document, so the iframe loads again (and
     # starts the new figure playing) rather than being kept as it was.
     html = transport.script_html(inline=False, autoplay=keep, run=state[_RUN])
-    iframe = getattr(st.sidebar, "iframe", None)  # Streamlit 1.5x onwards; it deprecates components.html
+    iframe = getattr(st, "iframe", None)  # Streamlit 1.5x onwards; it deprecates components.html
     if iframe is not None:
         iframe(html, height=1)  # its least height; the document draws nothing
     else:
-        with st.sidebar:
-            components.html(html, height=0)
+        components.html(html, height=0)
 
 
 def _kept() -> None:

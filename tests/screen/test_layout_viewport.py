@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from polarize.plots.display import NARROW_BELOW, Display, Mode
-from ui.viewport import KEY, STEP, read
+from ui.viewport import KEY, STEP, read, remembered
 
 
 def _script() -> None:
@@ -93,3 +93,29 @@ def test_the_renderer_builds_a_phone_s_view_with_its_panels_stacked():
     phone.run()
     columns = _dashboard_columns(phone)
     assert not phone.exception and (0, 1) in columns and len(columns - {(0, 1)}) == 2
+
+
+def _cookie(value) -> str:
+    from urllib.parse import quote
+
+    return quote(json.dumps(value))
+
+
+def test_a_cookie_remembers_the_window_and_the_figure_s_place_it_measured():
+    saved = {"window": 1920, "height": 1080, "dark": True, "dark_chosen": False,
+             "places": {"elsewhere": [300, 900], "here": [200, 1400]}}
+    assert remembered(_cookie(saved), "here") == {"window": 1920, "height": 1080, "dark": True,
+                                                  "dark_chosen": False, "top": 200, "width": 1400,
+                                                  "place": "here"}
+    # Not measured at this place: the window and the theme only, the place not (the figure waits).
+    assert remembered(_cookie(saved), "new") == {"window": 1920, "height": 1080, "dark": True,
+                                                 "dark_chosen": False, "top": None, "width": None,
+                                                 "place": None}
+
+
+@pytest.mark.parametrize("text", [None, "", "%7B", "not json", _cookie([1, 2]), _cookie("x"), "x" * 5000,
+                                  _cookie({"places": {"here": "top"}}), _cookie({"places": [1]}),
+                                  _cookie({"window": "wide", "places": {"here": [None, 3]}})])
+def test_whatever_a_cookie_holds_reads_as_a_valid_display_or_none(text):
+    seen = remembered(text, "here")
+    assert seen is None or (seen["place"] is None and read(seen).top is None)

@@ -1,0 +1,69 @@
+"""What the server sent a browser tab, counted on its websocket (used by test_fragments_browser.py and
+benchmarks/browser.py).
+
+Each frame the server sends on ``/_stcore/stream`` is one Streamlit ``ForwardMsg``, read here with
+Streamlit's own protobuf classes: a ``new_session`` message starts each run (a fragment run names its
+fragments, a run of the page's script none), and a figure arrives as a ``plotly_chart`` element or,
+when the browser holds that message already, as a reference to it (``ref_hash``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+__all__ = ["Wire", "listen"]
+
+
+@dataclass
+class Wire:
+    """Counts of what the server sent one tab, message by message (``frame``).
+
+    Attributes
+    ----------
+    full_runs, fragment_runs : int
+        Runs of the page's script, and runs of fragments alone.
+    sent, referenced : int
+        Figures sent whole, and figures sent as a reference to one the tab holds.
+    bytes : int
+        The figures' messages' size, sent whole.
+    """
+
+    full_runs: int = 0
+    fragment_runs: int = 0
+    sent: int = 0
+    referenced: int = 0
+    bytes: int = 0
+    hashes: set[str] = field(default_factory=set)
+
+    def frame(self, payload: Any) -> None:
+        """Count one frame the server sent (text frames are not Streamlit's messages)."""
+        if isinstance(payload, str):
+            return
+        msg = ForwardMsg.FromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            if msg.metadata.run.fragment_ids:
+                self.fragment_runs += 1
+            else:
+                self.full_runs += 1
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
+                and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
+            self.sent += 1
+            self.bytes += len(payload)
+            self.hashes.add(msg.hash)
+        elif kind == "ref_hash" and msg.ref_hash in self.hashes:
+            self.referenced += 1
+
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """``(full_runs, fragment_runs, sent, referenced, bytes)`` so far."""
+        return self.full_runs, self.fragment_runs, self.sent, self.referenced, self.bytes
+
+
+def listen(page: Any) -> Wire:
+    """A ``Wire`` counting what the server sends ``page`` (a Playwright page, before it opens the app)."""
+    wire = Wire()
+    page.on("websocket", lambda socket: socket.on("framereceived", wire.frame))
+    return wire

@@ -1,0 +1,97 @@
+"""How often the page's script runs, and how often a figure is sent, in headless Chromium (issue 31).
+
+Counted from what the server sends the tab (``support.wire``), never timed: a first visit is one run
+of the page's script (the main figure's place held empty while the page measures it) and one run of
+the view's fragment, which sends the figure once; a changed control is one run and one figure; the
+parts that change alone (the "Keep playing" toggle, the deck box) rerun alone, sending no figure.
+Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from support.browser import BROWSER, set_number, wait_for_figure, wait_until_settled
+from support.wire import Wire, listen
+
+pytestmark = BROWSER
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+def _charts(page) -> int:
+    return page.locator('[data-testid="stPlotlyChart"]').count()
+
+
+def _until(page, done, timeout: float = 60.0) -> None:
+    """Wait until ``done()`` holds, the browser's events (and so the wire's frames) handled meanwhile."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, "the state waited for did not come"
+        page.wait_for_timeout(50)
+
+
+@pytest.fixture
+def explorer(server, browser):
+    """The Explorer opened in a new session, settled; its page and the wire counting from the start."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    wire = listen(page)
+    page.goto(server.url + "/")
+    wait_for_figure(page, timeout=120)
+    wait_until_settled(page)
+    yield page, wire
+    context.close()
+
+
+def _since(wire: Wire, before: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(now - then for now, then in zip(wire.counts(), before, strict=True))[:4]
+
+
+def test_a_first_visit_is_one_script_run_and_sends_the_figure_once(explorer):
+    page, wire = explorer
+    full, fragments, sent, referenced, _ = wire.counts()
+    assert full == 1, f"{full} runs of the page's script for one first visit"
+    assert fragments <= 1  # the view's, once the page has measured the figure's place
+    assert (sent, referenced) == (_charts(page), 0)
+
+
+def test_a_later_session_of_the_same_browser_draws_the_figure_in_its_first_run(explorer):
+    """The first session's measure is kept in a cookie (``ui.viewport.COOKIE``): a new tab of the same
+    browser (a new session) is one run, the figure fitted, and the page has nothing to post."""
+    first, _ = explorer
+    page = first.context.new_page()
+    wire = listen(page)
+    page.goto(first.url)
+    wait_for_figure(page, timeout=120)
+    wait_until_settled(page)
+    assert wire.counts()[:4] == (1, 0, _charts(page), 0)
+    box = "() => document.querySelector('.st-key-main_figure').getBoundingClientRect().toJSON()"
+    assert page.evaluate(box) == first.evaluate(box)  # drawn as the first session drew it
+
+
+def test_a_changed_control_is_one_run_and_one_figure(explorer):
+    page, wire = explorer
+    before, shown = wire.counts(), wait_for_figure(page)
+    set_number(page, "Seed", 7)
+    wait_for_figure(page, different_from=shown)
+    wait_until_settled(page)
+    assert _since(wire, before) == (1, 0, _charts(page), 0)
+
+
+def test_keep_playing_and_add_to_deck_rerun_alone(explorer):
+    page, wire = explorer
+    before = wire.counts()
+    page.get_by_text("Keep playing after a change").click()
+    _until(page, lambda: wire.fragment_runs > before[1])
+    wait_until_settled(page)
+    assert _since(wire, before) == (0, 1, 0, 0)
+
+    before = wire.counts()
+    page.get_by_text("Present or add to a deck").click()
+    page.get_by_label("Slide title").fill("Alone")
+    page.get_by_role("button", name="Add to deck").click()
+    page.get_by_text(re.compile(r"Added slide \d+ to the deck")).wait_for(timeout=60_000)
+    wait_until_settled(page)
+    assert _since(wire, before) == (0, 1, 0, 0)
