@@ -94,7 +94,7 @@ def main() -> None:
     start = _clock("simulate the default run", start)
     figure = dashboard(result, frames=args.frames)
     title = title_lines(result)
-    start = _clock(f"dashboard ({len(figure.frames)} frames)", start)
+    start = _clock(f"dashboard ({len(figure['frames'])} frames)", start)
     frames = clipframes.clip_frames(figure, title=title, width=args.width)
     pictures = [next(frames)]
     start = _clock("static export once (browser start incl.)", start)
@@ -108,9 +108,9 @@ def main() -> None:
         start = _clock(f"encode MP4 ({count} frames, {size[0]}x{size[1]})", start)
     _end_to_end(result, args.frames, args.width)
     if args.compare:
-        per_frame = _kaleido_per_frame(figure.to_dict(), args.compare)
+        per_frame = _kaleido_per_frame(figure, args.compare)
         print(f"kaleido, whole frames: {per_frame:.2f} s a frame, "
-              f"{per_frame * len(figure.frames):.0f} s for {len(figure.frames)} frames")
+              f"{per_frame * len(figure['frames']):.0f} s for {len(figure['frames'])} frames")
 
 
 if __name__ == "__main__":

@@ -86,6 +86,17 @@ def _browser_on(browser, proxy: NginxProxy, replica: str, path: str):
     raise AssertionError(f"no browser reached {replica} in 20 tries")
 
 
+def _logged(proxy: NginxProxy, wanted, most: float = 30.0) -> list:
+    """The proxy's log lines that ``wanted`` accepts, once there are some: nginx writes a request's
+    line as it ends, which can be just after its answer reached the client."""
+    deadline = time.monotonic() + most
+    while True:
+        found = [r for r in proxy.access() if wanted(r)]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
 def _download(page, proxy: NginxProxy, cookie: str, replica: str, other: str) -> bool:
     """The view's first download, through the proxy from the session's replica; not from ``other``'s
     (whether that was shown: the other replica answered, with 404)."""
@@ -104,7 +115,7 @@ def _download(page, proxy: NginxProxy, cookie: str, replica: str, other: str) ->
         urllib.request.urlopen(stranger, timeout=30).close()
     except urllib.error.HTTPError:
         pass
-    (asked,) = [r for r in proxy.access() if r.affinity == other and r.path == media[0].path]
+    (asked,) = _logged(proxy, lambda r: r.affinity == other and r.path == media[0].path)
     assert asked.status == (200 if asked.upstream == replica else 404), asked
     return asked.upstream != replica
 
