@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -158,31 +159,34 @@ def _held(admission: Admission, seconds: float) -> None:
     admission.leave(slot)
 
 
+@contextlib.contextmanager
+def _queued(admission: Admission, count: int):
+    """A slot held while ``count`` runs wait behind it; released, and every run done, on leaving."""
+    holder = admission.enter()
+    waiters = [threading.Thread(target=lambda: admission.leave(admission.enter())) for _ in range(count)]
+    for waiter in waiters:
+        waiter.start()
+    _wait_until(lambda: admission.counts() == (1, count))
+    try:
+        yield
+    finally:
+        admission.leave(holder)
+        for waiter in waiters:
+            waiter.join()
+
+
 def test_the_queue_is_as_long_as_the_work_it_holds_allows():
     # Runs of 2 s, one slot, 5 s allowed: the run waiting behind 2 others expects 6 s and is refused.
     slow = Admission(1, reserve=0, longest_wait=5.0)
     _held(slow, 2.0)
-    holder = slow.enter()
-    waiters = [threading.Thread(target=lambda: slow.leave(slow.enter())) for _ in range(2)]
-    for waiter in waiters:
-        waiter.start()
-    _wait_until(lambda: slow.counts() == (1, 2))
-    with pytest.raises(ServerBusy, match=r"2 runs are waiting already, about 6 s of work \(at most 5 s\)"):
+    with _queued(slow, 2), \
+            pytest.raises(ServerBusy, match=r"2 runs are waiting already, about 6 s of work \(at most 5 s\)"):
         slow.enter()
-    slow.leave(holder)
-    for waiter in waiters:
-        waiter.join()
     # Light runs (a tenth of a second): a class's worth all wait their turn.
     light = Admission(1, reserve=0, longest_wait=60.0)
     _held(light, 0.1)
-    holder = light.enter()
-    waiters = [threading.Thread(target=lambda: light.leave(light.enter())) for _ in range(200)]
-    for waiter in waiters:
-        waiter.start()
-    _wait_until(lambda: light.counts() == (1, 200))
-    light.leave(holder)
-    for waiter in waiters:
-        waiter.join()
+    with _queued(light, 200):
+        pass
     assert light.counts() == (0, 0)
 
 
