@@ -28,6 +28,7 @@ from polarize.config import Experiment
 from polarize.losses import LinearLoss, Square
 from polarize.normalizers import make_normalizer
 from polarize.science.flow_field import slice_field, slice_logits
+from polarize.science.square_search import newton_steps, roots_in_square
 from polarize.systems import build_loss
 
 __all__ = ["RestPoint", "rest_points"]
@@ -250,119 +251,18 @@ def _scanned_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...],
 def _searched_inside(e: Experiment, V: np.ndarray, face: tuple[int, ...],
                      tokens: tuple[int, int, int]) -> list[np.ndarray]:
     """Roots inside the triangle from a grid of starts, in coordinates ``(p, q)`` of the unit square
-    (shares ``p, (1-p) q, (1-p)(1-q)``) kept in it by bounds; an answer counts only where the field
-    stands still to rounding.
+    (shares ``p, (1-p) q, (1-p)(1-q)``), all searched at once (``square_search``); an answer counts only
+    where the field stands still to rounding (its Newton step under ``NEWTON``)."""
+    def shares(pq: np.ndarray) -> np.ndarray:  # (K, 2) -> (K, 3)
+        return np.stack([pq[:, 0], (1 - pq[:, 0]) * pq[:, 1], (1 - pq[:, 0]) * (1 - pq[:, 1])], axis=1)
 
-    All starts move at once (one evaluation of the field for every start and probe): a damped
-    Gauss-Newton search (Levenberg-Marquardt) projected onto the square, then Newton's steps.
-    """
     def residual(pq: np.ndarray) -> np.ndarray:  # (K, 2) -> (K, 2)
-        pq = np.atleast_2d(pq)
-        points = np.stack([pq[:, 0], (1 - pq[:, 0]) * pq[:, 1], (1 - pq[:, 0]) * (1 - pq[:, 1])], axis=1)
-        return _face_rates(e, V, points, face, tokens)[0]
+        return _face_rates(e, V, shares(pq), face, tokens)[0]
 
     grid = (np.arange(INSIDE_STARTS) + 0.5) / INSIDE_STARTS
-    x = _polished(residual, _damped(residual, np.array(list(itertools.product(grid, grid)))))
-    out = []
-    for pq in x:
-        r = np.array([pq[0], (1 - pq[0]) * pq[1], (1 - pq[0]) * (1 - pq[1])])
-        if np.min(r) > BORDER and _newton_step(lambda z: residual(z)[0], pq) <= NEWTON:
-            out.append(r)
-    return out
-
-
-def _damped(residual, x: np.ndarray, rounds: int = 200) -> np.ndarray:
-    """Levenberg-Marquardt from each start ``x`` (K, 2) at once, each step clipped to the unit square.
-
-    A start stops when its damping has grown past any use (no step lowers its residual), its step has
-    shrunk to rounding, or its residual is zero.
-    """
-    x = x.copy()
-    f = residual(x)
-    cost = np.sum(f * f, axis=1)
-    damping = np.full(len(x), 1e-3)
-    moving = np.isfinite(cost)
-    for _ in range(rounds):
-        index = np.flatnonzero(moving)
-        if not len(index):
-            break
-        f_k, jac = _linearized_all(residual, x[index], f[index])
-        normal = np.einsum("kij,kil->kjl", jac, jac)
-        scale = normal.diagonal(axis1=1, axis2=2)[:, :, None] * np.eye(2) + 1e-300 * np.eye(2)
-        with np.errstate(all="ignore"):
-            lifted = normal + damping[index, None, None] * scale
-            step = np.linalg.solve(lifted, np.einsum("kij,ki->kj", jac, f_k)[..., None])[..., 0]
-        trial = np.clip(x[index] - step, 0.0, 1.0)
-        finite = np.all(np.isfinite(trial), axis=1)
-        trial[~finite] = x[index][~finite]
-        trial_f = residual(trial)
-        trial_cost = np.sum(trial_f * trial_f, axis=1)
-        better = finite & (trial_cost < cost[index])
-        moved = np.max(np.abs(trial - x[index]), axis=1)
-        kept = index[better]
-        x[kept], f[kept], cost[kept] = trial[better], trial_f[better], trial_cost[better]
-        damping[index] = np.where(better, damping[index] / 3, damping[index] * 4)
-        moving[index[(damping[index] > 1e16) | (better & (moved <= 1e-16)) | (cost[index] == 0)]] = False
-    return x
-
-
-def _linearized_all(residual, x: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``f`` and the Jacobians (K, 2, 2) of ``residual`` at points ``x`` (K, 2), by central differences."""
-    h = 1e-7
-    probes = np.concatenate([x + h * d for d in np.eye(2)] + [x - h * d for d in np.eye(2)])
-    values = residual(probes).reshape(4, len(x), -1)
-    return f, np.stack([(values[j] - values[2 + j]) / (2 * h) for j in range(2)], axis=2)
-
-
-def _polished(residual, x: np.ndarray, steps: int = 30) -> np.ndarray:
-    """Newton steps from the least-squares answers ``x`` (K, 2), kept in the unit square.
-
-    In a long, nearly flat valley (a Jacobian with a singular value near 1e-7, as cross-entropy's resting
-    point can have) the least-squares search stops on its tolerances well short of the root; Newton's
-    step, which divides by that small singular value, walks the rest of the way.
-    """
-    x = x.copy()
-    moving = np.ones(len(x), dtype=bool)
-    for _ in range(steps):
-        index = np.flatnonzero(moving)
-        if not len(index):
-            break
-        f, jac = _linearized_all(residual, x[index], residual(x[index]))
-        finite = np.all(np.isfinite(f), axis=1) & np.all(np.isfinite(jac), axis=(1, 2))
-        moving[index[~finite]] = False
-        index, f, jac = index[finite], f[finite], jac[finite]
-        step = np.einsum("kij,kj->ki", np.linalg.pinv(jac, rcond=1e-10), f) if len(index) else f
-        x[index] = np.clip(x[index] - step, 0.0, 1.0)
-        moving[index[np.max(np.abs(step), axis=1) <= NEWTON * 1e-3]] = False
-    return x
-
-
-def _linearized(residual, x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The residual at ``x`` and its Jacobian by central differences; None where either is not finite."""
-    h = 1e-7
-    f = residual(x)
-    jac = np.stack([(residual(x + h * d) - residual(x - h * d)) / (2 * h) for d in np.eye(len(x))], axis=1)
-    if not (np.all(np.isfinite(f)) and np.all(np.isfinite(jac))):
-        return None
-    return f, jac
-
-
-def _newton_step(residual, x: np.ndarray) -> float:
-    """Length of the (least-squares) Newton step from ``x`` towards a root of ``residual``.
-
-    Scale-free: a root where the fitness itself vanishes (the loss at its floor, as cross-entropy's runs
-    end) passes, while a point where the whole field is merely tiny (a logistic fitness ``c p`` with
-    ``c`` near 0) does not, since there the field's slope is as tiny as its value. On a line of rest
-    points the least-squares step along the line is zero.
-    """
-    linear = _linearized(residual, x)
-    if linear is None:
-        return np.inf
-    f, jac = linear
-    if np.max(np.abs(f)) > NEWTON * np.max(np.abs(jac)):
-        return np.inf  # no move of NEWTON could make up the residual: flat, not resting (a saturated softmax)
-    step, *_ = np.linalg.lstsq(jac, f, rcond=1e-10)
-    return float(np.max(np.abs(step)))
+    x = roots_in_square(residual, np.array(list(itertools.product(grid, grid))), close=NEWTON * 1e-3)
+    resting = newton_steps(residual, x, flat=NEWTON) <= NEWTON
+    return [r for r in shares(x[resting]) if np.min(r) > BORDER]
 
 
 def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
