@@ -132,7 +132,7 @@ def test_bad_data_folders_are_one_sentence(monkeypatch, tmp_path, where):
 def test_a_fifo_as_config_file_does_not_block(tmp_path, capsys):
     import os
 
-    from test_hostile_runs import hard_limit  # a FIFO with no writer blocked the open for ever
+    from support.hang import hard_limit  # a FIFO with no writer blocked the open for ever
 
     from polarize.cli import main
 

@@ -7,7 +7,7 @@ import os
 import sys
 
 import pytest
-from test_hostile_runs import hard_limit
+from support.hang import hard_limit
 
 from polarize.fields import ConfigError
 from polarize.sweeps.spec import read_sweep

@@ -7,39 +7,21 @@ and the test fails with the place it was stuck instead of blocking the suite.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import signal
 import warnings
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.hang import hard_limit
 
 from polarize import Experiment, simulate, simulate_many
 from polarize.cli import main
 from polarize.config import ConfigError
 from polarize.ensemble import Ensemble
 from polarize.status import Status
-
-LIMIT = 120.0
-"""Seconds a call may take before it counts as hung: far beyond what any of them needs (well under one)."""
-
-
-@contextlib.contextmanager
-def hard_limit(seconds: float = LIMIT):
-    def expire(signum, frame):
-        raise TimeoutError(f"still running after {seconds:g} s: hung")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def strict_loads(text: str):
