@@ -4,6 +4,10 @@ It shows a presentation link to the view on screen (``st.code`` has a copy butto
 saves the view (its link, a title, speaker notes) as a slide of a named deck. Which
 store holds the decks is set here at the start of every run (``bind_store``): on a
 hosted server (``POLARIZE_HOSTED=1``) each session's own, in memory.
+
+The box is folded, and its inside is drawn only while it is open (``OPEN``): drawn folded, it
+cost every first visit ``st.code``'s 1.5 MB syntax highlighter (a quarter of a second of the
+browser's main thread) and every run a form, for a box most visits never open.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from ui import theme
 
 __all__ = ["bind_store", "deck_box"]
 
-_STORE, _SAID = "_deck_store", "_deckbar_said"
+_STORE, _SAID, _DECK = "_deck_store", "_deckbar_said", "_deckbar_deck"
+
+OPEN = "deckbar_open"
+"""The box's widget key: whether it is open (opening or folding it reruns the box alone)."""
 
 
 def bind_store() -> None:
@@ -47,18 +54,24 @@ def deck_box(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False
 def _box(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
     """The box: a fragment (``st.fragment``), so that adding a slide reruns the box alone, not the page
     and its figures (its arguments are those of the page's last run: the view on screen)."""
-    with st.expander("Present or add to a deck", icon=":material/slideshow:"):
+    box = st.expander("Present or add to a deck", icon=":material/slideshow:", key=OPEN, on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
         if not presenting:
             theme.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"
-            name = st.text_input("Deck", value="Lecture", max_chars=100, key=f"{key}_name")
+            # The deck last added to, kept while the box is folded (its widgets are not drawn then).
+            name = st.text_input("Deck", value=st.session_state.get(_DECK, "Lecture"), max_chars=100,
+                                 key=f"{key}_name")
             title = st.text_input("Slide title", value=spec.heading(values), max_chars=200,
                                   key=f"{key}_title")
             notes = st.text_area("Speaker notes", max_chars=10000, key=f"{key}_notes")
             if st.form_submit_button("Add to deck", icon=":material/add:"):
                 st.session_state[_SAID] = _add(name, links.link(spec, values), title, notes)
+                st.session_state[_DECK] = name
         if _SAID in st.session_state:
             ok, message = st.session_state.pop(_SAID)
             (st.success if ok else st.error)(message)

@@ -28,7 +28,7 @@ def test_decks_are_shared_only_where_an_operator_asked(monkeypatch, tmp_path, ho
 def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monkeypatch):
     """Streamlit Community Cloud sets neither variable: one visitor's decks are not another's."""
     from streamlit.testing.v1 import AppTest
-    from support.app import open_page
+    from support.app import open_deck_box, open_page
 
     from polarize.web.deck_store import DeckStore
 
@@ -38,7 +38,7 @@ def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monke
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     app = str(Path(__file__).resolve().parents[2] / "app.py")
     one, other = AppTest.from_file(app, default_timeout=120), AppTest.from_file(app, default_timeout=120)
-    one.run()
+    open_deck_box(one).run()
     one.text_input(key="explorer_deckbar_title").input("mine")
     next(b for b in one.button if b.label == "Add to deck").click().run()
     assert not one.exception

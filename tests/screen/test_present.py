@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
-from support.app import open_page
+from support.app import open_deck_box, open_page
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
@@ -20,6 +20,7 @@ from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.view import Caption, Columns, Metric, Plot, Text, View
+from ui import deckbar
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -241,7 +242,7 @@ def test_presentation_mode_in_the_app(app, how):
     else:
         # Streamlit keeps embed=true out of st.query_params; the browser tells the app its address.
         app.context = {"is_embedded": True, "url": "https://example.org/course/explorer"}
-    app.run()
+    open_deck_box(app).run()
     _no_exception(app)
     assert app.sidebar_asked[-1] == "collapsed"
     assert [c.value for c in app.caption] == []  # the page's, the figures' and the controls' captions
@@ -263,6 +264,7 @@ def test_without_presentation_mode_nothing_changes(app):
 
 
 def _add(at, title, notes=""):
+    open_deck_box(at).run()
     at.text_input(key="explorer_deckbar_title").input(title)
     at.text_area(key="explorer_deckbar_notes").input(notes)
     (submit,) = [b for b in at.button if b.label == "Add to deck"]
@@ -419,3 +421,22 @@ def test_every_panel_takes_the_same_type_in_presentation_mode():
     shared = {"size": 10}
     scaled = scale_fonts({"layout": {"xaxis": {"tickfont": shared}, "yaxis": {"tickfont": shared}}}, 2.0)
     assert scaled["layout"]["yaxis"]["tickfont"]["size"] == 20  # one font, scaled once
+
+
+def test_the_deck_box_is_drawn_inside_only_while_open_and_keeps_its_deck(app):
+    app.run()
+    _no_exception(app)
+    # Folded: no link (``st.code`` would load its syntax highlighter in every first visit), no form.
+    assert not app.code and not [t for t in app.text_input if "deckbar" in (t.key or "")]
+    open_deck_box(app).run()
+    (code,) = app.code
+    assert code.value.endswith("present=true")
+    app.text_input(key="explorer_deckbar_name").input("Week 3")
+    app.text_input(key="explorer_deckbar_title").input("One")
+    next(b for b in app.button if b.label == "Add to deck").click().run()
+    assert [s.value for s in app.success] == ["Added slide 1 to the deck `Week 3`."]
+    app.session_state[deckbar.OPEN] = False  # folded: its widgets are not drawn
+    app.run()
+    assert not app.code
+    open_deck_box(app).run()
+    assert app.text_input(key="explorer_deckbar_name").value == "Week 3"

@@ -2,7 +2,8 @@
 
 Every page is a script of ``pages/`` (one call of ``ui.render``) routed by ``app.py``:
 ``page(name)`` opens the app at that page's address, as a visitor's first request to it would;
-``open_page(at, name)`` switches an app already running to another page, as its menu entry does.
+``open_page(at, name)`` switches an app already running to another page, as its menu entry does;
+``open_deck_box(at)`` opens the sidebar's "Present or add to a deck" box (drawn only while open).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from polarize.web import pages
+from ui import deckbar
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -34,3 +36,12 @@ def page(name: str, *, timeout: float = 120) -> AppTest:
 def open_page(at: AppTest, name: str) -> AppTest:
     """Switch ``at`` (the app, run at least once) to page ``name``; run it next."""
     return at.switch_page(script(name))
+
+
+def open_deck_box(at: AppTest) -> AppTest:
+    """Open the sidebar's deck box, as a click on it does (``at`` run or not); run it next.
+
+    Its inside (the presentation link, the form) is drawn only while it is open (``ui.deckbar``).
+    """
+    at.session_state[deckbar.OPEN] = True
+    return at
