@@ -8,14 +8,17 @@ Playwright) through it, the server warm (each page opened once, unmeasured, firs
 Explorer and two comparison pages (Normalizers, Loss) it measures, as the median of runs:
 
 - first visit: from navigating (a new browser context: a new session) until the page's main
-  figure is drawn;
+  figure is drawn for the last time (its last change on the page, read once the page is settled:
+  Streamlit draws a new figure twice, the second time at its container's measured width);
 - browser seen: the same in a new tab of a browser that has shown the page (a new session, the
   window's measure in its cookie: ``ui.viewport.COOKIE``);
 - changed control: from committing a new seed until the new figure is drawn (a new seed each
   time, so every run is simulated, never served from the cache);
 - cached control: the same, going back to a seed already shown;
 
-and for each of those, counted from what the server sent on the page's websocket
+and, for each of those, the seconds until the page is settled as well (the script's run ended,
+the viewport component has measured the page after it and has nothing to post), and, counted
+from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
 or as a reference to one the browser holds already), the browser's
 main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, and,
@@ -50,12 +53,24 @@ from support.wire import Wire, listen  # noqa: E402
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
 
-# Before any page script: every long task of the page's main thread, kept for a look from outside.
+# Before any page script: every long task of the page's main thread, and the time of the last change
+# inside the main figure (Plotly's drawing is changes of its nodes; Streamlit marking the figure's
+# container stale during a run is not), kept for a look from outside.
 LONG_TASKS_JS = """
 window.__longTasks = [];
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__longTasks.push([entry.startTime, entry.duration]);
 }).observe({type: 'longtask', buffered: true});
+window.__mainDrawn = null;
+new MutationObserver((records) => {
+  for (const record of records) {
+    const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+    if (node && node.closest('.st-key-main_figure .js-plotly-plot')) {
+      window.__mainDrawn = performance.now();
+      return;
+    }
+  }
+}).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
 """
 
 # A short signature of the page's main figure (its traces' lengths and last points), or null while
@@ -70,10 +85,12 @@ MAIN_SIGNATURE_JS = """() => {
 
 @dataclass
 class Measure:
-    """One visit or change: its seconds, its counts (``Wire.counts`` since it began), the long tasks'
-    seconds, the figures on the page once settled, and the server's CPU seconds (first visits)."""
+    """One visit or change: its seconds until the main figure's last draw and until the page settled,
+    its counts (``Wire.counts`` since it began), the long tasks' seconds, the figures on the page
+    once settled, and the server's CPU seconds (first visits)."""
 
     seconds: float
+    settled: float
     counts: tuple[int, int, int, int, int]
     long_tasks: float
     figures: int
@@ -126,9 +143,11 @@ def first_visit(browser: Any, url: str, server: AppServer, timeout: float = 120.
     start = time.perf_counter()
     page.goto(url)
     _drawn(page, None, timeout)
-    seconds = time.perf_counter() - start
     wait_until_settled(page, timeout=timeout)
-    measure = Measure(seconds, wire.counts(), _long_tasks_since(page, 0), _figures(page),
+    settled = time.perf_counter() - start
+    # The page's clock starts at the navigation (``performance.timeOrigin``).
+    drawn = page.evaluate("() => window.__mainDrawn") / 1000
+    measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0), _figures(page),
                       server_cpu(server.process.pid) - cpu)
     return measure, page, wire
 
@@ -143,10 +162,11 @@ def change_seed(page: Any, wire: Wire, seed: int, timeout: float = 60.0) -> Meas
     start = time.perf_counter()
     box.press("Enter")
     _drawn(page, before, timeout)
-    seconds = time.perf_counter() - start
     wait_until_settled(page, timeout=timeout)
+    settled = time.perf_counter() - start
+    drawn = (page.evaluate("() => window.__mainDrawn") - now) / 1000
     since = tuple(a - b for a, b in zip(wire.counts(), counts, strict=True))
-    return Measure(seconds, since, _long_tasks_since(page, now), _figures(page))
+    return Measure(drawn, settled, since, _long_tasks_since(page, now), _figures(page))
 
 
 def measure_page(browser: Any, server: AppServer, path: str, runs: int) -> dict[str, list[Measure]]:
@@ -185,6 +205,7 @@ def report(name: str, kind: str, measures: list[Measure]) -> None:
     figures = max(m.figures for m in measures)
     cpu = [m.cpu for m in measures if m.cpu is not None]
     print(f"{name:<12} {kind:<16} {median([m.seconds for m in measures]):6.2f} s  "
+          f"(settled {median([m.settled for m in measures]):5.2f} s)  "
           f"long tasks {median([m.long_tasks for m in measures]):5.2f} s  "
           f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
           f"(+{referenced} by reference, {size / 1e3:.0f} kB)"
