@@ -2,6 +2,7 @@
 
     python benchmarks/browser.py [--runs 5]
     python benchmarks/browser.py --quick    # one of each, the counts checked (the suite runs it)
+    python benchmarks/browser.py --bare     # the same, for Streamlit alone with the Explorer's figure
 
 Starts ``streamlit run app.py`` on a free port and drives the system Chromium (headless,
 Playwright) through it, the server warm (each page opened once, unmeasured, first). For the
@@ -29,6 +30,11 @@ The counts do not depend on the machine's load: ``--quick`` prints them for the 
 and each figure sent once. Targets (issue 31, a quiet machine): a changed control on the Explorer
 under 0.3 s, a first visit under 1.5 s, long tasks per change under 0.2 s, server CPU per first
 visit under 0.15 CPU-s.
+
+``--bare`` measures ``benchmarks/apps/bare.py`` instead (as "bare explorer"): a title, a Seed box and
+the Explorer's default figure drawn by ``st.plotly_chart``, nothing else, the run in the server's
+process. It is the floor Streamlit's own chart sets on this machine: a visit or a change of the app
+cannot take less.
 """
 
 from __future__ import annotations
@@ -204,7 +210,7 @@ def report(name: str, kind: str, measures: list[Measure]) -> None:
     full, fragments, sent, referenced, size = (max(m.counts[i] for m in measures) for i in range(5))
     figures = max(m.figures for m in measures)
     cpu = [m.cpu for m in measures if m.cpu is not None]
-    print(f"{name:<12} {kind:<16} {median([m.seconds for m in measures]):6.2f} s  "
+    print(f"{name:<13} {kind:<16} {median([m.seconds for m in measures]):6.2f} s  "
           f"(settled {median([m.settled for m in measures]):5.2f} s)  "
           f"long tasks {median([m.long_tasks for m in measures]):5.2f} s  "
           f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
@@ -217,22 +223,26 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median reported)")
     parser.add_argument("--quick", action="store_true",
                         help="one run of each, the counts checked (for the tests)")
+    parser.add_argument("--bare", action="store_true",
+                        help="measure Streamlit alone with the Explorer's figure (benchmarks/apps/bare.py)")
     args = parser.parse_args()
     if args.quick:
         args.runs = 1
     from playwright.sync_api import sync_playwright
 
+    pages = {"bare explorer": "/"} if args.bare else PAGES
     failures = []
-    with AppServer() as server, sync_playwright() as playwright:
+    with AppServer(script="benchmarks/apps/bare.py" if args.bare else "app.py") as server, \
+            sync_playwright() as playwright:
         browser = launch_browser(playwright)
         # Warm: the server's imports, its workers, each page's first run and the browser's cache.
         start = time.perf_counter()
-        for path in PAGES.values():
+        for path in pages.values():
             _, page, _ = first_visit(browser, server.url + path, server, timeout=300)
             page.context.close()
         print(f"warming the server (each page once): {time.perf_counter() - start:.2f} s", flush=True)
         print(f"median of {args.runs}; runs: full script runs + fragment runs; counts: the most of any run")
-        for name, path in PAGES.items():
+        for name, path in pages.items():
             for kind, measures in measure_page(browser, server, path, args.runs).items():
                 report(name, kind, measures)
                 for m in measures:

@@ -10,6 +10,7 @@ numbers are (they are timings, and the machine may be busy).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -106,3 +107,17 @@ def test_the_quick_mode_runs_and_prints_its_figures(script):
     lines = done.stdout.splitlines()
     missing = [figure for figure in FIGURES[script][1] if not any(re.match(figure, line) for line in lines)]
     assert not missing, f"benchmarks/{script}.py --quick did not print {missing}; it printed:\n{done.stdout}"
+
+
+def test_the_bare_app_draws_the_explorers_figure_and_a_new_one_for_a_new_seed():
+    """``benchmarks/apps/bare.py`` (``browser.py --bare``'s floor): the Explorer's default figure alone."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "benchmarks" / "apps" / "bare.py"), default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (chart,) = at.get("plotly_chart")
+    first = json.loads(chart.proto.spec)
+    assert first["layout"]["meta"]["n"] == 8 and len(first["frames"]) > 1  # the default's 8 tokens, animated
+    at.sidebar.number_input[0].set_value(1).run()
+    second = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert second["layout"]["meta"]["n"] == 8 and second["data"] != first["data"]

@@ -1,0 +1,37 @@
+"""Streamlit alone with the Explorer's figure: the floor for ``python benchmarks/browser.py --bare``.
+
+A title, a Seed box in the sidebar and the Explorer's default dashboard for that seed, simulated
+in this process and drawn by ``st.plotly_chart`` in a container keyed like the app's main figure.
+No other control, no worker, no fitting to the window, no measuring, no other element: what a
+visit and a change take here is what Streamlit and Plotly themselves take to show this figure on
+the machine (``streamlit run benchmarks/apps/bare.py`` from the repository's root).
+"""
+
+import functools
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository's ``polarize`` and ``ui``
+
+from polarize.integrate import simulate
+from polarize.plots.dashboard import dashboard
+from polarize.web.pages import by_name
+from polarize.web.pages.explorer import job
+from ui.charts import chart
+
+EXPLORER = by_name("explorer")
+
+
+@functools.lru_cache(maxsize=64)
+def figure(seed: int) -> dict:
+    """The Explorer's default dashboard for ``seed`` (its default settings otherwise)."""
+    values = {**EXPLORER.defaults(None), "seed": seed}
+    return dashboard(simulate(job(values).experiment.resolved()))
+
+
+st.title("Explorer's figure, nothing else")
+seed = st.sidebar.number_input("Seed", value=0, min_value=0, step=1)
+with st.container(key="main_figure"):
+    chart(figure(int(seed)), key="dashboard", theme=None, config={"displayModeBar": False})
