@@ -246,14 +246,46 @@ SETTLED_JS = """() => {
   return true;
 }"""
 
+# JavaScript: what keeps a page from being settled (``SETTLED_JS``), in words, for a failed wait.
+UNSETTLED_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const frame = document.querySelector("iframe[title*='viewport']");
+  const body = frame && frame.contentDocument && frame.contentDocument.body;
+  const busy = [...document.querySelectorAll('[data-testid="stSpinner"], [data-testid="stSkeleton"]')];
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+  return JSON.stringify({
+    script: app && app.getAttribute('data-test-script-state'),
+    title: !!document.querySelector('h1'),
+    busy: busy.map((e) => e.textContent.trim().slice(0, 120)),
+    viewport: body ? {...body.dataset} : null,
+    undrawn: charts.filter((c) => !c.querySelector('.js-plotly-plot .main-svg')).length,
+    alerts: [...document.querySelectorAll('[data-testid="stAlert"]')]
+      .map((e) => e.textContent.trim().slice(0, 160)),
+  });
+}"""
+
+
 def wait_until_settled(page: Any, timeout: float = 120.0) -> None:
     """Wait until the page has run, drawn every figure, and has no rerun to come (``SETTLED_JS``).
 
     Settled in three polls in a row (100 ms apart): a chart drawn at its first width redraws at
-    the width Streamlit then gives it, and a script run may start just after another ends.
+    the width Streamlit then gives it, and a script run may start just after another ends. A page
+    that does not settle in ``timeout`` seconds fails with what kept it (``UNSETTLED_JS``), and its
+    picture is kept in ``test-artifacts/`` (a wait that fails on a busy machine is otherwise a
+    mystery).
     """
-    page.wait_for_function(
-        f"""() => {{
-          window.__settledPolls = ({SETTLED_JS})() ? (window.__settledPolls || 0) + 1 : 0;
-          return window.__settledPolls >= 3;
-        }}""", timeout=timeout * 1000, polling=100)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            f"""() => {{
+              window.__settledPolls = ({SETTLED_JS})() ? (window.__settledPolls || 0) + 1 : 0;
+              return window.__settledPolls >= 3;
+            }}""", timeout=timeout * 1000, polling=100)
+    except PlaywrightTimeout as waited:
+        state = page.evaluate(UNSETTLED_JS)
+        ARTIFACTS.mkdir(exist_ok=True)
+        picture = ARTIFACTS / f"unsettled-{time.strftime('%H%M%S')}-{os.getpid()}.png"
+        page.screenshot(path=str(picture))
+        raise AssertionError(f"{page.url} not settled in {timeout:g} s: {state} (picture: {picture})") \
+            from waited
