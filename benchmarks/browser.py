@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from support.browser import SETTLED_JS, AppServer, launch_browser, wait_until_settled  # noqa: E402
+from support.browser import SETTLED_JS, AppServer, launch_browser, unsettled, wait_until_settled  # noqa: E402
 from support.wire import Wire, listen  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
@@ -130,9 +130,14 @@ def _figures(page: Any) -> int:
 
 def _drawn(page: Any, before: str | None, timeout: float) -> str:
     """Wait until the main figure is drawn, differs from ``before`` and the page is settled; its signature."""
-    page.wait_for_function(f"""() => {{ const s = ({MAIN_SIGNATURE_JS})();
-                                       return s !== null && s !== {json.dumps(before)}
-                                         && ({SETTLED_JS})(); }}""", timeout=timeout * 1000, polling=50)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"""() => {{ const s = ({MAIN_SIGNATURE_JS})();
+                                           return s !== null && s !== {json.dumps(before)}
+                                             && ({SETTLED_JS})(); }}""", timeout=timeout * 1000, polling=50)
+    except PlaywrightTimeout as waited:
+        raise unsettled(page, timeout) from waited
     return page.evaluate(MAIN_SIGNATURE_JS)
 
 

@@ -14,9 +14,10 @@ pytestmark = BROWSER
 def test_a_page_that_never_settles_fails_naming_what_kept_it(browser):
     context = browser.new_context()
     page = context.new_page()
-    page.set_content("<h1>Not an app</h1>")  # no Streamlit app: its script state is never "notRunning"
+    # No Streamlit app: its script state is never "notRunning"; and an error the page did not catch.
+    page.set_content("<h1>Not an app</h1><script>throw new Error('the frontend fell over')</script>")
     try:
-        kept = r"not settled in 1 s: .*\"script\":null.*picture: "
+        kept = r"not settled in 1 s: .*\"script\":null.*the frontend fell over.*Not an app.*picture: "
         with pytest.raises(AssertionError, match=kept) as failed:
             wait_until_settled(page, timeout=1)
     finally:

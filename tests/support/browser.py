@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -283,9 +284,32 @@ def wait_until_settled(page: Any, timeout: float = 120.0) -> None:
               return window.__settledPolls >= 3;
             }}""", timeout=timeout * 1000, polling=100)
     except PlaywrightTimeout as waited:
-        state = page.evaluate(UNSETTLED_JS)
-        ARTIFACTS.mkdir(exist_ok=True)
-        picture = ARTIFACTS / f"unsettled-{time.strftime('%H%M%S')}-{os.getpid()}.png"
-        page.screenshot(path=str(picture))
-        raise AssertionError(f"{page.url} not settled in {timeout:g} s: {state} (picture: {picture})") \
-            from waited
+        raise unsettled(page, timeout) from waited
+
+
+def unsettled(page: Any, timeout: float) -> AssertionError:
+    """The failure of a wait for ``page``: what kept it (``UNSETTLED_JS``), what the browser saw go
+    wrong (``browser_trouble``), and its picture, kept in ``test-artifacts/``."""
+    state = page.evaluate(UNSETTLED_JS)
+    ARTIFACTS.mkdir(exist_ok=True)
+    picture = ARTIFACTS / f"unsettled-{time.strftime('%H%M%S')}-{os.getpid()}.png"
+    page.screenshot(path=str(picture))
+    return AssertionError(f"{page.url} not settled in {timeout:g} s: {state}; {browser_trouble(page)} "
+                          f"(picture: {picture})")
+
+
+def browser_trouble(page: Any) -> str:
+    """What the browser saw go wrong on ``page``, in one line: its uncaught errors, its console's
+    errors and the requests that failed or never finished (Playwright keeps the page's recent ones)."""
+    errors = [str(error).splitlines()[0][:200] for error in page.page_errors()]
+    console = [m.text[:200] for m in page.console_messages() if m.type == "error"]
+    # The page's performance timeline holds the requests it finished.
+    finished = set(page.evaluate("() => performance.getEntries().map((e) => e.name)"))
+    unfinished = []
+    for request in page.requests():
+        if request.failure is not None:
+            unfinished.append(f"{request.url[-80:]}: {request.failure}")
+        elif request.url not in finished and request.resource_type in {"script", "stylesheet", "fetch"}:
+            unfinished.append(f"{request.url[-80:]}: no answer")
+    text = page.evaluate("() => document.body ? document.body.innerText.trim().slice(0, 200) : null")
+    return json.dumps({"errors": errors, "console": console, "requests": unfinished[-10:], "text": text})
