@@ -53,7 +53,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from support.browser import SETTLED_JS, AppServer, launch_browser, unsettled, wait_until_settled  # noqa: E402
+import support.browser  # noqa: E402
+from support.browser import (  # noqa: E402
+    SETTLED_JS,
+    AppServer,
+    AppVanished,
+    launch_browser,
+    unsettled,
+    wait_until_settled,
+)
 from support.wire import Wire, listen  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
@@ -132,20 +140,26 @@ def _drawn(page: Any, before: str | None, timeout: float) -> str:
     """Wait until the main figure is drawn, differs from ``before`` and the page is settled; its signature."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    appless = support.browser.APPLESS_JS % support.browser.APPLESS_POLLS
     try:
-        page.wait_for_function(f"""() => {{ const s = ({MAIN_SIGNATURE_JS})();
-                                           return s !== null && s !== {json.dumps(before)}
-                                             && ({SETTLED_JS})(); }}""", timeout=timeout * 1000, polling=50)
+        ended = page.wait_for_function(f"""() => {{ if (({appless})()) return 'vanished';
+                                                   const s = ({MAIN_SIGNATURE_JS})();
+                                                   return s !== null && s !== {json.dumps(before)}
+                                                     && ({SETTLED_JS})(); }}""",
+                                       timeout=timeout * 1000, polling=50).json_value()
     except PlaywrightTimeout as waited:
         raise unsettled(page, timeout) from waited
+    if ended == "vanished":
+        raise unsettled(page, timeout, kind=AppVanished)
     return page.evaluate(MAIN_SIGNATURE_JS)
 
 
 def first_visit(browser: Any, url: str, server: AppServer, timeout: float = 120.0,
-                context: Any = None) -> tuple[Measure, Any, Wire]:
+                context: Any = None, *, again: bool = True) -> tuple[Measure, Any, Wire]:
     """A new session opens ``url`` (in a new browser context, or a new tab of ``context``): the visit
     measured, and the page and its wire kept for changes."""
-    if context is None:
+    own = context is None
+    if own:
         context = browser.new_context(viewport={"width": 1920, "height": 1080})
         context.add_init_script(LONG_TASKS_JS)
     page = context.new_page()
@@ -153,8 +167,16 @@ def first_visit(browser: Any, url: str, server: AppServer, timeout: float = 120.
     cpu = server_cpu(server.process.pid)
     start = time.perf_counter()
     page.goto(url)
-    _drawn(page, None, timeout)
-    wait_until_settled(page, timeout=timeout)
+    try:
+        _drawn(page, None, timeout)
+    except AppVanished as vanished:
+        if not again:
+            raise
+        # Not a visit to measure: another, in a new tab or browser as this one was (AppVanished).
+        print(f"browser.py: visited again, the app vanished: {vanished}", file=sys.stderr)
+        (context if own else page).close()
+        return first_visit(browser, url, server, timeout, None if own else context, again=False)
+    wait_until_settled(page, timeout=timeout, reload_vanished=False)
     settled = time.perf_counter() - start
     # The page's clock starts at the navigation (``performance.timeOrigin``).
     drawn = page.evaluate("() => window.__mainDrawn") / 1000

@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-from support.browser import BROWSER, wait_until_settled
+import support.browser
+from support.browser import BROWSER, AppVanished, wait_until_settled
 
 pytestmark = BROWSER
 
@@ -25,3 +26,31 @@ def test_a_page_that_never_settles_fails_naming_what_kept_it(browser):
     picture = Path(re.search(r"picture: (\S+)\)$", str(failed.value))[1])
     assert picture.is_file() and picture.stat().st_size > 0
     picture.unlink()
+
+
+def test_a_page_without_an_app_is_told_apart_from_a_slow_one(browser, monkeypatch):
+    """A loaded document holding no Streamlit app fails at once as such, not after the whole wait."""
+    monkeypatch.setattr(support.browser, "APPLESS_POLLS", 5)
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content("<h1>Not an app</h1>")
+    try:
+        with pytest.raises(AppVanished, match=r"has no app: .*\"script\":null.*Not an app"):
+            wait_until_settled(page, timeout=60, reload_vanished=False)
+    finally:
+        context.close()
+
+
+def test_a_page_whose_app_vanished_is_reloaded_once_and_said(server, browser, monkeypatch):
+    monkeypatch.setattr(support.browser, "APPLESS_POLLS", 5)
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/")
+        wait_until_settled(page)
+        page.evaluate("() => document.getElementById('root').replaceChildren()")  # as React unmounting it
+        with pytest.warns(UserWarning, match="reloaded a page whose app vanished"):
+            wait_until_settled(page)
+        assert page.locator('[data-testid="stApp"] h1').count() == 1
+    finally:
+        context.close()

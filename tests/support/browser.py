@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -266,36 +267,70 @@ UNSETTLED_JS = """() => {
 }"""
 
 
-def wait_until_settled(page: Any, timeout: float = 120.0) -> None:
+# JavaScript: true once the document has loaded but held no Streamlit app for ``APPLESS_POLLS``
+# polls in a row (a wait's polls call it, each counted).
+APPLESS_JS = """() => {
+  if (!document.querySelector('[data-testid="stApp"]') && document.readyState === 'complete') {
+    window.__applessPolls = (window.__applessPolls || 0) + 1;
+  } else {
+    window.__applessPolls = 0;
+  }
+  return window.__applessPolls >= %d;
+}"""
+# JavaScript: one poll of a wait for a settled page (``SETTLED_JS``, three in a row).
+SETTLE_POLL_JS = """() => {
+  if ((%s)()) return 'vanished';
+  window.__settledPolls = (%s)() ? (window.__settledPolls || 0) + 1 : 0;
+  return window.__settledPolls >= 3 ? 'settled' : false;
+}"""
+APPLESS_POLLS = 100
+"""Polls (100 ms apart) of a loaded document without a Streamlit app before a wait calls it vanished:
+the app draws its root as soon as its code has run, well within a second even on a busy machine."""
+
+
+class AppVanished(AssertionError):
+    """A page that had loaded holds no Streamlit app (no ``stApp``, no title): the frontend fell over
+    or its code never ran. Seen twice in one CI run on a busy machine, on first visits whose app had
+    run once (the address carried its query), and never when looked for here (hundreds of visits,
+    loaded and not); its words (``unsettled``) say what the browser saw."""
+
+
+def wait_until_settled(page: Any, timeout: float = 120.0, *, reload_vanished: bool = True) -> None:
     """Wait until the page has run, drawn every figure, and has no rerun to come (``SETTLED_JS``).
 
     Settled in three polls in a row (100 ms apart): a chart drawn at its first width redraws at
     the width Streamlit then gives it, and a script run may start just after another ends. A page
     that does not settle in ``timeout`` seconds fails with what kept it (``UNSETTLED_JS``), and its
     picture is kept in ``test-artifacts/`` (a wait that fails on a busy machine is otherwise a
-    mystery).
+    mystery). A page whose app vanished (``AppVanished``) is reloaded once, as its visitor would,
+    unless ``reload_vanished`` is false; the incident is a warning carrying its words and picture.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(
-            f"""() => {{
-              window.__settledPolls = ({SETTLED_JS})() ? (window.__settledPolls || 0) + 1 : 0;
-              return window.__settledPolls >= 3;
-            }}""", timeout=timeout * 1000, polling=100)
+        ended = page.wait_for_function(SETTLE_POLL_JS % (APPLESS_JS % APPLESS_POLLS, SETTLED_JS),
+                                       timeout=timeout * 1000,
+                                       polling=100).json_value()
     except PlaywrightTimeout as waited:
         raise unsettled(page, timeout) from waited
+    if ended == "vanished":
+        vanished = unsettled(page, timeout, kind=AppVanished)
+        if not reload_vanished:
+            raise vanished
+        warnings.warn(f"reloaded a page whose app vanished: {vanished}", stacklevel=2)
+        page.reload()
+        wait_until_settled(page, timeout, reload_vanished=False)
 
 
-def unsettled(page: Any, timeout: float) -> AssertionError:
+def unsettled(page: Any, timeout: float, kind: type[AssertionError] = AssertionError) -> AssertionError:
     """The failure of a wait for ``page``: what kept it (``UNSETTLED_JS``), what the browser saw go
     wrong (``browser_trouble``), and its picture, kept in ``test-artifacts/``."""
     state = page.evaluate(UNSETTLED_JS)
     ARTIFACTS.mkdir(exist_ok=True)
     picture = ARTIFACTS / f"unsettled-{time.strftime('%H%M%S')}-{os.getpid()}.png"
     page.screenshot(path=str(picture))
-    return AssertionError(f"{page.url} not settled in {timeout:g} s: {state}; {browser_trouble(page)} "
-                          f"(picture: {picture})")
+    kept = "has no app" if kind is AppVanished else f"not settled in {timeout:g} s"
+    return kind(f"{page.url} {kept}: {state}; {browser_trouble(page)} (picture: {picture})")
 
 
 def browser_trouble(page: Any) -> str:
