@@ -290,9 +290,14 @@ the app draws its root as soon as its code has run, well within a second even on
 
 class AppVanished(AssertionError):
     """A page that had loaded holds no Streamlit app (no ``stApp``, no title): the frontend fell over
-    or its code never ran. Seen twice in one CI run on a busy machine, on first visits whose app had
-    run once (the address carried its query), and never when looked for here (hundreds of visits,
-    loaded and not); its words (``unsettled``) say what the browser saw."""
+    or its code never ran; its words (``unsettled``) say what the browser saw.
+
+    Seen on first visits of the Explorer in whole-suite runs on a busy machine (twice in one CI run,
+    once in a run here), after the app had run once (the address carried its query), and never in
+    about 350 visits made to look for it. The one with its words: Streamlit's frontend threw "Bad
+    delta path index 6 (should be between [0, 3])" applying a delta, and React unmounted the app:
+    the view's fragment block had its three children of the first run (held figure) when the
+    fragment's rerun addressed its seventh, the nested downloads fragment (``ui.blocks``)."""
 
 
 def wait_until_settled(page: Any, timeout: float = 120.0, *, reload_vanished: bool = True) -> None:
