@@ -296,8 +296,9 @@ class AppVanished(AssertionError):
     once in a run here), after the app had run once (the address carried its query), and never in
     about 350 visits made to look for it. The one with its words: Streamlit's frontend threw "Bad
     delta path index 6 (should be between [0, 3])" applying a delta, and React unmounted the app:
-    the view's fragment block had its three children of the first run (held figure) when the
-    fragment's rerun addressed its seventh, the nested downloads fragment (``ui.blocks``)."""
+    a block held three children when a delta addressed its seventh: on the Explorer that is the view
+    fragment's block, whose rerun adds children 0 to 6, the last the nested downloads fragment
+    (``ui.blocks``), three being what its first run (figure held) leaves."""
 
 
 def wait_until_settled(page: Any, timeout: float = 120.0, *, reload_vanished: bool = True) -> None:
