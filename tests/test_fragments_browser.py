@@ -57,6 +57,16 @@ def test_a_first_visit_is_one_script_run_and_sends_the_figure_once(explorer):
     assert (sent, referenced) == (_charts(page), 0)
 
 
+def test_no_fragment_is_drawn_inside_another(explorer):
+    """A run of the view's fragment sends only its own deltas. A fragment drawn inside it (the
+    downloads were one) keeps its messages when a run of the outer one is cut short (Streamlit's
+    queue drops the outer one's, not the inner one's), and they then address places the dropped
+    ones never made: the frontend threw and left a blank page (seen on first visits under load)."""
+    _, wire = explorer
+    assert wire.fragment_runs == 1  # the view's, after the page measured the figure's place
+    assert wire.strays == []
+
+
 def test_a_later_session_of_the_same_browser_draws_the_figure_in_its_first_run(explorer):
     """The first session's measure is kept in a cookie (``ui.viewport.COOKIE``): a new tab of the same
     browser (a new session) is one run, the figure fitted, and the page has nothing to post."""

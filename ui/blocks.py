@@ -162,10 +162,16 @@ def draw_downloads(view: View, page: str) -> None:
         _downloads(view, page)
 
 
-@st.fragment
 def _downloads(view: View, page: str) -> None:
-    """A fragment (``st.fragment``): a click on "Make clip" reruns the downloads alone, not the page
-    and its figures; the clip made, its download button takes the place of the one that made it."""
+    """The downloads row; the clip made, its download button takes the place of the one that made it.
+
+    Not a fragment of its own: it is drawn inside the view's fragment (``ui.renderer``), so a click
+    on "Make clip" reruns the view's fragment (its figure sent as a reference the browser holds). A
+    fragment inside another crashed the page: when a run of the outer one is cut short by the next
+    (a measure posted again), Streamlit drops the outer one's unsent messages but keeps the inner
+    one's (``ForwardMsgQueue.clear`` keeps other fragments' deltas), which then address a place the
+    dropped ones never made, and the frontend throws ("Bad delta path index 6 (should be between
+    [0, 3])") and draws nothing more: a blank page, seen on first visits of the Explorer under load."""
     st.subheader("Downloads")
     asked = None
     # A row that wraps, each button as wide as its label: in equal columns the labels were cut.

@@ -29,6 +29,10 @@ class Wire:
         Figures sent whole, and figures sent as a reference to one the tab holds.
     bytes : int
         The figures' messages' size, sent whole.
+    running : tuple of str
+        The fragments the current run runs (none: the page's script).
+    strays : list of str
+        Deltas a fragment run sent for another fragment (one drawn inside it), by place and fragment.
     """
 
     full_runs: int = 0
@@ -37,6 +41,8 @@ class Wire:
     referenced: int = 0
     bytes: int = 0
     hashes: set[str] = field(default_factory=set)
+    running: tuple[str, ...] = ()
+    strays: list[str] = field(default_factory=list)
 
     def frame(self, payload: Any) -> None:
         """Count one frame the server sent (text frames are not Streamlit's messages)."""
@@ -45,10 +51,13 @@ class Wire:
         msg = ForwardMsg.FromString(payload)
         kind = msg.WhichOneof("type")
         if kind == "new_session":
-            if msg.metadata.run.fragment_ids:
+            self.running = tuple(msg.metadata.run.fragment_ids)
+            if self.running:
                 self.fragment_runs += 1
             else:
                 self.full_runs += 1
+        elif kind == "delta" and self.running and msg.delta.fragment_id not in self.running:
+            self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
                 and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
             self.sent += 1
