@@ -53,8 +53,13 @@ def test_a_first_visit_is_one_script_run_and_sends_the_figure_once(explorer):
     page, wire = explorer
     full, fragments, sent, referenced, _ = wire.counts()
     assert full == 1, f"{full} runs of the page's script for one first visit"
-    assert fragments <= 1  # the view's, once the page has measured the figure's place
-    assert (sent, referenced) == (_charts(page), 0)
+    # The view's, once the page has measured the figure's place: one, but for a page whose layout
+    # moved after it was measured (seen on a busy machine), which measures and posts again: every
+    # run of the view is asked for by a new measure, and draws the figure at most once.
+    assert 1 <= fragments <= len(wire.measures), wire.measures
+    assert _charts(page) <= sent + referenced <= _charts(page) * fragments
+    if fragments == 1:
+        assert (sent, referenced) == (_charts(page), 0)
 
 
 def test_no_fragment_is_drawn_inside_another(explorer):

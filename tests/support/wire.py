@@ -12,9 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 __all__ = ["Wire", "listen"]
+
+VIEWPORT_KEY = "_viewport"
+"""The end of the viewport component's widget id: its key (``ui.viewport.KEY``)."""
 
 
 @dataclass
@@ -33,6 +37,9 @@ class Wire:
         The fragments the current run runs (none: the page's script).
     strays : list of str
         Deltas a fragment run sent for another fragment (one drawn inside it), by place and fragment.
+    measures : list of str
+        The measures the page posted (``ui.viewport``'s component value, JSON), each asking for a
+        run of the view's fragment, in order (``asked``: the tab's frames to the server).
     """
 
     full_runs: int = 0
@@ -43,6 +50,7 @@ class Wire:
     hashes: set[str] = field(default_factory=set)
     running: tuple[str, ...] = ()
     strays: list[str] = field(default_factory=list)
+    measures: list[str] = field(default_factory=list)
 
     def frame(self, payload: Any) -> None:
         """Count one frame the server sent (text frames are not Streamlit's messages)."""
@@ -66,6 +74,18 @@ class Wire:
         elif kind == "ref_hash" and msg.ref_hash in self.hashes:
             self.referenced += 1
 
+    def asked(self, payload: Any) -> None:
+        """Read one frame the tab sent: a rerun asked for a fragment with a measure posted."""
+        if isinstance(payload, str):
+            return
+        msg = BackMsg.FromString(payload)
+        if msg.WhichOneof("type") != "rerun_script" or not msg.rerun_script.fragment_id:
+            return
+        for widget in msg.rerun_script.widget_states.widgets:
+            if widget.id.endswith(VIEWPORT_KEY) and widget.WhichOneof("value") == "json_value":
+                if not self.measures or self.measures[-1] != widget.json_value:
+                    self.measures.append(widget.json_value)
+
     def counts(self) -> tuple[int, int, int, int, int]:
         """``(full_runs, fragment_runs, sent, referenced, bytes)`` so far."""
         return self.full_runs, self.fragment_runs, self.sent, self.referenced, self.bytes
@@ -74,5 +94,9 @@ class Wire:
 def listen(page: Any) -> Wire:
     """A ``Wire`` counting what the server sends ``page`` (a Playwright page, before it opens the app)."""
     wire = Wire()
-    page.on("websocket", lambda socket: socket.on("framereceived", wire.frame))
+    def watch(socket: Any) -> None:
+        socket.on("framereceived", wire.frame)
+        socket.on("framesent", wire.asked)
+
+    page.on("websocket", watch)
     return wire
