@@ -63,7 +63,7 @@ FIGURES = {
         rf"warming the server \(each page once\): {NUMBER} s$",
         # Per page, visit and change: one full script run, each figure sent once (or referenced).
         *(rf"{page} +{kind} +{NUMBER} s  \(settled +{NUMBER} s\)  long tasks +{NUMBER} s  "
-          rf"runs 1 \+ [01] fragment  figures sent \d of \d \(\+\d by reference, \d+ kB\)"
+          rf"runs 1 \+ \d fragment  figures sent \d of \d \(\+\d by reference, \d+ kB\)"
           for page in ("explorer", "normalizers", "losses")
           for kind in ("first visit", "browser seen", "changed control", "cached control")),
         r"counts: one full script run and each figure sent once, per visit and per change: met$",
