@@ -53,11 +53,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import support.browser  # noqa: E402
 from support.browser import (  # noqa: E402
     SETTLED_JS,
     AppServer,
     AppVanished,
+    appless_js,
     launch_browser,
     unsettled,
     wait_until_settled,
@@ -141,9 +141,8 @@ def _drawn(page: Any, before: str | None, timeout: float) -> str:
     """Wait until the main figure is drawn, differs from ``before`` and the page is settled; its signature."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    appless = support.browser.APPLESS_JS % support.browser.APPLESS_POLLS
     try:
-        ended = page.wait_for_function(f"""() => {{ if (({appless})()) return 'vanished';
+        ended = page.wait_for_function(f"""() => {{ if (({appless_js()})()) return 'vanished';
                                                    const s = ({MAIN_SIGNATURE_JS})();
                                                    return s !== null && s !== {json.dumps(before)}
                                                      && ({SETTLED_JS})(); }}""",

@@ -268,8 +268,8 @@ UNSETTLED_JS = """() => {
 
 
 # JavaScript: true once the document has loaded but held no Streamlit app for ``APPLESS_POLLS``
-# polls in a row (a wait's polls call it, each counted).
-APPLESS_JS = """() => {
+# polls in a row (a wait's polls call it, each counted): ``appless_js()``.
+_APPLESS_JS = """() => {
   if (!document.querySelector('[data-testid="stApp"]') && document.readyState === 'complete') {
     window.__applessPolls = (window.__applessPolls || 0) + 1;
   } else {
@@ -284,24 +284,25 @@ SETTLE_POLL_JS = """() => {
   return window.__settledPolls >= 3 ? 'settled' : false;
 }"""
 APPLESS_POLLS = 100
-"""Polls (100 ms apart) of a loaded document without a Streamlit app before a wait calls it vanished:
-the app draws its root as soon as its code has run, well within a second even on a busy machine."""
+"""Polls of a loaded document without a Streamlit app before a wait calls it vanished (10 s at
+``wait_until_settled``'s 100 ms): the app draws its root as soon as its code has run, well within a
+second even on a busy machine."""
+
+
+def appless_js() -> str:
+    """JavaScript for a wait's poll: true once the app has vanished (``APPLESS_POLLS`` polls)."""
+    return _APPLESS_JS % APPLESS_POLLS
 
 
 class AppVanished(AssertionError):
     """A page that had loaded holds no Streamlit app (no ``stApp``, no title): the frontend fell over
     or its code never ran; its words (``unsettled``) say what the browser saw.
 
-    Seen on first visits of the Explorer in whole-suite runs on a busy machine (twice in one CI run,
-    once in a run here), after the app had run once (the address carried its query), and never in
-    about 350 visits made to look for it. The one with its words: Streamlit's frontend threw "Bad
-    delta path index 6 (should be between [0, 3])" applying a delta, and React unmounted the app:
-    a block held three children when a delta addressed its seventh: on the Explorer that is the view
-    fragment's block, whose rerun adds children 0 to 6, the last the nested downloads fragment
-    (``ui.blocks``), three being what its first run (figure held) leaves. Its cause, since removed:
-    that nested fragment's messages outlived a cut-short run of the view's (``ui.blocks._downloads``,
-    ``tests/test_fragments_browser.py::test_no_fragment_is_drawn_inside_another``); the reload stays
-    for whatever else may blank a page, said each time."""
+    Seen on first visits of the Explorer under load: Streamlit's frontend threw "Bad delta path
+    index 6 (should be between [0, 3])" and React unmounted the app. That cause, a fragment drawn
+    inside another, is gone (``ui.blocks._downloads``, ``tests/test_fragments_browser.py::
+    test_no_fragment_is_drawn_inside_another``); the reload stays for whatever else may blank a
+    page, said each time."""
 
 
 def wait_until_settled(page: Any, timeout: float = 120.0, *, reload_vanished: bool = True) -> None:
@@ -317,9 +318,8 @@ def wait_until_settled(page: Any, timeout: float = 120.0, *, reload_vanished: bo
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        ended = page.wait_for_function(SETTLE_POLL_JS % (APPLESS_JS % APPLESS_POLLS, SETTLED_JS),
-                                       timeout=timeout * 1000,
-                                       polling=100).json_value()
+        ended = page.wait_for_function(SETTLE_POLL_JS % (appless_js(), SETTLED_JS),
+                                       timeout=timeout * 1000, polling=100).json_value()
     except PlaywrightTimeout as waited:
         raise unsettled(page, timeout) from waited
     if ended == "vanished":
