@@ -23,11 +23,73 @@ def store(tmp_path):
 def test_data_dir_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path / "here"))
     assert data_dir() == tmp_path / "here"
-    assert DeckStore().path == tmp_path / "here" / "decks.sqlite3"
+    assert DeckStore.shared().path == tmp_path / "here" / "decks.sqlite3"
     monkeypatch.delenv("POLARIZE_DATA_DIR")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     if sys.platform.startswith("linux"):  # Windows and macOS have folders of their own
         assert data_dir() == tmp_path / "xdg" / "polarize"
+
+
+@pytest.mark.parametrize(("env", "shared"), [
+    ({}, False), ({"POLARIZE_HOSTED": "1"}, False),
+    ({"POLARIZE_HOSTED": "1", "POLARIZE_DATA_DIR": "x"}, False),
+    ({"POLARIZE_HOSTED": "0"}, True), ({"POLARIZE_DATA_DIR": "x"}, True)])
+def test_the_servers_file_is_reached_only_where_an_operator_shares_the_disk(tmp_path, monkeypatch, env,
+                                                                           shared):
+    for name in ("POLARIZE_HOSTED", "POLARIZE_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    for name, value in env.items():
+        monkeypatch.setenv(name, str(tmp_path / value) if name == "POLARIZE_DATA_DIR" else value)
+    if shared:
+        DeckStore.shared().add_slide("d", SLIDES[0])
+        assert DeckStore.shared().names() == ["d"]
+        return
+    with pytest.raises(DeckError) as info:
+        DeckStore.shared()
+    assert info.value.field == "POLARIZE_HOSTED" and "\n" not in str(info.value)
+    assert not any(tmp_path.rglob("*"))  # nothing made on the way
+
+
+def test_the_deck_page_is_handed_its_visitors_store_or_refuses():
+    """No ambient store to fall back to: the Deck page's job needs the visitor's store, and its view
+    and every button act on that store alone."""
+    from polarize.web import pages
+    from polarize.web.view import Action, Columns
+
+    with pytest.raises(TypeError, match="deck store"):
+        pages.DECK.make_job({})
+    mine, theirs = DeckStore.in_memory(), DeckStore.in_memory()
+    for store in (mine, theirs):
+        store.save(Deck(name="Lecture", slides=SLIDES))
+    view = pages.DECK.view(pages.DECK.make_job({}, mine))
+    rows = [b for b in view.blocks if isinstance(b, Columns)]
+    remove = next(a for column in rows[0].columns for a in column
+                  if isinstance(a, Action) and a.label == "\u2715")
+    assert remove.run()[0] and len(mine.get("Lecture").slides) == 2 and theirs.get("Lecture").slides == SLIDES
+    (delete,) = [b for b in view.blocks if isinstance(b, Action) and b.label == "Delete deck 1"]
+    assert delete.run()[0] and mine.names() == [] and theirs.names() == ["Lecture"]
+    assert pages.DECK.make_job({}, mine) != pages.DECK.make_job({}, theirs)  # one view each in the cache
+
+
+def test_the_app_makes_deck_stores_in_one_place():
+    """Every store the app uses comes from ``ui.deckbar.visitor_store`` (the session's own, or the server's
+    file where shared): no page, view or renderer makes one of its own, which could be the disk's."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    made = set()
+    for path in [*root.glob("polarize/**/*.py"), *root.glob("ui/**/*.py"), *root.glob("pages/*.py"),
+                 root / "app.py"]:
+        tree = ast.parse(path.read_text())
+        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+            for call in [n for n in ast.walk(function) if isinstance(n, ast.Call)]:
+                called = ast.unparse(call.func)
+                if called == "DeckStore" or called.startswith(("DeckStore.", "deck.DeckStore")):
+                    made.add((str(path.relative_to(root)), function.name, called.rsplit(".", 1)[-1]))
+    assert made == {("ui/deckbar.py", "visitor_store", "shared"),
+                    ("ui/deckbar.py", "visitor_store", "in_memory")}
 
 
 def test_round_trip_through_sqlite_and_json(store, tmp_path):
@@ -139,27 +201,22 @@ def _one_sentence(error: DeckError, folder: Path) -> None:
 
 def _every_call(store: DeckStore):
     """Each of the store's calls, the view documented never to raise among them."""
-    from polarize.web.deck_store import use
-    from polarize.web.pages.deck import deck_view
+    from polarize.web.pages.deck import DeckJob, deck_view
 
-    use(store)
     return (store.names, store.revision, lambda: store.get("d"), lambda: store.add_slide("d", SLIDES[0]),
             lambda: store.move("d", 0, 0), lambda: store.remove("d", 0), lambda: store.delete("d"),
             lambda: store.save(Deck(name="d", slides=SLIDES), replace=True),
-            lambda: (_ for _ in ()).throw(DeckError("view", deck_view().error or "no error")))
+            lambda: (_ for _ in ()).throw(DeckError("view", deck_view(DeckJob.of({}, store)).error
+                                                                  or "no error")))
 
 
 def test_a_folder_where_the_database_file_should_be_is_one_sentence(tmp_path):
     (tmp_path / "decks.sqlite3").mkdir()
     store = DeckStore(tmp_path / "decks.sqlite3")
-    try:
-        for call in _every_call(store):
-            with pytest.raises(DeckError) as info:
-                call()
-            assert str(tmp_path) in str(info.value) and "\n" not in str(info.value)
-    finally:
-        from polarize.web.deck_store import use
-        use(None)
+    for call in _every_call(store):
+        with pytest.raises(DeckError) as info:
+            call()
+        assert str(tmp_path) in str(info.value) and "\n" not in str(info.value)
 
 
 def test_a_data_folder_inside_a_file_is_one_sentence(tmp_path):
@@ -258,12 +315,7 @@ def test_a_lone_surrogate_in_a_title_is_refused_in_words():
 @pytest.mark.parametrize("upload", [("[" * 100_000).encode(), b'{"format": "\\ud800"}', b"\xff\xfe",
                                     b"{" * 5])
 def test_the_deck_page_import_says_one_line_for_any_upload(upload):
-    from polarize.web.deck_store import use
     from polarize.web.pages.deck import _import
 
-    use(DeckStore.in_memory())
-    try:
-        ok, message = _import(upload)
-    finally:
-        use(None)
+    ok, message = _import(DeckStore.in_memory(), upload)
     assert not ok and "\n" not in message

@@ -19,7 +19,7 @@ def _page_with_a_deck(tmp_path, monkeypatch):
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
     from polarize.web import pages
 
-    DeckStore().save(Deck(name="Lecture *3* <b>", slides=SLIDES))
+    DeckStore.shared().save(Deck(name="Lecture *3* <b>", slides=SLIDES))
     return pages.DECK
 
 
@@ -27,7 +27,7 @@ def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
     from polarize.web.view import Action, Columns, Table, Text
 
     spec = _page_with_a_deck(tmp_path, monkeypatch)
-    job = spec.make_job({})
+    job = spec.make_job({}, DeckStore.shared())
     view = spec.view(job)
     (table,) = [b for b in view.blocks if isinstance(b, Table)]
     assert [row["title"] for row in table.rows] == [s.title for s in SLIDES]  # a table shows text as it is
@@ -39,20 +39,25 @@ def test_the_deck_page_lists_exports_and_reorders(tmp_path, monkeypatch):
     buttons = [a for column in rows[0].columns for a in column if isinstance(a, Action)]
     down = next(a for a in buttons if a.label == "\u2193")
     assert down.run()[0] is True
-    assert DeckStore().get("Lecture *3* <b>").slides == (SLIDES[1], SLIDES[0], SLIDES[2])
-    assert spec.make_job({}) != job  # the cached view is made again after a write
+    assert DeckStore.shared().get("Lecture *3* <b>").slides == (SLIDES[1], SLIDES[0], SLIDES[2])
+    assert spec.make_job({}, DeckStore.shared()) != job  # the cached view is made again after a write
+
+
+def _view(spec):
+    """The Deck page's view of the server's decks (the tests share the disk: ``POLARIZE_DATA_DIR``)."""
+    return spec.view(spec.make_job({}, DeckStore.shared()))
 
 
 def _importer(spec):
     from polarize.web.view import Action
 
-    (importer,) = [b for b in spec.view(spec.make_job({})).blocks if isinstance(b, Action) and b.upload]
+    (importer,) = [b for b in _view(spec).blocks if isinstance(b, Action) and b.upload]
     return importer
 
 
 def _exported_and_edited(spec) -> bytes:
     """The page's own export of its deck, edited by hand: slide 1 retitled, slide 2 dropped."""
-    data = json.loads(spec.view(spec.make_job({})).downloads[0].data())
+    data = json.loads(_view(spec).downloads[0].data())
     data["deck"]["slides"][0]["title"] = "Softmax polarizes, fast"
     del data["deck"]["slides"][1]
     return json.dumps(data, indent=2).encode()
@@ -69,11 +74,11 @@ def test_an_exported_deck_edited_by_hand_is_imported_after_showing_what_changed(
     assert lines == ["- slide 1, title: `Softmax polarizes` \u2192 `Softmax polarizes, fast`",
                      "- slide 2 removed: `Losses: *not* markdown <b>`"]
     assert [c.label for c in choices] == ["Replace", "Import as a copy", "Cancel"]
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES  # nothing changes before the answer
+    assert DeckStore.shared().get("Lecture *3* <b>").slides == SLIDES  # nothing changes before the answer
     ok, said = choices[0].run()
     assert ok and said.startswith("Replaced the deck `Lecture *3* <b>`")
-    assert DeckStore().names() == ["Lecture *3* <b>"]
-    assert DeckStore().get("Lecture *3* <b>").slides == EDITED  # the edits kept
+    assert DeckStore.shared().names() == ["Lecture *3* <b>"]
+    assert DeckStore.shared().get("Lecture *3* <b>").slides == EDITED  # the edits kept
 
 
 def test_a_deck_that_exists_can_be_imported_as_a_copy_under_a_new_name(tmp_path, monkeypatch):
@@ -82,28 +87,30 @@ def test_a_deck_that_exists_can_be_imported_as_a_copy_under_a_new_name(tmp_path,
         _, _, choices = _importer(spec).run(_exported_and_edited(spec))
         ok, said = {c.label: c for c in choices}["Import as a copy"].run()
         assert ok and f"`Lecture *3* <b> ({number})`" in said
-    assert DeckStore().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)", "Lecture *3* <b> (3)"]
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES
-    assert DeckStore().get("Lecture *3* <b> (3)").slides == EDITED
+    assert DeckStore.shared().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)", "Lecture *3* <b> (3)"]
+    assert DeckStore.shared().get("Lecture *3* <b>").slides == SLIDES
+    assert DeckStore.shared().get("Lecture *3* <b> (3)").slides == EDITED
 
 
 def test_reimporting_an_unchanged_export_says_so_and_offers_a_copy(tmp_path, monkeypatch):
     spec = _page_with_a_deck(tmp_path, monkeypatch)
-    ok, message, choices = _importer(spec).run(spec.view(spec.make_job({})).downloads[0].data().encode())
+    ok, message, choices = _importer(spec).run(_view(spec).downloads[0].data().encode())
     assert ok and "holds the same slides as the file" in message and "edited" not in message
     assert [c.label for c in choices] == ["Import as a copy", "Cancel"]
-    assert choices[1].run() == (True, "Nothing was imported.") and DeckStore().names() == ["Lecture *3* <b>"]
+    assert choices[1].run() == (True, "Nothing was imported.")
+    assert DeckStore.shared().names() == ["Lecture *3* <b>"]
 
 
 def test_what_is_not_a_deck_is_refused_in_one_line_and_changes_nothing(tmp_path, monkeypatch):
     spec = _page_with_a_deck(tmp_path, monkeypatch)
-    before = DeckStore().path.read_bytes()
+    before = DeckStore.shared().path.read_bytes()
     ok, message = _importer(spec).run(tampered(relinked))
     assert not ok and "slides.0.link" in message and "\n" not in message
-    assert DeckStore().path.read_bytes() == before
+    assert DeckStore.shared().path.read_bytes() == before
     ok, message = _importer(spec).run(tampered(lambda d: d.update(name="New")).encode())  # edited, new name
     assert ok and "edited after it was exported" in message
-    assert DeckStore().names() == ["Lecture *3* <b>", "New"] and DeckStore().get("New").slides == SLIDES
+    assert DeckStore.shared().names() == ["Lecture *3* <b>", "New"]
+    assert DeckStore.shared().get("New").slides == SLIDES
 
 
 def test_changes_match_unchanged_slides_first():
@@ -141,7 +148,7 @@ def test_the_deck_page_in_the_app(tmp_path, monkeypatch):
     assert at.title[0].value == "Lecture decks"
     at.button(key="deck_remove0_0").click().run()
     assert not at.exception and [s.value for s in at.success] == ["Removed slide 1."]
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES[1:]
+    assert DeckStore.shared().get("Lecture *3* <b>").slides == SLIDES[1:]
 
 
 # ---- the import on the page (AppTest): upload, see the changes, answer ----------------------------
@@ -163,13 +170,13 @@ def test_the_page_shows_an_edited_decks_changes_and_replaces_it_when_asked(tmp_p
     assert "slide 2 removed: `Losses: *not* markdown <b>`" in question.value
     assert "`Softmax polarizes` \u2192 `Softmax polarizes, fast`" in question.value
     assert at.button(key="deck_import_replace").label == "Replace"
-    assert DeckStore().get("Lecture *3* <b>").slides == SLIDES
+    assert DeckStore.shared().get("Lecture *3* <b>").slides == SLIDES
     at.run()  # the question stays until it is answered
     assert len(at.info) == 1
     at.button(key="deck_import_replace").click().run()
     assert not at.exception and [s.value for s in at.success] == [
         "Replaced the deck `Lecture *3* <b>`: it has the file's 2 slides."]
-    assert not at.info and DeckStore().get("Lecture *3* <b>").slides == EDITED
+    assert not at.info and DeckStore.shared().get("Lecture *3* <b>").slides == EDITED
     assert [row for row in at.dataframe[0].value["title"]] == [s.title for s in EDITED]  # the page shows it
 
 
@@ -177,12 +184,12 @@ def test_the_page_imports_a_copy_or_nothing_as_answered(tmp_path, monkeypatch):
     at = _page_after_upload(tmp_path, monkeypatch, _exported_and_edited)
     at.button(key="deck_import_copy").click().run()
     assert [s.value for s in at.success] == ["Imported the deck as `Lecture *3* <b> (2)` (2 slides)."]
-    assert DeckStore().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)"]
+    assert DeckStore.shared().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)"]
     at.file_uploader(key="deck_import").set_value(("again.json", _exported_and_edited(pages_deck()),
                                                    "application/json")).run()
     at.button(key="deck_import_cancel").click().run()
     assert [s.value for s in at.success] == ["Nothing was imported."]
-    assert DeckStore().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)"]
+    assert DeckStore.shared().names() == ["Lecture *3* <b>", "Lecture *3* <b> (2)"]
 
 
 def test_the_page_refuses_what_is_not_a_deck_in_one_line(tmp_path, monkeypatch):

@@ -126,7 +126,7 @@ def test_bad_data_folders_are_one_sentence(monkeypatch, tmp_path, where):
         data_dir()
     assert info.value.field == "POLARIZE_DATA_DIR" and "\n" not in str(info.value)
     with pytest.raises(ConfigError):
-        DeckStore().names()
+        DeckStore.shared().names()
 
 
 def test_a_fifo_as_config_file_does_not_block(tmp_path, capsys):

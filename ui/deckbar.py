@@ -2,8 +2,10 @@
 
 It shows a presentation link to the view on screen (``st.code`` has a copy button) and
 saves the view (its link, a title, speaker notes) as a slide of a named deck. Which
-store holds the decks is set here at the start of every run (``bind_store``): on a
-hosted server (``POLARIZE_HOSTED=1``) each session's own, in memory.
+store holds a visitor's decks is said here, once (``visitor_store``): the session's own, in
+memory, unless an operator shares the server's disk (``polarize.env.shares_disk``). It is read
+from the session wherever decks are read or written (a fragment's rerun and a button's callback
+included) and handed to whatever needs it: there is no current store to forget to set.
 
 The box is folded, and its inside is drawn only while it is open (``OPEN``): drawn folded, it
 cost every first visit ``st.code``'s 1.5 MB syntax highlighter (a quarter of a second of the
@@ -24,7 +26,7 @@ from polarize.web.page import PageSpec
 from polarize.web.pages.deck import NAME, shown_error
 from ui import theme
 
-__all__ = ["bind_store", "deck_box"]
+__all__ = ["deck_box", "visitor_store"]
 
 _STORE, _SAID, _DECK = "_deck_store", "_deckbar_said", "_deckbar_deck"
 
@@ -32,14 +34,14 @@ OPEN = "deckbar_open"
 """The box's widget key: whether it is open (opening or folding it reruns the box alone)."""
 
 
-def bind_store() -> None:
-    """Make this session's deck store the current one (``polarize.web.deck_store.current``) for this run."""
+def visitor_store() -> deck.DeckStore:
+    """This visitor's decks: the session's own store in memory, or the server's file where an operator
+    shares its disk (``DeckStore.shared``, which refuses otherwise)."""
     if shares_disk():
-        deck.use(None)
-        return
+        return deck.DeckStore.shared()
     if _STORE not in st.session_state:
         st.session_state[_STORE] = deck.DeckStore.in_memory()
-    deck.use(st.session_state[_STORE])
+    return st.session_state[_STORE]
 
 
 def deck_box(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False) -> None:
@@ -78,10 +80,11 @@ def _box(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
 
 
 def _add(name: str, link: str, title: str, notes: str) -> tuple[bool, str]:
-    """Append a slide to the deck ``name``: ``(ok, message)``, user strings in code spans (never links)."""
+    """Append a slide to this visitor's deck ``name``: ``(ok, message)``, user strings in code spans
+    (never links)."""
     try:
         slide = deck.Slide(link=link, title=title.strip(), notes=notes)
-        saved = deck.current().add_slide(name.strip(), slide)
+        saved = visitor_store().add_slide(name.strip(), slide)
     except deck.DeckError as exc:
         return False, shown_error(exc)
     return True, f"Added slide {len(saved.slides)} to the deck {echo(saved.name, NAME)}."

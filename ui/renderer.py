@@ -21,10 +21,12 @@ import streamlit as st
 from polarize.plots.display import Display
 from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
+from polarize.web.deck_store import DeckError
 from polarize.web.failures import queue_notice
 from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
+from polarize.web.pages.deck import shown_error
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
 from ui import deck_show, deckbar, mode, theme, transport, viewport
@@ -48,7 +50,6 @@ def render(spec: PageSpec) -> None:
     """Draw a page: its controls in the sidebar and the address, then its view."""
     theme.new_run()
     presenting = mode.presenting()  # read from the address once a run
-    deckbar.bind_store()
     theme.present_style(presenting)
     ignored = init_state(spec)
     values = sidebar(spec, presenting=presenting)
@@ -66,7 +67,10 @@ def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
     """The page's main column: its head, then its view (``_body``); the view (None: an error shown)."""
     with st.container(key=theme.HEAD):
         head = _head(spec, values, ignored, presenting)
-    job = spec.make_job(values)
+    try:
+        job = spec.make_job(values, decks=deckbar.visitor_store() if spec.decks else None)
+    except DeckError as exc:  # the server's deck file cannot be used: said on the page, in one line
+        job = Problem((exc.field,), shown_error(exc))
     if isinstance(job, Problem):
         viewport.measure(_place(head))
         st.error(job.message, icon=":material/error:")

@@ -9,13 +9,14 @@ made: anything a deck may not hold (a link to another site, an over-long field) 
 
 The app shares no decks between visitors unless an operator asked for it
 (``polarize.env.shares_disk``): each session keeps its own in memory
-(``DeckStore.in_memory``), made the current store of its runs (``use``, ``current``),
-and carries decks away and back as JSON.
+(``DeckStore.in_memory``) and carries decks away and back as JSON. There is no ambient
+store: whoever reads or writes decks is handed the store to use, and the server's own file
+(``DeckStore.shared``) is refused while the disk is not shared, so no forgotten hand-over can
+fall back to it.
 """
 
 from __future__ import annotations
 
-import contextvars
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -26,13 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from polarize.env import data_dir
+from polarize.env import data_dir, shares_disk
 from polarize.fields import ConfigError
 from polarize.web.slides import MOST, DeckError, Slide
 from polarize.web.slides import text_field as _text
 
-__all__ = ["MOST", "SESSION", "Deck", "DeckChanged", "DeckError", "DeckStore", "Slide", "current", "data_dir",
-           "use"]
+__all__ = ["MOST", "SESSION", "Deck", "DeckChanged", "DeckError", "DeckStore", "Slide", "data_dir"]
 
 SESSION = {"decks": 20, "slides": 2000}
 """Most decks, and slides in all its decks, of one visitor's store (``DeckStore.in_memory``): a hosted
@@ -80,12 +80,13 @@ def _place(field: str, value: Any) -> int:
 
 
 class DeckStore:
-    """Every deck, in one SQLite file (``data_dir() / "decks.sqlite3"`` by default).
+    """Every deck, in one SQLite file, or in memory for one visitor (``in_memory``).
 
     Parameters
     ----------
-    path : path, optional
-        The database file; created with its folder on first write.
+    path : path
+        The database file; created with its folder on first write. The server's own file, shared by
+        every visitor, is ``shared()``.
 
     Attributes
     ----------
@@ -97,16 +98,31 @@ class DeckStore:
         Most ``decks`` and ``slides`` (in all) the store holds: ``SESSION`` for a session's own.
     """
 
-    def __init__(self, path: Path | str | None = None):
+    def __init__(self, path: Path | str):
         self.most: dict[str, int] | None = None
-        if path is None:
-            try:
-                path = data_dir() / "decks.sqlite3"
-            except ConfigError as exc:  # a bad POLARIZE_DATA_DIR: as a fault of the store, in words
-                raise DeckError(exc.field, str(exc).split(": ", 1)[1]) from None
         self.path: Path | None = Path(path)
         self.key = str(self.path)
         self._keeper: sqlite3.Connection | None = None
+
+    @classmethod
+    def shared(cls) -> DeckStore:
+        """The server's own file, ``data_dir() / "decks.sqlite3"``, which every visitor shares.
+
+        Raises
+        ------
+        DeckError
+            Naming ``POLARIZE_HOSTED`` while the operator has not shared the disk
+            (``polarize.env.shares_disk``): a visitor's decks are then theirs alone, never on disk.
+            Naming ``POLARIZE_DATA_DIR`` when that cannot be a folder.
+        """
+        try:
+            folder = data_dir() if shares_disk() else None
+        except ConfigError as exc:  # a bad POLARIZE_DATA_DIR or POLARIZE_HOSTED: said as the store's fault
+            raise DeckError(exc.field, str(exc).split(": ", 1)[1]) from None
+        if folder is None:
+            raise DeckError("POLARIZE_HOSTED", "this server keeps each visitor's decks to themselves, never "
+                            "on its disk (an operator shares decks on its disk with POLARIZE_HOSTED=0)")
+        return cls(folder / "decks.sqlite3")
 
     @classmethod
     def in_memory(cls) -> DeckStore:
@@ -289,19 +305,3 @@ class DeckStore:
         db.executemany("INSERT INTO slides (deck, position, title, link, notes) VALUES (?, ?, ?, ?, ?)",
                        [(deck_id, k, s.title, s.link, s.notes) for k, s in enumerate(slides)])
         return Deck(name=name, slides=tuple(slides))
-
-
-_CURRENT: contextvars.ContextVar[DeckStore | None] = contextvars.ContextVar("polarize_decks", default=None)
-
-
-def use(store: DeckStore | None) -> None:
-    """Make ``store`` the one ``current`` returns in this context (None: the file store again).
-
-    The app sets it at the start of every run of a page: a session's own store when hosted.
-    """
-    _CURRENT.set(store)
-
-
-def current() -> DeckStore:
-    """The store in use here (``use``): by default the SQLite file under ``data_dir()``."""
-    return _CURRENT.get() or DeckStore()

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polarize.plots.display import DEFAULT, Display
 from polarize.web.controls import Control
 from polarize.web.view import Plot, View
+
+if TYPE_CHECKING:
+    from polarize.web.deck_store import DeckStore
 
 __all__ = ["Mend", "PageSpec", "Problem", "selected_values"]
 
@@ -75,7 +78,8 @@ class PageSpec:
         ``narrow``; cached by the renderer on both.
     job : callable
         ``job(values)``: what ``view`` needs, hashable (the cache key), or a ``Problem``. Runs every rerun:
-        keep it cheap. By default the values themselves after ``check``.
+        keep it cheap. By default the values themselves after ``check``. ``job(values, decks)`` when
+        the page ``decks``.
     check : callable
         ``check(values)``: a ``Problem`` naming the fields at fault, or None. The link reader drops
         those fields of a link until the values pass.
@@ -91,6 +95,10 @@ class PageSpec:
         Shown while ``view`` runs (after half a second): text, or ``spinner(values)`` saying what runs.
     slide : bool
         Whether a view of this page can be added to a lecture deck (not the deck page itself).
+    decks : bool
+        Whether the page shows and changes the visitor's lecture decks: its job is then made with the
+        visitor's ``DeckStore``, handed over by whoever draws the page (``make_job``), never found in
+        ambient state that a fragment's rerun or a callback would not carry.
     lead : str
         What the page is, in two sentences for a newcomer (``polarize.web.leads``; markdown, our own
         text), shown under the title, not on a slide.
@@ -114,6 +122,7 @@ class PageSpec:
     spinner: str | Callable[[Values], str] = "Running..."
     default: bool = False
     slide: bool = True
+    decks: bool = False
     lead: str = ""
     tour: tuple[str, ...] = ()
 
@@ -150,8 +159,16 @@ class PageSpec:
                 out[control.key] = derived
         return out
 
-    def make_job(self, values: Values) -> Hashable | Problem:
-        """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes."""
+    def make_job(self, values: Values, decks: DeckStore | None = None) -> Hashable | Problem:
+        """``job(values)``, or by default the values (as a sorted tuple) when ``check`` passes.
+
+        ``decks``, the visitor's deck store, is required by a page that ``decks`` (a ``TypeError``
+        without it) and passed to its ``job``.
+        """
+        if self.decks:
+            if decks is None:
+                raise TypeError(f"the {self.name} page needs the visitor's deck store (decks=...)")
+            return self.job(values, decks)  # type: ignore[misc,call-arg]
         if self.job is not None:
             return self.job(values)
         return self.check(values) or tuple(sorted(values.items()))

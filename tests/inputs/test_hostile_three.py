@@ -30,7 +30,7 @@ def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monke
     from streamlit.testing.v1 import AppTest
     from support.app import open_deck_box, open_page
 
-    from polarize.web.deck_store import DeckStore
+    from polarize.web.deck_store import DeckError, DeckStore
 
     monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
     monkeypatch.delenv("POLARIZE_DATA_DIR", raising=False)
@@ -48,7 +48,9 @@ def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monke
     assert not [m.value for m in other.markdown if "mine" in m.value]
     assert not any(str(tmp_path) in c.value for c in other.caption)
     assert any("for this visit only" in c.value for c in other.caption)
-    assert DeckStore().names() == [] and not list(tmp_path.rglob("decks.sqlite3"))
+    assert not list(tmp_path.rglob("decks.sqlite3"))
+    with pytest.raises(DeckError, match="POLARIZE_HOSTED=0"):  # the server's file: refused, not made
+        DeckStore.shared()
 
 
 def test_the_readme_says_which_setting_keeps_decks_private_on_each_host():
@@ -592,20 +594,21 @@ def test_replace_asks_again_when_the_deck_changed_after_the_question(tmp_path, m
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
     first = Slide(link="/rates", title="one")
-    DeckStore().save(Deck(name="Lecture", slides=(first,)))
+    DeckStore.shared().save(Deck(name="Lecture", slides=(first,)))
     spec = pages.DECK
-    (importer,) = [b for b in spec.view(spec.make_job({})).blocks if isinstance(b, Action) and b.upload]
+    job = spec.make_job({}, DeckStore.shared())
+    (importer,) = [b for b in spec.view(job).blocks if isinstance(b, Action) and b.upload]
     data = json.loads(deck_file.to_json(Deck(name="Lecture", slides=(Slide(link="/rates", title="file"),))))
     ok, _, choices = importer.run(json.dumps(data).encode())
     assert ok and choices[0].label == "Replace"
     late = Slide(link="/explorer?n=5", title="added after the question")
-    DeckStore().add_slide("Lecture", late)
+    DeckStore.shared().add_slide("Lecture", late)
     answer = choices[0].run()
-    assert DeckStore().get("Lecture").slides == (first, late)  # nothing lost
+    assert DeckStore.shared().get("Lecture").slides == (first, late)  # nothing lost
     assert len(answer) == 3 and "changed" in answer[1] and "added after the question" in answer[1]
     again = {c.label: c for c in answer[2]}
     ok, _ = again["Replace"].run()  # asked about the deck as it is now: Replace applies
-    assert ok and DeckStore().get("Lecture").slides == (Slide(link="/rates", title="file"),)
+    assert ok and DeckStore.shared().get("Lecture").slides == (Slide(link="/rates", title="file"),)
 
 
 # ---- 9. decks that cannot exhaust a server -------------------------------------------------------------
@@ -647,13 +650,13 @@ def test_the_deck_page_draws_a_page_of_slides_whatever_the_decks_length(tmp_path
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
     spec = pages.DECK
-    DeckStore().save(Deck(name="short", slides=_many_slides(30)))
-    short = spec.view(spec.make_job({}))
-    DeckStore().save(Deck(name="short", slides=_many_slides(500)), replace=True)
-    long = spec.view(spec.make_job({}))
+    DeckStore.shared().save(Deck(name="short", slides=_many_slides(30)))
+    short = spec.view(spec.make_job({}, DeckStore.shared()))
+    DeckStore.shared().save(Deck(name="short", slides=_many_slides(500)), replace=True)
+    long = spec.view(spec.make_job({}, DeckStore.shared()))
     rows = [b for b in long.blocks if isinstance(b, Columns)]
     assert len(long.blocks) == len(short.blocks) and len(rows) <= 30
-    later = spec.view(spec.make_job({"page": 3}))
+    later = spec.view(spec.make_job({"page": 3}, DeckStore.shared()))
     titles = " ".join(getattr(b, "text", "") for col in [b for b in later.blocks if isinstance(b, Columns)]
                       for column in col.columns for b in column)
     first = (3 - 1) * len(rows)

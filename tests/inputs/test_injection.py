@@ -126,27 +126,28 @@ def test_deck_messages_show_names_and_titles_as_text(attack, tmp_path, monkeypat
 
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
-    ok, imported = web_deck._import(to_json(_deck(attack)).encode())
+    ok, imported = web_deck._import(DeckStore.shared(), to_json(_deck(attack)).encode())
     assert ok and exposed(imported) == []
     ok, added = deckbar._add(attack[:100], "/rates?n=4", attack[:200], attack)
     assert ok and exposed(added) == []
-    ok, again, choices = web_deck._import(to_json(_deck(attack)).encode())  # exists already: it asks
+    store = DeckStore.shared()
+    ok, again, choices = web_deck._import(store, to_json(_deck(attack)).encode())  # exists already: it asks
     assert ok and exposed(again) == [] and choices
     backwards = attack[::-1]
     edited = Deck(name=attack[:100], slides=(Slide(link="/losses", title=backwards[:200], notes=backwards),))
-    ok, asked, choices = web_deck._import(to_json(edited).encode())  # its changes listed, as text
+    ok, asked, choices = web_deck._import(store, to_json(edited).encode())  # its changes listed, as text
     assert ok and exposed(asked) == [] and "title" in asked and "notes" in asked
     assert exposed(choices[1].run()[1]) == []  # imported as a copy
     assert exposed(web_deck.shown_error(DeckError("name", f"there is no deck called {attack!r}"))) == []
     assert exposed(web_deck.bar_title(_deck(attack).slides, 0)) == []
-    assert exposed(web_deck._delete(attack[:100])[1]) == []
+    assert exposed(web_deck._delete(DeckStore.shared(), attack[:100])[1]) == []
 
 
 @pytest.mark.slow
 def test_no_deck_can_put_a_link_on_the_deck_page(tmp_path, monkeypatch):
     monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
-    store = DeckStore()
+    store = DeckStore.shared()
     for attack in ATTACKS + BARE:
         store.save(_deck(attack))
     at = app_page("deck", timeout=120)

@@ -182,7 +182,7 @@ def test_a_memory_store_is_its_own(tmp_path, monkeypatch):
     one, two = DeckStore.in_memory(), DeckStore.in_memory()
     one.add_slide("mine", Slide(link="/rates", title="t"))
     assert one.names() == ["mine"] and two.names() == [] and one.key != two.key
-    assert one.path is None and DeckStore().names() == [] and not any(tmp_path.iterdir())
+    assert one.path is None and DeckStore.shared().names() == [] and not any(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize(("raw", "ok"), [("", False), ("0", False), ("1", True), ("yes", True),
@@ -279,7 +279,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     assert [s.value for s in app.success] == ["Added slide 1 to the deck `Lecture`."]
     app.slider(key="explorer_n").set_value(3).run()
     _add(app, "Three")
-    (deck,) = [DeckStore().get(name) for name in DeckStore().names()]
+    (deck,) = [DeckStore.shared().get(name) for name in DeckStore.shared().names()]
     assert [s.title for s in deck.slides] == ["Five <b>tokens</b>", "Three"]
     assert deck.slides[0].notes == "say *this*"
     assert links.read_link(pages.EXPLORER, links.resolve(deck.slides[1].link, pages.PAGES)[1])[0]["n"] == 3
@@ -305,7 +305,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
 
 def test_a_tampered_deck_shows_its_links_as_text(app):
     bad = "/nowhere?x=[open](javascript:alert(1))"
-    DeckStore().save(Deck(name="d", slides=(Slide(link=bad, title="[click](javascript:alert(1))"),
+    DeckStore.shared().save(Deck(name="d", slides=(Slide(link=bad, title="[click](javascript:alert(1))"),
                                             Slide(link="/explorer?n=[x](javascript:alert(1))", title="t"))))
     app.run()
     open_page(app, "deck").run()

@@ -1,10 +1,12 @@
 """The Deck page: every lecture deck, its slides in order, moved, removed, imported and exported.
 
-The decks live in ``polarize.web.deck_store.current()``: SQLite under ``POLARIZE_DATA_DIR``, or
-on a hosted server this session's own store in memory. The page's one control is the page of
-slides (``PAGE`` slides with their buttons at a time, so a rerun costs the same for 30 slides as
-for 1,500); its ``job`` is the store, its revision and that page, so the renderer's cache of the
-view lasts exactly until the next write. Every user's string (deck names, titles, notes, links) is shown
+The decks are the visitor's own store (``polarize.web.deck_store``), handed to the page by the
+renderer (``PageSpec.decks``): the session's own in memory, or the server's file where an operator
+shares its disk. The page's one control is the page of slides (``PAGE`` slides with their buttons at
+a time, so a rerun costs the same for 30 slides as for 1,500); its ``job`` (``DeckJob``) is the store,
+its revision and that page, so the renderer's cache of the view lasts exactly until the next write,
+and every button of the view (move, remove, delete, import, export) changes that store and no other.
+Every user's string (deck names, titles, notes, links) is shown
 through a table or as a code span (``echo.echo``), never as prose: Streamlit's Markdown
 auto-links a bare URL or ``www.`` name even when every character is escaped, and a code
 span is the one place it does not. Slides open through ``Link`` buttons labelled in our
@@ -15,18 +17,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from polarize.web import deck_file
 from polarize.web.controls import Control
-from polarize.web.deck_store import Deck, DeckChanged, DeckError, DeckStore, Slide, current
+from polarize.web.deck_store import Deck, DeckChanged, DeckError, DeckStore, Slide
 from polarize.web.echo import echo
 from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec
 from polarize.web.slides import MOST
 from polarize.web.view import Action, Caption, Columns, Download, Link, Table, Text, View
 
-__all__ = ["DECK", "NAME", "TITLE", "bar_title", "deck_view", "describe", "shown_error"]
+__all__ = ["DECK", "NAME", "TITLE", "DeckJob", "bar_title", "deck_view", "describe", "shown_error"]
 
 NAME, TITLE = MOST["name"], MOST["title"]
 """Longest deck name and slide title (``polarize.web.slides.MOST``): shown whole."""
@@ -42,10 +45,11 @@ def shown_error(exc: DeckError) -> str:
     return echo(str(exc), most=600)
 
 
-def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> tuple[bool, str]:
-    """Make ``change`` to the store: ``(True, done(its result))``, or ``(False, why not)``."""
+def _attempt(store: DeckStore, change: Callable[[DeckStore], Any],
+             done: Callable[[Any], str]) -> tuple[bool, str]:
+    """Make ``change`` to ``store``: ``(True, done(its result))``, or ``(False, why not)``."""
     try:
-        outcome = change(current())
+        outcome = change(store)
     except DeckError as exc:
         return False, shown_error(exc)
     return True, done(outcome)
@@ -54,7 +58,7 @@ def _attempt(change: Callable[[DeckStore], Any], done: Callable[[Any], str]) -> 
 Answer = tuple[bool, str] | tuple[bool, str, tuple[Action, ...]]
 
 
-def _import(data: bytes) -> Answer:
+def _import(store: DeckStore, data: bytes) -> Answer:
     """Import a deck file: at once when its name is new; else say how it differs and ask.
 
     A file edited by hand is a deck all the same (said so); only what is not a deck is refused.
@@ -64,41 +68,40 @@ def _import(data: bytes) -> Answer:
     except DeckError as exc:
         return False, shown_error(exc)
     edited = " It was edited after it was exported (its checksum does not match)." if read.edited else ""
-    return _ask(read.deck, edited)
+    return _ask(store, read.deck, edited)
 
 
-def _replace(deck: Deck, stored: Deck, edited: str) -> Answer:
+def _replace(store: DeckStore, deck: Deck, stored: Deck, edited: str) -> Answer:
     """Replace ``stored`` by the file's ``deck``, only if the deck is still as it was when asked;
     else ask again about the deck as it is now (a slide added meanwhile is not lost)."""
     try:
-        current().save(deck, replace=True, was=stored)
+        store.save(deck, replace=True, was=stored)
     except DeckChanged:
-        return _ask(deck, edited, "Nothing was replaced: the deck changed after you were asked. ")
+        return _ask(store, deck, edited, "Nothing was replaced: the deck changed after you were asked. ")
     except DeckError as exc:
         return False, shown_error(exc)
     return True, f"Replaced the deck {echo(deck.name, NAME)}: it has the file's {len(deck.slides)} slides."
 
 
-def _ask(deck: Deck, edited: str, before: str = "") -> Answer:
+def _ask(store: DeckStore, deck: Deck, edited: str, before: str = "") -> Answer:
     """Store ``deck`` when its name is new; else the question (what the file changes) and its answers."""
     try:
-        store = current()
         names = store.names()
         stored = store.get(deck.name) if deck.name in names else None
     except DeckError as exc:
         return False, shown_error(exc)
     if stored is None:
         said = f"Imported the deck {echo(deck.name, NAME)} ({len(deck.slides)} slides).{edited}"
-        return _attempt(lambda store: store.save(deck), lambda _: said)
+        return _attempt(store, lambda store: store.save(deck), lambda _: said)
     copy = deck_file.copy_name(deck.name, names)
-    as_copy = Action("copy", "Import as a copy", lambda: _save_copy(deck),
+    as_copy = Action("copy", "Import as a copy", lambda: _save_copy(store, deck),
                      f"Keep both: the file's deck is stored as {echo(copy, NAME)}")
     cancel = Action("cancel", "Cancel", lambda: (True, "Nothing was imported."))
     listed = [f"- {line}" for line in describe(deck_file.changes(stored, deck))]
     if not listed:
         return True, (f"{before}The deck {echo(deck.name, NAME)} here holds the same slides as the file."
                       f"{edited} Import it as a copy?"), (as_copy, cancel)
-    replace = Action("replace", "Replace", lambda: _replace(deck, stored, edited),
+    replace = Action("replace", "Replace", lambda: _replace(store, deck, stored, edited),
                      "Store the file's slides under this name; the deck's slides here are dropped")
     question = (f"{before}A deck called {echo(deck.name, NAME)} exists already.{edited} "
                 f"The file's deck differs from it:\n\n" + "\n".join(listed[:_LISTED]))
@@ -111,14 +114,14 @@ _LISTED = 30
 """Changes listed at most before a deck is imported over another."""
 
 
-def _save_copy(deck: Deck) -> tuple[bool, str]:
+def _save_copy(store: DeckStore, deck: Deck) -> tuple[bool, str]:
     """Store ``deck`` under a name no deck has yet ("Lecture (2)"), chosen when the button is clicked."""
     def save(store: DeckStore) -> str:
         name = deck_file.copy_name(deck.name, store.names())
         store.save(Deck(name=name, slides=deck.slides))
         return name
 
-    return _attempt(save, lambda name: f"Imported the deck as {echo(name, NAME)} "
+    return _attempt(store, save, lambda name: f"Imported the deck as {echo(name, NAME)} "
                                        f"({len(deck.slides)} slides).")
 
 
@@ -135,28 +138,29 @@ def describe(found: list[deck_file.Change]) -> list[str]:
     return lines
 
 
-def _move(name: str, index: int, to: int) -> tuple[bool, str]:
-    return _attempt(lambda store: store.move(name, index, to),
+def _move(store: DeckStore, name: str, index: int, to: int) -> tuple[bool, str]:
+    return _attempt(store, lambda store: store.move(name, index, to),
                     lambda _: f"Moved slide {index + 1} to place {to + 1}.")
 
 
-def _remove(name: str, index: int) -> tuple[bool, str]:
-    return _attempt(lambda store: store.remove(name, index), lambda _: f"Removed slide {index + 1}.")
+def _remove(store: DeckStore, name: str, index: int) -> tuple[bool, str]:
+    return _attempt(store, lambda store: store.remove(name, index), lambda _: f"Removed slide {index + 1}.")
 
 
-def _delete(name: str) -> tuple[bool, str]:
-    return _attempt(lambda store: store.delete(name), lambda _: f"Deleted the deck {echo(name, NAME)}.")
+def _delete(store: DeckStore, name: str) -> tuple[bool, str]:
+    return _attempt(store, lambda store: store.delete(name),
+                    lambda _: f"Deleted the deck {echo(name, NAME)}.")
 
 
-def _slide_row(j: int, deck: Deck, k: int) -> Columns:
+def _slide_row(store: DeckStore, j: int, deck: Deck, k: int) -> Columns:
     """One slide: its number and title, and buttons to open it, move it up or down, or remove it."""
-    last, slide = len(deck.slides) - 1, deck.slides[k]
+    last, slide, name = len(deck.slides) - 1, deck.slides[k], deck.name
     title = Text(f"**{k + 1}.** {echo(slide.title, TITLE)}")
     buttons = (
         Link(f"open{j}_{k}", "Open", (slide,), "Open this view in presentation mode"),
-        Action(f"up{j}_{k}", "\u2191", lambda: _move(deck.name, k, max(k - 1, 0)), "Move this slide up"),
-        Action(f"down{j}_{k}", "\u2193", lambda: _move(deck.name, k, min(k + 1, last)), "Move it down"),
-        Action(f"remove{j}_{k}", "\u2715", lambda: _remove(deck.name, k), "Remove it from the deck"),
+        Action(f"up{j}_{k}", "\u2191", lambda: _move(store, name, k, max(k - 1, 0)), "Move this slide up"),
+        Action(f"down{j}_{k}", "\u2193", lambda: _move(store, name, k, min(k + 1, last)), "Move it down"),
+        Action(f"remove{j}_{k}", "\u2715", lambda: _remove(store, name, k), "Remove it from the deck"),
     )
     return Columns(((title,), *((b,) for b in buttons)), widths=(7, 1.4, 1, 1, 1))
 
@@ -167,10 +171,28 @@ MOST_PAGES = 10_000
 """The largest page of slides the control takes (a page past the last shows the last)."""
 
 
-def _page(job: Any) -> int:
-    """The page of slides the job asks for (1 when none: the view called on its own)."""
-    page = job[2] if isinstance(job, tuple) and len(job) > 2 else 1
-    return page if isinstance(page, int) and page >= 1 else 1
+@dataclass(frozen=True, kw_only=True)
+class DeckJob:
+    """What the Deck page shows: the visitor's ``store``, its ``revision`` (-1: unreadable) and the
+    ``page`` of slides. Equal jobs are the same store (its ``key``) at the same revision and page: the
+    renderer's cache of the view, shared by every session, holds one visitor's view under a key only
+    that visitor's store has."""
+
+    store: DeckStore = field(compare=False, repr=False)
+    key: str
+    revision: int
+    page: int = 1
+
+    @classmethod
+    def of(cls, values: Any, store: DeckStore) -> DeckJob:
+        """The job for the page's control ``values`` (the page of slides) and the visitor's ``store``."""
+        page = values.get("page", 1) if hasattr(values, "get") else 1
+        page = int(page) if isinstance(page, (int, float)) and not isinstance(page, bool) and page >= 1 else 1
+        try:
+            revision = store.revision()
+        except DeckError:  # the view says why, in words
+            revision = -1
+        return cls(store=store, key=store.key, revision=revision, page=page)
 
 
 _NONE = "No decks yet: add a view from any page (\"Present or add to a deck\" in its sidebar), or import one."
@@ -180,12 +202,13 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:60] or "deck"
 
 
-def deck_view(job: Any = None, narrow: bool = False) -> View:
-    """Every deck: a table of all slides, then per deck its slides with their buttons; never raises."""
-    importer = Action("import", "Import a deck (JSON)", _import, upload=("json",),
+def deck_view(job: DeckJob, narrow: bool = False) -> View:
+    """Every deck of ``job.store``: a table of all slides, then per deck its slides with their buttons,
+    every button acting on that store; never raises."""
+    store = job.store
+    importer = Action("import", "Import a deck (JSON)", lambda data: _import(store, data), upload=("json",),
                       help="A file exported from this page, on this machine or another.")
     try:
-        store = current()
         decks = [store.get(name) for name in store.names()]
     except DeckError as exc:
         return View(error=shown_error(exc))
@@ -194,7 +217,7 @@ def deck_view(job: Any = None, narrow: bool = False) -> View:
         return View(blocks=(where, Text(_NONE), importer))
     every = [(j, k) for j, deck in enumerate(decks) for k in range(len(deck.slides))]
     pages = max(1, -(-len(every) // PAGE))
-    page = min(_page(job), pages)
+    page = min(job.page, pages)
     shown = every[(page - 1) * PAGE:page * PAGE]
     rows = tuple({"deck": decks[j].name, "slide": k + 1, "title": decks[j].slides[k].title,
                   "link": decks[j].slides[k].link, "notes": decks[j].slides[k].notes} for j, k in shown)
@@ -206,8 +229,9 @@ def deck_view(job: Any = None, narrow: bool = False) -> View:
             blocks.append(Link(f"present{j}", f"Present deck {j + 1}", deck.slides,
                                "Show its slides one after another in presentation mode (Next, Previous; "
                                "the speaker notes are in the sidebar)."))
-        blocks += [_slide_row(j, deck, k) for at, k in shown if at == j]
-        blocks.append(Action(f"delete{j}", f"Delete deck {j + 1}", lambda name=deck.name: _delete(name),
+        blocks += [_slide_row(store, j, deck, k) for at, k in shown if at == j]
+        blocks.append(Action(f"delete{j}", f"Delete deck {j + 1}",
+                             lambda name=deck.name: _delete(store, name),
                              "Delete this deck and its slides (export it first to keep a copy)."))
         downloads.append(Download(f"export{j}", f"Deck {j + 1} (JSON)",
                                   lambda name=deck.name: deck_file.to_json(store.get(name)),
@@ -233,25 +257,10 @@ def _where(store: DeckStore) -> str:
     return f"Decks are kept in {echo(store.path, 300)} (set POLARIZE\\_DATA\\_DIR to move them)."
 
 
-def _job(values: Any) -> tuple[str, int, int]:
-    """The store, its revision and the page of slides: the cached view is made again after every write,
-    for every store and every page."""
-    page = values.get("page", 1) if hasattr(values, "get") else 1
-    page = int(page) if isinstance(page, (int, float)) and not isinstance(page, bool) and page >= 1 else 1
-    try:
-        store = current()
-    except DeckError as exc:
-        return str(exc), -1, page
-    try:
-        return store.key, store.revision(), page
-    except DeckError:
-        return store.key, -1, page
-
-
 DECK = PageSpec(
     name="deck",
     lead=LEADS["deck"], nav_title="Lecture decks", title="Lecture decks", icon=":material/slideshow:",
-    url_path="deck", view=deck_view, job=_job, slide=False,
+    url_path="deck", view=deck_view, job=DeckJob.of, decks=True, slide=False,
     controls=(Control("page", "Page of slides", "number", low=1, high=MOST_PAGES, step=1, integer=True,
                       help=f"The slides are listed {PAGE} at a time, with their buttons."),),
     defaults=lambda preset: {"page": 1},
