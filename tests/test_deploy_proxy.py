@@ -1,7 +1,8 @@
 """The hosted layout of ``deploy/`` as real processes: nginx from the shipped template in front of two
 ``streamlit run`` replicas, whose runs go to a ``dask scheduler`` and ``dask worker``.
 
-Sessions spread over the replicas and each is served; a session's downloads and a deck upload work
+Sessions spread over the replicas and each is served; two visitors' decks stay each their own and off
+the replicas' disks (``POLARIZE_HOSTED=1``, as deploy/ sets it); a session's downloads and a deck upload work
 through the proxy on either replica (the affinity cookie holds), and fail without it; Streamlit's
 static files come from the proxy; the same link on both replicas gives the same numbers from the
 cluster; a replica killed, its browser reconnects to the other and shows the same view.
@@ -18,6 +19,7 @@ import urllib.request
 
 import pytest
 from support.browser import ARTIFACTS
+from support.decks import two_visitors
 from support.proxy import NGINX, Layout, NginxProxy, affinity_cookie
 from support.stream_client import open_page
 
@@ -33,7 +35,7 @@ LINK = "/?n=5&seed=11"
 def layout(tmp_path_factory):
     """Two replicas (the runs on a Dask scheduler and worker, one cookie secret) behind the proxy."""
     folder = tmp_path_factory.mktemp("layout")
-    with Layout(folder, replicas=2, env={"POLARIZE_APP_TIMEOUT": "120"}) as running:
+    with Layout(folder, replicas=2, env={"POLARIZE_APP_TIMEOUT": "120", "POLARIZE_HOSTED": "1"}) as running:
         yield {"proxy": running.proxy, "replicas": running.replicas}
 
 
@@ -70,6 +72,11 @@ def test_the_load_benchmark_loads_a_running_deployment(layout):
                            "--sessions", "4"], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "sessions served: 4 / 4" in done.stdout, done.stdout
+
+
+def test_two_visitors_decks_stay_their_own_through_the_proxy(layout, browser):
+    two_visitors(browser, layout["proxy"].url)
+    assert [server.kept() for server in layout["replicas"].values()] == [[], []]
 
 
 def _browser_on(browser, proxy: NginxProxy, replica: str, path: str):

@@ -1,7 +1,7 @@
 """Helpers to drive the real app in headless Chromium (used by test_browser.py and benchmarks/browser.py).
 
 - ``AppServer``: ``streamlit run app.py`` on a free local port, as a subprocess, with its own
-  log and data folder, waited for until it serves, stopped (only that process group) on exit;
+  log and home folder, waited for until it serves, stopped (only that process group) on exit;
 - ``launch_browser``: the system Chromium (Debian's ``/usr/bin/chromium``) through
   Playwright's sync API, headless, with a fresh profile;
 - small page helpers: wait for the dashboard, read its signature, set a widget.
@@ -93,17 +93,27 @@ class AppServer:
     script : path, optional
         Another script to serve instead of ``app.py`` (run from the repository's root, so it can
         import ``ui``).
+
+    Attributes
+    ----------
+    home : Path
+        The server's own home folder (``HOME``, and no ``XDG_DATA_HOME``): where a server that an
+        operator set up without ``POLARIZE_*`` variables would keep data, so a test can see what it wrote.
     """
 
     def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0,
                  script: str | Path = "app.py"):
         self.script = str(script)
         self._take_port()
-        # Its own data folder (decks), unless given one: servers started side by side (pytest -n)
-        # share nothing, and no test writes to the user's own decks.
-        self._data = None if "POLARIZE_DATA_DIR" in (env or {}) else tempfile.TemporaryDirectory()
-        data = {} if self._data is None else {"POLARIZE_DATA_DIR": self._data.name}
-        self.env = {**os.environ, **data, **(env or {})}
+        # Its own home, and the defaults of a host that sets no POLARIZE_* variable (a visitor's decks
+        # in their session) unless ``env`` asks otherwise: servers started side by side (pytest -n)
+        # share nothing, no test writes to the user's own folders, and the browser tests meet what a
+        # host gets by default.
+        self._home = tempfile.TemporaryDirectory()
+        self.home = Path(self._home.name)
+        inherited = {k: v for k, v in os.environ.items()
+                     if not k.startswith("POLARIZE_") and k != "XDG_DATA_HOME"}
+        self.env = {**inherited, "HOME": self._home.name, **(env or {})}
         self.timeout = timeout
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -144,6 +154,11 @@ class AppServer:
         self.__exit__(None, None, None)
         raise RuntimeError(f"streamlit did not answer within {self.timeout} s; see {self.log}")
 
+    def kept(self) -> list[Path]:
+        """What the server has written of polarize's under its home folder: a deck file, a polarize
+        folder (a server that keeps visitors' data to themselves writes none)."""
+        return [p for p in self.home.rglob("*") if "polarize" in str(p).lower() or p.suffix == ".sqlite3"]
+
     def __exit__(self, *exc: Any) -> None:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
@@ -152,8 +167,7 @@ class AppServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
-        if self._data is not None:
-            self._data.cleanup()
+        self._home.cleanup()
 
 
 def launch_browser(playwright: Any) -> Any:

@@ -1,14 +1,19 @@
-"""Decks for the deck tests: three slides (one title with Markdown and HTML, shown as text), and files
-edited after export."""
+"""Decks for the deck tests: three slides (one title with Markdown and HTML, shown as text), files
+edited after export, and what a visitor does with decks in a real browser (add from the sidebar's box,
+import a file, read what the page says)."""
 
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from polarize.web.deck_file import digest, to_json
 from polarize.web.deck_store import Deck, Slide
+from support.browser import wait_until_settled
 
-__all__ = ["SLIDES", "relinked", "tampered"]
+__all__ = ["A_WORDS", "DECK_BOX", "SLIDES", "add_from_deck_box", "exam", "import_deck", "relinked", "said",
+           "shown_text", "tampered", "two_visitors"]
 
 SLIDES = (
     Slide(link="/explorer?n=8&loss=logistic", title="Softmax polarizes", notes="Point at the winner."),
@@ -28,3 +33,118 @@ def tampered(edit, *, resign=False):
 
 def relinked(deck, link="javascript:alert(1)"):
     deck["slides"][0]["link"] = link
+
+
+# ---- a visitor's decks in a real browser ---------------------------------------------------------------
+
+DECK_BOX = "Present or add to a deck"
+"""The sidebar box that adds the view on screen to a deck (``ui.deckbar``)."""
+
+
+def exam(title: str, notes: str, *, slides: int = 2) -> dict[str, Any]:
+    """A deck file named "Exam" whose first slide is titled ``title`` with speaker notes ``notes``, as
+    a file input takes it (Playwright's ``set_input_files``)."""
+    more = tuple(Slide(link=f"/rates?n={3 + k}", title=f"{title} ({k + 2})") for k in range(slides - 1))
+    deck = Deck(name="Exam", slides=(Slide(link="/rates?n=4", title=title, notes=notes), *more))
+    return {"name": "Exam.json", "mimeType": "application/json", "buffer": to_json(deck).encode()}
+
+
+def said(page: Any, pattern: str, timeout: float = 60.0) -> str:
+    """Wait for a message matching ``pattern`` (a regular expression) on ``page``; its text."""
+    found = page.get_by_text(re.compile(pattern)).first
+    found.wait_for(timeout=timeout * 1000)
+    return found.inner_text()
+
+
+def add_from_deck_box(page: Any, title: str, notes: str) -> str:
+    """Add the view to the deck "Lecture" from the sidebar's box, as a visitor does; what the box says."""
+    if not page.get_by_role("button", name="Add to deck").is_visible():
+        page.get_by_text(DECK_BOX).click()
+    page.get_by_label("Slide title").fill(title)
+    page.get_by_label("Speaker notes").fill(notes)
+    page.get_by_role("button", name="Add to deck").click()
+    return said(page, r"Added slide \d+ to the deck|could not")
+
+
+def import_deck(page: Any, file: dict[str, Any], answer: str) -> str:
+    """Import ``file`` on the Deck page (its upload box) and wait for the ``answer`` (a regular
+    expression: what the page last said may still show); what the page said or asked."""
+    page.locator("input[type='file']").set_input_files(files=[file])
+    return said(page, answer)
+
+
+def shown_text(page: Any) -> str:
+    """Everything the page shows as text (its main column and sidebar)."""
+    return page.locator("body").inner_text()
+
+
+A_WORDS = ("A's explorer view", "A's rates view", "Q1 answer: 42", "secret notes of A")
+"""What visitor A types or imports: no page of visitor B's may show any of it."""
+
+
+def _open(browser: Any, url: str, *, phone: bool) -> tuple[Any, Any]:
+    context = browser.new_context(viewport={"width": 390, "height": 844} if phone else
+                                  {"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(url)
+    wait_until_settled(page)
+    return context, page
+
+
+def _nav(page: Any, entry: str, path: str) -> None:
+    """Open another page of the app from the sidebar's menu: the same session, as a visitor moves."""
+    page.get_by_role("link", name=entry).click()
+    page.wait_for_url(f"**/{path}*")
+    wait_until_settled(page)
+
+
+def two_visitors(browser: Any, url: str) -> None:
+    """A lecturer (1280x720) and a student (a phone, 390x844) use decks on the app at ``url`` at once:
+    each adds, imports, presents, replaces or deletes, and sees only their own decks and words."""
+    lecturer, a = _open(browser, url + "/", phone=False)
+    student, b = _open(browser, url + "/deck", phone=True)
+    try:
+        # A adds the Explorer's view and the Rates page's from the sidebar's box (a fragment each time).
+        assert add_from_deck_box(a, A_WORDS[0], A_WORDS[3]) == "Added slide 1 to the deck Lecture."
+        _nav(a, "Rates", "rates")
+        assert add_from_deck_box(a, A_WORDS[1], A_WORDS[3]) == "Added slide 2 to the deck Lecture."
+        _nav(a, "Lecture decks", "deck")
+        said(a, r"Lecture \(2 slides\)")
+        assert "for this visit only" in shown_text(a) and "Decks are kept in" not in shown_text(a)
+        answer = import_deck(a, exam(A_WORDS[2], A_WORDS[3]), "Imported|exists")
+        assert answer.startswith("Imported the deck Exam"), answer
+
+        # B, on a phone, has no decks; a deck named as A's is B's own, and says nothing of A's.
+        b.get_by_text("No decks yet").wait_for()
+        answer = import_deck(b, exam("B's question", "notes of B"), "Imported|exists")
+        assert answer.startswith("Imported the deck Exam"), answer
+        said(b, r"Exam \(2 slides\)")
+        text = shown_text(b)
+        assert not [w for w in A_WORDS if w in text] and "Lecture" not in text.replace("Lecture decks", "")
+
+        # B presents its deck (the first slide's view, with its bar), comes back, and deletes it.
+        b.get_by_role("button", name="Present deck 1").click()
+        said(b, r"Slide 1 of 2: B's question")
+        wait_until_settled(b)
+        b.get_by_role("button", name="End").click()
+        said(b, r"Exam \(2 slides\)")
+        b.get_by_role("button", name="Delete deck 1").click()
+        b.get_by_text("No decks yet").wait_for()
+
+        # A's decks are as A left them: A's Exam asks about A's own slides, and is replaced.
+        import_deck(a, exam("Q1 answer: 43", A_WORDS[3]), "exists already")
+        assert "Q1 answer: 42 \u2192 Q1 answer: 43" in shown_text(a) and "B's" not in shown_text(a)
+        a.get_by_role("button", name="Replace").click()
+        said(a, r"Replaced the deck Exam")
+        said(a, r"Lecture \(2 slides\)")
+        a.get_by_role("button", name="Present deck 2").click()
+        said(a, r"Slide 1 of 2: A's explorer view")
+        wait_until_settled(a)
+        assert A_WORDS[3] in shown_text(a)  # the speaker notes, in the sidebar
+        a.get_by_role("button", name="End").click()
+        a.get_by_role("button", name="Delete deck 1").click()
+        said(a, r"Deleted the deck Exam")
+        assert "Q1 answer" not in shown_text(a) and "A's rates view" in shown_text(a)
+    finally:
+        lecturer.close()
+        student.close()
