@@ -6,7 +6,8 @@
 For each replica count, starts ``deploy/``'s layout as processes (``tests/support/proxy.Layout``: a
 ``dask scheduler`` and workers, the replicas, nginx from the shipped template), then:
 
-- opens N sessions at once through the proxy (websocket clients, ``tests/support/stream_client``), each a
+- opens N sessions at once through the proxy (websocket clients, ``tests/support/stream_client``, each
+  from a loopback address of its own as a hall's students: the proxy limits each address), each a
   different Explorer link, so every one is a fresh run on the cluster: sessions served, the median
   and last time to figure, and the replicas' CPU-seconds per session (the runs are on the workers);
 - opens K first visits in real Chromium through the proxy, one after another: the replicas'
