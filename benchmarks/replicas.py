@@ -6,7 +6,8 @@
 For each replica count, starts ``deploy/``'s layout as processes (``tests/support/proxy.Layout``: a
 ``dask scheduler`` and workers, the replicas, nginx from the shipped template), then:
 
-- opens N sessions at once through the proxy (websocket clients, ``tests/support/stream_client``), each a
+- opens N sessions at once through the proxy (websocket clients, ``tests/support/stream_client``, each
+  from a loopback address of its own as a hall's students: the proxy limits each address), each a
   different Explorer link, so every one is a fresh run on the cluster: sessions served, the median
   and last time to figure, and the replicas' CPU-seconds per session (the runs are on the workers);
 - opens K first visits in real Chromium through the proxy, one after another: the replicas'
@@ -34,7 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from load import cpu_seconds, served  # noqa: E402
 from support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from support.proxy import Layout  # noqa: E402
-from support.stream_client import open_page  # noqa: E402
+from support.stream_client import open_page, student_address  # noqa: E402
 
 
 def _cpu(layout: Layout) -> float:
@@ -42,7 +43,9 @@ def _cpu(layout: Layout) -> float:
 
 
 async def _burst(url: str, links: list[str], timeout: float):
-    return await asyncio.gather(*(open_page(url, link, timeout) for link in links))
+    # Each from an address of its own, as a hall's students: the proxy limits connections per address.
+    return await asyncio.gather(*(open_page(url, link, timeout, source=student_address(i))
+                                  for i, link in enumerate(links)))
 
 
 def sessions(layout: Layout, count: int, timeout: float) -> str:

@@ -10,6 +10,7 @@ sizes are in ``polarize.env``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +35,9 @@ class FrozenArray:
     Holds the explicit arrays of an ``Experiment`` (``a0``, ``V0``, ...), so the
     experiment stays hashable without turning a 4096 x 128 matrix into nested
     tuples. ``np.asarray(x)`` gives the (read-only) array without a copy.
+
+    Its hash is Python's, salted per process: it travels in no pickle (``__reduce__``), and a task
+    key, the same on every replica, is made from its content (``__dask_tokenize__``).
     """
 
     __slots__ = ("_array", "_hash")
@@ -43,6 +47,15 @@ class FrozenArray:
         arr.setflags(write=False)
         self._array = arr
         self._hash = hash((arr.shape, arr.tobytes()))
+
+    def __reduce__(self) -> tuple[type, tuple[np.ndarray]]:
+        # The array alone: a hash pickled in one process is wrong in another (str hashes are salted).
+        return FrozenArray, (self._array,)
+
+    def __dask_tokenize__(self) -> tuple[str, str, tuple[int, ...], str]:
+        """Dask's token of this array (a task key's part): its dtype, shape and bytes, in any process."""
+        digest = hashlib.sha256(np.ascontiguousarray(self._array).data).hexdigest()
+        return "polarize.FrozenArray", self._array.dtype.str, self._array.shape, digest
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         if dtype is not None and np.dtype(dtype) != self._array.dtype:

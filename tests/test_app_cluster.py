@@ -187,14 +187,37 @@ def test_a_malformed_scheduler_is_refused_before_any_run(monkeypatch):
         call_with_timeout(counted, "/dev/null", 0.0, 0.0, timeout=10)
 
 
-def test_the_key_is_the_same_in_any_process():
-    code = ("from polarize import Experiment; from polarize.budget import within; "
-            "from polarize.integrate import simulate_within; from polarize.serve.cluster import task_key; "
-            "print(task_key(simulate_within, (Experiment(n=4, seed=2), within(20.0))))")
-    keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout for _ in range(2)}
-    assert len(keys) == 1
-    assert app_cluster.task_key(simulate_within, (Experiment(n=4, seed=3), within(20.0))) + "\n" not in keys
+_LINK_KEYS = """
+from polarize.serve.cluster import task_key
+from polarize.web import limited
+from polarize.web.links import read_link
+from polarize.web.pages import COMPARISONS, EXPLORER
+
+
+def submitted(function, *args, timeout=None):
+    print(page.name, task_key(function, args))
+    raise RuntimeError("the key is all this process needs")
+
+
+limited.call_with_timeout = submitted
+for page, link in ((EXPLORER, {"n": "5", "seed": "3"}), *((p, {}) for p in COMPARISONS)):
+    values, _ = read_link(page, link)
+    page.show(page.make_job(page.settle(values)))
+"""
+
+
+def test_the_same_link_has_the_same_key_on_every_replica():
+    """Issue 43: the Explorer's resolved experiment holds arrays (``FrozenArray``) whose pickle carried
+    Python's hash, salted per process, so two replicas gave the same link two task keys and the
+    cluster computed it twice. Each replica here is a process with its own hash seed, opening the
+    same links; the keys are the ones their runs are submitted with."""
+    keys = [subprocess.run([sys.executable, "-c", _LINK_KEYS], capture_output=True, text=True, check=True,
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": seed})
+            .stdout for seed in ("1", "2")]
+    assert "explorer polarize-polarize.integrate.simulate_within-" in keys[0]
+    assert keys[0] == keys[1]
+    lines = keys[0].splitlines()
+    assert len(set(lines)) == len(lines) >= 2  # one a page, none alike
 
 
 def test_a_live_training_on_the_cluster_reports_its_progress_and_matches_one_here(on_cluster):

@@ -229,6 +229,26 @@ def test_hashable_and_equal_experiments_hash_equal():
         assert hash(e.resolved()) == hash(Experiment.from_dict(e.resolved().to_dict()))
 
 
+
+def test_an_experiment_from_another_process_equals_and_hashes_as_one_made_here():
+    """A pickled ``FrozenArray`` carried its process's hash (Python's, salted per process): a resolved
+    experiment sent from a replica to a worker was unequal there to the same experiment made there."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import pickle, sys; from polarize import Experiment; "
+            "sys.stdout.buffer.write(pickle.dumps(Experiment(n=5, seed=3).resolved()))")
+    sent = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "7"}).stdout
+    here = Experiment(n=5, seed=3).resolved()
+    there = pickle.loads(sent)
+    assert there == here and hash(there) == hash(here) and len({there, here}) == 1
+    assert there.a0 == here.a0 and hash(there.a0) == hash(here.a0)
+
 # ---- limits from the environment -------------------------------------------------------------------
 
 

@@ -95,10 +95,20 @@ def test_the_deploy_files_agree():
     assert "\nUSER app\n" in (ROOT / "Dockerfile").read_text()  # not root
 
 
+def _bases(dockerfile: Path) -> list[str]:
+    return [line.split()[1] for line in dockerfile.read_text().splitlines() if line.startswith("FROM ")]
+
+
 def test_the_base_image_is_pinned_by_digest():
-    (base,) = [line.split()[1] for line in (ROOT / "Dockerfile").read_text().splitlines()
-               if line.startswith("FROM ")]
+    (base,) = _bases(ROOT / "Dockerfile")
     assert re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", base), base
+
+
+def test_the_proxy_images_bases_are_pinned_by_digest_too():
+    """Issue 43: the proxy's nginx base was a moving tag where the app's image is pinned."""
+    streamlit, proxy = _bases(ROOT / "deploy" / "nginx" / "Dockerfile")
+    assert streamlit == _bases(ROOT / "Dockerfile")[0]  # the app's own Streamlit files
+    assert re.fullmatch(r"nginx:[\w.-]+@sha256:[0-9a-f]{64}", proxy), proxy
 
 
 def test_the_app_code_belongs_to_root_and_is_read_only_to_its_user():

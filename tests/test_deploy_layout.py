@@ -33,7 +33,31 @@ def _manifests() -> list[dict]:
 def test_the_template_sets_the_cookie_it_hashes_on():
     assert f'add_header Set-Cookie "{COOKIE}=$polarize_affinity;' in TEMPLATE
     assert "hash $polarize_affinity consistent;" in TEMPLATE
-    assert set(re.findall(r"\$\{(\w+)\}", TEMPLATE)) == {"APP_SERVERS", "LISTEN", "STATIC_ROOT", "ACCESS_LOG"}
+    assert set(re.findall(r"\$\{(\w+)\}", TEMPLATE)) == {"APP_SERVERS", "LISTEN", "STATIC_ROOT", "ACCESS_LOG",
+                                                       "CONNECTIONS_PER_CLIENT"}
+
+
+def _image_env() -> dict[str, str]:
+    (line,) = re.findall(r"^ENV (.+)$", (DEPLOY / "nginx" / "Dockerfile").read_text(), flags=re.M)
+    return dict(pair.split("=", 1) for pair in line.split())
+
+
+def test_the_proxy_has_room_for_a_hall_and_limits_each_client():
+    """Issue 43: the image's 1,024 connections a worker were filled by one address's idle websockets.
+    A student holds a websocket (two connections at the proxy: theirs and the replica's) and a few
+    requests while a page loads; a hall of 1,000 on a proxy of one core."""
+    main, image = (DEPLOY / "nginx" / "nginx.conf").read_text(), (DEPLOY / "nginx" / "Dockerfile").read_text()
+    assert "COPY deploy/nginx/nginx.conf /etc/nginx/nginx.conf" in image
+    assert "include /etc/nginx/conf.d/*.conf;" in main  # where the image renders the template
+    connections = int(re.search(r"worker_connections\s+(\d+);", main)[1])
+    assert connections >= 1000 * 3
+    assert int(re.search(r"worker_rlimit_nofile\s+(\d+);", main)[1]) >= 2 * connections
+    per_client = int(_image_env()["CONNECTIONS_PER_CLIENT"])
+    assert "limit_conn polarize_per_client ${CONNECTIONS_PER_CLIENT};" in TEMPLATE
+    assert 8 <= per_client <= connections // 100  # a few tabs of one person; a hundred people fill nothing
+    kinds = {doc["kind"] + "/" + doc["metadata"]["name"]: doc for doc in _manifests()}
+    ingress = kinds["Ingress/polarize"]["metadata"]["annotations"]
+    assert ingress["nginx.ingress.kubernetes.io/limit-connections"] == str(per_client)
 
 
 def test_compose_wires_the_replicas_to_the_scheduler_and_the_proxy_to_the_replicas():

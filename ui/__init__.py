@@ -9,7 +9,8 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``blocks``: one drawing function per block of a view; ``charts``: figures handed to Streamlit;
 - ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);
 - ``deck_show``: presenting a deck; ``deckbar``: "Present or add to a deck";
-- ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size.
+- ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size;
+- ``uploads``: what one session's uploaded files may hold in memory.
 
 Importing it imports nothing else (and does no work): the app's modules are imported by
 ``run_app``, one session at a time (``load``).
@@ -44,11 +45,13 @@ def load(name: str) -> ModuleType:
 
 
 def run_app() -> None:
-    """The app (``app.py``): the ``POLARIZE_*`` variables checked, then the pages (``ui.app.run_app``).
+    """The app (``app.py``): the cap on a session's uploads put on (``ui.uploads``), the ``POLARIZE_*``
+    variables checked, then the pages (``ui.app.run_app``).
 
     A bad variable stops the app with one line naming it, before the pages (which build
     experiments as they are imported) are imported.
     """
+    load("ui.uploads").cap_uploads()  # first: before the app's imports, a session may upload already
     problem = load("polarize.env").environment_problem()
     if problem:
         st.text(f"polarize cannot start: {problem}")  # as text: the value is shown as it was given

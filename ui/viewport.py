@@ -17,7 +17,6 @@ the view's fragment reruns and draws the figure once, fitted (``ui.renderer``).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -25,7 +24,9 @@ from urllib.parse import unquote
 import streamlit as st
 import streamlit.components.v1 as components
 
+from polarize.fields import ConfigError
 from polarize.plots.display import NARROW_BELOW, Display
+from polarize.serialize import load_json
 from ui.theme import VIEWPORT
 
 __all__ = ["COOKIE", "KEY", "STEP", "held", "last", "measure", "read", "remembered"]
@@ -44,6 +45,9 @@ run draws the figure fitted at once where the place is remembered, and the page 
 PLACES = 12
 _LONGEST = 4096
 """A cookie longer than this (characters) is not read (a browser keeps at most about 4 kB a cookie)."""
+_DEEPEST = 3
+"""How deep the cookie's JSON nests (the post, its places, a place's top and width): deeper is not read
+(4 kB of brackets made Python's parser raise RecursionError on every page while the cookie lived)."""
 
 _DEBOUNCE_MS = 250
 _POSTED = ("window", "height", "dark", "dark_chosen", "top", "width")
@@ -76,8 +80,9 @@ def remembered(text: Any, place: str | None) -> dict[str, Any] | None:
     ``place`` (else None, and its place None: the figure is held until the page measures it).
     """
     try:
-        saved = json.loads(unquote(text)) if isinstance(text, str) and len(text) <= _LONGEST else None
-    except ValueError:
+        saved = (load_json(COOKIE, unquote(text), depth=_DEEPEST)
+                 if isinstance(text, str) and len(text) <= _LONGEST else None)
+    except ConfigError:
         return None
     if not isinstance(saved, dict):
         return None

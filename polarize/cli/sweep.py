@@ -39,8 +39,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="SQL over a results folder with DuckDB: the rows are the table runs, the saved series "
                     "the table series. The SQL runs with your own rights on this machine: DuckDB can read "
                     "and write any file you can (read_csv('...'), COPY ... TO '...', ATTACH), so run only "
-                    "SQL you trust. polarize.sweeps.query, for code built on it, reaches files inside the "
-                    "results folder only.")
+                    "SQL you trust. polarize.sweeps.query, for code built on it, is read-only and reaches "
+                    "no file.")
     ask.add_argument("results", type=Path, help="results folder")
     ask.add_argument("sql", help='e.g. "SELECT normalizer, avg(polarized::int) FROM runs GROUP BY 1"')
     ask.add_argument("-o", "--output", type=Path, help="write OUT.csv or OUT.parquet instead of printing")

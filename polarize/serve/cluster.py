@@ -115,8 +115,9 @@ atexit.register(disconnect)
 def task_key(function: Any, args: tuple[Any, ...]) -> str:
     """The task key of ``function(*args)``: the same for the same call on any replica.
 
-    Dask's ``tokenize`` hashes frozen dataclasses field by field and arrays by their bytes, so
-    equal experiments give equal keys in any process.
+    Dask's ``tokenize`` hashes frozen dataclasses field by field and an experiment's arrays by their
+    dtype, shape and bytes (``FrozenArray.__dask_tokenize__``), never by a pickle that carries a
+    hash salted per process, so equal experiments give equal keys in any process.
     """
     from dask.base import tokenize
 

@@ -4,15 +4,17 @@ Only readable files are read (``store.result_files``), so a truncated file left
 by a stopped sweep is invisible here too. In SQL the rows are the table
 ``runs`` and the saved series, when there are any, the table ``series``.
 
-``query`` reaches no file outside the results folder (DuckDB's ``allowed_directories``,
-external access off, the configuration locked), so nothing built on it (a page, a
-notebook service) inherits the whole disk; the command line, on the user's own machine,
-asks for ``anywhere=True``.
+``query`` is read-only and reaches no file: the rows are read here and handed to DuckDB as
+tables, DuckDB's external access is off with no directory allowed and its configuration locked,
+and only statements DuckDB parses as ``SELECT`` run. A folder allowed to DuckDB would be
+writable too (``COPY ... TO '<folder>/task-x.parquet'`` adds rows to every later ``load``,
+``COPY ... TO '<folder>/sweep.json'`` replaces the manifest), so nothing built on ``query`` (a
+page, a notebook service) inherits the disk or the folder. The command line, on the user's own
+machine, asks for ``anywhere=True``.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from polarize.fields import ConfigError
@@ -89,16 +91,31 @@ def load_series(folder: Path):
     return _read(files).to_pandas() if files else pd.DataFrame()
 
 
-def _connect(folder: Path, anywhere: bool):
-    """A DuckDB in memory that reaches files in ``folder`` only, unless ``anywhere``."""
+def _connect(anywhere: bool):
+    """A DuckDB in memory that reaches no file, unless ``anywhere``."""
     import duckdb
 
     con = duckdb.connect(":memory:")
     if not anywhere:
-        con.execute("SET allowed_directories = ?", [[str(Path(folder).resolve()) + os.sep]])
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     return con
+
+
+def _statements(con, sql: str, anywhere: bool) -> None:
+    """Refuse SQL without a statement and, unless ``anywhere``, any statement that is not a SELECT."""
+    import duckdb
+
+    statements = con.extract_statements(sql)
+    if not statements:
+        raise ConfigError("query", "holds no SQL statement (only blanks or comments)")
+    if anywhere:
+        return
+    for number, statement in enumerate(statements, 1):
+        if statement.type != duckdb.StatementType.SELECT:
+            kind = statement.type.name.replace("_", " ")
+            raise ConfigError("query", f"is read-only: statement {number} is a {kind} statement, only SELECT "
+                                       "(WITH, FROM, VALUES, DESCRIBE) statements run")
 
 
 def query(folder: Path, sql: str, *, anywhere: bool = False):
@@ -109,21 +126,23 @@ def query(folder: Path, sql: str, *, anywhere: bool = False):
     folder : path
         A results folder.
     sql : str
-        One or more statements; the last one's rows are returned.
+        One or more SELECT statements; the last one's rows are returned.
     anywhere : bool
-        Let the SQL read and write any file this user can (``read_csv``, ``COPY ... TO``, ``ATTACH``):
-        for one's own command line only. By default it reaches files inside ``folder`` only.
+        Let the SQL run any statement and read and write any file this user can (``read_csv``,
+        ``COPY ... TO``, ``ATTACH``): for one's own command line only. By default it is read-only
+        and reaches no file (the tables ``runs`` and ``series`` hold the folder's rows).
 
     Returns
     -------
     pandas.DataFrame
-        Empty when the last statement returns no rows (a ``SET``).
+        Empty when the last statement returns no rows.
 
     Raises
     ------
     ConfigError
-        Naming ``query`` when the SQL holds no statement or DuckDB refuses it, ``results`` when the
-        folder holds no results or files that do not fit together.
+        Naming ``query`` when the SQL holds no statement, a statement other than a SELECT (unless
+        ``anywhere``), or DuckDB refuses it; ``results`` when the folder holds no results or files
+        that do not fit together.
     """
     try:
         import duckdb
@@ -132,15 +151,14 @@ def query(folder: Path, sql: str, *, anywhere: bool = False):
     files = _files(folder)
     if not files:
         raise ConfigError("results", f"{folder} holds no finished results yet")
-    con = _connect(folder, anywhere)
+    con = _connect(anywhere)
     try:
         con.register("runs", _read(files))
         series = _files(folder, series=True)
         if series:
             con.register("series", _read(series))
         try:
-            if not con.extract_statements(sql):
-                raise ConfigError("query", "holds no SQL statement (only blanks or comments)")
+            _statements(con, sql, anywhere)
             return con.execute(sql).df()
         except duckdb.Error as exc:
             raise ConfigError("query", str(exc).splitlines()[0]) from None

@@ -454,14 +454,17 @@ def test_a_query_without_a_statement_is_one_line(tmp_path, capsys, sql):
     assert err.count("\n") == 1 and "unexpected" not in err
 
 
+def _folder_state(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
 def test_the_librarys_query_reaches_no_file_outside_the_results_folder(tmp_path):
     from polarize.sweeps import query
 
     folder = _example_copy(tmp_path)
     outside = tmp_path / "secret.csv"
     outside.write_text("a\n1\n")
-    inside = int(query(folder, f"SELECT count(*) AS n FROM read_parquet('{folder}/task-*.parquet')")["n"][0])
-    assert inside == 180
+    assert int(query(folder, "SELECT count(*) AS n FROM runs")["n"][0]) == 180
     for sql in (f"SELECT * FROM read_csv('{outside}')", f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'",
                 f"ATTACH '{tmp_path / 'db.duckdb'}'", "SET enable_external_access = true",
                 "SET allowed_directories = ['/']"):
@@ -469,6 +472,35 @@ def test_the_librarys_query_reaches_no_file_outside_the_results_folder(tmp_path)
             query(folder, sql)
         assert info.value.field == "query"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "secret.csv"]
+
+
+@pytest.mark.parametrize("sql", [
+    "COPY (SELECT * FROM runs) TO '{folder}/task-x.parquet' (FORMAT parquet)",
+    "COPY (SELECT 1 AS sweep) TO '{folder}/sweep.json'",
+    "ATTACH '{folder}/made.duckdb' AS made",
+    "SELECT 1; COPY (SELECT 1) TO '{folder}/x.csv'",
+    "EXPORT DATABASE '{folder}/exported'",
+    "SELECT count(*) FROM read_parquet('{folder}/task-*.parquet')",  # DuckDB's own refusal: no file at all
+])
+def test_the_librarys_query_writes_nothing_into_the_results_folder(tmp_path, sql):
+    """Issue 43: a COPY into the folder added rows to every later load, or replaced the manifest."""
+    from polarize.sweeps import load, query
+
+    folder = _example_copy(tmp_path)
+    before = _folder_state(folder)
+    with pytest.raises(ConfigError) as info:
+        query(folder, sql.format(folder=folder))
+    assert info.value.field == "query" and "\n" not in str(info.value)
+    assert _folder_state(folder) == before and len(load(folder)) == 180
+
+
+def test_a_query_that_only_reads_runs_as_before(tmp_path):
+    from polarize.sweeps import query
+
+    folder = _example_copy(tmp_path)
+    frame = query(folder, "SELECT 1; WITH r AS (SELECT * FROM runs) SELECT count(*) AS n FROM r")
+    assert int(frame["n"][0]) == 180
+    assert len(query(folder, "DESCRIBE runs")) > 0
 
 
 def test_the_query_help_says_what_sql_may_do_on_ones_own_machine(capsys):

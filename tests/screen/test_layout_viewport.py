@@ -119,3 +119,14 @@ def test_a_cookie_remembers_the_window_and_the_figure_s_place_it_measured():
 def test_whatever_a_cookie_holds_reads_as_a_valid_display_or_none(text):
     seen = remembered(text, "here")
     assert seen is None or (seen["place"] is None and read(seen).top is None)
+
+
+DEEP_COOKIES = ["[" * 4000, "%5B" * 1350, '{"places": ' * 300 + "1" + "}" * 300,
+                _cookie({"window": 1920, "places": {"here": [[[[200]]], 1400]}})]
+"""Cookies of 4 kB or less whose JSON nests deeper than a viewport's (issue 43: a RecursionError)."""
+
+
+@pytest.mark.parametrize("text", DEEP_COOKIES)
+def test_a_cookie_nested_too_deep_counts_as_none(text):
+    assert len(text) <= 4096
+    assert remembered(text, "here") is None

@@ -12,7 +12,7 @@ import re
 import pytest
 from support.browser import BROWSER, AppServer
 
-from ui.viewport import STEP
+from ui.viewport import COOKIE, STEP
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -80,5 +80,20 @@ def test_a_window_is_measured_once_then_only_when_it_changes(browser, server):
         assert _wait_for(page, "mode=phone")["runs"] == "3"
         page.set_viewport_size({"width": 1920, "height": 1080})
         assert _wait_for(page, "mode=normal height=1080")["runs"] == "4"
+    finally:
+        context.close()
+
+
+def test_a_cookie_that_cannot_be_read_is_counted_as_none(browser, server):
+    """Issue 43: 4 kB of nested brackets in the cookie (name and value within a browser's 4,096
+    bytes) showed a RecursionError box on every page for as long as the cookie lived. Read as no
+    cookie: the page measures and posts as a first visit does."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_cookies([{"name": COOKIE, "value": "%5B" * 1350, "url": server.url}])
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/")
+        assert _wait_for(page, "mode=normal height=720 held=False")["runs"] == "2"
+        assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         context.close()

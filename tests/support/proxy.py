@@ -1,8 +1,10 @@
 """nginx in front of app replicas, rendered from the shipped ``deploy/nginx/polarize.conf.template``.
 
-``NginxProxy`` renders the template as the nginx image's entrypoint does (only its own four
-variables replaced) and runs the system's nginx on a free port of 127.0.0.1, its files in a folder
-of its own; ``access`` reads its access log (``log_format polarize``): which replica served what.
+``NginxProxy`` renders the template as the nginx image's entrypoint does (only its own variables
+replaced, with the image's values: ``proxy_env``) and runs the system's nginx on a free port of
+127.0.0.1, its files in a folder of its own, with the connections a worker of the shipped
+``deploy/nginx/nginx.conf`` has; ``access`` reads its access log (``log_format polarize``): which
+replica served what.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from support.cluster import DaskCluster
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "deploy" / "nginx" / "polarize.conf.template"
+MAIN_CONF = ROOT / "deploy" / "nginx" / "nginx.conf"
+IMAGE = ROOT / "deploy" / "nginx" / "Dockerfile"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 _LINE = re.compile(r'"(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\d+) \d+ '
                    r'upstream="(?P<upstream>[^"]*)" affinity=(?P<affinity>\S+)')
@@ -35,10 +39,21 @@ def streamlit_static() -> Path:
     return Path(streamlit.__file__).parent / "static"
 
 
+def proxy_env() -> dict[str, str]:
+    """The variables the proxy image sets (its Dockerfile's ``ENV``)."""
+    (line,) = re.findall(r"^ENV (.+)$", IMAGE.read_text(), flags=re.M)
+    return dict(pair.split("=", 1) for pair in line.split())
+
+
+def worker_connections() -> int:
+    """The connections a worker of the shipped main configuration may hold."""
+    return int(re.search(r"worker_connections\s+(\d+);", MAIN_CONF.read_text())[1])
+
+
 def render(servers: list[str], listen: int, access_log: Path) -> str:
-    """The template with the variables the compose file's proxy is given."""
+    """The template with the variables the compose file's proxy is given (the rest the image's)."""
     lines = " ".join(f"server {s} max_fails=1 fail_timeout=10s;" for s in servers)
-    values = {"APP_SERVERS": lines, "LISTEN": f"127.0.0.1:{listen}",
+    values = {**proxy_env(), "APP_SERVERS": lines, "LISTEN": f"127.0.0.1:{listen}",
               "STATIC_ROOT": str(streamlit_static()), "ACCESS_LOG": str(access_log)}
     text = string.Template(TEMPLATE.read_text()).safe_substitute(values)  # nginx's $vars left alone
     assert "${" not in text, "a variable of the template was not given"
@@ -74,7 +89,7 @@ worker_processes 1;
 daemon off;
 pid {self.folder / 'nginx.pid'};
 error_log {self.folder / 'error.log'} info;
-events {{ worker_connections 1024; }}
+events {{ worker_connections {worker_connections()}; }}
 http {{
     include /etc/nginx/mime.types;
     {temps}
