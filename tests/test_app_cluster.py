@@ -159,6 +159,27 @@ def test_a_run_past_the_limit_is_given_up_and_said(on_cluster, tmp_path):
         call_with_timeout(counted, str(tmp_path / "slow.log"), 2.0, 5.0, timeout=1.0)
 
 
+def test_the_time_limit_counts_from_the_runs_start_on_a_worker(tmp_path, monkeypatch):
+    """Another replica's long run holds the only worker: this server's run waits in Dask's queue longer
+    than its limit, then runs, and is served (it was cut at the limit while its worker had not begun)."""
+    from dask.distributed import Client
+
+    runs = tmp_path / "runs.log"
+    with DaskCluster(tmp_path, workers=1) as own:
+        monkeypatch.setenv("POLARIZE_SCHEDULER", own.address)
+        with Client(own.address, timeout="20s", set_as_default=False) as other_replica:
+            try:
+                ahead = other_replica.submit(counted, str(runs), 0.0, 8.0, key="the-other-replicas-run")
+                deadline = time.monotonic() + 60
+                while not runs.exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert runs.exists()  # it holds the worker now
+                answer = call_with_timeout(counted, str(runs), 1.0, 0.5, timeout=4.0)
+                assert answer["value"] == 1.0 and ahead.done()  # it ran after the other one
+            finally:
+                app_cluster.disconnect()
+
+
 def test_an_unreachable_scheduler_is_one_line_naming_the_variable(monkeypatch):
     address = unused_address()
     monkeypatch.setenv("POLARIZE_SCHEDULER", address)

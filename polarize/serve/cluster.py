@@ -11,7 +11,10 @@ pool of workers, and a class past one machine is a matter of adding workers.
 - **The time limit holds**: the engine's own budget stops a slow run on its worker (the pages pass
   one); past the hard limit this server stops waiting, lets go of the task (another replica waiting
   for the same key keeps it) and raises ``RunTimeout``. A result that comes later is never shown to
-  anyone but a caller who asked for that same run.
+  anyone but a caller who asked for that same run. Both count from the run's start on a worker (the
+  task sets a Dask event while it runs, seen here within ``_WAIT_STEP``), not from its submission:
+  a run that waited in Dask's queue behind other replicas' runs gets its whole time. A run that no
+  worker takes within the admission's ``longest_wait`` is given up as ``ServerBusy``.
 - **A lost worker**: the scheduler runs the task again on another worker (Dask's
   ``distributed.scheduler.allowed-failures``, 3 by default); past that, ``WorkerCrashed`` says in one
   line that the cluster lost the run. A run that fails in the engine is not run again: it would fail
@@ -34,12 +37,13 @@ pool of workers, and a class past one machine is a matter of adding workers.
 from __future__ import annotations
 
 import atexit
+import math
 import threading
 import time
 from typing import Any
 
 from polarize.env import SCHEDULER, scheduler
-from polarize.serve.admission import Admission
+from polarize.serve.admission import Admission, ServerBusy
 
 __all__ = ["ClusterUnavailable", "NoWorkers", "cluster_call", "cluster_training", "connected", "disconnect",
            "task_key"]
@@ -102,6 +106,16 @@ class _Cluster:
     def usable(self) -> bool:
         """Whether the client is connected or still reconnecting (Dask closes it for good once that fails)."""
         return self.client.status in ("running", "connecting", "newly-created")
+
+    def running(self, started: Any) -> bool:
+        """Whether the Dask event ``started`` is set (its run has started on a worker); False while the
+        client reconnects (a look would wait out a connection attempt) or when the look fails."""
+        if self.client.status != "running":
+            return False
+        try:
+            return bool(started.is_set())
+        except OSError:  # the scheduler went away meanwhile: the run's future hears of it
+            return False
 
     def lost(self) -> ClusterUnavailable:
         """The error of a run the client could not finish: the scheduler went away."""
@@ -200,13 +214,30 @@ def task_key(function: Any, args: tuple[Any, ...]) -> str:
     return f"polarize-{function.__module__}.{function.__qualname__}-{tokenize(function, *args)}"
 
 
+def _on_worker(started: str, function: Any, *args: Any) -> Any:
+    """On a worker: ``function(*args)``, with the Dask event ``started`` set while it runs."""
+    import contextlib
+
+    from distributed import Event
+
+    event = Event(started)
+    with contextlib.suppress(Exception):  # bookkeeping: the run goes on without it
+        event.set()
+    try:
+        return function(*args)
+    finally:
+        with contextlib.suppress(Exception):
+            event.clear()  # nobody waiting on it: the scheduler forgets it
+
+
 def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], seconds: float) -> Any:
-    """``function(*args)`` on ``cluster``'s workers, waited for at most ``seconds`` once admitted.
+    """``function(*args)`` on ``cluster``'s workers, waited for at most ``seconds`` once a worker runs it.
 
     Raises
     ------
     RunTimeout, WorkerCrashed, ServerBusy
-        As ``runner.call_with_timeout``; ``WorkerCrashed`` when the cluster lost the run twice.
+        As ``runner.call_with_timeout``; ``WorkerCrashed`` when the cluster lost the run twice;
+        ``ServerBusy`` also when no worker took the run within the admission's ``longest_wait``.
     NoWorkers
         The cluster has no workers (before the run, or while it waits for its result).
     ClusterUnavailable
@@ -214,6 +245,7 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
     ConfigError, DegenerateStateError, RuntimeError
         As the engine raised them on the worker.
     """
+    from distributed import Event
     from distributed.client import ClosedClientError, FutureCancelledError
     from distributed.scheduler import KilledWorker
 
@@ -223,22 +255,31 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
     slot = cluster.admission.enter()
     try:
         cluster.check()  # the workers may have gone while this run waited its turn
-        end = time.monotonic() + seconds
+        key = task_key(function, args)
         try:
-            future = cluster.client.submit(function, *args, key=task_key(function, args), pure=True)
+            started = Event(f"{key}-started", client=cluster.client)
+            future = cluster.client.submit(_on_worker, started.name, function, *args, key=key, pure=True)
         except ClosedClientError:
             raise cluster.lost() from None
+        submitted, began = time.monotonic(), None
         try:
             while True:
+                end = math.inf if began is None else began + seconds
                 try:
                     # Dask's TimeoutError is the builtin's: not done yet, unless the run itself raised it.
                     return future.result(timeout=max(0.01, min(_WAIT_STEP, end - time.monotonic())))
                 except TimeoutError:
                     if future.done():
                         raise
-                    if time.monotonic() >= end:
-                        raise RunTimeout(seconds) from None
-                    cluster.check()
+                now = time.monotonic()
+                if now >= end:
+                    raise RunTimeout(seconds) from None
+                cluster.check()
+                if began is None and cluster.running(started):
+                    began = now
+                elif began is None and now - submitted > cluster.admission.longest_wait:
+                    raise ServerBusy(f"no worker of the cluster took this run in "
+                                     f"{cluster.admission.longest_wait:.0f} s")
         except KilledWorker:
             raise WorkerCrashed("the cluster lost the workers running it") from None
         except (FutureCancelledError, ClosedClientError):
