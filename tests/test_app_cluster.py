@@ -160,8 +160,8 @@ def test_a_run_past_the_limit_is_given_up_and_said(on_cluster, tmp_path):
 
 
 def test_the_time_limit_counts_from_the_runs_start_on_a_worker(tmp_path, monkeypatch):
-    """Another replica's long run holds the only worker: this server's run waits in Dask's queue longer
-    than its limit, then runs, and is served (it was cut at the limit while its worker had not begun)."""
+    """Another replica's 10 s run holds the only worker: this server's 0.5 s run waits in Dask's queue
+    longer than its 5 s limit, then runs, and is served (it was cut at the limit before it had begun)."""
     from dask.distributed import Client
 
     runs = tmp_path / "runs.log"
@@ -169,13 +169,15 @@ def test_the_time_limit_counts_from_the_runs_start_on_a_worker(tmp_path, monkeyp
         monkeypatch.setenv("POLARIZE_SCHEDULER", own.address)
         with Client(own.address, timeout="20s", set_as_default=False) as other_replica:
             try:
-                ahead = other_replica.submit(counted, str(runs), 0.0, 8.0, key="the-other-replicas-run")
+                assert app_cluster.connected() is not None  # connected before: the run is sent at once
+                ahead = other_replica.submit(counted, str(runs), 0.0, 10.0, key="the-other-replicas-run")
                 deadline = time.monotonic() + 60
                 while not runs.exists() and time.monotonic() < deadline:
                     time.sleep(0.05)
-                assert runs.exists()  # it holds the worker now
-                answer = call_with_timeout(counted, str(runs), 1.0, 0.5, timeout=4.0)
-                assert answer["value"] == 1.0 and ahead.done()  # it ran after the other one
+                assert runs.exists()  # it holds the worker now, for 10 s
+                answer = call_with_timeout(counted, str(runs), 1.0, 0.5, timeout=5.0)
+                assert answer["value"] == 1.0 and ahead.result(timeout=60)["value"] == 0.0
+                assert len(runs.read_text().split()) == 2  # the other's, then this one (one worker thread)
             finally:
                 app_cluster.disconnect()
 

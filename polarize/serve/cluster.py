@@ -88,9 +88,9 @@ class _Cluster:
     def resize(self) -> None:
         """As many slots as the cluster has worker threads now (looked up at most every few seconds, at
         every call while it has none)."""
-        now = time.monotonic()
         if self.client.status != "running":
             return  # reconnecting: a look would wait out a connection attempt (the runs hear of the loss)
+        now = time.monotonic()
         if now - self.looked < RESIZE_SECONDS and self.threads:
             return
         self.looked = now
@@ -150,23 +150,25 @@ def connected() -> _Cluster | None:
     address = scheduler()
     if address is None:
         return None
-    dropped = None
-    with _LOCK:
-        while True:
-            here = _CLUSTERS.get(address)
-            if here is not None and here.usable():
-                return here
-            if here is not None:
-                dropped = _CLUSTERS.pop(address)
-            failed = _FAILED.get(address)
-            if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS:
-                raise ClusterUnavailable(failed[1])
-            if address not in _CONNECTING:
-                break
-            _LOCK.wait()
-        _CONNECTING.add(address)
-    if dropped is not None:
-        dropped.close()
+    dropped: list[_Cluster] = []  # closed by Dask already: closed here too, outside the lock
+    try:
+        with _LOCK:
+            while True:
+                here = _CLUSTERS.get(address)
+                if here is not None and here.usable():
+                    return here
+                if here is not None:
+                    dropped.append(_CLUSTERS.pop(address))
+                failed = _FAILED.get(address)
+                if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS:
+                    raise ClusterUnavailable(failed[1])
+                if address not in _CONNECTING:
+                    break
+                _LOCK.wait()
+            _CONNECTING.add(address)
+    finally:
+        for old in dropped:
+            old.close()
     try:
         made = _Cluster(address)
     except (ClusterUnavailable, ImportError) as exc:
