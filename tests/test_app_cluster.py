@@ -2,7 +2,9 @@
 ``dask worker`` processes, as ``polarize sweep run --scheduler`` uses them.
 
 The same numbers as the server's own workers give, the same run from two replicas computed once, a
-worker lost mid-run survived, an unreachable scheduler said in one line.
+worker lost mid-run survived, an unreachable scheduler said in one line (to visitors arriving together
+at once), a scheduler lost and restarted used again without restarting the app, a cluster without
+workers said at once.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ import time
 
 import numpy as np
 import pytest
-from support.cluster import ROOT, cluster_fixture, counted, start_worker, wait_workers
+from support.cluster import (
+    ROOT,
+    DaskCluster,
+    cluster_fixture,
+    counted,
+    start_worker,
+    unused_address,
+    wait_workers,
+)
 
 pytest.importorskip("distributed")
 
@@ -149,22 +159,142 @@ def test_a_run_past_the_limit_is_given_up_and_said(on_cluster, tmp_path):
         call_with_timeout(counted, str(tmp_path / "slow.log"), 2.0, 5.0, timeout=1.0)
 
 
-def test_an_unreachable_scheduler_is_one_line_naming_the_variable(monkeypatch):
-    import socket
+def test_the_time_limit_counts_from_the_runs_start_on_a_worker(tmp_path, monkeypatch):
+    """Another replica's 10 s run holds the only worker: this server's 0.5 s run waits in Dask's queue
+    longer than its 5 s limit, then runs, and is served (it was cut at the limit before it had begun)."""
+    from dask.distributed import Client
 
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setenv("POLARIZE_SCHEDULER", f"tcp://127.0.0.1:{port}")
+    runs = tmp_path / "runs.log"
+    with DaskCluster(tmp_path, workers=1) as own:
+        monkeypatch.setenv("POLARIZE_SCHEDULER", own.address)
+        with Client(own.address, timeout="20s", set_as_default=False) as other_replica:
+            try:
+                assert app_cluster.connected() is not None  # connected before: the run is sent at once
+                ahead = other_replica.submit(counted, str(runs), 0.0, 10.0, key="the-other-replicas-run")
+                deadline = time.monotonic() + 60
+                while not runs.exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert runs.exists()  # it holds the worker now, for 10 s
+                answer = call_with_timeout(counted, str(runs), 1.0, 0.5, timeout=5.0)
+                assert answer["value"] == 1.0 and ahead.result(timeout=60)["value"] == 0.0
+                assert len(runs.read_text().split()) == 2  # the other's, then this one (one worker thread)
+            finally:
+                app_cluster.disconnect()
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_the_variable(monkeypatch):
+    address = unused_address()
+    monkeypatch.setenv("POLARIZE_SCHEDULER", address)
     monkeypatch.setattr(app_cluster, "CONNECT_SECONDS", 2)
     with pytest.raises(app_cluster.ClusterUnavailable, match="POLARIZE_SCHEDULER") as caught:
         call_with_timeout(counted, "/dev/null", 0.0, 0.0, timeout=10)
-    assert "\n" not in str(caught.value)
+    assert "\n" not in str(caught.value) and address in str(caught.value)
     from polarize.web.failures import failure_view
 
     view = failure_view(caught.value)
-    assert view.passing and "not answering" in view.error and "POLARIZE_SCHEDULER" in view.error
+    assert view.passing and "cannot be reached" in view.error and "POLARIZE_SCHEDULER" in view.error
     app_cluster.disconnect()
+
+
+def test_visitors_arriving_together_at_an_unreachable_scheduler_share_one_attempt(monkeypatch):
+    """Six visitors at once: one connection attempt, all six told its outcome, none waiting for another's
+    attempt; the next visit once the failure is no longer remembered tries again."""
+    address = unused_address()
+    monkeypatch.setenv("POLARIZE_SCHEDULER", address)
+    monkeypatch.setattr(app_cluster, "CONNECT_SECONDS", 2)
+    attempts, made = [], app_cluster._Cluster
+    monkeypatch.setattr(app_cluster, "_Cluster", lambda to: attempts.append(to) or made(to))
+    answers: list[BaseException] = []
+
+    def visit() -> None:
+        try:
+            call_with_timeout(counted, "/dev/null", 0.0, 0.0, timeout=10)
+        except Exception as exc:
+            answers.append(exc)
+
+    visitors = [threading.Thread(target=visit) for _ in range(6)]
+    try:
+        for visitor in visitors:
+            visitor.start()
+        for visitor in visitors:
+            visitor.join(timeout=120)
+        assert len(answers) == 6
+        for answer in answers:
+            assert isinstance(answer, app_cluster.ClusterUnavailable)
+            assert "cannot be reached" in str(answer) and address in str(answer) and "\n" not in str(answer)
+        assert attempts == [address]  # one attempt for all six (one each, one after another, before)
+        monkeypatch.setattr(app_cluster, "RETRY_SECONDS", 0.0)
+        with pytest.raises(app_cluster.ClusterUnavailable, match="cannot be reached"):
+            call_with_timeout(counted, "/dev/null", 0.0, 0.0, timeout=10)
+        assert attempts == [address, address]
+    finally:
+        app_cluster.disconnect()
+
+
+def test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app(tmp_path, monkeypatch):
+    """Lost for longer than Dask's client tries to reconnect: the runs meanwhile fail in one line, and the
+    first run once a scheduler is back on the same address is served (it was "Client is closed" until
+    the app was restarted)."""
+    monkeypatch.setattr(app_cluster, "CONNECT_SECONDS", 3)  # Dask's client gives up reconnecting after it
+    log = str(tmp_path / "runs.log")
+    with DaskCluster(tmp_path, workers=1) as own:
+        monkeypatch.setenv("POLARIZE_SCHEDULER", own.address)
+        try:
+            assert call_with_timeout(counted, log, 1.0, 0.0, timeout=LIMIT)["value"] == 1.0
+            here = app_cluster.connected()
+            own.lose_scheduler()
+            with pytest.raises(app_cluster.ClusterUnavailable, match="POLARIZE_SCHEDULER") as caught:
+                call_with_timeout(counted, log, 2.0, 0.0, timeout=LIMIT)
+            assert own.address in str(caught.value) and "\n" not in str(caught.value)
+            deadline = time.monotonic() + 60
+            while here.client.status != "closed" and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert here.client.status == "closed"  # Dask's client has given up for good
+            own.restart()
+            monkeypatch.setattr(app_cluster, "RETRY_SECONDS", 0.0)  # a failure meanwhile is not waited out
+            assert call_with_timeout(counted, log, 3.0, 0.0, timeout=LIMIT)["value"] == 3.0
+        finally:
+            app_cluster.disconnect()
+
+
+def test_a_cluster_without_workers_is_said_at_once(tmp_path, monkeypatch):
+    """No worker: said at once, not after the time limit; a worker that joins is used by the next run; a run
+    whose last worker goes is told so rather than waiting out its limit."""
+    from polarize.web.failures import failure_view
+
+    runs = tmp_path / "runs.log"
+    log = str(runs)
+    monkeypatch.setattr(app_cluster, "RESIZE_SECONDS", 0.0)  # look at the workers at each step
+    with DaskCluster(tmp_path, workers=0) as bare:
+        monkeypatch.setenv("POLARIZE_SCHEDULER", bare.address)
+        try:
+            with pytest.raises(app_cluster.NoWorkers, match="has no workers") as caught:
+                call_with_timeout(counted, log, 1.0, 0.0, timeout=20)  # was: the 20 s waited, then RunTimeout
+            view = failure_view(caught.value)
+            assert "has no workers" in view.error and bare.address in view.error and "\n" not in view.error
+            late = start_worker(bare.file, "late", tmp_path / "late.log")
+            bare.procs.append(late)
+            wait_workers(bare.address, 1)
+            assert call_with_timeout(counted, log, 2.0, 0.0, timeout=LIMIT)["value"] == 2.0
+            answer: dict[str, BaseException] = {}
+
+            def wait_for_a_long_run() -> None:
+                try:
+                    call_with_timeout(counted, log, 3.0, 60.0, timeout=LIMIT)
+                except Exception as exc:
+                    answer["raised"] = exc
+
+            waiting = threading.Thread(target=wait_for_a_long_run)
+            waiting.start()
+            deadline = time.monotonic() + 60
+            while len(runs.read_text().split()) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            late.kill()  # the only worker, mid-run
+            waiting.join(timeout=60)
+            assert not waiting.is_alive()
+            assert isinstance(answer.get("raised"), app_cluster.NoWorkers)
+        finally:
+            app_cluster.disconnect()
 
 
 def test_an_unreachable_scheduler_does_not_stop_the_app_starting(monkeypatch):

@@ -11,7 +11,10 @@ pool of workers, and a class past one machine is a matter of adding workers.
 - **The time limit holds**: the engine's own budget stops a slow run on its worker (the pages pass
   one); past the hard limit this server stops waiting, lets go of the task (another replica waiting
   for the same key keeps it) and raises ``RunTimeout``. A result that comes later is never shown to
-  anyone but a caller who asked for that same run.
+  anyone but a caller who asked for that same run. Both count from the run's start on a worker (the
+  task sets a Dask event while it runs, seen here within ``_WAIT_STEP``), not from its submission:
+  a run that waited in Dask's queue behind other replicas' runs gets its whole time. A run that no
+  worker takes within the admission's ``longest_wait`` is given up as ``ServerBusy``.
 - **A lost worker**: the scheduler runs the task again on another worker (Dask's
   ``distributed.scheduler.allowed-failures``, 3 by default); past that, ``WorkerCrashed`` says in one
   line that the cluster lost the run. A run that fails in the engine is not run again: it would fail
@@ -19,6 +22,14 @@ pool of workers, and a class past one machine is a matter of adding workers.
 - **The queue**: runs still wait their turn in this server's ``Admission``, with their place told,
   at most as many at once as the cluster has worker threads (looked up again every
   ``RESIZE_SECONDS``, so workers added for a course are used without a restart).
+- **A scheduler that cannot be reached** is tried by one visitor at a time: those who come meanwhile
+  share that attempt's outcome, and a failure is remembered for ``RETRY_SECONDS``, each visitor of
+  that while told at once in one line (``ClusterUnavailable``); the next visit after it tries again.
+- **A scheduler lost**: Dask's client tries to reconnect for ``CONNECT_SECONDS`` and then closes for
+  good; the runs it held fail in one line, and the next run drops the closed client and connects
+  again, so a scheduler restarted (on the same address) is used without restarting this server.
+- **No workers**: a scheduler without workers is said at once (``NoWorkers``), and so is the loss of
+  the last worker while a run waits, rather than the run waiting out its time limit.
 - **Live training** (``cluster_training``) goes to a worker the same way, its progress sent back
   through a Dask queue, and stops itself on the worker once past its time.
 """
@@ -26,24 +37,36 @@ pool of workers, and a class past one machine is a matter of adding workers.
 from __future__ import annotations
 
 import atexit
+import math
 import threading
 import time
 from typing import Any
 
 from polarize.env import SCHEDULER, scheduler
-from polarize.serve.admission import Admission
+from polarize.serve.admission import Admission, ServerBusy
 
-__all__ = ["ClusterUnavailable", "cluster_call", "cluster_training", "connected", "disconnect", "task_key"]
+__all__ = ["ClusterUnavailable", "NoWorkers", "cluster_call", "cluster_training", "connected", "disconnect",
+           "task_key"]
 
 CONNECT_SECONDS = 10
 """Seconds to reach the scheduler before a run is refused in words."""
 
+RETRY_SECONDS = 5.0
+"""Seconds a failed connection is remembered: every run of that while is refused at once with its words."""
+
 RESIZE_SECONDS = 5.0
-"""Seconds between looks at the cluster's worker threads (the admission's slots)."""
+"""Seconds between looks at the cluster's worker threads (the admission's slots); while it has none,
+every run looks again."""
+
+_WAIT_STEP = 1.0  # seconds between looks at the cluster's workers while a run waits for its result
 
 
 class ClusterUnavailable(RuntimeError):
-    """The Dask scheduler of ``POLARIZE_SCHEDULER`` cannot be reached."""
+    """The Dask scheduler of ``POLARIZE_SCHEDULER`` cannot be reached, or was lost during a run."""
+
+
+class NoWorkers(ClusterUnavailable):
+    """The scheduler of ``POLARIZE_SCHEDULER`` answers but has no workers to run anything."""
 
 
 class _Cluster:
@@ -56,57 +79,127 @@ class _Cluster:
         try:
             self.client = Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
         except (OSError, TimeoutError) as exc:
-            raise ClusterUnavailable(f"cannot reach the Dask scheduler at {address} ({SCHEDULER}): "
-                                     f"{type(exc).__name__}") from None
+            raise ClusterUnavailable(f"the Dask scheduler at {address} ({SCHEDULER}) cannot be reached "
+                                     f"({type(exc).__name__})") from None
         self.admission = Admission(1, reserve=0)
-        self.looked = -float("inf")
+        self.looked, self.threads = -float("inf"), 0
         self.resize()
 
     def resize(self) -> None:
-        """As many slots as the cluster has worker threads now (looked up at most every few seconds)."""
+        """As many slots as the cluster has worker threads now (looked up at most every few seconds, at
+        every call while it has none)."""
+        if self.client.status != "running":
+            return  # reconnecting: a look would wait out a connection attempt (the runs hear of the loss)
         now = time.monotonic()
-        if now - self.looked < RESIZE_SECONDS:
+        if now - self.looked < RESIZE_SECONDS and self.threads:
             return
         self.looked = now
-        threads = self.client.scheduler_info(n_workers=0).get("total_threads", 0)
-        self.admission.resize(max(1, threads))
+        self.threads = self.client.scheduler_info(n_workers=0).get("total_threads", 0)
+        self.admission.resize(max(1, self.threads))
+
+    def check(self) -> None:
+        """Raise ``NoWorkers`` when the cluster has no worker threads now (``resize``'s look)."""
+        self.resize()
+        if not self.threads:
+            raise NoWorkers(f"the Dask scheduler at {self.address} ({SCHEDULER}) has no workers")
+
+    def usable(self) -> bool:
+        """Whether the client is connected or still reconnecting (Dask closes it for good once that fails)."""
+        return self.client.status in ("running", "connecting", "newly-created")
+
+    def running(self, started: Any) -> bool:
+        """Whether the Dask event ``started`` is set (its run has started on a worker); False while the
+        client reconnects (a look would wait out a connection attempt) or when the look fails."""
+        if self.client.status != "running":
+            return False
+        try:
+            return bool(started.is_set())
+        except OSError:  # the scheduler went away meanwhile: the run's future hears of it
+            return False
+
+    def lost(self) -> ClusterUnavailable:
+        """The error of a run the client could not finish: the scheduler went away."""
+        return ClusterUnavailable(f"the connection to the Dask scheduler at {self.address} ({SCHEDULER}) "
+                                  "was lost during this run")
 
     def close(self) -> None:
         self.client.close()
 
 
-_LOCK = threading.Lock()
+_LOCK = threading.Condition()  # guards the three below; told when an attempt ends
 _CLUSTERS: dict[str, _Cluster] = {}
+_FAILED: dict[str, tuple[float, str]] = {}  # address -> (when, the words) of its last failed attempt
+_CONNECTING: set[str] = set()  # addresses an attempt is under way to (one at a time)
 
 
 def connected() -> _Cluster | None:
     """The cluster the app's runs go to (connected on first use); None when ``POLARIZE_SCHEDULER`` is unset.
+
+    A client Dask has closed (its scheduler lost for longer than it tries to reconnect) is dropped and
+    made again. One attempt at a time: a caller who comes during one waits for its outcome, and a
+    failure is raised again at once to every caller for ``RETRY_SECONDS``.
 
     Raises
     ------
     ConfigError
         ``POLARIZE_SCHEDULER`` is not an address.
     ClusterUnavailable
-        The scheduler does not answer within ``CONNECT_SECONDS``, or Dask distributed is not installed.
+        The scheduler does not answer within ``CONNECT_SECONDS`` (now, or in an attempt less than
+        ``RETRY_SECONDS`` ago), or Dask distributed is not installed.
     """
     address = scheduler()
     if address is None:
         return None
+    dropped: list[_Cluster] = []  # closed by Dask already: closed here too, outside the lock
+    try:
+        with _LOCK:
+            while True:
+                here = _CLUSTERS.get(address)
+                if here is not None and here.usable():
+                    return here
+                if here is not None:
+                    dropped.append(_CLUSTERS.pop(address))
+                failed = _FAILED.get(address)
+                if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS:
+                    raise ClusterUnavailable(failed[1])
+                if address not in _CONNECTING:
+                    break
+                _LOCK.wait()
+            _CONNECTING.add(address)
+    finally:
+        for old in dropped:
+            old.close()
+    try:
+        made = _Cluster(address)
+    except (ClusterUnavailable, ImportError) as exc:
+        words = str(exc) if isinstance(exc, ClusterUnavailable) else \
+            f"{SCHEDULER} is set but Dask distributed is not installed (pip install 'polarize[sweep]')"
+        with _LOCK:
+            _FAILED[address] = (time.monotonic(), words)
+            _CONNECTING.discard(address)
+            _LOCK.notify_all()
+        raise ClusterUnavailable(words) from None
+    except BaseException:
+        with _LOCK:
+            _CONNECTING.discard(address)
+            _LOCK.notify_all()
+        raise
     with _LOCK:
-        if address not in _CLUSTERS:
-            try:
-                _CLUSTERS[address] = _Cluster(address)
-            except ImportError:
-                raise ClusterUnavailable(f"{SCHEDULER} is set but Dask distributed is not installed "
-                                         "(pip install 'polarize[sweep]')") from None
-        return _CLUSTERS[address]
+        _CLUSTERS[address] = made
+        _FAILED.pop(address, None)
+        _CONNECTING.discard(address)
+        _LOCK.notify_all()
+    return made
 
 
 def disconnect() -> None:
-    """Close this server's clients of the cluster (the next run connects again)."""
+    """Close this server's clients of the cluster and forget failed attempts (the next run connects again)."""
     with _LOCK:
-        while _CLUSTERS:
-            _CLUSTERS.popitem()[1].close()
+        clusters = list(_CLUSTERS.values())
+        _CLUSTERS.clear()
+        _FAILED.clear()
+    for cluster in clusters:
+        cluster.close()
 
 
 atexit.register(disconnect)
@@ -124,31 +217,76 @@ def task_key(function: Any, args: tuple[Any, ...]) -> str:
     return f"polarize-{function.__module__}.{function.__qualname__}-{tokenize(function, *args)}"
 
 
+def _on_worker(started: str, function: Any, *args: Any) -> Any:
+    """On a worker: ``function(*args)``, with the Dask event ``started`` set while it runs."""
+    import contextlib
+
+    from distributed import Event
+
+    event = Event(started)
+    with contextlib.suppress(Exception):  # bookkeeping: the run goes on without it
+        event.set()
+    try:
+        return function(*args)
+    finally:
+        with contextlib.suppress(Exception):
+            event.clear()  # nobody waiting on it: the scheduler forgets it
+
+
 def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], seconds: float) -> Any:
-    """``function(*args)`` on ``cluster``'s workers, waited for at most ``seconds`` once admitted.
+    """``function(*args)`` on ``cluster``'s workers, waited for at most ``seconds`` once a worker runs it.
 
     Raises
     ------
     RunTimeout, WorkerCrashed, ServerBusy
-        As ``runner.call_with_timeout``; ``WorkerCrashed`` when the cluster lost the run twice.
+        As ``runner.call_with_timeout``; ``WorkerCrashed`` when the cluster lost the run twice;
+        ``ServerBusy`` also when no worker took the run within the admission's ``longest_wait``.
+    NoWorkers
+        The cluster has no workers (before the run, or while it waits for its result).
+    ClusterUnavailable
+        The scheduler was lost during the run.
     ConfigError, DegenerateStateError, RuntimeError
         As the engine raised them on the worker.
     """
-    from dask.distributed import TimeoutError as DaskTimeout
+    from distributed import Event
+    from distributed.client import ClosedClientError, FutureCancelledError
     from distributed.scheduler import KilledWorker
 
     from polarize.serve.runner import RunTimeout, WorkerCrashed
 
-    cluster.resize()
+    cluster.check()
     slot = cluster.admission.enter()
     try:
-        future = cluster.client.submit(function, *args, key=task_key(function, args), pure=True)
+        cluster.check()  # the workers may have gone while this run waited its turn
+        key = task_key(function, args)
         try:
-            return future.result(timeout=seconds)
-        except (DaskTimeout, TimeoutError):
-            raise RunTimeout(seconds) from None
+            started = Event(f"{key}-started", client=cluster.client)
+            future = cluster.client.submit(_on_worker, started.name, function, *args, key=key, pure=True)
+        except ClosedClientError:
+            raise cluster.lost() from None
+        submitted, began = time.monotonic(), None
+        try:
+            while True:
+                end = math.inf if began is None else began + seconds
+                try:
+                    # Dask's TimeoutError is the builtin's: not done yet, unless the run itself raised it.
+                    return future.result(timeout=max(0.01, min(_WAIT_STEP, end - time.monotonic())))
+                except TimeoutError:
+                    if future.done():
+                        raise
+                now = time.monotonic()
+                if now >= end:
+                    raise RunTimeout(seconds) from None
+                cluster.check()
+                if began is None and cluster.running(started):
+                    began = now
+                elif began is None and now - submitted > cluster.admission.longest_wait:
+                    raise ServerBusy(f"no worker of the cluster took this run in "
+                                     f"{cluster.admission.longest_wait:.0f} s")
         except KilledWorker:
             raise WorkerCrashed("the cluster lost the workers running it") from None
+        except (FutureCancelledError, ClosedClientError):
+            raise cluster.lost() from None
         finally:
             future.release()  # this server's interest only: another replica waiting keeps the task
     finally:
@@ -181,11 +319,11 @@ def cluster_training(cluster: _Cluster, config: dict[str, Any], progress: Any,
 
     The same run asked for by two replicas at once is trained once (one task key; they share its
     progress). Raises ``TimeoutError`` when the run takes longer than ``seconds`` (it stops itself
-    on its worker too), and whatever the training raised.
+    on its worker too), ``NoWorkers`` and ``ClusterUnavailable`` as ``cluster_call``, and whatever the
+    training raised.
     """
-    import time
-
     from distributed import Queue
+    from distributed.client import ClosedClientError, FutureCancelledError
 
     key = task_key(_train_on_worker, (config, seconds))
     queue = Queue(f"{key}-progress", client=cluster.client)
@@ -196,10 +334,13 @@ def cluster_training(cluster: _Cluster, config: dict[str, Any], progress: Any,
             if progress is not None:
                 progress(done, total)
 
-    cluster.resize()
+    cluster.check()
     slot = cluster.admission.enter()
     try:
-        future = cluster.client.submit(_train_on_worker, config, queue.name, seconds, key=key, pure=False)
+        try:
+            future = cluster.client.submit(_train_on_worker, config, queue.name, seconds, key=key, pure=False)
+        except ClosedClientError:
+            raise cluster.lost() from None
         end = time.monotonic() + seconds + CONNECT_SECONDS  # the worker stops it at ``seconds``
         try:
             while True:
@@ -211,10 +352,13 @@ def cluster_training(cluster: _Cluster, config: dict[str, Any], progress: Any,
                     if time.monotonic() > end:
                         raise TimeoutError(f"the run took longer than {seconds:g} s and was stopped") \
                             from None
+                    cluster.check()
                     report()
                     continue
                 report()
                 return record
+        except (FutureCancelledError, ClosedClientError):
+            raise cluster.lost() from None
         finally:
             future.release()
     finally:

@@ -164,9 +164,10 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
     ------
     RunTimeout, WorkerCrashed, ServerBusy, ConfigError, DegenerateStateError, RuntimeError
         As ``run_with_timeout``. The time limit starts when a worker takes the run, not while it waits
-        (on a cluster: when this server admits it).
+        (on a cluster too: when one of its workers begins it, seen within a second).
     ClusterUnavailable
-        ``POLARIZE_SCHEDULER`` is set and its scheduler does not answer.
+        ``POLARIZE_SCHEDULER`` is set and its scheduler does not answer, was lost during the run, or has
+        no workers (``NoWorkers``).
     """
     if _in_process():
         return function(*args)

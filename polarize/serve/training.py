@@ -26,8 +26,8 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
-from polarize.serve.admission import Admission
-from polarize.serve.cluster import cluster_training, connected
+from polarize.serve.admission import Admission, ServerBusy
+from polarize.serve.cluster import ClusterUnavailable, cluster_training, connected
 from polarize.sinks.backend import MISSING_MESSAGE, available
 from polarize.sinks.config import SinksConfig
 
@@ -140,7 +140,7 @@ def train_live(config: SinksConfig, *, progress: Callable[[int, int], None] | No
             return cluster_training(cluster, config.to_dict(), progress, timeout)
         except TimeoutError as exc:
             raise TrainingFailed(str(exc)) from None
-        except ImportError:
+        except (ImportError, ServerBusy, ClusterUnavailable):  # this server's or the cluster's, said as such
             raise
         except Exception as exc:  # the worker's failure, in words
             raise TrainingFailed(f"{type(exc).__name__}: {exc}") from None

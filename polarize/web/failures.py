@@ -29,7 +29,7 @@ def describe_failure(exc: BaseException) -> str:
     if isinstance(exc, ServerBusy):
         return "The server is too busy to queue this run just now. Try again in a minute."
     if isinstance(exc, ClusterUnavailable):
-        return f"The cluster that runs this server's runs is not answering: {exc}. Try again in a minute."
+        return f"The cluster that runs this server's runs cannot be used now: {exc}. Try again in a minute."
     return f"The engine failed on this run ({type(exc).__name__}: {exc})."
 
 

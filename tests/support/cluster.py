@@ -40,6 +40,15 @@ def wait_workers(address: str, count: int) -> dict[str, str]:
         return {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
 
 
+def unused_address() -> str:
+    """A loopback address nothing listens on (a port the system handed out and took back)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+
+
 def stop(procs: list[subprocess.Popen]) -> None:
     for proc in reversed(procs):
         if proc.poll() is None:
@@ -54,29 +63,49 @@ def stop(procs: list[subprocess.Popen]) -> None:
 class DaskCluster:
     """A ``dask scheduler`` and ``workers`` one-thread workers, as a context manager: ``address``,
     ``file`` (its scheduler file), ``folder`` (the logs) and ``procs`` (a worker a caller appends is
-    stopped with the cluster)."""
+    stopped with the cluster). ``lose_scheduler`` and ``restart`` play an operator's bad day."""
 
     def __init__(self, folder: Path, workers: int = 2):
         self.folder, self.workers = folder, workers
         self.file = folder / "scheduler.json"
         self.procs: list[subprocess.Popen] = []
         self.address = ""
+        self.starts = 0
 
     def __enter__(self) -> DaskCluster:
-        self.procs.append(start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address",
-                                 ":0", "--scheduler-file", str(self.file)], self.folder / "scheduler.log"))
         try:
-            deadline = time.monotonic() + 60
-            while not self.file.exists() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            self.procs += [start_worker(self.file, f"w{k}", self.folder / f"w{k}.log")
-                           for k in range(1, self.workers + 1)]
-            self.address = json.loads(self.file.read_text())["address"]
-            wait_workers(self.address, self.workers)
+            self._start("0")
         except BaseException:
             stop(self.procs)
             raise
         return self
+
+    def _start(self, port: str) -> None:
+        self.starts += 1
+        self.file.unlink(missing_ok=True)
+        self.procs.append(start(["scheduler", "--host", "127.0.0.1", "--port", port, "--dashboard-address",
+                                 ":0", "--scheduler-file", str(self.file)],
+                                self.folder / f"scheduler{self.starts}.log"))
+        deadline = time.monotonic() + 60
+        while not self.file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.procs += [start_worker(self.file, f"w{k}", self.folder / f"w{k}-{self.starts}.log")
+                       for k in range(1, self.workers + 1)]
+        self.address = json.loads(self.file.read_text())["address"]
+        if self.workers:
+            wait_workers(self.address, self.workers)
+
+    def lose_scheduler(self) -> None:
+        """Kill the scheduler at once (SIGKILL): its workers, without one, close themselves."""
+        scheduler = self.procs[0]
+        scheduler.kill()
+        scheduler.wait(timeout=30)
+        stop(self.procs)
+        self.procs.clear()
+
+    def restart(self) -> None:
+        """A new scheduler on the address of the one lost (``lose_scheduler``), with new workers."""
+        self._start(self.address.rpartition(":")[2])
 
     def __exit__(self, *exc: object) -> None:
         stop(self.procs)
