@@ -40,6 +40,7 @@ from polarize.cli import sweep as sweeps_cli
 from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
 from polarize.integrate import simulate
+from polarize.methods import METHODS
 from polarize.normalizers import NORMALIZERS, takes
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes, strict_dumps
@@ -119,7 +120,7 @@ class _Progress:
     def __init__(self, experiment: Experiment, stream: TextIO, always: bool):
         steps = experiment.save_at().steps
         uniform = np.arange(len(steps)) / (len(steps) - 1)
-        self.work = steps / steps[-1] if experiment.method == "gd" else uniform
+        self.work = steps / steps[-1] if METHODS[experiment.method].stepped else uniform
         self.stream, self.always = stream, always
         self.start = self.drawn_at = time.monotonic()
         self.drawn = False
