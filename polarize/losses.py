@@ -146,7 +146,7 @@ class Target:
     Attributes
     ----------
     what : str
-        Its name in words (``"a direction beta_*"``).
+        Its name in words, plain ASCII for a terminal (``"a direction beta*"``).
     draw : callable
         ``draw(rng, d)``: the target (d,) drawn from a ``numpy.random.RandomState`` (one draw, in
         ``polarize.draws``'s order, whether or not a target was given).
@@ -165,7 +165,7 @@ class Target:
     needs: str
 
 
-DIRECTION = Target(what="a direction \u03b2*", draw=lambda rng, d: rng.randn(d), size=np.linalg.norm,
+DIRECTION = Target(what="a direction beta*", draw=lambda rng, d: rng.randn(d), size=np.linalg.norm,
                    admits=lambda v: bool(np.any(v)), needs="a non-zero vector (it is normalized to length 1)")
 """A unit vector ``beta_*``, drawn Gaussian."""
 DISTRIBUTION = Target(
