@@ -200,8 +200,10 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     alone = done = 0
     status = Status.FINISHED
     # A stack has no sliding mode: where a kink can hold a coordinate (l1), marching many starts as one
-    # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone.
-    sliding = not METHODS[e.method].stepped and getattr(kinks_of(normalizer), "slides", False)
+    # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone, as
+    # do the starts of a method the stacks do not run (Method.stacked).
+    method = METHODS[e.method]
+    sliding = not method.stacked or (not method.stepped and getattr(kinks_of(normalizer), "slides", False))
     with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
                                                                       divide="ignore"):
         size = 1 if sliding else min(GROUP_SIZE, max(1, GROUP_FLOATS // stack.floats_per_start()))

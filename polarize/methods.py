@@ -49,6 +49,10 @@ class Method:
         ``states(system, grid, lr, *, calls, log, clock)``: an iterator of the states (state, 1) of a
         ``polarize.systems`` system at the saved times ``grid`` (``SaveAt``), the start first; ``calls``
         counts the evaluations, ``log`` the switches at kinks, ``clock`` the time allowed.
+    stacked : bool
+        Whether ``polarize.batched``'s stacks run it for many starts at once, step for step (their
+        descent when ``stepped``, else their march). ``simulate_many`` runs each start of any other
+        method alone, through ``states``.
     """
 
     name: str
@@ -57,6 +61,7 @@ class Method:
     stepped: bool
     words: Callable[[float], str]
     states: States
+    stacked: bool = False
 
     def steps(self, horizon: float, lr: float) -> int | None:
         """The steps of ``lr`` a run to ``horizon`` takes (what the step cap counts), None for a flow."""
@@ -83,8 +88,8 @@ def _descent_states(system: Any, grid: SaveAt, lr: float, *, calls: list[int], l
 
 METHODS: Registry[Method] = Registry({method.name: method for method in (
     Method(name="flow", label="gradient flow (exact)", doing="the exact flow", stepped=False,
-           words=lambda lr: "exact flow", states=_flow_states),
+           words=lambda lr: "exact flow", states=_flow_states, stacked=True),
     Method(name="gd", label="gradient descent", doing="gradient descent", stepped=True,
-           words=lambda lr: f"gradient descent (lr = {lr:g})", states=_descent_states),
+           words=lambda lr: f"gradient descent (lr = {lr:g})", states=_descent_states, stacked=True),
 )})
 """Every method a configuration can name, in the order menus list them."""

@@ -6,7 +6,8 @@ other file changed, is offered by the Explorer's menu (and runs from its link), 
 page, is said to be missing from the comparison computed ahead, and is listed and run by the command line.
 An exponential loss on the margin, registered with ``monkeypatch.setitem(LOSSES, ...)`` the same way,
 runs as its own flow, is checked as its facts say, joins the Loss page, the Explorer's menu, the command
-line and a sweep.
+line and a sweep. So does Heun's method (``METHODS``): its steps, one start or many, the Explorer's
+method and learning rate, the command line and a sweep.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import pytest
 from scipy.integrate import solve_ivp
 from support.app import page as app_page
 
-from polarize import Experiment, simulate
+from polarize import Experiment, simulate, simulate_many
 from polarize.cli import main
 from polarize.config import ConfigError
 from polarize.losses import LOSSES, LinearLoss, LossKind
+from polarize.methods import METHODS, Method
 from polarize.normalizers import NORMALIZERS, Softmax, make_normalizer
+from polarize.science import title_lines
 from polarize.switching import kinks_of
 from polarize.web import pages, precomputed
 from polarize.web.links import read_link
@@ -239,3 +242,106 @@ def test_a_sweep_runs_it_as_a_grid_axis(exponential, tmp_path):
     frame = load(folder)
     assert sorted(frame["loss"]) == sorted(["logistic", exponential])
     assert set(frame["status"]) == {"finished"}
+
+
+# ---- a method registered at run time -------------------------------------------------------------
+
+
+def _heun_states(system, grid, lr, *, calls, log, clock):
+    """Heun's steps of ``lr`` on the system's gradient, the state (state, 1) at each saved step count."""
+    def run():
+        y, done = system.y0, 0
+        for target in grid.steps:
+            while done < target:
+                clock.check()
+                g = system.gradient(y)
+                y = y - 0.5 * lr * (g + system.gradient(y - lr * g))
+                calls[0] += 2
+                done += 1
+            yield y[:, None]
+    return run()
+
+
+HEUN = Method(name="heun", label="Heun's method", doing="Heun's method", stepped=True,
+              words=lambda lr: f"Heun's method (lr = {lr:g})", states=_heun_states)
+
+
+@pytest.fixture
+def heun(monkeypatch):
+    monkeypatch.setitem(METHODS, HEUN.name, HEUN)
+    monkeypatch.setenv("POLARIZE_APP_INPROCESS", "1")
+    return HEUN.name
+
+
+def _heun_scores(V: np.ndarray, a: np.ndarray, b: np.ndarray, lr: float, steps: np.ndarray) -> np.ndarray:
+    """Scores (K, n) of Heun's method on the value model under the logistic loss on ``b``, softmax,
+    written out here: ``dL/dV = g s^T``, ``dL/da = s * (w - s.w)``, ``w = V^T g``, ``g = -sigma(-z) b``."""
+    def softmax(x):
+        e = np.exp(x - x.max())
+        return e / e.sum()
+
+    def gradient(V, a):
+        s = softmax(a)
+        g = -b / (1.0 + np.exp(b @ V @ s))
+        w = V.T @ g
+        return np.outer(g, s), s * (w - s @ w)
+
+    out, done = [], 0
+    for target in steps:
+        while done < target:
+            gV, ga = gradient(V, a)
+            hV, ha = gradient(V - lr * gV, a - lr * ga)
+            V, a = V - 0.5 * lr * (gV + hV), a - 0.5 * lr * (ga + ha)
+            done += 1
+        out.append(softmax(a))
+    return np.array(out)
+
+
+def test_the_engine_takes_its_steps(heun):
+    result = simulate(Experiment(n=3, d=3, method=heun, lr=0.05, horizon=5.0, samples=20, seed=3,
+                                 a_init="gaussian", a_scale=0.5))
+    e = result.experiment
+    assert result.finished and result.t[-1] == 5.0 and result.n_evaluations == 2 * 100
+    mine = _heun_scores(np.asarray(e.V0), np.asarray(e.a0), np.asarray(e.target), e.lr, e.save_at().steps)
+    assert np.allclose(result.s, mine, rtol=0, atol=1e-12)
+    with pytest.raises(ConfigError, match="horizon"):  # its steps are capped, as a stepped method's
+        Experiment(method=heun, lr=1e-3, horizon=1e5)
+
+
+def test_many_starts_run_each_alone_by_its_steps(heun):
+    e = Experiment(n=3, d=3, method=heun, lr=0.1, horizon=3.0, seed=1)
+    starts = np.random.default_rng(0).normal(size=(3, 3))
+    many = simulate_many(e, starts)
+    assert many.alone == 3  # the stacks do not run it (Method.stacked): each start through its states
+    for k, a0 in enumerate(starts):
+        assert np.array_equal(many.s[k], simulate(Experiment(**{**e.to_dict(), "a0": a0})).s[-1])
+
+
+def test_the_explorer_offers_it_with_its_learning_rate(heun):
+    spec = pages.by_name("explorer")
+    (menu,) = [c for c in spec.controls if c.key == "method"]
+    assert heun in menu.options and menu.name(heun) == HEUN.label
+    values, ignored = read_link(spec, {"method": [heun], "lr": ["0.05"], "horizon": ["10"], "n": ["3"],
+                                       "d": ["3"]})
+    assert values["method"] == heun and not ignored
+    (lr,) = [c for c in spec.controls if c.key == "lr"]
+    assert lr.enabled(values) and not lr.enabled({**values, "method": "flow"})
+    view = spec.view(spec.make_job(values))
+    assert view.error is None and view.data.experiment.method == heun
+    assert "Heun's method (lr = 0.05)" in title_lines(view.data)[0]
+
+
+def test_the_command_line_and_a_sweep_run_it(heun, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"n": 3, "d": 3, "method": heun, "lr": 0.1, "horizon": 1.0}))
+    assert main(["run", str(config), "-o", str(tmp_path / "out.json")]) == 0
+    assert json.loads((tmp_path / "out.json").read_text())["config"]["method"] == heun
+    pytest.importorskip("distributed")
+    from polarize.sweeps import load, read_sweep, run_sweep
+
+    path = tmp_path / "methods.toml"
+    path.write_text('kind = "runs"\n[base]\nn = 3\nd = 3\nlr = 0.1\nhorizon = 1\n'
+                    f'[grid]\nmethod = ["gd", "{heun}"]\n')
+    progress = run_sweep(read_sweep(path), tmp_path / "results")
+    assert (progress.done, progress.errors, progress.failed) == (2, 0, 0)
+    assert sorted(load(tmp_path / "results")["method"]) == sorted(["gd", heun])
