@@ -62,11 +62,12 @@ class Exploration(NamedTuple):
 
 def job(values: Mapping[str, Any]) -> Exploration | Problem:
     """What to run and show, or why a page will not run it (naming the fields): once per rerun."""
-    steps = METHODS[values["method"]].steps(values["horizon"], values["lr"])
+    method = METHODS[values["method"]]
+    steps = method.steps(values["horizon"], values["lr"])
     if steps is not None:
         if steps > MAX_GD_STEPS:
             return Problem(("horizon", "lr", "method"), (
-                f"Gradient descent up to t = {format_time(values['horizon'])} with learning rate "
+                f"{method.label.capitalize()} up to t = {format_time(values['horizon'])} with learning rate "
                 f"{values['lr']:g} takes {steps:,} steps; the Explorer runs at most {MAX_GD_STEPS:,}. "
                 "Lower the horizon, raise the learning rate, or use the exact flow."))
     try:
