@@ -208,6 +208,16 @@ def test_the_loss_page_runs_it_with_the_others(exponential):
     assert f"{EXP_LABEL}: scores" in titles  # its own panel of scores
 
 
+def test_the_phase_page_runs_it_with_its_facts(exponential):
+    spec = pages.by_name("phase")
+    values = {**spec.defaults(None), "loss": exponential, "resolution": 30, "horizon": 100.0}
+    view = spec.view(spec.make_job(values))
+    assert view.error is None, view.error
+    basins = {plot.key: plot for plot in view.plots()}["basins"].caption
+    assert f"({EXPONENTIAL.naive})" in basins  # its naive winner in words
+    assert f"Under {EXP_LABEL} loss, a start that favours another token" in basins  # a margin loss's words
+
+
 def test_the_explorers_loss_menu_offers_it_and_its_link_runs_it(exponential):
     spec = pages.by_name("explorer")
     (menu,) = [c for c in spec.controls if c.key == "loss"]

@@ -196,9 +196,9 @@ def _basin_plot(values: Mapping[str, Any], basins: Any, mine: np.ndarray | None)
         f"at t = {format_time(values['horizon'])}. The naive prediction says token {naive} ({largest}) "
         "wins, as it does from a(0) = 0 under logistic loss; faded squares are where it does. "
         "The dotted line is where it stops holding." + (
-            " Under logistic loss, a start that favours another token gives it a larger share s\u1d62, and "
-            "since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and overtakes (the rich "
-            "get richer)." if LOSSES[values["loss"]].margin else "") + (
+            f" Under {LOSSES[values['loss']].label} loss, a start that favours another token gives it a "
+            "larger share s\u1d62, and since dp\u1d62/dt = c s\u1d62 its value projection then grows faster "
+            "and overtakes (the rich get richer)." if LOSSES[values["loss"]].margin else "") + (
             f" Grey: the {basins.missing:,} starts not run in the time a page allows." if basins.missing
             else "")), selects=CLICK)
 
