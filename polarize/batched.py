@@ -30,7 +30,9 @@ from scipy.integrate import DOP853, LSODA
 from polarize import stepping
 from polarize.budget import WallClock
 from polarize.losses import Logistic, Loss
+from polarize.methods import METHODS
 from polarize.model import logistic_closed_field, tied_gradients, value_gradients
+from polarize.models import MODELS
 from polarize.normalizers import Normalizer
 from polarize.stepping import ATOL, RTOL, Schedule, Stopped
 from polarize.systems import STIFF_SIZE
@@ -78,7 +80,8 @@ class ClosedStack:
 
     @classmethod
     def applies(cls, e, loss) -> bool:
-        return e.model == "value" and e.method == "flow" and isinstance(loss, Logistic)
+        return ("closed" in MODELS[e.model].systems and not METHODS[e.method].stepped
+                and isinstance(loss, Logistic))
 
     @classmethod
     def build(cls, e, loss, normalizer) -> ClosedStack:
@@ -130,7 +133,7 @@ class MatrixStack:
 
     @classmethod
     def build(cls, e, loss, normalizer) -> MatrixStack:
-        return cls(np.asarray(e.V0), loss, normalizer, e.model == "tied")
+        return cls(np.asarray(e.V0), loss, normalizer, MODELS[e.model].tied)
 
     def start(self, a0: np.ndarray) -> np.ndarray:
         W = np.broadcast_to(self.W0.ravel(), (len(a0), self.W0.size))

@@ -14,7 +14,7 @@ experiment object and remembers the answer.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -26,14 +26,18 @@ from polarize.draws import draw_missing
 from polarize.env import limits
 from polarize.fields import ArrayInput, ConfigError, FrozenArray, choice, integer, matrix, real, vector
 from polarize.losses import LOSSES
+from polarize.methods import METHODS as _METHODS
+from polarize.models import MODELS as _MODELS
 from polarize.normalizers import NORMALIZERS, Normalizer, make_normalizer, takes
 from polarize.save_at import SaveAt, save_at
 
 __all__ = ["A_INITS", "METHODS", "MODELS", "V_INITS", "ConfigError", "Experiment", "FrozenArray",
            "limits"]
 
-MODELS = ("value", "tied")
-METHODS = ("flow", "gd")
+MODELS = _MODELS.names
+"""The names of ``polarize.models.MODELS`` (a live view)."""
+METHODS = _METHODS.names
+"""The names of ``polarize.methods.METHODS`` (a live view)."""
 A_INITS = ("zeros", "gaussian", "shifted", "vertex")
 V_INITS = ("gaussian", "zeros", "identity")
 
@@ -57,15 +61,16 @@ class Experiment:
 
     Parameters
     ----------
-    model : {"value", "tied"}
-        ``beta = V sigma(a)``, or the tied ``beta = U sigma(U a)`` (needs ``d == n``).
+    model : str
+        A key of ``polarize.models.MODELS``: ``"value"``, ``beta = V sigma(a)``, or ``"tied"``,
+        ``beta = U sigma(U a)`` (needs ``d == n``).
     n : int
         Number of tokens (logits).
     d : int
         Output dimension (rows of ``V``; classes for ``kl``).
-    loss : {"logistic", "square", "kl"}
-        Logistic on the margin ``beta_*^T beta`` (or on a labelled set ``X, y``);
-        square ``1/2 |X beta - y|^2`` (default ``X = I``, ``y = beta_*``);
+    loss : str
+        A key of ``polarize.LOSSES``: logistic on the margin ``beta_*^T beta`` (or on a labelled
+        set ``X, y``); square ``1/2 |X beta - y|^2`` (default ``X = I``, ``y = beta_*``);
         cross-entropy ``-sum p* log softmax(beta)``.
     normalizer : str
         A key of ``polarize.NORMALIZERS``.
@@ -75,8 +80,9 @@ class Experiment:
         Added to the normalizing sum of relu, l1, l2 and sum (ignored by the
         others, which have none): ``s = |a| / (sum |a| + eps)`` for l1. 0 is the
         exact map; the ``paper-*`` presets set the official notebook's 1e-10.
-    method : {"flow", "gd"}
-        Exact gradient flow, or gradient descent with step ``lr``.
+    method : str
+        A key of ``polarize.methods.METHODS``: ``"flow"``, exact gradient flow, or ``"gd"``, gradient
+        descent with step ``lr``.
     lr : float
         Learning rate of ``gd``. Both methods also save their first positive
         time at ``lr`` (one step), so that flow and descent share time grids.
@@ -153,12 +159,12 @@ class Experiment:
         object.__setattr__(self, name, value)
 
     def _check_sizes(self, lim: dict[str, float]) -> None:
-        self._put("model", choice("model", self.model, MODELS))
+        self._put("model", choice("model", self.model, tuple(MODELS)))
         self._put("n", integer("n", self.n, 2, lim["max_n"]))
         self._put("d", integer("d", self.d, 1, lim["max_d"]))
         n, d = self.n, self.d
-        if self.model == "tied" and d != n:
-            raise ConfigError("d", f"must equal n for the tied model (U is n x n), got d={d}, n={n}")
+        if _MODELS[self.model].tied and d != n:
+            raise ConfigError("d", f"must equal n for the {self.model} model (U is n x n), got d={d}, n={n}")
         if d * n > lim["max_size"]:
             raise ConfigError(
                 "d", f"n * d = {d * n} exceeds the cap of {lim['max_size']} (POLARIZE_MAX_SIZE)")
@@ -173,17 +179,18 @@ class Experiment:
                               f"{'s' if len(with_one) > 1 else ''} only; leave it at 1")
         # A guard against a zero sum, as in the notebook, not a second model: at most MAX_EPS.
         self._put("eps", real("eps", self.eps, 0.0, MAX_EPS))
-        self._put("method", choice("method", self.method, METHODS))
+        self._put("method", choice("method", self.method, tuple(METHODS)))
         # A floor on lr and horizon keeps horizon / lr (the saved step counts) a finite number.
         self._put("lr", real("lr", self.lr, MIN_TIME, 1e3))
         self._put("horizon", real("horizon", self.horizon, MIN_TIME, lim["max_horizon"]))
         if self.horizon / self.lr > MAX_STEP_RATIO:
             raise ConfigError("lr", f"is too small for horizon {self.horizon:g}: horizon / lr, the step "
                               f"count that sets the saved times, must stay below {MAX_STEP_RATIO:g}")
-        if self.method == "gd":
-            steps = round(self.horizon / self.lr)  # finite: the ratio is bounded just above
+        steps = _METHODS[self.method].steps(self.horizon, self.lr)  # finite: the ratio is bounded above
+        if steps is not None:
             if steps < 1:
-                raise ConfigError("horizon", f"must be at least one step (lr = {self.lr:g}) for gd")
+                raise ConfigError("horizon",
+                                  f"must be at least one step (lr = {self.lr:g}) for {self.method}")
             if steps > lim["max_steps"]:
                 raise ConfigError("horizon", descent_steps_message(steps, lim["max_steps"]))
         self._put("samples", integer("samples", self.samples, 2, lim["max_samples"]))
@@ -200,8 +207,8 @@ class Experiment:
     def _check_design_size(self, lim: dict[str, float]) -> None:
         """``kappa`` and ``m``: the condition number and rows of a drawn design."""
         if self.kappa is not None:
-            if self.loss != "square":
-                raise ConfigError("kappa", "applies to the square loss only")
+            if not LOSSES[self.loss].takes_kappa:
+                raise ConfigError("kappa", f"applies to the {_losses_that('takes_kappa')} only")
             self._put("kappa", real("kappa", self.kappa, 1.0, 1e6))
         if self.m is not None:
             if self.kappa is None:
@@ -226,8 +233,8 @@ class Experiment:
     def _check_data(self, lim: dict[str, float]) -> None:
         """An explicit design ``X`` and its targets or labels ``y``."""
         if self.X is not None:
-            if self.loss == "kl":
-                raise ConfigError("X", "applies to the logistic and square losses only")
+            if LOSSES[self.loss].data is None:
+                raise ConfigError("X", f"applies to the {_losses_that('data')} only")
             if self.kappa is not None:
                 raise ConfigError("X", "give either an explicit X or kappa, not both")
             most = min(lim["max_d"], lim["max_size"] // self.d)
@@ -236,11 +243,12 @@ class Experiment:
             if self.rows is None:
                 raise ConfigError("y", "needs a design: give X (or kappa for the square loss)")
             self._put("y", vector("y", self.y, self.rows))
-            if self.loss == "logistic" and not np.all(np.isin(self.y, (-1.0, 1.0))):
-                raise ConfigError("y", "labels of the logistic loss must be -1 or +1")
+            labels = LOSSES[self.loss].labels
+            if labels is not None and not np.all(np.isin(self.y, labels)):
+                raise ConfigError("y", f"labels of the {self.loss} loss must be "
+                                  f"{' or '.join(f'{v:+g}' for v in labels)}")
         elif self.X is not None:
-            needs = "labels y in {-1, +1}" if self.loss == "logistic" else "targets y (one per row)"
-            raise ConfigError("y", f"{self.loss} loss on a data set X needs {needs}")
+            raise ConfigError("y", f"{self.loss} loss on a data set X needs {LOSSES[self.loss].data}")
 
     # ---- drawing ----------------------------------------------------------------
 
@@ -353,14 +361,20 @@ class Experiment:
         return serialize.from_json(cls, text)
 
 
+def _losses_that(fact: str) -> str:
+    """The losses with ``fact`` set, in words: ``"square loss"``, ``"logistic and square losses"``."""
+    names = [name for name, kind in LOSSES.items() if getattr(kind, fact)]
+    return f"{' and '.join(names)} loss{'es' if len(names) > 1 else ''}"
+
+
 def _normalized_target(loss: str, given: FrozenArray) -> np.ndarray:
-    """``p*`` summing to one (kl) or ``beta_*`` of unit length; a normalized input kept bit for bit."""
+    """The loss's target normalized (``LossKind.target``: ``p*`` summing to one, ``beta_*`` of unit
+    length); a normalized input kept bit for bit."""
     target: np.ndarray = np.array(given)
-    if loss == "kl" and (np.any(target < 0) or not np.any(target > 0)):
-        raise ConfigError("target", "must be a probability vector for kl (non-negative, sum > 0)")
-    if not np.any(target):
-        raise ConfigError("target", "must be a non-zero vector (it is normalized to length 1)")
-    size: Callable[[np.ndarray], Any] = (lambda v: v.sum()) if loss == "kl" else np.linalg.norm
+    kind = LOSSES[loss].target
+    if not kind.admits(target):
+        raise ConfigError("target", f"must be {kind.needs} for the {loss} loss")
+    size = kind.size
     with np.errstate(over="ignore", under="ignore"):
         if abs(size(target) - 1.0) <= 1e-12:
             return target

@@ -1,8 +1,8 @@
 """The random draws behind ``Experiment.resolved()``.
 
 Draws use numpy's legacy ``RandomState(seed)``, always in the order ``V0``
-(``randn(d, n)``), ``a0`` (``randn(n)``), ``target`` (``randn(d)``, or for kl
-``softmax(10 rand(d))``), then for a square loss with a condition number ``X``
+(``randn(d, n)``), ``a0`` (``randn(n)``), ``target`` (its loss's ``Target.draw``: ``randn(d)``,
+or for kl ``softmax(10 rand(d))``), then for a square loss with a condition number ``X``
 (``conditioned_matrix``) and ``y`` (``randn(m)``). Every draw is made whatever
 the initialization mode (a zero start still consumes its ``randn(n)``, as the
 official code's ``0 * randn`` does), so changing one mode never changes the
@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import softmax
 
-from polarize.losses import conditioned_matrix
+from polarize.losses import LOSSES, conditioned_matrix
 
 if TYPE_CHECKING:
     from polarize.config import Experiment
@@ -66,7 +65,7 @@ def draw_missing(e: Experiment) -> dict[str, Any]:
     rng = np.random.RandomState(e.seed)
     v_draw = rng.randn(d, n)
     a_draw = rng.randn(n)
-    t_draw = softmax(10.0 * rng.rand(d)) if e.loss == "kl" else rng.randn(d)
+    t_draw = LOSSES[e.loss].target.draw(rng, d)
     changes: dict[str, Any] = {}
     if e.V0 is None:
         changes["V0"] = _values(e.V_init, e.V_scale, v_draw)

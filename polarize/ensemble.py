@@ -30,6 +30,7 @@ from polarize.budget import OutOfTime, WallClock
 from polarize.config import ConfigError, Experiment
 from polarize.env import max_starts
 from polarize.integrate import simulate
+from polarize.methods import METHODS
 from polarize.normalizers import DegenerateStateError
 from polarize.save_at import SaveAt
 from polarize.status import Status
@@ -199,8 +200,10 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     alone = done = 0
     status = Status.FINISHED
     # A stack has no sliding mode: where a kink can hold a coordinate (l1), marching many starts as one
-    # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone.
-    sliding = e.method == "flow" and getattr(kinks_of(normalizer), "slides", False)
+    # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone, as
+    # do the starts of a method the stacks do not run (Method.stacked).
+    method = METHODS[e.method]
+    sliding = not method.stacked or (not method.stepped and getattr(kinks_of(normalizer), "slides", False))
     with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
                                                                       divide="ignore"):
         size = 1 if sliding else min(GROUP_SIZE, max(1, GROUP_FLOATS // stack.floats_per_start()))
@@ -271,7 +274,7 @@ def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, grid
     """
     Y0 = stack.start(starts[index])
     try:
-        if e.method == "gd":
+        if METHODS[e.method].stepped:
             Y = descend(stack, Y0, e.lr, grid.steps, clock)
         else:
             Y = march(stack, Y0, stack.clock(grid.t), clock)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-from typing import cast
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -25,12 +24,13 @@ from threadpoolctl import ThreadpoolController
 from polarize.budget import OutOfTime, WallClock
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Recorder, Result, ScoresTooSmall
+from polarize.methods import METHODS
 from polarize.normalizers import DegenerateStateError
 from polarize.save_at import SaveAt
 from polarize.status import Status
-from polarize.stepping import ATOL, RTOL, Stopped, descend, march
+from polarize.stepping import ATOL, RTOL, Stopped
 from polarize.switching import SwitchLog
-from polarize.systems import DescentSystem, System, build_loss, build_system
+from polarize.systems import System, build_loss, build_system
 
 __all__ = ["simulate", "simulate_within", "RTOL", "ATOL"]
 
@@ -127,19 +127,8 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
 
 def _states(e: Experiment, system: System, grid: SaveAt, calls: list[int],
             log: SwitchLog, clock: WallClock) -> Iterator[np.ndarray]:
-    """The states at the saved times (columns of (state, k) arrays), by descent or by the flow."""
-    if e.method == "gd":
-        steps = descend(cast(DescentSystem, system).gradient, system.y0, e.lr, grid.steps, budget=clock,
-                        calls=calls)
-        return (y[:, None] for y in steps)
-    return march(_counted(system.field, calls), system.y0, system.schedule(grid.t), log=log, budget=clock)
-
-
-def _counted(fun, calls):
-    def wrapped(tau, y):
-        calls[0] += 1
-        return fun(tau, y)
-    return wrapped
+    """The states at the saved times (columns of (state, k) arrays), by the experiment's method."""
+    return METHODS[e.method].states(system, grid, e.lr, calls=calls, log=log, clock=clock)
 
 
 def _stopped_message(e: Experiment, t: np.ndarray, saved: int, why: str) -> str:

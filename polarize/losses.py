@@ -8,7 +8,8 @@ depends on ``V`` only through ``X V`` (m x n), which is what lets the integrator
 work in those smaller coordinates (docs/derivations.md sections 3 and 4).
 
 ``LOSSES`` (a ``polarize.registry.Registry``) names each loss a configuration can ask for, with
-its labels and how to build it from an experiment's arrays.
+its labels, how to build it from an experiment's arrays, and its facts: what it accepts, its target
+(``Target``: drawn, normalized, checked), its floor, its naive winner and its words.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import entr, expit
+from scipy.special import entr, expit, softmax
 
 from polarize.registry import Registry
 
 __all__ = [
+    "DIRECTION",
+    "DISTRIBUTION",
     "LOSSES",
     "Loss",
     "KL",
@@ -31,6 +34,7 @@ __all__ = [
     "LogisticData",
     "LossKind",
     "Square",
+    "Target",
     "conditioned_matrix",
     "entropy",
 ]
@@ -136,8 +140,44 @@ Loss = LinearLoss | KL
 
 
 @dataclass(frozen=True, kw_only=True)
+class Target:
+    """What a loss's ``target`` is: how it is drawn from the seed, normalized and checked.
+
+    Attributes
+    ----------
+    what : str
+        Its name in words, plain ASCII for a terminal (``"a direction beta*"``).
+    draw : callable
+        ``draw(rng, d)``: the target (d,) drawn from a ``numpy.random.RandomState`` (one draw, in
+        ``polarize.draws``'s order, whether or not a target was given).
+    size : callable
+        ``size(v)``: the size it is normalized to 1 in (the length, or the sum).
+    admits : callable
+        ``admits(v)``: whether ``v`` (d,) can be normalized into one.
+    needs : str
+        What ``admits`` asks, for the error that names ``target``.
+    """
+
+    what: str
+    draw: Callable[[np.random.RandomState, int], np.ndarray]
+    size: Callable[[np.ndarray], Any]
+    admits: Callable[[np.ndarray], bool]
+    needs: str
+
+
+DIRECTION = Target(what="a direction beta*", draw=lambda rng, d: rng.randn(d), size=np.linalg.norm,
+                   admits=lambda v: bool(np.any(v)), needs="a non-zero vector (it is normalized to length 1)")
+"""A unit vector ``beta_*``, drawn Gaussian."""
+DISTRIBUTION = Target(
+    what="a distribution p*", draw=lambda rng, d: softmax(10.0 * rng.rand(d)), size=np.sum,
+    admits=lambda v: not (np.any(v < 0) or not np.any(v > 0)),
+    needs="a probability vector (non-negative, sum > 0)")
+"""A probability vector ``p*``, drawn as ``softmax(10 u)`` with ``u`` uniform on [0, 1)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class LossKind:
-    """A loss a configuration names: its labels and how it is built.
+    """A loss a configuration names: its labels, how it is built, and the facts the rest of polarize asks.
 
     Attributes
     ----------
@@ -149,12 +189,42 @@ class LossKind:
         A shorter label, for a phone's legends.
     build : callable
         ``build(experiment)``: the loss object of a resolved experiment (its ``target``, ``X``, ``y``).
+    target : Target
+        What its ``target`` is (``DIRECTION`` or ``DISTRIBUTION``): drawn, normalized, checked.
+    data : str or None
+        What ``y`` holds on a data set ``X`` (``"targets y (one per row)"``); None: it takes no data set.
+    labels : tuple of float or None
+        The values ``y`` may take on a data set (logistic: -1 and +1); None: any.
+    takes_kappa : bool
+        Whether ``kappa`` (a drawn design of that condition number, with drawn ``y``) applies.
+    floor : callable or None
+        ``floor(target)``: the infimum of the loss for a target (d,), where the theory knows one
+        above 0; None otherwise.
+    floor_name : str
+        The floor's symbol in words and legends (``"H(p*)"``).
+    margin : bool
+        Whether, on a direction ``beta_*`` (no ``X``), the loss is a decreasing function of the margin
+        ``beta_*^T beta``: its fitness is then ``u = c p`` with ``c > 0`` and ``p = V^T beta_*``.
+    naive : str
+        Which token the naive guess names (the largest fitness at ``a(0) = 0``), in words.
+    words : str
+        What a run of it does, in one sentence (the Loss page's caption); observed on that page's
+        setting (n = d = 8, ``a(0) = 0.5 randn``).
     """
 
     name: str
     label: str
     short: str
     build: Callable[[Any], Loss]
+    target: Target = DIRECTION
+    data: str | None = None
+    labels: tuple[float, ...] | None = None
+    takes_kappa: bool = False
+    floor: Callable[[np.ndarray], float] | None = None
+    floor_name: str = ""
+    margin: bool = False
+    naive: str = "with the largest fitness u\u1d62 at a(0) = 0"
+    words: str = ""
 
 
 def _logistic(e: Any) -> Loss:
@@ -170,11 +240,20 @@ def _square(e: Any) -> Loss:
 
 
 LOSSES: Registry[LossKind] = Registry({kind.name: kind for kind in (
-    LossKind(name="logistic", label="logistic", short="logistic", build=_logistic),
-    LossKind(name="square", label="square", short="square", build=_square),
-    LossKind(name="kl", label="cross-entropy (KL)", short="KL", build=lambda e: KL(np.asarray(e.target))),
+    LossKind(name="logistic", label="logistic", short="logistic", build=_logistic,
+             data="labels y in {-1, +1}", labels=(-1.0, 1.0), margin=True,
+             naive="with the largest p\u1d62(0) = v\u1d62\u00b7\u03b2*",
+             words="The logistic loss never reaches its floor, so it keeps pushing and s(t) goes on "
+                   "polarizing (1 \u2212 max s keeps falling)."),
+    LossKind(name="square", label="square", short="square", build=_square,
+             data="targets y (one per row)", takes_kappa=True,
+             words="The square loss decays exponentially toward its floor (never reaching it in finite "
+                   "time), its gradient vanishing as fast, and the scores freeze part-way."),
+    LossKind(name="kl", label="cross-entropy (KL)", short="KL", build=lambda e: KL(np.asarray(e.target)),
+             target=DISTRIBUTION, floor=lambda target: KL(target).floor, floor_name="H(p*)",
+             words="The cross-entropy approaches its floor, where its gradient vanishes."),
 )})
-"""Every loss a configuration can name, in the order menus list them."""
+"""Every loss a configuration can name, in the order menus and the Loss page list them."""
 
 
 def conditioned_matrix(

@@ -60,9 +60,9 @@ class Gradients:
     u : ndarray, shape (n,)
         Fitness ``-V^T grad l`` (tied model: ``-U^T grad l``).
     grad_V : ndarray, shape (d, n) or (m, n)
-        Gradient of the loss in the value matrix, or in ``W = X V`` (reduced).
+        Gradient of the loss with respect to the value matrix, or to ``W = X V`` (reduced).
     grad_a : ndarray, shape (n,)
-        Gradient of the loss in the logits.
+        Gradient of the loss with respect to the logits.
     """
 
     loss: float | np.ndarray
@@ -141,7 +141,7 @@ def tied_gradients(U: np.ndarray, a: np.ndarray, loss: Loss, normalizer: Normali
 
 
 def logistic_closed_field(a: np.ndarray, p: np.ndarray, normalizer: Normalizer):
-    """The closed ``(a, p)`` system of logistic loss in loss-free time ``tau``.
+    """The closed ``(a, p)`` system of the logistic loss, in the loss-free time ``tau``.
 
     With ``p = V^T beta_*`` and ``c = sigmoid(-z)``, ``z = p.s``, gradient flow
     gives ``dp/dt = c s`` and ``da/dt = c J^T p`` whatever ``d`` is (docs/derivations.md

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import softmax
 
 from polarize.config import ConfigError, Experiment
+from polarize.losses import LOSSES
 
 __all__ = ["NOTEBOOK_EPS", "PAPER_KAPPAS", "PAPER_TIED_SIZES", "PRESETS", "Preset", "get_preset",
            "paper_regression", "paper_tied"]
@@ -50,7 +51,8 @@ class Preset:
         """
         base = self.experiment
         varied = base.varied(**changes)
-        if base.X is not None and varied.X is None and varied.loss == "square" and "kappa" not in changes:
+        if (base.X is not None and varied.X is None and LOSSES[varied.loss].takes_kappa
+                and "kappa" not in changes):
             varied = dataclasses.replace(varied, kappa=_condition_number(base), y=None)
         return varied
 
@@ -79,7 +81,7 @@ def _paper_kl() -> Experiment:
                       a0=a, V0=V_official.T, target=p_star)
 
 
-def _paper_comparison(loss: str) -> Experiment:
+def _paper_comparison(loss: str, lr: float, steps: int) -> Experiment:
     # Official draws: seed 42, target = randn(10) / norm; then the solver re-seeds 42 and
     # draws V = 0.1 randn(10, 10) and a = 1 * (ones + 0.1 randn(10)). Square loss: 5,000
     # steps of 0.1; logistic: 1e5 steps of 0.5.
@@ -89,7 +91,6 @@ def _paper_comparison(loss: str) -> Experiment:
     rng = np.random.RandomState(42)
     V = 0.1 * rng.randn(10, 10)
     a = 1.0 * (np.ones(10) + rng.randn(10) * 0.1)
-    lr, steps = (0.1, 5000) if loss == "square" else (0.5, 100_000)
     return Experiment(n=10, d=10, loss=loss, lr=lr, horizon=lr * steps, seed=42, samples=300,
                       eps=NOTEBOOK_EPS, a_init="shifted", a_shift=1.0, a_scale=0.1, V_init="gaussian",
                       V_scale=0.1, a0=a, V0=V, target=target)
@@ -149,11 +150,11 @@ PRESETS: dict[str, Preset] = {
         Preset(name="paper-compare-square",
                description="The paper's normalizer comparison, square loss: 10 x 10, seed 42, "
                            "flow time 500 (5,000 steps of 0.1).",
-               build=lambda: _paper_comparison("square")),
+               build=lambda: _paper_comparison("square", 0.1, 5000)),
         Preset(name="paper-compare-logistic",
                description="The paper's normalizer comparison, logistic loss: 10 x 10, seed 42, "
                            "flow time 5e4 (1e5 steps of 0.5).",
-               build=lambda: _paper_comparison("logistic")),
+               build=lambda: _paper_comparison("logistic", 0.5, 100_000)),
         *(Preset(name=f"paper-tied-{D}",
                  description=f"The paper's tied model (massive activations), D = {D}: U0 = I, "
                              "flow time 500 (1e4 steps of 0.05).",

@@ -4,7 +4,7 @@ The grid is whole steps of ``lr``: 0, then log-spaced up to ``round(horizon / lr
 flow and gradient descent are saved at the same times and can be compared time for time
 (``Experiment.save_at`` gives an experiment's). Its end rule, one for every run:
 
-- the flow ends at the horizon exactly;
+- the flow (a method not ``stepped``, ``polarize.methods``) ends at the horizon exactly;
 - descent ends after ``round(horizon / lr)`` whole steps, at ``steps * lr``, and that time is
   written as the horizon when it differs from it by rounding only (within ``1e-9`` of it,
   relative): ``t[-1] == horizon`` then holds for every run that reached its horizon, as
@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from polarize.methods import METHODS
 
 __all__ = ["SNAP", "SaveAt", "sample_steps", "save_at"]
 
@@ -60,9 +62,9 @@ def sample_steps(horizon: float, lr: float, samples: int) -> np.ndarray:
 
 
 def save_at(horizon: float, lr: float, samples: int, method: str) -> SaveAt:
-    """The saved times of a run of ``method`` ("flow" or "gd"), at most ``samples`` (end rule above)."""
+    """The saved times of a run of ``method`` (a key of ``METHODS``), at most ``samples`` (end rule above)."""
     steps = sample_steps(horizon, lr, samples)
     t = steps * lr
-    if method == "flow" or abs(t[-1] - horizon) <= SNAP * horizon:
+    if not METHODS[method].stepped or abs(t[-1] - horizon) <= SNAP * horizon:
         t[-1] = horizon
     return SaveAt(t=t, steps=steps)

@@ -4,7 +4,7 @@ Each system packs the pure right-hand sides of ``polarize.model`` into a flat
 state for scipy's steppers and says how to march it (``Schedule``: in which
 variable, with which stepper) and how to read the recorded quantities back in
 the full coordinates. ``build_system`` picks the cheapest exact one for an
-experiment from the registry ``SYSTEMS`` (first match wins):
+experiment from the registry ``SYSTEMS`` (first match among those its model names wins):
 
 - ``TiedSystem``: the tied model's ``(U, a)``;
 - ``LogisticClosedSystem``: logistic loss on a target direction, flow: the
@@ -27,6 +27,7 @@ from scipy.special import expit
 from polarize.config import Experiment
 from polarize.diagnostics import N_SINGULAR, Recorder, top_singular_values
 from polarize.losses import LOSSES, LinearLoss, Logistic
+from polarize.methods import METHODS
 from polarize.model import (
     Gradients,
     logistic_closed_field,
@@ -34,6 +35,7 @@ from polarize.model import (
     value_gradients,
     value_gradients_reduced,
 )
+from polarize.models import MODELS
 from polarize.normalizers import Normalizer
 from polarize.stepping import Schedule
 from polarize.switching import kinks_of
@@ -69,7 +71,7 @@ class DescentSystem(System, Protocol):
     """A system gradient descent can also run, step for step: it exposes the loss gradient."""
 
     def gradient(self, y: np.ndarray) -> np.ndarray:
-        """The gradient of the loss in the state's coordinates (state,)."""
+        """The gradient of the loss with respect to the state's coordinates (state,)."""
 
 
 def build_loss(e: Experiment):
@@ -146,6 +148,8 @@ class _MatrixSystem:
 class ValueSystem(_MatrixSystem):
     """The value model ``beta = V sigma(a)`` in its own coordinates ``(V, a)``."""
 
+    name = "value"
+
     @classmethod
     def applies(cls, e: Experiment, loss) -> bool:
         return True
@@ -159,6 +163,8 @@ class ValueSystem(_MatrixSystem):
 class ReducedValueSystem(ValueSystem):
     """The value model's flow in the coordinates ``W = X V`` of a loss ``phi(X beta)`` with ``m < d``."""
 
+    name = "reduced"
+
     def __init__(self, V0, a0, loss: LinearLoss, normalizer):
         X = loss.X
         self.V0 = V0
@@ -170,7 +176,7 @@ class ReducedValueSystem(ValueSystem):
 
     @classmethod
     def applies(cls, e: Experiment, loss) -> bool:
-        return e.method == "flow" and isinstance(loss, LinearLoss) and loss.X.shape[0] < e.d
+        return not METHODS[e.method].stepped and isinstance(loss, LinearLoss) and loss.X.shape[0] < e.d
 
     def V(self, y):
         return self.V0 + self.pinv @ (self.split(y)[0] - self.W0)
@@ -185,11 +191,12 @@ class ReducedValueSystem(ValueSystem):
 class TiedSystem(_MatrixSystem):
     """The tied model ``beta = U sigma(U a)`` in its own coordinates ``(U, a)``."""
 
+    name = "tied"
     kinks_in_logits = False  # they are in z = U a, which moves with U
 
     @classmethod
     def applies(cls, e: Experiment, loss) -> bool:
-        return e.model == "tied"
+        return True
 
     def _gradients(self, U, a):
         return tied_gradients(U, a, self.loss, self.normalizer)
@@ -205,6 +212,8 @@ class LogisticClosedSystem:
     quantities of ``V0`` computed once, for a whole batch of saved times at once.
     """
 
+    name = "closed"
+
     def __init__(self, V0, a0, loss: Logistic, normalizer):
         self.V0, self.normalizer = V0, normalizer
         self.b = loss.target
@@ -218,7 +227,7 @@ class LogisticClosedSystem:
 
     @classmethod
     def applies(cls, e: Experiment, loss) -> bool:
-        return e.method == "flow" and isinstance(loss, Logistic)
+        return not METHODS[e.method].stepped and isinstance(loss, Logistic)
 
     def field(self, tau, y):
         n = self.n
@@ -286,11 +295,13 @@ class LogisticClosedSystem:
 
 
 SYSTEMS: tuple[Any, ...] = (TiedSystem, LogisticClosedSystem, ReducedValueSystem, ValueSystem)
-"""The registry, in order of preference: the first whose ``applies(experiment, loss)`` holds runs it."""
+"""The registry, in order of preference: the first that the experiment's model names
+(``Model.systems``, by ``name``) and whose ``applies(experiment, loss)`` holds runs it."""
 
 
 def build_system(e: Experiment, loss, normalizer: Normalizer) -> System:
     """The cheapest exact system for the resolved experiment ``e``, at its start ``(V0, a0)``."""
     V0, a0 = np.asarray(e.V0), np.asarray(e.a0)
-    kind = next(cls for cls in SYSTEMS if cls.applies(e, loss))
+    names = MODELS[e.model].systems
+    kind = next(cls for cls in SYSTEMS if cls.name in names and cls.applies(e, loss))
     return kind(V0, a0, loss, normalizer)

@@ -5,7 +5,8 @@ against an independent computation (``tests/FILE.py::test_name``), or ``"setting
 says what is drawn (its settings, its axes) rather than what the dynamics do, or ``"observed"`` where it
 is worded as what was seen for the setting it states. ``test_every_claim_is_registered`` reads the
 leads and tours and every caption in the page modules (``Plot`` captions, ``*CAPTION*`` constants,
-``caption=`` arguments) and fails on a sentence with a number or a comparison that no entry names.
+``caption=`` arguments) and each registered loss's words (``LossKind.words``, the Loss page's caption)
+and fails on a sentence with a number or a comparison that no entry names.
 
 The tests below check the sentences issue 34 found wrong (items 8-11, 13-15), each against its own
 computation (scipy's solve_ivp, numpy's polyfit and SVD) rather than the code that writes the words.
@@ -53,6 +54,8 @@ REGISTER: dict[str, str] = {
     # losses
     "The logistic, square and cross-entropy losses on a common footing": "setting",
     "The logistic loss never reaches its floor":
+        "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
+    "The square loss decays exponentially toward its floor":
         "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
     "the larger \u03ba, the further the logits":
         "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
@@ -228,9 +231,16 @@ def unregistered(texts: list[str]) -> list[str]:
     return [s for s in claims(texts) if not any(fragment in s for fragment in REGISTER)]
 
 
+def loss_words() -> list[str]:
+    """Each registered loss's words (``LossKind.words``), which the Loss page's caption is made of."""
+    from polarize.losses import LOSSES
+
+    return [kind.words for kind in LOSSES.values()]
+
+
 def test_every_claim_is_registered():
     texts = [*LEADS.values(), *(step for steps in TOURS.values() for step in steps), *page_captions(),
-             *page_prose()]
+             *page_prose(), *loss_words()]
     assert len(claims(texts)) > 60  # the scanner reads the pages (a broken one would pass vacuously)
     assert unregistered(texts) == []
 

@@ -128,8 +128,8 @@ def test_every_module_is_in_a_layer_folder_or_the_engine():
     assert root_modules == [
         "polarize.batched", "polarize.budget", "polarize.config", "polarize.diagnostics",
         "polarize.draws", "polarize.ensemble", "polarize.env", "polarize.fields", "polarize.integrate",
-        "polarize.losses", "polarize.model", "polarize.normalizers", "polarize.notebook", "polarize.presets",
-        "polarize.registry", "polarize.save_at",
+        "polarize.losses", "polarize.methods", "polarize.model", "polarize.models", "polarize.normalizers",
+        "polarize.notebook", "polarize.presets", "polarize.registry", "polarize.save_at",
         "polarize.serialize", "polarize.sinks", "polarize.status", "polarize.stepping",
         "polarize.switching", "polarize.systems", "polarize.textfile",
     ]

@@ -4,6 +4,7 @@
     polarize run --preset NAME -o RESULT.json
     polarize presets
     polarize normalizers
+    polarize losses
     polarize reproduce -o DIR
     polarize animate (CONFIG.json | --preset NAME) -o OUT.gif|OUT.mp4 [--fps N] [--width W] [--frames N]
     polarize sinks train|runs ...   (see polarize.cli.sinks)
@@ -40,6 +41,8 @@ from polarize.cli import sweep as sweeps_cli
 from polarize.config import ConfigError, Experiment
 from polarize.env import environment_problem, local_caps
 from polarize.integrate import simulate
+from polarize.losses import LOSSES
+from polarize.methods import METHODS
 from polarize.normalizers import NORMALIZERS, takes
 from polarize.presets import PRESETS, get_preset
 from polarize.serialize import max_text_bytes, strict_dumps
@@ -71,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="always show the progress bar (by default: on a terminal, after a second)")
     commands.add_parser("presets", help="list the presets")
     commands.add_parser("normalizers", help="list the normalizers (the registry NORMALIZERS) and their facts")
+    commands.add_parser("losses", help="list the losses (the registry LOSSES) and their facts")
     clip = commands.add_parser("animate", help="the Explorer's dashboard of one run as a GIF or MP4 clip")
     source = clip.add_mutually_exclusive_group(required=True)
     source.add_argument("config", nargs="?", type=Path, help="experiment as a JSON file")
@@ -119,7 +123,7 @@ class _Progress:
     def __init__(self, experiment: Experiment, stream: TextIO, always: bool):
         steps = experiment.save_at().steps
         uniform = np.arange(len(steps)) / (len(steps) - 1)
-        self.work = steps / steps[-1] if experiment.method == "gd" else uniform
+        self.work = steps / steps[-1] if METHODS[experiment.method].stepped else uniform
         self.stream, self.always = stream, always
         self.start = self.drawn_at = time.monotonic()
         self.drawn = False
@@ -224,11 +228,27 @@ def _normalizers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _losses(args: argparse.Namespace) -> int:
+    """One line per registered loss: its name (a config's ``loss``), its label and facts."""
+    width = max(map(len, LOSSES))
+    for name, kind in LOSSES.items():
+        facts = [f"target {kind.target.what}"]
+        if kind.data is not None:
+            facts.append(f"on a data set X: {kind.data}")
+        if kind.takes_kappa:
+            facts.append("takes kappa")
+        if kind.floor is not None:
+            facts.append(f"floor {kind.floor_name}")
+        print(f"{name:<{width}}  {kind.label} ({'; '.join(facts)})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 unforeseen, 2 bad input, 130 interrupted)."""
     args = _parser().parse_args(argv)
     command = {"run": _run, "animate": _animate, "reproduce": _reproduce, "presets": _presets,
-               "normalizers": _normalizers, "sinks": sinks_cli.run, "sweep": sweeps_cli.run}[args.command]
+               "normalizers": _normalizers, "losses": _losses, "sinks": sinks_cli.run,
+               "sweep": sweeps_cli.run}[args.command]
     problem = environment_problem()  # a bad POLARIZE_* stops every command, not only the runs that read it
     if problem:
         return _fail(problem, 2)

@@ -126,11 +126,13 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
     uniform = Line(x=ends, y=np.array([log_n, log_n]), name="log n (uniform)", color=style.PALETTE.grey,
                    dash="dash", width=2, moving=False)
     loss_lines = _per_run(runs, "loss", narrow=narrow)
-    floor = kl_floor(runs["kl"].experiment) if "kl" in runs else None
-    if floor is not None:
-        named = "H(p*)" if narrow else f"H(p*) = {floor:.3g}"  # its value: hover (the widest entry)
-        loss_lines += (Line(x=ends, y=np.array([floor, floor]), name=named,
-                            color=style.PALETTE.grey, dash="dashdot", width=2, moving=False, legend=True),)
+    for r in runs.values():  # each run whose loss has a floor (LossKind.floor): the cross-entropy's
+        floor = kl_floor(r.experiment)
+        if floor is not None:
+            symbol = LOSSES[r.experiment.loss].floor_name
+            named = symbol if narrow else f"{symbol} = {floor:.3g}"  # its value: hover (the widest entry)
+            loss_lines += (Line(x=ends, y=np.array([floor, floor]), name=named, color=style.PALETTE.grey,
+                                dash="dashdot", width=2, moving=False, legend=True),)
     second = [
         Panel(title="entropy H(s)", lines=(*_per_run(runs, "entropy", narrow=narrow, legend=True), uniform),
               y_title="nats",

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from polarize.config import Experiment
-from polarize.losses import KL
+from polarize.losses import LOSSES
 
 __all__ = ["kl_floor"]
 
 
 def kl_floor(experiment: Experiment) -> float | None:
-    """The cross-entropy's floor ``H(p*)`` (``KL.floor``) for a resolved experiment.
+    """The loss's floor (``LossKind.floor``, the cross-entropy's ``H(p*)``) for a resolved experiment.
 
     Parameters
     ----------
@@ -21,8 +21,9 @@ def kl_floor(experiment: Experiment) -> float | None:
     Returns
     -------
     float or None
-        None unless the loss is ``"kl"`` with a target.
+        None unless its loss has a floor and the experiment a target.
     """
-    if experiment.loss != "kl" or experiment.target is None:
+    floor = LOSSES[experiment.loss].floor
+    if floor is None or experiment.target is None:
         return None
-    return KL(np.asarray(experiment.target, dtype=float)).floor
+    return floor(np.asarray(experiment.target, dtype=float))

@@ -10,6 +10,9 @@ import numpy as np
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
+from polarize.losses import LOSSES
+from polarize.methods import METHODS
+from polarize.models import MODELS
 from polarize.science.simplex import simplex_shares
 from polarize.science.time_words import format_time
 from polarize.status import Status
@@ -168,7 +171,7 @@ def judge(result: Result) -> Verdict:
 def _asked(result: Result) -> float:
     """The time the run was asked to reach (gradient descent: its whole steps of ``lr``)."""
     e = result.experiment
-    return e.horizon if e.method == "flow" else round(e.horizon / e.lr) * e.lr
+    return METHODS[e.method].end(e.horizon, e.lr)
 
 
 def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:
@@ -179,7 +182,8 @@ def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:
     if gap == 0:
         return "s sits on a vertex of the simplex, the other scores switched off (exactly 0)."
     more = (" It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t."
-            if (e.loss, e.normalizer, e.model) == ("logistic", "softmax", "value") and e.X is None else "")
+            if LOSSES[e.loss].margin and e.normalizer == "softmax" and "closed" in MODELS[e.model].systems
+            and e.X is None else "")
     return f"s(t) approaches a vertex of the simplex (1 \u2212 max s = {gap:.2g}).{more}"
 
 
@@ -198,9 +202,9 @@ def settings_line(experiment: Experiment) -> str:
     e = experiment
     # a temperature other than 1 is one the normalizer takes (Experiment refuses any other)
     normalizer = e.normalizer + (f" (T = {e.temperature:g})" if e.temperature != 1.0 else "")
-    method = "exact flow" if e.method == "flow" else f"gradient descent (lr = {e.lr:g})"
+    method = METHODS[e.method].words(e.lr)
     start = "a(0) = 0" if e.a_init == "zeros" else f"a(0) {e.a_init} \u00d7 {e.a_scale:g}"
-    parts = [f"n = {e.n}, d = {e.d}" + (" (tied)" if e.model == "tied" else ""), f"{e.loss} loss",
+    parts = [f"n = {e.n}, d = {e.d}" + MODELS[e.model].mark, f"{e.loss} loss",
              normalizer, method, f"to t = {format_time(float(e.horizon))}", start, f"seed {e.seed}"]
     return " \u00b7 ".join(parts)
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from polarize.config import A_INITS, METHODS, V_INITS, Experiment
+from polarize.config import A_INITS, V_INITS, Experiment
 from polarize.losses import LOSSES
+from polarize.methods import METHODS
+from polarize.models import MODELS
 from polarize.normalizers import NORMALIZERS, takes
 from polarize.plots.replicator import REPULSION_TITLES
 from polarize.presets import PRESETS, get_preset
@@ -43,8 +45,8 @@ HORIZONS: tuple[float, ...] = _nice_horizons()
 
 
 def is_tied(name: str) -> bool:
-    """Whether a preset uses the tied model (where ``d`` must equal ``n``)."""
-    return get_preset(name).experiment.model == "tied"
+    """Whether a preset uses a tied model (``Model.tied``: ``d`` must equal ``n``)."""
+    return MODELS[get_preset(name).experiment.model].tied
 
 
 CONTROLS: tuple[Control, ...] = (
@@ -67,13 +69,12 @@ CONTROLS: tuple[Control, ...] = (
             help="Softmax temperature: s = softmax(a / T).",
             derive=lambda v: None if takes(v["normalizer"], "temperature") else 1.0,
             off_help=" (softmax only)"),
-    Control("method", "Method", "radio", options=METHODS,
-            names={"flow": "gradient flow (exact)", "gd": "gradient descent"},
+    Control("method", "Method", "radio", options=METHODS.names, names=METHODS.labels,
             help="The exact flow, or gradient descent with the learning rate below."),
     Control("lr", "Learning rate", "number", 1e-4, 10.0, step=0.01,
             help="Step of gradient descent (time t = steps \u00d7 lr). "
                  "The flow records its first time at t = lr.",
-            applies=lambda v: v["method"] == "gd"),
+            applies=lambda v: METHODS[v["method"]].stepped),
     Control("horizon", "Horizon (final time)", "select_slider", options=HORIZONS, names_of=format_time,
             help="How long to run, on a log scale. "
                  "Polarization under the logistic loss is slow: like 1/log² t."),
@@ -136,6 +137,6 @@ def build_experiment(values: Mapping[str, Any]) -> Experiment:
     preset = get_preset(values.get("preset") or DEFAULT_PRESET)
     base = preset.experiment
     merged = {k: values[k] for k in FIELD_KEYS if k in values}
-    if base.model == "tied":
+    if MODELS[base.model].tied:
         merged["d"] = merged.get("n", base.n)
     return preset.with_changes(**{k: v for k, v in merged.items() if v != getattr(base, k)})

@@ -23,6 +23,7 @@ from typing import Any
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
+from polarize.methods import METHODS
 from polarize.science import format_time
 from polarize.science.deadline import Partial
 
@@ -88,8 +89,9 @@ def advice(experiment: Experiment, reached: float | None = None, horizons: Seque
     """
     e = experiment
     lower = lower_horizon(e.horizon, reached, horizons)
-    if e.method == "gd":
-        steps = f"{round(e.horizon / e.lr):,} gradient-descent steps"
+    count = METHODS[e.method].steps(e.horizon, e.lr)
+    if count is not None:
+        steps = f"{count:,} gradient-descent steps"
         options = [f"use the flow method (exact, with adaptive steps: {steps} are not needed)", lower,
                    f"raise the learning rate (now {e.lr:g})"]
     else:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from polarize.config import Experiment
+from polarize.losses import LOSSES
 from polarize.plots.dashboard import titles
 from polarize.science import distance_to_simplex, format_time
 
@@ -91,7 +92,7 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from
     """
     if dead_from is not None:
         return _dead_captions(experiment, dead_from, repulsion)
-    logistic = experiment.loss == "logistic"
+    logistic = LOSSES[experiment.loss].margin
     simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
                "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
     if not experiment.sigma.on_simplex:
@@ -156,6 +157,6 @@ def _replicator_caption(experiment: Experiment) -> str:
     words += (r"Softmax moves the logits as $\dot a_i = s_i\,(u_i - s\cdot u)/T$: tokens above zero gain "
               "logit, those below lose it. As one token takes over, the mean fitness becomes its own "
               "fitness, so its bar shrinks toward zero beside the others'.")
-    if experiment.loss == "logistic":
+    if LOSSES[experiment.loss].margin:
         words += r" Under the logistic loss $u = c\,p$ with $c > 0$: the same bars are $p_i - s\cdot p$."
     return words

@@ -19,6 +19,7 @@ import numpy as np
 from polarize.config import ConfigError, Experiment
 from polarize.integrate import simulate_within
 from polarize.losses import LOSSES
+from polarize.methods import METHODS
 from polarize.normalizers import NORMALIZERS, DegenerateStateError
 from polarize.plots.dashboard import dashboard
 from polarize.presets import get_preset
@@ -61,11 +62,12 @@ class Exploration(NamedTuple):
 
 def job(values: Mapping[str, Any]) -> Exploration | Problem:
     """What to run and show, or why a page will not run it (naming the fields): once per rerun."""
-    if values["method"] == "gd":
-        steps = round(values["horizon"] / values["lr"])
+    method = METHODS[values["method"]]
+    steps = method.steps(values["horizon"], values["lr"])
+    if steps is not None:
         if steps > MAX_GD_STEPS:
             return Problem(("horizon", "lr", "method"), (
-                f"Gradient descent up to t = {format_time(values['horizon'])} with learning rate "
+                f"{method.label.capitalize()} up to t = {format_time(values['horizon'])} with learning rate "
                 f"{values['lr']:g} takes {steps:,} steps; the Explorer runs at most {MAX_GD_STEPS:,}. "
                 "Lower the horizon, raise the learning rate, or use the exact flow."))
     try:
@@ -252,7 +254,7 @@ def caption(values: Mapping[str, Any]) -> str:
 
 def running(values: Mapping[str, Any]) -> str:
     """The spinner's words while a run is made: which run, to what time."""
-    how = "gradient descent" if values["method"] == "gd" else "the exact flow"
+    how = METHODS[values["method"]].doing
     return (f"Simulating {how} of {values['n']} tokens to t = {format_time(values['horizon'])} "
             f"({LOSSES.labels.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
 

@@ -1,4 +1,5 @@
-"""Loss and conditioning: three losses from one start, and the paper's regression against kappa."""
+"""Loss and conditioning: every registered loss (``LOSSES``) from one start, and the paper's regression
+against kappa."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from polarize.config import ConfigError, Experiment
+from polarize.losses import LOSSES
 from polarize.plots import kappa_figure, losses_figure, regression_figure
 from polarize.presets import PAPER_KAPPAS, paper_regression
 from polarize.science import kl_floor
@@ -26,7 +28,6 @@ from polarize.web.study import (
 )
 from polarize.web.view import Metric, Plot, View
 
-LOSS_ORDER = ("logistic", "square", "kl")
 CONTROLS = (*start(32), horizon(10, 1e8),
             Control("kappas", "Condition numbers \u03ba", "multiselect", options=tuple(range(1, 11)), most=6,
                     help="The paper's regression (n = d = m = 20) at each \u03ba."))
@@ -35,14 +36,14 @@ LABELS = {c.key: c.label for c in CONTROLS}
 
 def study(n: int, seed: int, horizon: float, kappas: tuple[float, ...], *,
           deadline: Deadline | None = None) -> tuple[dict, dict]:
-    """The three losses from one start (loss -> Result), and the paper's regression (kappa -> Result).
+    """Every loss of ``LOSSES`` from one start (loss -> Result), and the paper's regression (kappa -> Result).
 
     The runs a ``deadline`` leaves out are missing from the dicts.
     """
     deadline = deadline or Deadline()
-    losses = {loss: deadline.simulate(f"loss = {loss}", Experiment(
-        n=n, d=n, loss=loss, horizon=horizon, seed=seed, a_init="gaussian", a_scale=0.5))
-        for loss in LOSS_ORDER}
+    losses = {name: deadline.simulate(f"loss = {name}", Experiment(
+        n=n, d=n, loss=name, horizon=horizon, seed=seed, a_init="gaussian", a_scale=0.5))
+        for name in LOSSES}
     # Each kappa is the paper's own regression preset: its X and y are the notebook's draws, which a
     # sweep of kappa (redrawing X from the seed in this project's order) would not keep.
     regression = {kappa: deadline.simulate(f"\u03ba = {kappa:g}", paper_regression(kappa))
@@ -67,14 +68,11 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
     table = [{"run": label, "final entropy": round(float(r.entropy[-1]), 4) + 0.0,
               "max s": round(float(r.s[-1].max()), 4), "final loss": f"{r.loss[-1]:.3g}",
               "status": r.status} for label, r in runs.items()]
-    floor = kl_floor(losses["kl"].experiment) if "kl" in losses else None
-    plots = (Plot("losses", losses_figure(losses, narrow=narrow), (
-        "Same start, three losses. The logistic loss never reaches its floor, so it keeps pushing and "
-        "s(t) goes on polarizing (1 \u2212 max s keeps falling); the square loss decays exponentially "
-        "toward its floor (never reaching it in finite time), its gradient vanishing as fast, and the "
-        "scores freeze part-way; the cross-entropy approaches its floor"
-        + (f" H(p*) = {floor:.3g} (dashed)" if floor is not None else "")
-        + ", where its gradient vanishes.")),)
+    floors = {loss: floor for loss, r in losses.items() if (floor := kl_floor(r.experiment)) is not None}
+    plots = (Plot("losses", losses_figure(losses, narrow=narrow), " ".join((
+        f"Same start, {len(losses)} losses.", *(LOSSES[name].words for name in losses),
+        *(f"Dashed: the {LOSSES[loss].short} floor {LOSSES[loss].floor_name} = {floor:.3g}."
+          for loss, floor in floors.items())))),)
     if regression:  # left out when the comparison ran out of time before it
         plots += (
             Plot("regression", regression_figure(regression, narrow=narrow), (
@@ -85,17 +83,17 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
                 "Final entropy and largest score against \u03ba: ill-conditioned problems sparsify more "
                 "(the paper's observation), but polarization stays partial under the square loss.")),
         )
-    metrics = () if floor is None else (
-        Metric("KL floor H(p*)", f"{floor:.4g}", "The entropy of the cross-entropy's target: the lowest loss "
-               "it can reach."),
-        Metric("KL final loss", f"{losses['kl'].loss[-1]:.4g}", "At the horizon."))
+    metrics = tuple(metric for loss, floor in floors.items() for metric in (
+        Metric(f"{LOSSES[loss].short} floor {LOSSES[loss].floor_name}", f"{floor:.4g}",
+               "The lowest loss it can reach."),
+        Metric(f"{LOSSES[loss].short} final loss", f"{losses[loss].loss[-1]:.4g}", "At the horizon.")))
     return Drawn(plots=plots, table=table, runs=runs, notes=stopped_notes(runs), metrics=metrics)
 
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     """Fewer condition numbers when the regression ran out, else a lower horizon; fewer tokens."""
     kappas = overtime.fewer("condition numbers \u03ba", values["kappas"], lambda k: f"{k:g}")
-    losses = [f"loss = {loss}" for loss in LOSS_ORDER]
+    losses = [f"loss = {name}" for name in LOSSES]
     reached = partial.earliest(*losses) if partial else None
     horizon = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
     slow_losses = partial is None or any(label in losses for label in (*partial.cut, *partial.left_out))

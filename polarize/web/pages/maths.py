@@ -53,8 +53,8 @@ def maths_runs() -> MathsRuns:
         logistic=logistic, rate=polarization_rate(logistic),
         normalizers=compare_normalizers(get_preset("paper-compare-logistic").experiment,
                                         names=("softmax", "sigmoid", "linear", "relu")),
-        losses={loss: simulate(Experiment(loss=loss, horizon=1e6, a_init="gaussian", a_scale=0.5))
-                for loss in ("logistic", "square", "kl")})
+        losses={name: simulate(Experiment(loss=name, horizon=1e6, a_init="gaussian", a_scale=0.5))
+                for name in ("logistic", "square", "kl")})
 
 
 def maths_figures(runs: MathsRuns | None = None, *, narrow: bool = False) -> dict[str, dict[str, Any]]:

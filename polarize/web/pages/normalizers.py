@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from polarize.config import ConfigError, Experiment
+from polarize.methods import METHODS
 from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.science.deadline import Partial
@@ -29,7 +30,7 @@ from polarize.web.view import Plot, View
 PRESETS = ("paper-compare-logistic", "paper-compare-square")
 KEYS = ("loss", "method", "lr", "horizon", "seed")
 CONTROLS = (explorer_control("preset", options=PRESETS), *(explorer_control(k) for k in KEYS[:2]),
-            explorer_control("lr", applies=lambda v: v["method"] == "gd"),
+            explorer_control("lr", applies=lambda v: METHODS[v["method"]].stepped),
             *(explorer_control(k) for k in KEYS[3:]))
 LABELS = {c.key: c.label for c in CONTROLS}
 
@@ -44,7 +45,7 @@ def experiment(values: Mapping[str, Any]) -> Experiment:
 
 
 def check(values: Mapping[str, Any]) -> Problem | None:
-    if values["method"] == "gd":
+    if METHODS[values["method"]].stepped:
         problem = gd_problem(values, (values["lr"],), "lr", "Learning rate")
         if problem:
             return problem

@@ -82,7 +82,7 @@ def check(values: Mapping[str, Any]) -> Problem | None:
         return Problem(("tokens",), f"Slice through tokens: choose three tokens below n = {values['n']}.")
     if values["pick_a"] + values["pick_b"] >= 1:
         return Problem(("pick_b", "pick_a"), "The start's two shares must add up to less than 1.")
-    if values["loss"] != "logistic" and values["resolution"] > COSTLY_GRID:
+    if not LOSSES[values["loss"]].margin and values["resolution"] > COSTLY_GRID:
         return Problem(("resolution",), f"Basin grid: at most {COSTLY_GRID} x {COSTLY_GRID} for this loss, "
                        "whose runs cost more than the logistic loss's closed system.")
     if values["at"] > values["horizon"]:
@@ -172,9 +172,9 @@ def draw(values: Mapping[str, Any], out: dict[str, Any], narrow: bool = False) -
 
 
 def _naive_name(loss: str) -> str:
-    """The naive guess's token in words: p is the value projection only for the logistic loss."""
-    return ("with the largest p\u1d62(0) = v\u1d62\u00b7\u03b2*" if loss == "logistic"
-            else "with the largest fitness u\u1d62 at a(0) = 0")
+    """The naive guess's token in words (``LossKind.naive``: p is the value projection only under a
+    margin loss)."""
+    return LOSSES[loss].naive
 
 
 def _where(point: Any) -> str:
@@ -196,9 +196,9 @@ def _basin_plot(values: Mapping[str, Any], basins: Any, mine: np.ndarray | None)
         f"at t = {format_time(values['horizon'])}. The naive prediction says token {naive} ({largest}) "
         "wins, as it does from a(0) = 0 under logistic loss; faded squares are where it does. "
         "The dotted line is where it stops holding." + (
-            " Under logistic loss, a start that favours another token gives it a larger share s\u1d62, and "
-            "since dp\u1d62/dt = c s\u1d62 its value projection then grows faster and overtakes (the rich "
-            "get richer)." if values["loss"] == "logistic" else "") + (
+            f" Under {LOSSES[values['loss']].label} loss, a start that favours another token gives it a "
+            "larger share s\u1d62, and since dp\u1d62/dt = c s\u1d62 its value projection then grows faster "
+            "and overtakes (the rich get richer)." if LOSSES[values["loss"]].margin else "") + (
             f" Grey: the {basins.missing:,} starts not run in the time a page allows." if basins.missing
             else "")), selects=CLICK)
 
@@ -209,7 +209,7 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     grid = f"a smaller basin grid (now {values['resolution']} x {values['resolution']})" if smaller else None
     name = LOSSES.labels.get(values["loss"], values["loss"])
     loss = (f"the logistic loss (its runs are a closed system, far cheaper than the {name} loss's)"
-            if values["loss"] != "logistic" else None)
+            if not LOSSES[values["loss"]].margin else None)
     reached = partial.earliest() if partial else None
     horizon = overtime.lower_horizon(values["horizon"], reached, horizons(CONTROLS))
     return overtime.to_see([grid and f"use {grid}", loss and f"use {loss}", horizon,
