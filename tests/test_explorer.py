@@ -122,6 +122,24 @@ def test_a_link_loses_exactly_the_values_it_cannot_use_and_names_them(query, dro
     ex.build_experiment(values)  # what is left runs
 
 
+@pytest.mark.parametrize(("typed", "taken"), [
+    ({"normalizer": "L2"}, {"normalizer": "l2"}),
+    ({"normalizer": " Sparsemax "}, {"normalizer": "sparsemax"}),
+    ({"normalizer": "ReLU / Sum"}, {"normalizer": "relu"}), ({"loss": "SQUARE"}, {"loss": "square"}),
+    ({"method": "GD", "horizon": "100"}, {"method": "gd"}), ({"a_init": "Vertex"}, {"a_init": "vertex"})])
+def test_a_link_s_choices_are_read_as_people_type_them(typed, taken):
+    """Case, spacing and punctuation forgiven, by key or display name (issue 45: ``normalizer=L2`` ran
+    softmax and said the link could not be used)."""
+    values, ignored = link(typed)
+    assert ignored == {} and {key: values[key] for key in taken} == taken
+
+
+@pytest.mark.parametrize("typed", ["l", "", "-", "tanh", "softmax2", "L 2 x"])
+def test_a_choice_a_link_does_not_name_alone_is_refused(typed):
+    values, ignored = link({"normalizer": typed})
+    assert set(ignored) == {"normalizer"} and values["normalizer"] == DEFAULTS["normalizer"]
+
+
 def test_messages_do_not_repeat_what_the_link_said():
     _, ignored = link({"n": "**bold** `x`", "loss": "<b>hi</b>"})
     assert "bold" not in ignored["n"] and "<b>" not in ignored["loss"]
