@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from functools import cache
 from html import escape as html_escape
 
@@ -16,7 +17,7 @@ import pytest
 from polarize import ConfigError, Experiment, simulate
 from polarize.cli import main as cli_main
 from polarize.clips import animate
-from polarize.normalizers import make_normalizer
+from polarize.normalizers import NORMALIZERS, make_normalizer
 from polarize.presets import PRESETS
 from polarize.science import judge, title_lines
 from polarize.serve.runner import RunTimeout, run_with_timeout
@@ -406,10 +407,14 @@ def test_the_explorer_offers_its_dashboard_as_an_mp4_clip_for_slides():
     assert data[4:8] == b"ftyp" and len(data) > 10_000  # an MP4 container with frames in it
 
 
-@pytest.mark.parametrize("normalizer", ["softmax", "relu", "sparsemax", "linear"])
-def test_the_title_names_the_chosen_normalizer(normalizer):
-    """It said "watch softmax polarize" whatever the normalizer; whether it polarizes is the verdict's."""
+@pytest.mark.parametrize("normalizer", list(NORMALIZERS))
+def test_the_title_and_lead_name_the_chosen_normalizer_by_its_label(normalizer):
+    """It said "watch softmax polarize" whatever the normalizer, then "does l2 polarize?" (its internal
+    name) under a lead about softmax(a); whether it polarizes is the verdict's to say."""
     values = {**ex.EXPLORER.defaults(None), "normalizer": normalizer}
-    heading = ex.EXPLORER.heading(values)
-    assert normalizer in heading and all(other not in heading for other in ("softmax", "relu", "sparsemax",
-                                                                             "linear") if other != normalizer)
+    label = NORMALIZERS[normalizer].label
+    heading, lead = ex.EXPLORER.heading(values), ex.EXPLORER.leading(values)
+    others = [NORMALIZERS[name].label for name in NORMALIZERS if name != normalizer]
+    assert label in heading and not [other for other in others if other in heading]
+    assert label in lead and len(re.findall(r"[.!?](?:\s|$)", lead)) == 2
+    assert ("softmax(a)" in lead) == (normalizer == ex.EXPLORER.defaults(None)["normalizer"])
