@@ -98,6 +98,25 @@ def test_a_shared_link_reproduces_its_settings(server, page):
     assert config.V0 is not None  # the drawn arrays are written in
 
 
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["projector", "phone"])
+def test_a_link_typed_in_other_case_runs_its_choice_and_names_it(server, browser, size):
+    """``normalizer=L2`` (keys are lower case) ran softmax under a note that pushed Play off a projector's
+    screen; now it runs L2, says so in the title and lead by its label, and notes nothing."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/?normalizer=L2&loss=Logistic")
+        wait_for_figure(page, timeout=120)
+        wait_until_settled(page)
+        title = page.locator("h1").first.inner_text()
+        assert title == "Explorer: does L2: a\u00b2 / sum a\u00b2 polarize?", title
+        assert page.get_by_text("in place of softmax").is_visible()
+        assert not page.get_by_text("could not use").count()
+        assert selectbox_value(page, "Loss") == "logistic"
+    finally:
+        context.close()
+
+
 def test_the_exported_dashboard_plays_offline(browser, tmp_path):
     from polarize.web import export
     from polarize.web.pages import explorer

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from functools import cache
 from html import escape as html_escape
 
@@ -16,7 +17,7 @@ import pytest
 from polarize import ConfigError, Experiment, simulate
 from polarize.cli import main as cli_main
 from polarize.clips import animate
-from polarize.normalizers import make_normalizer
+from polarize.normalizers import NORMALIZERS, make_normalizer
 from polarize.presets import PRESETS
 from polarize.science import judge, title_lines
 from polarize.serve.runner import RunTimeout, run_with_timeout
@@ -120,6 +121,24 @@ def test_a_link_loses_exactly_the_values_it_cannot_use_and_names_them(query, dro
     assert all(values[key] == DEFAULTS[key] for key in dropped)
     assert all(values[key] == value for key, value in kept.items())
     ex.build_experiment(values)  # what is left runs
+
+
+@pytest.mark.parametrize(("typed", "taken"), [
+    ({"normalizer": "L2"}, {"normalizer": "l2"}),
+    ({"normalizer": " Sparsemax "}, {"normalizer": "sparsemax"}),
+    ({"normalizer": "ReLU / Sum"}, {"normalizer": "relu"}), ({"loss": "SQUARE"}, {"loss": "square"}),
+    ({"method": "GD", "horizon": "100"}, {"method": "gd"}), ({"a_init": "Vertex"}, {"a_init": "vertex"})])
+def test_a_link_s_choices_are_read_as_people_type_them(typed, taken):
+    """Case, spacing and punctuation forgiven, by key or display name (issue 45: ``normalizer=L2`` ran
+    softmax and said the link could not be used)."""
+    values, ignored = link(typed)
+    assert ignored == {} and {key: values[key] for key in taken} == taken
+
+
+@pytest.mark.parametrize("typed", ["l", "", "-", "tanh", "softmax2", "L 2 x"])
+def test_a_choice_a_link_does_not_name_alone_is_refused(typed):
+    values, ignored = link({"normalizer": typed})
+    assert set(ignored) == {"normalizer"} and values["normalizer"] == DEFAULTS["normalizer"]
 
 
 def test_messages_do_not_repeat_what_the_link_said():
@@ -388,10 +407,14 @@ def test_the_explorer_offers_its_dashboard_as_an_mp4_clip_for_slides():
     assert data[4:8] == b"ftyp" and len(data) > 10_000  # an MP4 container with frames in it
 
 
-@pytest.mark.parametrize("normalizer", ["softmax", "relu", "sparsemax", "linear"])
-def test_the_title_names_the_chosen_normalizer(normalizer):
-    """It said "watch softmax polarize" whatever the normalizer; whether it polarizes is the verdict's."""
+@pytest.mark.parametrize("normalizer", list(NORMALIZERS))
+def test_the_title_and_lead_name_the_chosen_normalizer_by_its_label(normalizer):
+    """It said "watch softmax polarize" whatever the normalizer, then "does l2 polarize?" (its internal
+    name) under a lead about softmax(a); whether it polarizes is the verdict's to say."""
     values = {**ex.EXPLORER.defaults(None), "normalizer": normalizer}
-    heading = ex.EXPLORER.heading(values)
-    assert normalizer in heading and all(other not in heading for other in ("softmax", "relu", "sparsemax",
-                                                                             "linear") if other != normalizer)
+    label = NORMALIZERS[normalizer].label
+    heading, lead = ex.EXPLORER.heading(values), ex.EXPLORER.leading(values)
+    others = [NORMALIZERS[name].label for name in NORMALIZERS if name != normalizer]
+    assert label in heading and not [other for other in others if other in heading]
+    assert label in lead and len(re.findall(r"[.!?](?:\s|$)", lead)) == 2
+    assert ("softmax(a)" in lead) == (normalizer == ex.EXPLORER.defaults(None)["normalizer"])

@@ -6,6 +6,8 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.browser import ARTIFACTS, BROWSER, wait_for_figure, wait_until_settled
 
@@ -136,5 +138,34 @@ def test_keys_step_buttons_and_keep_playing(server, browser):
         page.get_by_role("button", name="New random start").click()
         wait_for_figure(page, different_from=before, timeout=120)
         page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=20_000)
+    finally:
+        context.close()
+
+
+# The panel titles of the page's first figure (text and top, px), as the browser drew them.
+TITLE_TOPS = """() => [...document.querySelector('.js-plotly-plot').querySelectorAll('g.annotation')]
+  .map((a) => [a.textContent, Math.round(a.getBoundingClientRect().top)])"""
+
+
+@pytest.mark.parametrize(("path", "size", "scheme"), [("sinks", (1280, 720), "light"),
+                                                      ("sinks?present=true", (1280, 720), "dark"),
+                                                      ("sinks", (390, 844), "dark")],
+                         ids=["projector", "presented", "phone"])
+def test_the_attention_panels_titles_stay_in_place_as_it_steps(server, browser, path, size, scheme):
+    """After a step the second row's titles jumped 23 px up onto the first row's keys: each frame put
+    the titles (its step's sink scores) where the figure was built, not where it was fitted (issue 45)."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/{path}")
+        wait_until_settled(page, timeout=300)
+        page.wait_for_function(READY, timeout=30_000)
+        before = page.evaluate(TITLE_TOPS)
+        page.locator(".updatemenu-button").nth(2).click()  # Reset: the first step, with its own titles
+        _frame(page, 0)
+        page.wait_for_function(f"() => JSON.stringify(({TITLE_TOPS})().map((t) => t[0])) !== "
+                               f"{json.dumps(json.dumps([text for text, _ in before]))}", timeout=10_000)
+        after = page.evaluate(TITLE_TOPS)
+        assert [top for _, top in after] == [top for _, top in before], (before, after)
     finally:
         context.close()

@@ -118,7 +118,7 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
 
     Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
-    title, lead = spec.heading(values), spec.lead if not presenting else None
+    title, lead = spec.heading(values), spec.leading(values) if not presenting else None
     st.title(title)
     bar = deck_show.show_bar(presenting)
     if lead:

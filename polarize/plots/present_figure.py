@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,8 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     ratio = old_plot * grow / new_plot
     for item in [*_transport(layout), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
-    _open_rows(layout, ratio)
+    frames = [f["layout"] for f in data.get("frames", []) if isinstance(f.get("layout"), dict)]
+    _open_rows(layout, ratio, frames)
     _keep_title(layout, old_height * grow, new_height)
     layout.update(height=new_height, margin=margin)
     uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
@@ -194,8 +196,10 @@ def _gaps(layout: dict[str, Any]) -> tuple[float, int]:
     return sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g), sum(gaps) + 1
 
 
-def _open_rows(layout: dict[str, Any], ratio: float) -> None:
-    """Widen the gaps between rows of panels ``ratio`` times (in plot fractions), in place.
+def _open_rows(layout: dict[str, Any], ratio: float, frames: Sequence[dict[str, Any]] = ()) -> None:
+    """Widen the gaps between rows of panels ``ratio`` times (in plot fractions), in place; the
+    annotations of the ``frames``' layouts (panel titles that change as it plays) move with the
+    layout's, or a frame would put them back where they were built.
 
     A gap is a stretch of the plot's height that fewer panels cover than the most (a panel
     spanning every row, like the dashboard's simplex, does not close it). Panels' y domains and
@@ -216,7 +220,9 @@ def _open_rows(layout: dict[str, Any], ratio: float) -> None:
 
     for axis in axes:
         axis["domain"] = [moved(end) for end in axis["domain"]]
-    for note in layout.get("annotations", []):
+    every = [*layout.get("annotations", []), *(note for f in frames for note in f.get("annotations", []))]
+    notes = {id(note): note for note in every}
+    for note in notes.values():  # each once, however many frames share it
         y = note.get("y")
         if note.get("yref", "paper") == "paper" and isinstance(y, int | float) and 0 <= y <= 1:
             note["y"] = moved(y)

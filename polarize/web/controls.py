@@ -136,10 +136,19 @@ class Control:
             raw = raw[-1]
         text = str(raw).strip()
         if self.options and not isinstance(self.options[0], (int, float)):
-            if text not in self.options:
-                raise ValueError(f"must be one of {', '.join(map(str, self.options))}")
-            return text
+            return self._parse_choice(text)
         return self._parse_number(text)
+
+    def _parse_choice(self, text: str) -> Any:
+        """The option ``text`` names, as people type it: any case, spacing and punctuation, by its key or
+        its display name (``L2``, ``Cross entropy``, ``relu``), when it names exactly one."""
+        if text in self.options:
+            return text
+        typed = _plain(text)
+        named = {o for o in self.options if typed and typed in (_plain(str(o)), _plain(self.name(o)))}
+        if len(named) != 1:
+            raise ValueError(f"must be one of {', '.join(map(str, self.options))}")
+        return named.pop()
 
     def _parse_number(self, text: str) -> int | float:
         try:
@@ -232,3 +241,8 @@ def format_value(value: Any) -> str:
             # Plain decimals unless the exponent form is clearly shorter (1e12, not 2e-3).
             return text if len(text) + 2 < len(plain) else plain
     return plain
+
+
+def _plain(text: str) -> str:
+    """``text`` as a choice is compared: lower case, letters and digits only."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())

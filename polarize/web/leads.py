@@ -7,7 +7,7 @@ session and folded after. Written for a student who has never heard of the paper
 
 from __future__ import annotations
 
-__all__ = ["LEADS", "TOURS"]
+__all__ = ["LEADS", "OTHER_MAP_LEAD", "TOURS"]
 
 LEADS: dict[str, str] = {
     "explorer": (
@@ -52,6 +52,13 @@ LEADS: dict[str, str] = {
         "turn. Add a view from any page's sidebar, then present the deck from here."),
 }
 """Page name -> its lead: two sentences, what you are looking at and what to try first."""
+
+OTHER_MAP_LEAD = (
+    "A tiny model turns one number per token (its logits a) into scores s = \u03c3(a), here with the "
+    "normalizer {label} in place of softmax, and trains it by gradient flow. Press Play on the figure and "
+    "see whether the dot runs into a corner of the simplex.")
+"""The Explorer's lead with another normalizer than softmax chosen (``{label}``, its registry label): the
+softmax lead's promise of a corner is the verdict's to make there."""
 
 TOURS: dict[str, tuple[str, ...]] = {
     "explorer": (

@@ -102,6 +102,9 @@ class PageSpec:
     lead : str
         What the page is, in two sentences for a newcomer (``polarize.web.leads``; markdown, our own
         text), shown under the title, not on a slide.
+    lead_of : callable, optional
+        ``lead_of(values)``: the lead for the chosen settings, when the words depend on them
+        (``leading``); ``lead`` is the one for the page's defaults.
     tour : tuple of str
         The steps of the page's guided first visit (markdown, our own text), or none.
     """
@@ -124,6 +127,7 @@ class PageSpec:
     slide: bool = True
     decks: bool = False
     lead: str = ""
+    lead_of: Callable[[Values], str] | None = None
     tour: tuple[str, ...] = ()
 
     def show(self, job: Any, display: Display = DEFAULT) -> View:
@@ -145,6 +149,10 @@ class PageSpec:
     def heading(self, values: Values) -> str:
         """The title at the top of the page for ``values``."""
         return self.title if self.titled is None else self.titled(values)
+
+    def leading(self, values: Values) -> str:
+        """The lead under the title for ``values``."""
+        return self.lead if self.lead_of is None else self.lead_of(values)
 
     def running(self, values: Values) -> str:
         """What the spinner says while ``view`` runs for ``values``."""

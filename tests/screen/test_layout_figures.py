@@ -319,6 +319,22 @@ PROJECTORS = [Display(top=230, column=760), Display(presenting=True, top=90, col
 
 
 @pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented", "phone"])
+def test_the_attention_panels_titles_stay_in_place_as_it_plays(display):
+    """Each frame of the Sinks heatmaps carries its panels' titles (their sink scores at that step):
+    fitted, they stayed where they were built while the layout's moved, so after one step the second
+    row's titles jumped 23 px up onto the first row's keys (issue 45)."""
+    from polarize.web.pages import by_name
+
+    spec = by_name("sinks")
+    view = fit(spec.show(spec.make_job(spec.defaults(None)), display), display)
+    (figure,) = [plot.figure for plot in view.plots() if plot.key == "sinks-attention"]
+    placed = [(note["x"], note["y"]) for note in figure["layout"]["annotations"] if note.get("text")]
+    assert len({y for _, y in placed}) == (4 if display.phone else 2)  # rows of panels, titled
+    for frame in figure["frames"]:
+        assert [(note["x"], note["y"]) for note in frame["layout"]["annotations"]] == placed, frame["name"]
+
+
+@pytest.mark.parametrize("display", PROJECTORS, ids=["projector", "presented", "phone"])
 @pytest.mark.parametrize("page", ["tied", "losses"])
 def test_panel_titles_stay_clear_of_the_panels_above(display, page):
     """At 1280 x 720 each row's panel titles on Massive activations were drawn across the panels

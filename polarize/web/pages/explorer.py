@@ -36,7 +36,7 @@ from polarize.web.experiment_controls import (
     preset_values,
 )
 from polarize.web.failures import config_reason, failure_view
-from polarize.web.leads import LEADS, TOURS
+from polarize.web.leads import LEADS, OTHER_MAP_LEAD, TOURS
 from polarize.web.limited import BUDGET, run_limited
 from polarize.web.page import Mend, PageSpec, Problem
 from polarize.web.view import Caption, Columns, Download, Folded, Metric, Plot, Text, View
@@ -259,11 +259,27 @@ def running(values: Mapping[str, Any]) -> str:
             f"({LOSSES.labels.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
 
 
+def lead(values: Mapping[str, Any]) -> str:
+    """The lead under the title: the page's own (written for softmax, the default normalizer), or the
+    one naming the chosen normalizer by its label."""
+    chosen = values.get("normalizer")
+    if chosen == preset_values(None)["normalizer"] or chosen not in NORMALIZERS:
+        return LEADS["explorer"]
+    return OTHER_MAP_LEAD.format(label=NORMALIZERS[chosen].label)
+
+
+def title(values: Mapping[str, Any]) -> str:
+    """The page's title for ``values``: the chosen normalizer by its label."""
+    chosen = values.get("normalizer")
+    return f"Explorer: does {NORMALIZERS[chosen].label if chosen in NORMALIZERS else 'it'} polarize?"
+
+
 EXPLORER = PageSpec(
     name="explorer",
-    lead=LEADS["explorer"], tour=TOURS["explorer"], nav_title="Explorer", title="Explorer: does it polarize?",
+    lead=LEADS["explorer"], lead_of=lead, tour=TOURS["explorer"], nav_title="Explorer",
+    title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     mend=mend,
     view=lambda shown, narrow=False: explore(*shown, narrow=narrow), caption=caption, spinner=running,
-    titled=lambda values: f"Explorer: does {values['normalizer']} polarize?")
+    titled=title)
