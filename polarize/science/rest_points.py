@@ -88,12 +88,14 @@ class RestPoint:
         Of the field linearized along the support's face (``len(support) - 1`` of them).
     stability : {"stable", "unstable", "saddle", "degenerate"}
         By the signs of ``invasion`` and of the eigenvalues' real parts; "degenerate" where one of
-        them is zero (the linearization does not decide). For a point of a ``continuum`` the zero
-        eigenvalues along it are left out: "stable" then says the continuum attracts the runs near it.
+        them is zero against its own size (the linearization does not decide): the eigenvalues shrink
+        with the square of the face's smallest share, and are read against a threshold that does too.
+        For a point of a ``continuum`` the zero eigenvalues along it are left out: "stable" then says
+        the continuum attracts the runs near it; a whole triangle at rest has no rate left: "degenerate".
     continuum : ndarray, shape (m, 3), or None
         Where the point is one of a whole segment (or face) of rest points, as under a rank-deficient
-        ``V`` (d < n): the corners of that set on the triangle (a segment's two ends); ``shares`` is
-        its middle. None for an isolated rest point.
+        ``V`` (d < n) for any loss: the corners of that set on the triangle (a segment's two ends);
+        ``shares`` is its middle. None for an isolated rest point.
     """
 
     s: np.ndarray
@@ -113,9 +115,11 @@ def rest_points(experiment: Experiment, V: np.ndarray,
     common speed (on the whole simplex: ``u_i = u_j`` for ``i, j`` in ``S``). Under the square loss the
     fitness ``u = b - G s`` is affine in ``s`` (``b = (XV)^T y``, ``G = (XV)^T XV``), and on the whole
     simplex each face is one linear system, ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1``, solved exactly;
-    on a slice an edge's condition is a cubic in its one share, whose roots are exact. Elsewhere a
-    root finder that never leaves the face runs from a grid of starts, and only the answers at which
-    the field really stands still are kept. The vertices always rest.
+    on a slice an edge's condition is a cubic in its one share, whose roots are exact. Elsewhere edges
+    are scanned for sign changes, and inside a root finder that never leaves the face runs from every
+    grid cell where both conditions change sign (``_searched_inside``); only the answers at which the
+    field really stands still are kept. Whatever the loss, a face whose conditions vanish everywhere
+    rests whole, and roots that form a line are given as one. The vertices always rest.
     """
     e = experiment.resolved()
     V = np.asarray(V, dtype=float)

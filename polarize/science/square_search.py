@@ -174,10 +174,10 @@ def _polished(residual: Residual, x: np.ndarray, close: float, steps: int) -> np
 
 VALLEY = 1e-3
 """A Jacobian whose singular values differ by more than this factor makes a valley worth following."""
-VALLEYS = 4
+VALLEYS = 2
 """At most this many valleys are followed (the starts that stall in one valley end close together)."""
 _VALLEY_STEP = 1e-2  # the step along a valley's floor, in the square's units
-_VALLEY_STEPS = 200  # most steps each way: the floor's length in the square is at most about 2
+_VALLEY_STEPS = 150  # most steps each way: a floor across the square is at most about 1.5 long
 
 
 def _valley_roots(residual: Residual, x: np.ndarray, close: float) -> np.ndarray:
@@ -195,63 +195,67 @@ def _valley_roots(residual: Residual, x: np.ndarray, close: float) -> np.ndarray
     sigma[finite] = np.linalg.svd(jac[finite], compute_uv=False)
     stalled = finite & (sigma[:, 1] < VALLEY * sigma[:, 0]) & np.all((x > 0) & (x < 1), axis=1)
     found: list[np.ndarray] = []
-    followed: list[np.ndarray] = []
-    for k in np.flatnonzero(stalled)[np.argsort(np.sum(f[stalled] ** 2, axis=1))]:
-        if len(followed) >= VALLEYS:
-            break
-        if any(np.max(np.abs(x[k] - y)) < 10 * _VALLEY_STEP for y in followed):
+    visited = np.zeros((0, 2))  # the floors followed so far: a point on one is in a valley already searched
+    for k in np.flatnonzero(stalled)[np.argsort(np.sum(f[stalled] ** 2, axis=1))][:VALLEYS * 8]:
+        if len(found) >= 2 * VALLEYS or (len(visited) and np.min(np.max(np.abs(visited - x[k]), axis=1))
+                                         < 3 * _VALLEY_STEP):
             continue
-        followed.append(x[k])
         rotation = np.linalg.svd(jac[k])[0]  # columns u1, u2: f @ rotation = (g1, g2)
-        for sign in (1.0, -1.0):
-            root = _follow(residual, x[k], rotation, sign, close)
+        for sign in (1.0, -1.0):  # one way, and the other only where the first finds no root
+            root, path = _follow(residual, x[k], rotation, sign, close)
+            visited = np.concatenate([visited, path, x[k][None]])
             if root is not None:
                 found.append(root)
+                break
     return np.array(found).reshape(-1, 2)
 
 
 def _follow(residual: Residual, x0: np.ndarray, rotation: np.ndarray, sign: float,
-            close: float) -> np.ndarray | None:
-    """Follow ``g1 = 0`` from ``x0`` (2,) in the direction ``sign``; the point where ``g2`` changes sign."""
+            close: float) -> tuple[np.ndarray | None, np.ndarray]:
+    """Follow ``g1 = 0`` from ``x0`` (2,) in the direction ``sign``: the point where ``g2`` changes sign
+    (or None), and the floor's points visited (m, 2)."""
     def rotated(y: np.ndarray) -> np.ndarray:  # (K, 2) -> (g1, g2) (K, 2)
         return residual(y) @ rotation
 
-    x = _onto_floor(rotated, x0, close)
+    x, slope, value = _onto_floor(rotated, x0, close)
     heading = None
+    path: list[np.ndarray] = []
     for _ in range(_VALLEY_STEPS):
         if x is None:
-            return None
-        slope = _linearized(rotated, x[None], rotated(x[None]))[1][0, 0]
+            break
+        path.append(x)
         tangent = np.array([-slope[1], slope[0]]) / max(np.hypot(*slope), 1e-300)
         heading = sign * tangent if heading is None else np.copysign(1.0, tangent @ heading) * tangent
-        y = _onto_floor(rotated, x + _VALLEY_STEP * heading, close)
-        if y is not None and np.sign(rotated(y[None])[0, 1]) != np.sign(rotated(x[None])[0, 1]):
-            return _bisected(rotated, x, y, close)
-        x = y
-    return None
+        y, slope, after = _onto_floor(rotated, x + _VALLEY_STEP * heading, close)
+        if y is not None and np.sign(after) != np.sign(value):
+            return _bisected(rotated, x, y, close), np.array(path)
+        x, value = y, after
+    return None, np.array(path).reshape(-1, 2)
 
 
-def _onto_floor(rotated: Residual, x: np.ndarray, close: float) -> np.ndarray | None:
-    """Newton across the valley from ``x`` (2,): the point of ``g1 = 0`` along ``grad g1``, or None when
-    that leaves the open square or the slope vanishes."""
+def _onto_floor(rotated: Residual, x: np.ndarray,
+                close: float) -> tuple[np.ndarray | None, np.ndarray, float]:
+    """Newton across the valley from ``x`` (2,): the point of ``g1 = 0`` along ``grad g1`` (None when that
+    leaves the open square or the slope vanishes), ``grad g1`` (2,) at the last step, and ``g2`` there."""
+    grad, weak = np.zeros(2), 0.0
     for _ in range(8):
         value, slope = _linearized(rotated, x[None], rotated(x[None]))
-        grad = slope[0, 0]
+        grad, weak = slope[0, 0], float(value[0, 1])
         norm = float(grad @ grad)
         if not np.isfinite(norm) or norm == 0:
-            return None
+            return None, grad, weak
         move = grad * value[0, 0] / norm
         x = x - move
         if np.max(np.abs(move)) <= close:
             break
-    return x if np.all((x > 0) & (x < 1)) else None
+    return (x if np.all((x > 0) & (x < 1)) else None), grad, weak
 
 
 def _bisected(rotated: Residual, x: np.ndarray, y: np.ndarray, close: float) -> np.ndarray:
     """Bisection along the floor between ``x`` and ``y`` (2,), where ``g2`` has opposite signs."""
     side = np.sign(rotated(x[None])[0, 1])
     for _ in range(60):
-        middle = _onto_floor(rotated, 0.5 * (x + y), close)
+        middle = _onto_floor(rotated, 0.5 * (x + y), close)[0]
         if middle is None or np.max(np.abs(y - x)) <= close:
             break
         if np.sign(rotated(middle[None])[0, 1]) == side:
