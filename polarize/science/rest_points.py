@@ -28,10 +28,13 @@ from polarize.config import Experiment
 from polarize.losses import LinearLoss, Square
 from polarize.normalizers import make_normalizer
 from polarize.science.flow_field import slice_field, slice_logits
-from polarize.science.square_search import newton_steps, roots_in_square
+from polarize.science.square_search import crossing_cells, newton_steps, roots_in_square, same_roots
 from polarize.systems import build_loss
 
 __all__ = ["RestPoint", "rest_points"]
+
+Corners = np.ndarray | None
+"""The corners (m, 3) of the set of rest points a found point stands for, or None for an isolated one."""
 
 FD_STEP = 1e-6
 """Largest step of the central differences that linearize the field on a face."""
@@ -44,7 +47,17 @@ ROUNDING = 1e-7
 EDGE_LOGIT = 36.0
 """The edge scan also covers the shares ``expit(z)``, ``|z| <= EDGE_LOGIT``: to 2e-16 of each vertex."""
 INSIDE_STARTS = 8
-"""Starts per side of the grid from which rest points inside the triangle are sought."""
+"""Starts per side of the even grid from which rest points inside the triangle are sought (and crossings)."""
+INSIDE_GRID = 80
+"""Cells per side of the grid whose crossings of the two rest conditions start the search inside: evenly
+in each coordinate of the unit square, and evenly in its logit to ``INSIDE_LOGIT`` (near the edges)."""
+INSIDE_LOGIT = 16.0
+"""The inside grid reaches the coordinates ``expit(z)``, ``|z| <= INSIDE_LOGIT``: to 1e-7 of each edge."""
+MOST_STARTS = 400
+"""At most this many crossing cells start the search (where the rest conditions vanish on a patch, all do)."""
+SAME = 1e-6
+"""Answers of one group spread wider than this (in shares) are a set of rest points, not one point: an
+isolated root's answers lie within its Newton step's tolerance (``NEWTON``), however flat its valley."""
 NEWTON = 1e-9
 """An inside point counts as a rest point when the Newton step to the root there is this short (in shares)."""
 VERTEX = 1e-12
@@ -75,12 +88,14 @@ class RestPoint:
         Of the field linearized along the support's face (``len(support) - 1`` of them).
     stability : {"stable", "unstable", "saddle", "degenerate"}
         By the signs of ``invasion`` and of the eigenvalues' real parts; "degenerate" where one of
-        them is zero (the linearization does not decide). For a point of a ``continuum`` the zero
-        eigenvalues along it are left out: "stable" then says the continuum attracts the runs near it.
+        them is zero against its own size (the linearization does not decide): the eigenvalues shrink
+        with the square of the face's smallest share, and are read against a threshold that does too.
+        For a point of a ``continuum`` the zero eigenvalues along it are left out: "stable" then says
+        the continuum attracts the runs near it; a whole triangle at rest has no rate left: "degenerate".
     continuum : ndarray, shape (m, 3), or None
         Where the point is one of a whole segment (or face) of rest points, as under a rank-deficient
-        ``V`` (d < n): the corners of that set on the triangle (a segment's two ends); ``shares`` is
-        its middle. None for an isolated rest point.
+        ``V`` (d < n) for any loss: the corners of that set on the triangle (a segment's two ends);
+        ``shares`` is its middle. None for an isolated rest point.
     """
 
     s: np.ndarray
@@ -100,9 +115,11 @@ def rest_points(experiment: Experiment, V: np.ndarray,
     common speed (on the whole simplex: ``u_i = u_j`` for ``i, j`` in ``S``). Under the square loss the
     fitness ``u = b - G s`` is affine in ``s`` (``b = (XV)^T y``, ``G = (XV)^T XV``), and on the whole
     simplex each face is one linear system, ``G_SS s_S + lambda 1 = b_S``, ``1.s_S = 1``, solved exactly;
-    on a slice an edge's condition is a cubic in its one share, whose roots are exact. Elsewhere a
-    root finder that never leaves the face runs from a grid of starts, and only the answers at which
-    the field really stands still are kept. The vertices always rest.
+    on a slice an edge's condition is a cubic in its one share, whose roots are exact. Elsewhere edges
+    are scanned for sign changes, and inside a root finder that never leaves the face runs from every
+    grid cell where both conditions change sign (``_searched_inside``); only the answers at which the
+    field really stands still are kept. Whatever the loss, a face whose conditions vanish everywhere
+    rests whole, and roots that form a line are given as one. The vertices always rest.
     """
     e = experiment.resolved()
     V = np.asarray(V, dtype=float)
@@ -115,8 +132,8 @@ def rest_points(experiment: Experiment, V: np.ndarray,
                 if len(ends):
                     found.append(_classified(e, V, np.mean(ends, axis=0), face, tokens, ends))
                 continue
-            for r in _face_solutions(e, V, face, tokens, affine):
-                found.append(_classified(e, V, r, face, tokens))
+            for r, corners in _face_solutions(e, V, face, tokens, affine):
+                found.append(_classified(e, V, r, face, tokens, corners))
     return found
 
 
@@ -148,15 +165,20 @@ def _continuum(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> 
     if len(null) > 1 or k == 2:
         ends = np.eye(3)[list(face)]  # the whole face (an edge, or the triangle) rests
         return ends
-    direction = null[0]
-    # s_S = solution + t direction > 0: an interval of t
+    return _segment(solution[:k], null[0], face)
+
+
+def _segment(point: np.ndarray, direction: np.ndarray, face: tuple[int, ...]) -> np.ndarray:
+    """The ends (2, 3) of the line ``point + t direction`` (the face's shares, (k,)) where every share of
+    the face is positive; an empty (0, 3) where the line misses the face."""
+    k = len(face)
     with np.errstate(divide="ignore", invalid="ignore"):
-        bounds = -solution[:k] / direction
+        bounds = -point / direction
     low = np.max(bounds[direction > 0], initial=-np.inf)
     high = np.min(bounds[direction < 0], initial=np.inf)
     if not low < high:
         return np.zeros((0, 3))
-    return np.stack([_on_face((solution[:k] + t * direction)[:-1], face) for t in (low, high)])
+    return np.stack([_on_face((point + t * direction)[:k - 1], face) for t in (low, high)])
 
 
 def _affine_fitness(e: Experiment, V: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -188,22 +210,45 @@ def _face_rates(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ..
 
 
 def _face_solutions(e: Experiment, V: np.ndarray, face: tuple[int, ...], tokens: tuple[int, int, int],
-                    affine: tuple[np.ndarray, np.ndarray] | None) -> list[np.ndarray]:
+                    affine: tuple[np.ndarray, np.ndarray] | None) -> list[tuple[np.ndarray, Corners]]:
+    """The face's rest points (3,) each with the corners of the set of rest points it stands for (or None)."""
     if len(face) == 1:
-        return [_on_face(np.zeros(0), face)]
+        return [(_on_face(np.zeros(0), face), None)]
+    if len(face) == 2 and not (affine is not None and e.n == 3) and _resting_edge(e, V, face, tokens):
+        ends = np.eye(3)[list(face)]
+        return [(np.mean(ends, axis=0), ends)]
+    if len(face) == 3 and not (affine is not None and e.n == 3):
+        return _searched_inside(e, V, face, tokens)
     if affine is not None and e.n == 3:
         candidates = _exact_simplex(affine, face)
     elif affine is not None and len(face) == 2:
         candidates = _cubic_edge(e, V, face, tokens)
-    elif len(face) == 2:
-        candidates = _scanned_edge(e, V, face, tokens)
     else:
-        candidates = _searched_inside(e, V, face, tokens)
+        candidates = _scanned_edge(e, V, face, tokens)
     out: list[np.ndarray] = []
     for r in candidates:
         if np.all(r[list(face)] > VERTEX) and not any(np.max(np.abs(r - other)) < 1e-9 for other in out):
             out.append(r)
-    return out
+    return [(r, None) for r in out]
+
+
+def _resting_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...], tokens: tuple[int, int, int]) -> bool:
+    """Whether the edge's rest condition vanishes along the whole edge (to rounding): the edge rests.
+
+    The condition is analytic in the edge's share, so it either has isolated zeros or is zero
+    everywhere (as when ``V``'s rank leaves the loss at its floor along the edge); a scan tells which.
+    """
+    x = np.linspace(0, 1, EDGE_SCAN + 1)[1:-1]
+    return _resting_face(e, V, np.stack([_on_face(np.array([xi]), face) for xi in x]), face, tokens)
+
+
+def _resting_face(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
+                  tokens: tuple[int, int, int]) -> bool:
+    """Whether the face's rest conditions vanish (to rounding) at every point ``r`` (K, 3) of a scan of it."""
+    rates, _ = _face_rates(e, V, r, face, tokens)
+    # the condition is a difference of fitnesses (n = 3) or of logit velocities, at most 2 |u| / T
+    tolerance = _rounding(e, V, tokens) * (1.0 if e.n == 3 else 2.0 / e.temperature)
+    return bool(np.all(np.abs(rates) <= tolerance))
 
 
 def _exact_simplex(affine: tuple[np.ndarray, np.ndarray], face: tuple[int, ...]) -> list[np.ndarray]:
@@ -249,20 +294,64 @@ def _scanned_edge(e: Experiment, V: np.ndarray, face: tuple[int, ...],
 
 
 def _searched_inside(e: Experiment, V: np.ndarray, face: tuple[int, ...],
-                     tokens: tuple[int, int, int]) -> list[np.ndarray]:
-    """Roots inside the triangle from a grid of starts, in coordinates ``(p, q)`` of the unit square
-    (shares ``p, (1-p) q, (1-p)(1-q)``), all searched at once (``square_search``); an answer counts only
-    where the field stands still to rounding (its Newton step under ``NEWTON``)."""
+                     tokens: tuple[int, int, int]) -> list[tuple[np.ndarray, Corners]]:
+    """Roots inside the triangle, in coordinates ``(p, q)`` of the unit square (shares ``p, (1-p) q,
+    (1-p)(1-q)``), each with the corners of the set of rest points it stands for (or None).
+
+    The search (``square_search``) starts in every cell of a grid where both rest conditions change sign
+    (a crossing of their zero curves, found however flat the valley they meet in; the grid is also even in
+    the logit, so points a few thousandths from an edge have cells of their own) and from an even grid.
+    An answer counts only where the field stands still to rounding (its Newton step under ``NEWTON``);
+    answers one root or one connected set of roots are grouped (``same_roots``). A group spread wider
+    than ``SAME`` is a set of rest points, whose dimension is what the rank of the rest conditions leaves:
+    where they vanish on the whole face (rank 0: checked first), the whole triangle; else a line (rank 1),
+    its ends where it leaves the triangle.
+    """
     def shares(pq: np.ndarray) -> np.ndarray:  # (K, 2) -> (K, 3)
         return np.stack([pq[:, 0], (1 - pq[:, 0]) * pq[:, 1], (1 - pq[:, 0]) * (1 - pq[:, 1])], axis=1)
 
     def residual(pq: np.ndarray) -> np.ndarray:  # (K, 2) -> (K, 2)
         return _face_rates(e, V, shares(pq), face, tokens)[0]
 
+    axis = np.unique(np.concatenate([np.linspace(0, 1, INSIDE_GRID + 1),
+                                     expit(np.linspace(-INSIDE_LOGIT, INSIDE_LOGIT, INSIDE_GRID + 1))]))
+    if _resting_face(e, V, shares(np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)), face, tokens):
+        return [(np.full(3, 1 / 3), np.eye(3))]  # the rest conditions vanish everywhere: rank 0
     grid = (np.arange(INSIDE_STARTS) + 0.5) / INSIDE_STARTS
-    x = roots_in_square(residual, np.array(list(itertools.product(grid, grid))), close=NEWTON * 1e-3)
-    resting = newton_steps(residual, x, flat=NEWTON) <= NEWTON
-    return [r for r in shares(x[resting]) if np.min(r) > BORDER]
+    starts = np.concatenate([crossing_cells(residual, axis, most=MOST_STARTS),
+                             np.array(list(itertools.product(grid, grid)))])
+    x = roots_in_square(residual, starts, close=NEWTON * 1e-3)
+    x = x[newton_steps(residual, x, flat=NEWTON) <= NEWTON]
+    found = np.unique(shares(x[np.min(shares(x), axis=1) > BORDER]), axis=0)
+
+    def on_triangle(xy: np.ndarray) -> np.ndarray:  # the rest conditions at shares (K, 2) and their third
+        return _face_rates(e, V, np.concatenate([xy, 1 - np.sum(xy, axis=1, keepdims=True)], axis=1),
+                           face, tokens)[0]
+
+    out: list[tuple[np.ndarray, Corners]] = []
+    # grouped in the shares themselves, where a line of rest points (a loss at its floor along an affine
+    # set of V s) is straight, so the point halfway between two of its points is on it
+    for members in same_roots(on_triangle, found[:, :2], flat=NEWTON):
+        points = found[members]
+        if np.max(np.ptp(points, axis=0)) <= SAME:
+            out.append((points[np.argmin(np.max(np.abs(on_triangle(points[:, :2])), axis=1))], None))
+            continue
+        ends = _resting_set(points, face)
+        out.append((np.mean(ends, axis=0), ends))
+    return out
+
+
+def _resting_set(points: np.ndarray, face: tuple[int, ...]) -> np.ndarray:
+    """The ends (2, 3) of the line of rest points through ``points`` (K, 3), where it leaves the triangle.
+
+    The rest conditions are analytic: where their Jacobian vanishes on a patch they vanish on the whole
+    face (``_resting_face``, the rank 0 case, found before the search); otherwise a set of rest points
+    wider than a point has rank 1, a curve, which for these losses is straight (the loss at its floor
+    along an affine set of ``V s``): drawn along the points' spread.
+    """
+    centre = np.mean(points, axis=0)
+    ends = _segment(centre, np.linalg.svd(points - centre)[2][0], face)
+    return ends if len(ends) else points[[0, -1]]
 
 
 def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ...],
@@ -286,7 +375,8 @@ def _classified(e: Experiment, V: np.ndarray, r: np.ndarray, face: tuple[int, ..
     transverse = np.array(eigenvalues)
     if ends is not None:  # leave out the zero rates along the continuum (one per dimension of it)
         transverse = transverse[np.argsort(np.abs(transverse))][len(ends) - 1:]
-    stability = _stability(np.array(invasion), transverse, scale, e.temperature)
+    stability = _stability(np.array(invasion), transverse, scale, scale * _face_spread(face, s, tokens) ** 2,
+                           e.temperature)
     return RestPoint(s=s, shares=r, support=tuple(tokens[i] for i in face), invasion=invasion,
                      eigenvalues=eigenvalues, stability=stability, continuum=ends)
 
@@ -306,14 +396,31 @@ def _rounding(e: Experiment, V: np.ndarray, tokens: tuple[int, int, int]) -> flo
     return ROUNDING * float(np.max(np.abs(u)))
 
 
-def _stability(invasion: np.ndarray, eigenvalues: np.ndarray, scale: float, temperature: float) -> str:
+def _face_spread(face: tuple[int, ...], s: np.ndarray, tokens: tuple[int, int, int]) -> float:
+    """How far the scores can move along the face: the smallest of the face's ``k - 1`` nonzero
+    eigenvalues of ``diag(s_S) - s_S s_S^T`` (the softmax's Jacobian there, times T), 1 at a vertex.
+
+    Along the face the field is ``J J du`` (``J u`` vanishes at the rest point), so its eigenvalues
+    are the fitness's slope times the square of this: a share ``x`` from a vertex makes them ``~x^2``
+    however hyperbolic the point is.
+    """
+    if len(face) == 1:
+        return 1.0
+    part = s[[tokens[i] for i in face]]
+    return float(np.sort(np.linalg.eigvalsh(np.diag(part) - np.outer(part, part)))[1])
+
+
+def _stability(invasion: np.ndarray, eigenvalues: np.ndarray, scale: float, along: float,
+               temperature: float) -> str:
     """Stable, unstable or saddle by the signs of the linearization; degenerate where one is zero.
 
-    ``scale`` is the size of the fitness (over the temperature): invasion rates are read against it,
-    the face's eigenvalues (which scale like ``s^2 G / T^2``) against it over the temperature too.
+    ``scale`` is the size of the fitness (over the temperature): invasion rates are read against it, the
+    face's eigenvalues (which scale like ``x^2 G / T^2``, ``x`` the face's spread ``_face_spread``)
+    against ``along = scale x^2`` over the temperature. A point with no rate left to read (a whole
+    triangle at rest) is degenerate: nothing there moves towards or away from it.
     """
-    flat = np.abs(eigenvalues.real) <= ZERO * scale / temperature
-    if np.any(np.abs(invasion) <= ZERO * scale) or np.any(flat):
+    flat = np.abs(eigenvalues.real) <= ZERO * along / temperature
+    if not len(invasion) + len(eigenvalues) or np.any(np.abs(invasion) <= ZERO * scale) or np.any(flat):
         return "degenerate"
     signs = np.concatenate([invasion, eigenvalues.real])
     if np.all(signs < 0):

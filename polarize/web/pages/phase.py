@@ -100,8 +100,10 @@ FIELD_CAPTION = (
     "Filled circle: a stable rest point; open circle: unstable; diamond: a saddle; open square: "
     "degenerate. The labels come from the replicator's rates at the point: along its face, the eigenvalues "
     "of the field on that face; off it, each missing token's rate uⱼ - s·u (whether it grows "
-    "back); degenerate where one of them is zero and so does not decide. A thick line is a line of rest "
-    "points (a value matrix of rank below n makes one), labelled by the rates across it. Under logistic loss "
+    "back); degenerate where one of them is zero and so does not decide (zero against its own size: along "
+    "a face the rates shrink with the square of the smallest share, so a point near a vertex is still "
+    "labelled). A thick line is a line of rest points (a value matrix of rank below n can make one, under "
+    "any loss), labelled by the rates across it; a whole triangle at rest is outlined. Under logistic loss "
     "the fitness is c p, so with V frozen the only rest points are the vertices and the largest p wins; "
     "moving the time shows the ranking of p change as V learns.")
 SLICE_CAPTION = (
