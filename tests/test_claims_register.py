@@ -58,6 +58,8 @@ REGISTER: dict[str, str] = {
         "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
     "ill-conditioned problems sparsify more":
         "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
+    "How near a vertex the scores settle under these two depends on the setting":
+        "tests/test_text_claims.py::test_the_losses_page_grades_each_kappa_run_as_the_verdict_does",
     # maths
     "One logistic run (n = 5, seed 1) up to":
         "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
@@ -146,8 +148,11 @@ REGISTER: dict[str, str] = {
         "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
     "The loss falls toward its floor (for the square loss, exponentially":
         "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
-    "The leader's share grows and the others fade":
+    "Under the logistic loss the others' total shrinks slowly":
         "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "Here token {} ends with the largest share, {} (from {}); of the other {}":
+        "tests/test_text_claims.py::test_the_scores_caption_counts_what_this_run_s_shares_did",
+    "This run ends {}.": "tests/test_text_claims.py::test_the_loss_caption_grades_this_run_not_the_loss",
     "Starts at $\\log n$ (uniform, dashed) and falls toward 0":
         "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
     "switched every token off): there is no distribution":

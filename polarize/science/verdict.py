@@ -15,7 +15,7 @@ from polarize.science.time_words import format_time
 from polarize.status import Status
 
 __all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Polarization", "Verdict",
-           "judge", "settings_line", "title_lines"]
+           "ends", "judge", "settings_line", "slow_tail", "title_lines"]
 
 POLARIZED_SHARE = 0.95
 """A run counts as polarized when the leading token holds at least this share of the scores."""
@@ -178,9 +178,34 @@ def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:
         return "its shares approach a vertex."
     if gap == 0:
         return "s sits on a vertex of the simplex, the other scores switched off (exactly 0)."
-    more = (" It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t."
-            if (e.loss, e.normalizer, e.model) == ("logistic", "softmax", "value") and e.X is None else "")
+    more = " It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t." if slow_tail(e) else ""
     return f"s(t) approaches a vertex of the simplex (1 \u2212 max s = {gap:.2g}).{more}"
+
+
+def slow_tail(experiment: Experiment) -> bool:
+    """Whether the losers' total is known to shrink like ``1/log^2 t``: the logistic loss on a target
+    direction with softmax in the value model (the paper's theorem and its sharp asymptotics)."""
+    e = experiment
+    return (e.loss, e.normalizer, e.model) == ("logistic", "softmax", "value") and e.X is None
+
+
+def ends(verdict: Verdict) -> str:
+    """How one run ends, for a sentence about that run: e.g. ``polarized (leader 97%)``.
+
+    A run cut short gets no grade: where it stopped says nothing about where it would end.
+
+    Parameters
+    ----------
+    verdict : Verdict
+
+    Returns
+    -------
+    str
+        Lower-case words, no final stop.
+    """
+    if verdict.status is Polarization.CUT:
+        return f"cut short (leader {verdict.share:.0%} where it stopped; no verdict)"
+    return f"{verdict.headline.lower()} (leader {verdict.share:.0%})"
 
 
 def settings_line(experiment: Experiment) -> str:

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from polarize.config import ConfigError, Experiment
+from polarize.losses import LOSSES
 from polarize.plots import kappa_figure, losses_figure, regression_figure
 from polarize.presets import PAPER_KAPPAS, paper_regression
-from polarize.science import kl_floor
+from polarize.science import ends, judge, kl_floor
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
@@ -72,9 +73,10 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
         "Same start, three losses. The logistic loss never reaches its floor, so it keeps pushing and "
         "s(t) goes on polarizing (1 \u2212 max s keeps falling); the square loss decays exponentially "
         "toward its floor (never reaching it in finite time), its gradient vanishing as fast, and the "
-        "scores freeze part-way; the cross-entropy approaches its floor"
+        "scores settle; the cross-entropy approaches its floor"
         + (f" H(p*) = {floor:.3g} (dashed)" if floor is not None else "")
-        + ", where its gradient vanishes.")),)
+        + ", where its gradient vanishes. How near a vertex the scores settle under these two depends on "
+        "the setting. " + _endings(losses, "{}", LOSSES.labels.get))),)
     if regression:  # left out when the comparison ran out of time before it
         plots += (
             Plot("regression", regression_figure(regression, narrow=narrow), (
@@ -83,13 +85,20 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
                 "the scores.")),
             Plot("kappa", kappa_figure(regression, narrow=narrow), (
                 "Final entropy and largest score against \u03ba: ill-conditioned problems sparsify more "
-                "(the paper's observation), but polarization stays partial under the square loss.")),
+                "(the paper's observation). " + _endings(regression, "\u03ba = {}", "{:g}".format))),
         )
     metrics = () if floor is None else (
         Metric("KL floor H(p*)", f"{floor:.4g}", "The entropy of the cross-entropy's target: the lowest loss "
                "it can reach."),
         Metric("KL final loss", f"{losses['kl'].loss[-1]:.4g}", "At the horizon."))
     return Drawn(plots=plots, table=table, runs=runs, notes=stopped_notes(runs), metrics=metrics)
+
+
+def _endings(runs: Mapping[Any, Any], label: str, name: Any) -> str:
+    """How each run shown ends by the app's one verdict (``label`` with the run's ``name``), in one
+    sentence: under the square loss it depends on the setting, so it is said run by run."""
+    said = "; ".join(f"{label.format(name(key))}, {ends(judge(r))}" for key, r in runs.items())
+    return f"By this app's verdict the runs end: {said}."
 
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
