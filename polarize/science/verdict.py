@@ -31,7 +31,7 @@ class Polarization(StrEnum):
     PARTLY = "partly"
     NO = "no"
     CUT = "cut"
-    """Stopped by its time limit before the horizon: no verdict about its end."""
+    """Stopped by its time or step limit before the horizon: no verdict about its end."""
 
     @property
     def headline(self) -> str:
@@ -54,7 +54,7 @@ _WORDS = {
     Polarization.PARTLY: ("Partly polarized", "Partly", "Partly polarized"),
     Polarization.NO: ("Not polarized", "No", "Not polarized"),
     Polarization.CUT: ("Cut short", "Not known: cut short",
-                       "Cut short by the time limit (no verdict about the end)"),
+                       "Cut short by the time or step limit (no verdict about the end)"),
 }
 
 
@@ -140,6 +140,12 @@ def judge(result: Result) -> Verdict:
         sentence = (f"Cut short at t = {format_time(float(t[-1]))} of {format_time(float(_asked(result)))} "
                     "by the time limit, and drawn up to there: no verdict about where it ends (at the cut, "
                     f"the leader held {share:.0%}).")
+        return Verdict(Polarization.CUT, sentence, winner, share, entropy, gap)
+    if result.status is Status.OUT_OF_STEPS:
+        # Still moving when its integrator steps ran out: no more known about its end than the clock's cut.
+        sentence = (f"Cut short at t = {format_time(float(t[-1]))} of {format_time(float(_asked(result)))}: "
+                    "the flow was still moving when it used up its integrator steps, and is drawn up to "
+                    f"there: no verdict about where it ends (at the cut, the leader held {share:.0%}).")
         return Verdict(Polarization.CUT, sentence, winner, share, entropy, gap)
     if not np.any(s != 0):
         return Verdict(Polarization.NO,
