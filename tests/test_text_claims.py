@@ -342,3 +342,20 @@ def test_the_losses_page_grades_each_kappa_run_as_the_verdict_does():
     derivations = (ROOT / "docs" / "derivations.md").read_text()
     assert "polarizes only partly" not in readme and "polarization is partial" not in derivations
     assert "about 0.05 at condition number 1 and about 0.99 at 10" in derivations
+
+
+@pytest.mark.parametrize("temperature, seed", [(0.5, 1), (2.0, 4)])
+def test_the_sharp_rate_carries_the_temperature_squared(temperature, seed):
+    """docs/theory/rate.md: at temperature T the numerator of 2 (n - 1) / (n (z - qbar)^2) carries T^2.
+    The form is evaluated here from the run's own scores and projections (not polarization_rate):
+    with T^2 it meets the gap to 0.2%, without it it is off by T^2."""
+    n = 4
+    r = simulate(Experiment(n=n, d=n, temperature=temperature, seed=seed, horizon=1e30, samples=20))
+    assert r.finished
+    s, p = r.s[-1], r.p[-1]
+    winner = int(np.argmax(s))
+    z, qbar = float(p @ s), float(np.mean(np.delete(p, winner)))
+    form = 2 * (n - 1) / (n * (z - qbar) ** 2)
+    assert (1 - s.max()) / (temperature**2 * form) == pytest.approx(1.0, abs=2e-3)
+    assert abs((1 - s.max()) / form - 1) > 0.5
+    assert "carries a factor $T^2$" in (ROOT / "docs" / "theory" / "rate.md").read_text()
