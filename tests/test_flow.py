@@ -225,7 +225,8 @@ def test_converged_flow_reaches_long_horizons(experiment):
 @pytest.mark.parametrize("experiment", [
     Experiment(n=40, d=40, loss="kl", horizon=1e5, samples=12),
     Experiment(n=45, d=34, loss="kl", seed=5, a_init="gaussian", a_scale=0.5, horizon=1e5, samples=8),
-], ids=["kl-40x40", "kl-45x34"])
+    Experiment(n=45, d=34, loss="square", seed=5, a_init="gaussian", a_scale=0.5, horizon=1e5, samples=8),
+], ids=["kl-40x40", "kl-45x34", "square-45x34"])
 def test_a_large_stiff_run_reaches_its_horizon(experiment):
     """Issue 42, finding 6: past STIFF_SIZE state variables the flow is stepped explicitly, and once the
     loss has nearly converged its steps are held small by stability (about 36 in t at n = d = 40), so
