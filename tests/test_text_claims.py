@@ -342,6 +342,7 @@ def test_the_losses_page_grades_each_kappa_run_as_the_verdict_does():
     derivations = (ROOT / "docs" / "derivations.md").read_text()
     assert "polarizes only partly" not in readme and "polarization is partial" not in derivations
     assert "about 0.05 at condition number 1 and about 0.99 at 10" in derivations
+    assert "\u03ba = 10 regression ends polarized" in " ".join(str(b) for b in view().blocks)  # maths page
 
 
 @pytest.mark.parametrize("temperature, seed", [(0.5, 1), (2.0, 4)])

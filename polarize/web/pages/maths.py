@@ -176,7 +176,9 @@ def _only_softmax(figures: dict[str, dict[str, Any]], runs: MathsRuns) -> tuple[
     right = (
         Text("With the **square** loss the problem is realizable: the loss decays exponentially toward its "
              "floor (a smooth gradient flow never reaches it in finite time), the fitness vanishes as fast, "
-             "and the scores freeze part-way, what the paper calls partial polarization. By the one graded "
+             "and the scores settle short of a vertex, what the paper calls partial polarization (how near "
+             "depends on the problem: the Loss and conditioning page's \u03ba = 10 regression ends polarized "
+             "by this app's verdict). By the one graded "
              f"verdict of this app the square run in the figure ends {ends(verdicts['square'])}, its "
              f"entropy gone from {square.entropy[0]:.3g} to "
              f"{square.entropy[-1]:.3g} (log n = {math.log(square.s.shape[1]):.3g}); ill-conditioned "
