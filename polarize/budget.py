@@ -3,8 +3,9 @@
 Gradient descent takes ``round(horizon / lr)`` steps, refused up front beyond
 ``limits()["max_steps"]`` (``POLARIZE_MAX_STEPS``). The exact flow takes
 adaptive steps: at most ``MAX_FLOW_STEPS`` in all; every ``STALL_STEPS`` steps
-between two saved times it is looked at to see whether it has come to rest.
-``descent_steps_message`` and ``flow_steps_message`` phrase these limits.
+between two saved times it is looked at: come to rest, still moving at a pace that reaches the next
+saved time, or stalled. ``descent_steps_message``, ``flow_steps_message`` and ``stall_message`` phrase
+these limits.
 ``result_bytes`` estimates the size of a result's JSON before the run, so the
 command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
 
@@ -23,17 +24,19 @@ if TYPE_CHECKING:
     from polarize.config import Experiment
 
 __all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "OutOfTime", "WallClock",
-           "descent_steps_message", "flow_steps_message", "result_bytes", "within"]
+           "descent_steps_message", "flow_steps_message", "result_bytes", "stall_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
 """Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred; a large
 stiff state, stepped explicitly, crosses the late stretch of a converging run in small stable steps:
 cross-entropy at n = d = 40 needs about 28,000 to t = 1e6)."""
 STALL_STEPS = 1000
-"""A flow that takes this many steps between two saved times is looked at: if it has converged, its
+"""A flow that takes this many steps between two saved times is looked at. If it has converged, its
 velocity is rounding noise that the error control keeps chasing, and it is held at rest to the
-horizon; if it is still moving it goes on, up to ``MAX_FLOW_STEPS``. (The kinks of relu, l1 and
-sparsemax are not such a place: ``polarize.switching`` steps across them.)"""
+horizon. If, at the pace of those steps, the next saved time lies within the steps left, it goes on
+(a large stiff state crossing a converging stretch in small stable steps), up to ``MAX_FLOW_STEPS``.
+Otherwise the stepper cannot make progress, and the run stops there and says so. (The kinks of relu,
+l1 and sparsemax are not such a place: ``polarize.switching`` steps across them.)"""
 
 
 def descent_steps_message(steps: float, cap: float) -> str:
@@ -45,6 +48,12 @@ def descent_steps_message(steps: float, cap: float) -> str:
 def flow_steps_message(steps: float) -> str:
     """Why a flow stopped: it used up ``steps`` adaptive steps."""
     return f"gave up after {steps} integrator steps"
+
+
+def stall_message(steps: float) -> str:
+    """Why a flow stopped: ``steps`` steps without reaching the next saved time, nor the pace to."""
+    return (f"the flow stalled (over {steps} steps without reaching the next saved time, too slowly to "
+            "reach it within the steps left)")
 
 
 MAX_OUTPUT_BYTES = 100 * 2**20

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.integrate import DOP853, OdeSolver
 
-from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, flow_steps_message
+from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, flow_steps_message, stall_message
 from polarize.normalizers import Kinks
 from polarize.switching import AT_REST, SwitchLog, start_solver
 
@@ -97,9 +97,10 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         Steps in all; past them the run stops.
     stall : int or None
         A run that takes this many steps without reaching a target is held at rest if its
-        velocity is rounding noise; otherwise it goes on (a large stiff state crosses the late
-        stretch of a converging run in many small stable steps), up to ``max_steps``. None: no
-        such rule (a stack is split instead, once past ``max_steps``).
+        velocity is rounding noise; otherwise it goes on if, at the pace of those steps, the next
+        target lies within the steps left (a large stiff state crosses the late stretch of a
+        converging run in many small stable steps), and is stopped as stalled if not (with
+        ``plan.stall_note``). None: no such rule (a stack is split instead, once past ``max_steps``).
     **options
         Passed to the stepper (e.g. a banded Jacobian's ``lband``, ``uband``).
 
@@ -111,7 +112,7 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
     Raises
     ------
     Stopped
-        A failed step or a state that overflowed.
+        A failed step, a state that overflowed, or a stall (no pace to reach the next target).
     StepsUsedUp
         ``max_steps`` used up (with ``plan.stall_note``) before the last target.
 
@@ -132,20 +133,26 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
     yield y0[:, None]
     k, since = 1, 0
     now = clock(y0) if clock else solver.t
-    for _ in range(max_steps):
+    mark = now  # where the current stretch of steps without a target began
+    for step in range(max_steps):
         budget.check()
         if since == stall:
             if _at_rest(fun, solver):
                 yield np.repeat(solver.y[:, None], len(targets) - k, axis=1)
                 return
-            since = 0
+            # On only while, at this stretch's pace, the next target lies within the steps left: a large
+            # stiff state crossing a converging stretch in small stable steps does; a stepper stuck at
+            # a kink (or going back and forth across it) does not.
+            if (now - mark) * (max_steps - step) < (targets[k] - now) * stall:
+                raise Stopped(stall_message(stall) + plan.stall_note)
+            since, mark = 0, now
         start, before = solver.t, now
         since += 1
         _step(solver)
         now = clock(solver.y) if clock else solver.t
         if now < targets[k]:
             continue
-        since = 0
+        since, mark = 0, now
         j = int(np.searchsorted(targets, now, side="right"))
         local = solver.dense_output()
         where = targets[k:j] if clock is None else _locate(
