@@ -375,7 +375,8 @@ DOCUMENTS: dict[str, str] = {
     "Switches (`POLARIZE_HOSTED`, `POLARIZE_APP_INPROCESS`)": "setting",
     "Numbers are the same alone and inside arrays (ints and": "setting",
     "| field | values | |---|---| | `model` | `value`": "setting",
-    "How the flow is computed: scipy's steppers (`DOP853`,": "setting",
+    "How the flow is computed: scipy's steppers (`LSODA`":
+        "tests/test_flow.py::test_a_large_stiff_run_reaches_its_horizon",
     "For logistic loss on a target direction `beta_*`, the":
         "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
     "For a loss that sees `beta` only through `X beta` with":
