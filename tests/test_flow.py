@@ -223,15 +223,15 @@ def test_converged_flow_reaches_long_horizons(experiment):
 
 
 @pytest.mark.parametrize("experiment", [
-    Experiment(n=40, d=40, loss="kl", horizon=1e5, samples=12),
     Experiment(n=45, d=34, loss="kl", seed=5, a_init="gaussian", a_scale=0.5, horizon=1e5, samples=8),
     Experiment(n=45, d=34, loss="square", seed=5, a_init="gaussian", a_scale=0.5, horizon=1e5, samples=8),
-], ids=["kl-40x40", "kl-45x34", "square-45x34"])
+], ids=["kl-45x34", "square-45x34"])
 def test_a_large_stiff_run_reaches_its_horizon(experiment):
     """Issue 42, finding 6: past STIFF_SIZE state variables the flow is stepped explicitly, and once the
     loss has nearly converged its steps are held small by stability (about 36 in t at n = d = 40), so
     over a thousand steps fall between two saved times: the run was stopped there as "stalled" while
-    moving steadily. It now goes on; checked against an independent DOP853 in log(1 + t)."""
+    moving steadily (both settings here stopped at t = 1e4). It now goes on; checked against an
+    independent DOP853 in log(1 + t)."""
     from support.flows import scores
 
     r = simulate(experiment)
