@@ -171,6 +171,23 @@ REGISTER: dict[str, str] = {
     "the mean fitness becomes its own fitness, so its bar shrinks": "observed",
     "the same bars are $p_i - s\\cdot p$":
         "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    # text kept as constants in the page modules (the maths page's list, the sinks page's tie-back)
+    "Try n = 3 for a triangle, n = 2 for a segment": "setting",
+    "(3 of the other 7 do from the Explorer's default start)":
+        "tests/test_text_claims.py::test_the_maths_page_s_list_says_what_the_default_run_s_scores_do",
+    "**Entropy**: from log n toward 0 for softmax with the logistic loss":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "the logits of the tokens right of the dashed mean fitness rise":
+        "tests/test_claims_register.py::test_right_of_the_mean_the_logit_rises_not_always_the_share",
+    "**Loss**: for the logistic loss it keeps decreasing, like 1/t":
+        "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
+    "Inside a softmax head the BOS key is such a token":
+        "tests/test_sinks_page.py::test_shipped_runs_read_and_show_the_papers_claim",
+    "Raw attention weights are signed, so their sink score":
+        "tests/test_sweeps_truth.py::test_raw_attention_is_never_counted_as_a_sink",
+    "At the paper's size (twice the steps, four times the batch)":
+        "tests/test_text_claims.py::test_the_unnormalized_sigmoid_sinks_are_counted_as_the_metric_counts_them",
+    "The BOS residual norm grows as the tied toy model's winning column does": "observed",
 }
 """Fragment of a claim -> its test (``tests/FILE.py[::test_name]``), "setting" or "observed"."""
 
@@ -197,10 +214,16 @@ def _text(node: ast.AST) -> str:
 
 
 def page_captions() -> list[str]:
-    """Every caption written in a page module: Plot captions, ``*CAPTION*`` constants, ``caption=``."""
+    """Every caption written in a page module: Plot captions, ``*CAPTION*`` constants, ``caption=``, and
+    every other text a page module keeps as a constant (a list in markdown read item by item)."""
     out = []
     for path in sorted((ROOT / "polarize" / "web" / "pages").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        out += [part for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, (ast.Constant, ast.JoinedStr, ast.BinOp))
+                and not any(isinstance(t, ast.Name) and "CAPTION" in t.id for t in node.targets)
+                for part in markdown_prose(_text(node.value))]
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Plot" and node.args[2:]:
                 out.append(_text(node.args[2]))
             elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and "CAPTION" in t.id

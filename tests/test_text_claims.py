@@ -360,3 +360,21 @@ def test_the_sharp_rate_carries_the_temperature_squared(temperature, seed):
     assert (1 - s.max()) / (temperature**2 * form) == pytest.approx(1.0, abs=2e-3)
     assert abs((1 - s.max()) / form - 1) > 0.5
     assert "carries a factor $T^2$" in (ROOT / "docs" / "theory" / "rate.md").read_text()
+
+
+def test_the_maths_page_s_list_says_what_the_default_run_s_scores_do():
+    """Issue 42, finding 8's twin: "one line rises, the others fall" while 3 of the other 7 rise first.
+    Counted here from an independent flow of the Explorer's default start, on its own grid of times."""
+    from support.flows import scores
+
+    from polarize.web.pages import explorer
+    from polarize.web.pages.maths import LOOK_FOR
+
+    e = explorer.job(explorer.preset_values(None)).experiment.resolved()
+    q = scores(e, np.concatenate([[0.0], np.geomspace(1e-3, e.horizon, 300)]))
+    others = np.delete(q, int(np.argmax(q[-1])), axis=1)
+    assert int(np.sum(np.max(others, axis=0) > others[0] + 1e-5)) == 3
+    assert np.all(others[-1] < others[0])
+    words = " ".join(LOOK_FOR.split())
+    assert "(3 of the other 7 do from the Explorer's default start)" in words
+    assert "the others fall" not in words

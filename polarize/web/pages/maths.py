@@ -194,13 +194,15 @@ def _only_softmax(figures: dict[str, dict[str, Any]], runs: MathsRuns) -> tuple[
 LOOK_FOR = """
 - **Simplex panel**: the point leaves the centre (uniform scores) and runs toward a corner: polarization.
   Try n = 3 for a triangle, n = 2 for a segment, n = 64 for a crowd.
-- **Scores**: one line rises, the others fall, on a *log* time axis: the race is decided early, then the
-  losers fade slowly.
+- **Scores**: one line per token, on a *log* time axis. Others than the winner may rise for a while
+  before they fall (3 of the other 7 do from the Explorer's default start); under the logistic loss the
+  losers then fade slowly.
 - **Entropy**: from log n toward 0 for softmax with the logistic loss; stuck near log n for sigmoid or linear.
 - **Repulsion**: points move apart; the logits of the tokens right of the dashed mean fitness rise.
 - **Loss**: for the logistic loss it keeps decreasing, like 1/t when the scores stay on the simplex; the
   square loss falls exponentially toward its floor.
-- Compare the **flow** with **gradient descent** at a large learning rate: descent can pick another winner.
+- Compare the **flow** with **gradient descent** at a large learning rate: does descent keep the flow's
+  winner?
 """
 
 
