@@ -288,12 +288,13 @@ def test_every_register_entry_names_a_test_that_exists():
 
 def markdown_prose(text: str) -> list[str]:
     """The prose of a markdown text: each paragraph and list item (its marker dropped), and each table
-    whole (one table states one set of numbers); no front matter, code, headings, images or comments."""
+    whole (one table states one set of numbers); no front matter, code, headings, images, comments or
+    reST directives (``.. autoclass::`` and its indented options)."""
     text = re.sub(r"<!--.*?-->", "", re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S), flags=re.S)
     out: list[str] = []
     block: list[str] = []
     table: list[str] = []
-    fenced = False
+    fenced = directive = False
 
     def flush(lines: list[str]) -> None:
         if lines:
@@ -307,6 +308,10 @@ def markdown_prose(text: str) -> list[str]:
             flush(table)
             continue
         if fenced:
+            continue
+        directive = line.startswith(".. ") or (directive and line[:1].isspace())
+        if directive:
+            flush(block)
             continue
         if line.startswith("|"):
             flush(block)
@@ -328,10 +333,12 @@ def markdown_prose(text: str) -> list[str]:
 
 
 def document_prose() -> dict[str, list[str]]:
-    """The prose of README.md, every page of docs/ and the markdown cells of examples/*.ipynb, by file."""
+    """The prose of README.md, every page of docs/ (markdown or reST, read alike: a directive is no claim)
+    and the markdown cells of examples/*.ipynb, by file."""
     import json
 
-    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    docs = ROOT / "docs"
+    files = [ROOT / "README.md", *sorted(docs.rglob("*.md")), *sorted(docs.rglob("*.rst"))]
     prose = {str(p.relative_to(ROOT)): markdown_prose(p.read_text())
              for p in files if "_build" not in p.parts}
     for path in sorted((ROOT / "examples").glob("*.ipynb")):
@@ -623,6 +630,9 @@ DOCUMENTS: dict[str, str] = {
     "The package ships a larger runs sweep (three": "setting",
     "The share of runs that polarize, by n and normalizer,": "setting",
 
+    # docs/api.rst
+    "The supported API is ``polarize.__all__``": "setting",
+    "The modules under the package (``polarize.config``": "setting",
 }
 """README, docs/ and notebooks: fragment of a claim -> its test, "setting" or "observed" (as ``REGISTER``)."""
 
