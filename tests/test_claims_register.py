@@ -42,8 +42,8 @@ REGISTER: dict[str, str] = {
     "The directions the scores move in": "setting",
     "why softmax polarizes, in a few formulas": "setting",
     # Explorer tour
-    "One climbs towards 1 and the others fall":
-        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "One climbs towards 1 and the others end low, some after rising for a while (3 of the other 7":
+        "tests/test_text_claims.py::test_the_maths_page_s_list_says_what_the_default_run_s_scores_do",
     "It starts at log n (uniform) and falls":
         "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
     "The logits of tokens right of the dashed mean rise":

@@ -363,10 +363,12 @@ def test_the_sharp_rate_carries_the_temperature_squared(temperature, seed):
 
 
 def test_the_maths_page_s_list_says_what_the_default_run_s_scores_do():
-    """Issue 42, finding 8's twin: "one line rises, the others fall" while 3 of the other 7 rise first.
+    """Issue 42, finding 8's twins (the maths page's list, the Explorer's tour): "one line rises, the
+    others fall" while 3 of the other 7 rise first.
     Counted here from an independent flow of the Explorer's default start, on its own grid of times."""
     from support.flows import scores
 
+    from polarize.web.leads import TOURS
     from polarize.web.pages import explorer
     from polarize.web.pages.maths import LOOK_FOR
 
@@ -378,3 +380,5 @@ def test_the_maths_page_s_list_says_what_the_default_run_s_scores_do():
     words = " ".join(LOOK_FOR.split())
     assert "(3 of the other 7 do from the Explorer's default start)" in words
     assert "the others fall" not in words
+    tour = " ".join(TOURS["explorer"])  # the Explorer's guided first visit says it too
+    assert "(3 of the other 7 from the default start)" in tour and "the others fall" not in tour
