@@ -2,9 +2,10 @@
 
 Gradient descent takes ``round(horizon / lr)`` steps, refused up front beyond
 ``limits()["max_steps"]`` (``POLARIZE_MAX_STEPS``). The exact flow takes
-adaptive steps: at most ``MAX_FLOW_STEPS`` in all, and at most ``STALL_STEPS``
-between two saved times. ``descent_steps_message``, ``flow_steps_message`` and ``stall_message``
-phrase these limits.
+adaptive steps: at most ``MAX_FLOW_STEPS`` in all; every ``STALL_STEPS`` steps
+between two saved times it is looked at: come to rest, still moving at a pace that reaches the next
+saved time, or stalled. ``descent_steps_message``, ``flow_steps_message`` and ``stall_message`` phrase
+these limits.
 ``result_bytes`` estimates the size of a result's JSON before the run, so the
 command line can refuse one beyond ``MAX_OUTPUT_BYTES`` unless asked.
 
@@ -26,14 +27,16 @@ __all__ = ["MAX_FLOW_STEPS", "MAX_OUTPUT_BYTES", "STALL_STEPS", "OutOfTime", "Wa
            "descent_steps_message", "flow_steps_message", "result_bytes", "stall_message", "within"]
 
 MAX_FLOW_STEPS = 50_000
-"""Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred)."""
+"""Adaptive steps a flow may take in all (smooth runs to any horizon need a few hundred; a large
+stiff state, stepped explicitly, crosses the late stretch of a converging run in small stable steps:
+cross-entropy at n = d = 40 needs about 28,000 to t = 1e6)."""
 STALL_STEPS = 1000
-"""A flow that needs more than this many steps between two saved times has stalled:
-smooth runs need tens. Either it has converged, and its velocity is rounding noise
-that the error control keeps chasing (it is then held at rest to the horizon), or
-the stepper cannot make progress, and the run stops there and says so. (The kinks
-of relu, l1 and sparsemax are not such a place: ``polarize.switching`` steps
-across them.)"""
+"""A flow that takes this many steps between two saved times is looked at. If it has converged, its
+velocity is rounding noise that the error control keeps chasing, and it is held at rest to the
+horizon. If, at the pace of those steps, the next saved time lies within the steps left, it goes on
+(a large stiff state crossing a converging stretch in small stable steps), up to ``MAX_FLOW_STEPS``.
+Otherwise the stepper cannot make progress, and the run stops there and says so. (The kinks of relu,
+l1 and sparsemax are not such a place: ``polarize.switching`` steps across them.)"""
 
 
 def descent_steps_message(steps: float, cap: float) -> str:
@@ -48,8 +51,9 @@ def flow_steps_message(steps: float) -> str:
 
 
 def stall_message(steps: float) -> str:
-    """Why a flow stopped: ``steps`` steps without reaching the next saved time."""
-    return f"the flow stalled (over {steps} steps without reaching the next saved time)"
+    """Why a flow stopped: ``steps`` steps without reaching the next saved time, nor the pace to."""
+    return (f"the flow stalled (over {steps} steps without reaching the next saved time, too slowly to "
+            "reach it within the steps left)")
 
 
 MAX_OUTPUT_BYTES = 100 * 2**20

@@ -28,7 +28,7 @@ from polarize.methods import METHODS
 from polarize.normalizers import DegenerateStateError
 from polarize.save_at import SaveAt
 from polarize.status import Status
-from polarize.stepping import ATOL, RTOL, Stopped
+from polarize.stepping import ATOL, RTOL, StepsUsedUp, Stopped
 from polarize.switching import SwitchLog
 from polarize.systems import System, build_loss, build_system
 
@@ -61,7 +61,8 @@ def simulate(experiment: Experiment, *, progress: Callable[[int, int], None] | N
         ``loss``, ``entropy`` (K) and more. A run that cannot go on (descent
         diverging, a normalizer reaching a state where it is undefined) stops
         early with ``status == Status.STOPPED`` and a ``message`` saying why; what
-        was saved until then is kept.
+        was saved until then is kept. A flow still moving when it has used up its integrator steps
+        stops with ``status == Status.OUT_OF_STEPS``.
 
     Raises
     ------
@@ -115,7 +116,8 @@ def _simulate(experiment: Experiment, progress: Callable[[int, int], None] | Non
                 if progress is not None:
                     progress(len(recorder), len(t))
         except (DegenerateStateError, FloatingPointError, Stopped, OutOfTime) as exc:
-            status = Status.OUT_OF_TIME if isinstance(exc, OutOfTime) else Status.STOPPED
+            status = (Status.OUT_OF_TIME if isinstance(exc, OutOfTime) else
+                      Status.OUT_OF_STEPS if isinstance(exc, StepsUsedUp) else Status.STOPPED)
             message = _stopped_message(e, t, len(recorder), str(exc))
         except np.linalg.LinAlgError:
             status = Status.STOPPED

@@ -248,10 +248,12 @@ LOSSES: Registry[LossKind] = Registry({kind.name: kind for kind in (
     LossKind(name="square", label="square", short="square", build=_square,
              data="targets y (one per row)", takes_kappa=True,
              words="The square loss decays exponentially toward its floor (never reaching it in finite "
-                   "time), its gradient vanishing as fast, and the scores freeze part-way."),
+                   "time), its gradient vanishing as fast, and the scores settle: how near a vertex "
+                   "depends on the setting."),
     LossKind(name="kl", label="cross-entropy (KL)", short="KL", build=lambda e: KL(np.asarray(e.target)),
              target=DISTRIBUTION, floor=lambda target: KL(target).floor, floor_name="H(p*)",
-             words="The cross-entropy approaches its floor, where its gradient vanishes."),
+             words="The cross-entropy approaches its floor, where its gradient vanishes, and the scores "
+                   "settle: how near a vertex depends on the setting."),
 )})
 """Every loss a configuration can name, in the order menus and the Loss page list them."""
 

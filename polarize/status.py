@@ -19,6 +19,8 @@ class Status(StrEnum):
     FINISHED = "finished"
     STOPPED = "stopped"
     OUT_OF_TIME = "out of time"
+    OUT_OF_STEPS = "out of steps"
+    """Still moving when it used up its integrator steps (``budget.MAX_FLOW_STEPS``)."""
 
     @property
     def message(self) -> str:
@@ -35,4 +37,6 @@ _MESSAGES = {
     Status.FINISHED: "reached the horizon",
     Status.STOPPED: "stopped early: the run could not go on (its message says why)",
     Status.OUT_OF_TIME: "stopped by its wall-clock budget; what it saved until then is kept",
+    Status.OUT_OF_STEPS: "stopped by its limit of integrator steps while still moving; what it saved until "
+                         "then is kept",
 }

@@ -22,7 +22,7 @@ from polarize.budget import MAX_FLOW_STEPS, STALL_STEPS, WallClock, flow_steps_m
 from polarize.normalizers import Kinks
 from polarize.switching import AT_REST, SwitchLog, start_solver
 
-__all__ = ["ATOL", "RTOL", "Schedule", "Stopped", "descend", "march"]
+__all__ = ["ATOL", "RTOL", "Schedule", "Stopped", "StepsUsedUp", "descend", "march"]
 
 RTOL = 1e-10
 """Relative tolerance of the flow's adaptive steps (per step, on every state variable)."""
@@ -34,6 +34,11 @@ CHECK_EVERY = 64
 
 class Stopped(Exception):
     """The run cannot go on; the message says why, in words."""
+
+
+class StepsUsedUp(Stopped):
+    """The run used up its integrator steps while still moving: it could go on, so where it stopped says
+    nothing about where it ends."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,8 +97,10 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         Steps in all; past them the run stops.
     stall : int or None
         A run that takes this many steps without reaching a target is held at rest if its
-        velocity is rounding noise, and stopped otherwise (with ``plan.stall_note``). None: no
-        such rule (a stack is split instead, once past ``max_steps``).
+        velocity is rounding noise; otherwise it goes on if, at the pace of those steps, the next
+        target lies within the steps left (a large stiff state crosses the late stretch of a
+        converging run in many small stable steps), and is stopped as stalled if not (with
+        ``plan.stall_note``). None: no such rule (a stack is split instead, once past ``max_steps``).
     **options
         Passed to the stepper (e.g. a banded Jacobian's ``lband``, ``uband``).
 
@@ -105,7 +112,9 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
     Raises
     ------
     Stopped
-        A failed step, a state that overflowed, a stall that is not rest, or ``max_steps`` used up.
+        A failed step, a state that overflowed, or a stall (no pace to reach the next target).
+    StepsUsedUp
+        ``max_steps`` used up (with ``plan.stall_note``) before the last target.
 
     Notes
     -----
@@ -124,18 +133,26 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
     yield y0[:, None]
     k, since = 1, 0
     now = clock(y0) if clock else solver.t
-    for _ in range(max_steps):
+    mark = now  # where the current stretch of steps without a target began
+    for step in range(max_steps):
         budget.check()
         if since == stall:
-            yield _held_at_rest(fun, solver, len(targets) - k, stall, plan.stall_note)
-            return
+            if _at_rest(fun, solver):
+                yield np.repeat(solver.y[:, None], len(targets) - k, axis=1)
+                return
+            # On only while, at this stretch's pace, the next target lies within the steps left: a large
+            # stiff state crossing a converging stretch in small stable steps does; a stepper stuck at
+            # a kink (or going back and forth across it) does not.
+            if (now - mark) * (max_steps - step) < (targets[k] - now) * stall:
+                raise Stopped(stall_message(stall) + plan.stall_note)
+            since, mark = 0, now
         start, before = solver.t, now
         since += 1
         _step(solver)
         now = clock(solver.y) if clock else solver.t
         if now < targets[k]:
             continue
-        since = 0
+        since, mark = 0, now
         j = int(np.searchsorted(targets, now, side="right"))
         local = solver.dense_output()
         where = targets[k:j] if clock is None else _locate(
@@ -144,7 +161,7 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         k = j
         if k == len(targets):
             return
-    raise Stopped(flow_steps_message(max_steps))
+    raise StepsUsedUp(flow_steps_message(max_steps) + plan.stall_note)
 
 
 def descend(gradient: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, lr: float, save_at: np.ndarray, *,
@@ -201,12 +218,10 @@ def _step(solver) -> None:
         raise Stopped("the state overflowed (the flow diverges)")
 
 
-def _held_at_rest(fun: Callable, solver, remaining: int, steps: int, note: str) -> np.ndarray:
-    """The current state for each of the ``remaining`` targets if the flow is at rest; else stop."""
+def _at_rest(fun: Callable, solver) -> bool:
+    """Whether the flow's velocity is rounding noise (the error control would chase it forever)."""
     velocity = np.max(np.abs(fun(solver.t, solver.y)))
-    if velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))):
-        return np.repeat(solver.y[:, None], remaining, axis=1)
-    raise Stopped(stall_message(steps) + note)
+    return bool(velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))))
 
 
 def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):

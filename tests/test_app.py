@@ -266,8 +266,10 @@ def test_a_start_the_normalizer_cannot_use_is_an_error_message_not_a_traceback()
 
 
 def test_a_run_that_stops_early_is_a_warning_with_what_was_saved():
-    # sum a starts near zero here: s = a / sum a blows up and the flow cannot leave t = 0.
-    at = explorer({"normalizer": "sum", "a_init": "gaussian", "seed": "5", "loss": "kl"})
+    # Gradient descent with too large a step diverges at t = 1.59e3. (The sum normalizer from a gaussian
+    # start, seed 5, cross-entropy, used here before, only looked stuck: over a thousand steps near t = 0,
+    # then on to the horizon, as an independent DOP853 agrees; issue 42 lifted that stall rule.)
+    at = explorer({"method": "gd", "lr": "10", "loss": "square", "V_scale": "3"})
     no_exception(at)
     assert any("stopped" in w.value for w in at.warning)
     assert dashboard(at)["layout"]["meta"]["n"] == 8

@@ -8,6 +8,11 @@ leads and tours and every caption in the page modules (``Plot`` captions, ``*CAP
 ``caption=`` arguments) and each registered loss's words (``LossKind.words``, the Loss page's caption)
 and fails on a sentence with a number or a comparison that no entry names.
 
+``DOCUMENTS`` does the same for README.md, every page of docs/ and the markdown cells of
+examples/*.ipynb (issue 42), read by ``markdown_prose``. There "setting" also names what the software is
+set up to do (its pages, options, limits and layout: held by the tests of those features, not a fact
+about the dynamics), and "observed" a measurement that states its machine, load or run.
+
 The tests below check the sentences issue 34 found wrong (items 8-11, 13-15), each against its own
 computation (scipy's solve_ivp, numpy's polyfit and SVD) rather than the code that writes the words.
 """
@@ -38,8 +43,8 @@ REGISTER: dict[str, str] = {
     "The directions the scores move in": "setting",
     "why softmax polarizes, in a few formulas": "setting",
     # Explorer tour
-    "One climbs towards 1 and the others fall":
-        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "One climbs towards 1 and the others end low, some after rising for a while (3 of the other 7":
+        "tests/test_text_claims.py::test_the_maths_page_s_list_says_what_the_default_run_s_scores_do",
     "It starts at log n (uniform) and falls":
         "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
     "The logits of tokens right of the dashed mean rise":
@@ -61,6 +66,8 @@ REGISTER: dict[str, str] = {
         "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
     "ill-conditioned problems sparsify more":
         "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
+    "How near a vertex the scores settle under these two depends on the setting":
+        "tests/test_text_claims.py::test_the_losses_page_grades_each_kappa_run_as_the_verdict_does",
     # maths
     "One logistic run (n = 5, seed 1) up to":
         "tests/test_text_claims.py::test_the_maths_page_numbers_are_the_runs_numbers",
@@ -149,8 +156,11 @@ REGISTER: dict[str, str] = {
         "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
     "The loss falls toward its floor (for the square loss, exponentially":
         "tests/test_text_claims.py::test_the_square_loss_decays_exponentially_and_never_reaches_its_floor",
-    "The leader's share grows and the others fade":
+    "Under the logistic loss the others' total shrinks slowly":
         "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "Here token {} ends with the largest share, {} (from {}); of the other {}":
+        "tests/test_text_claims.py::test_the_scores_caption_counts_what_this_run_s_shares_did",
+    "This run ends {}.": "tests/test_text_claims.py::test_the_loss_caption_grades_this_run_not_the_loss",
     "Starts at $\\log n$ (uniform, dashed) and falls toward 0":
         "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
     "switched every token off): there is no distribution":
@@ -164,6 +174,23 @@ REGISTER: dict[str, str] = {
     "the mean fitness becomes its own fitness, so its bar shrinks": "observed",
     "the same bars are $p_i - s\\cdot p$":
         "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    # text kept as constants in the page modules (the maths page's list, the sinks page's tie-back)
+    "Try n = 3 for a triangle, n = 2 for a segment": "setting",
+    "(3 of the other 7 do from the Explorer's default start)":
+        "tests/test_text_claims.py::test_the_maths_page_s_list_says_what_the_default_run_s_scores_do",
+    "**Entropy**: from log n toward 0 for softmax with the logistic loss":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "the logits of the tokens right of the dashed mean fitness rise":
+        "tests/test_claims_register.py::test_right_of_the_mean_the_logit_rises_not_always_the_share",
+    "**Loss**: for the logistic loss it keeps decreasing, like 1/t":
+        "tests/test_text_claims.py::test_the_logistic_loss_decays_like_one_over_t_on_the_simplex_only",
+    "Inside a softmax head the BOS key is such a token":
+        "tests/test_sinks_page.py::test_shipped_runs_read_and_show_the_papers_claim",
+    "Raw attention weights are signed, so their sink score":
+        "tests/test_sweeps_truth.py::test_raw_attention_is_never_counted_as_a_sink",
+    "At the paper's size (twice the steps, four times the batch)":
+        "tests/test_text_claims.py::test_the_unnormalized_sigmoid_sinks_are_counted_as_the_metric_counts_them",
+    "The BOS residual norm grows as the tied toy model's winning column does": "observed",
 }
 """Fragment of a claim -> its test (``tests/FILE.py[::test_name]``), "setting" or "observed"."""
 
@@ -190,10 +217,16 @@ def _text(node: ast.AST) -> str:
 
 
 def page_captions() -> list[str]:
-    """Every caption written in a page module: Plot captions, ``*CAPTION*`` constants, ``caption=``."""
+    """Every caption written in a page module: Plot captions, ``*CAPTION*`` constants, ``caption=``, and
+    every other text a page module keeps as a constant (a list in markdown read item by item)."""
     out = []
     for path in sorted((ROOT / "polarize" / "web" / "pages").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        out += [part for node in tree.body if isinstance(node, ast.Assign)
+                and isinstance(node.value, (ast.Constant, ast.JoinedStr, ast.BinOp))
+                and not any(isinstance(t, ast.Name) and "CAPTION" in t.id for t in node.targets)
+                for part in markdown_prose(_text(node.value))]
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Plot" and node.args[2:]:
                 out.append(_text(node.args[2]))
             elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and "CAPTION" in t.id
@@ -227,8 +260,9 @@ def claims(texts: list[str]) -> list[str]:
     return [s for s in sentences if s and CLAIM.search(s)]
 
 
-def unregistered(texts: list[str]) -> list[str]:
-    return [s for s in claims(texts) if not any(fragment in s for fragment in REGISTER)]
+def unregistered(texts: list[str], register: dict[str, str] | None = None) -> list[str]:
+    register = REGISTER if register is None else register
+    return [s for s in claims(texts) if not any(fragment in s for fragment in register)]
 
 
 def loss_words() -> list[str]:
@@ -251,12 +285,395 @@ def test_a_new_untested_claim_fails_the_register():
 
 
 def test_every_register_entry_names_a_test_that_exists():
-    for fragment, where in REGISTER.items():
+    for fragment, where in (REGISTER | DOCUMENTS).items():
         if where in ("setting", "observed"):
             continue
         path, _, name = where.partition("::")
         source = (ROOT / path).read_text()
         assert not name or f"def {name}(" in source, (fragment, where)
+
+
+# ---- README, docs/ and the example notebooks ----------------------------------------------------------
+
+
+def markdown_prose(text: str) -> list[str]:
+    """The prose of a markdown text: each paragraph and list item (its marker dropped), and each table
+    whole (one table states one set of numbers); no front matter, code, headings, images, comments or
+    reST directives (``.. autoclass::`` and its indented options)."""
+    text = re.sub(r"<!--.*?-->", "", re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S), flags=re.S)
+    out: list[str] = []
+    block: list[str] = []
+    table: list[str] = []
+    fenced = directive = False
+
+    def flush(lines: list[str]) -> None:
+        if lines:
+            out.append(" ".join(lines))
+            lines.clear()
+
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            flush(block)
+            flush(table)
+            continue
+        if fenced:
+            continue
+        directive = line.startswith(".. ") or (directive and line[:1].isspace())
+        if directive:
+            flush(block)
+            continue
+        if line.startswith("|"):
+            flush(block)
+            table.append(line.strip())
+            continue
+        flush(table)
+        item = re.match(r"\s*(?:[-*]|\d+\.)\s+(.*)", line)
+        if (not line.strip() or line.startswith(("#", "![")) or (line.startswith("    ") and not block)
+                or line.strip() in ("$$", ":::")):
+            flush(block)
+        elif item:
+            flush(block)
+            block.append(item.group(1).strip())
+        else:
+            block.append(line.strip())
+    flush(block)
+    flush(table)
+    return out
+
+
+def document_prose() -> dict[str, list[str]]:
+    """The prose of README.md, every page of docs/ (markdown or reST, read alike: a directive is no claim)
+    and the markdown cells of examples/*.ipynb, by file."""
+    import json
+
+    docs = ROOT / "docs"
+    files = [ROOT / "README.md", *sorted(docs.rglob("*.md")), *sorted(docs.rglob("*.rst"))]
+    prose = {str(p.relative_to(ROOT)): markdown_prose(p.read_text())
+             for p in files if "_build" not in p.parts}
+    for path in sorted((ROOT / "examples").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        prose[str(path.relative_to(ROOT))] = [part for cell in cells if cell["cell_type"] == "markdown"
+                                              for part in markdown_prose("".join(cell["source"]))]
+    return prose
+
+
+DOCUMENTS: dict[str, str] = {
+    # README.md
+    "On a fresh Debian machine with Python 3.11 (as root,": "setting",
+    "`./run app` serves it at http://localhost:8501": "setting",
+    "A link keeps every value it can use, names each one it": "setting",
+    "**Explorer** (the root page): one run as an animated": "setting",
+    "Beside it, in words: did it polarize, which token won,": "setting",
+    "Downloads: the trajectory as CSV or JSON, the": "setting",
+    "A server makes one clip at a time: the others wait in": "setting",
+    "**Massive activations**: the tied model for several":
+        "tests/test_claims.py::test_tied_model_polarizes_and_grows_the_winner_column",
+    "**Rates**: `1 - max s` out to `t = 1e300` against the": "observed",
+    "**Phase portrait**: the replicator picture on the": "setting",
+    "The field `ds/dt` with `V` held at a chosen time, its":
+        "tests/test_phase_rest.py::test_a_slice_has_the_rest_points_of_its_own_field_with_their_labels",
+    "**Lecture decks**: named decks of slides (a link into": "setting",
+    "Replace, Import as a copy (under a new name such as": "setting",
+    "Only a file that is not a deck is refused, in one line": "setting",
+    "The page lists 25 slides with their buttons at a time": "setting",
+    "The sidebar starts collapsed, captions and help go,": "setting",
+    "**Accessibility**: every page is held to WCAG 2.1 A": "setting",
+    "Token colours are the Okabe-Ito palette, chosen to": "setting",
+    "Runs of different losses are dark lines told apart by": "setting",
+    "The offline HTML download has the same buttons and": "setting",
+    "Runs go through worker processes with a time limit": "setting",
+    "The Explorer's run stops itself just before the limit": "setting",
+    "The comparison pages and the phase portrait do the": "setting",
+    "A view cut short, failed or timed out is never kept": "setting",
+    "Every page is a declarative `PageSpec` in": "setting",
+    "Each page is a short script in `pages/`": "setting",
+    "Imports run one way: `app.py` and `pages/` -> `ui/` ->": "setting",
+    "**Hugging Face Spaces** (the front matter at the top": "setting",
+    "**Any Docker host**: a slim Python image, a non-root": "setting",
+    "Static PNG/SVG export (kaleido and Chromium) is left": "setting",
+    "**Streamlit Community Cloud**: push to GitHub, choose": "setting",
+    "There is no `packages.txt` because the app needs no": "setting",
+    "XSRF protection on, uploads capped at 1 MB, messages": "setting",
+    "The Dockerfile pins its base image by digest and": "setting",
+    "Visitors' lecture decks are private by default: each": "setting",
+    "They are shared on the server's disk (every visitor": "setting",
+    "| Host | What it sets | Decks | |---|---|---| |": "setting",
+    "`POLARIZE_HOSTED=1` keeps them private even when": "setting",
+    "A lecturer carries a private deck away and back as": "setting",
+    "For a course of several hundred, or many students": "setting",
+    "Streamlit needs that: a session lives on the replica": "setting",
+    "Websockets are upgraded and held open for a lecture; a": "setting",
+    "**The app replicas** (`app`): the image built with": "setting",
+    "On Kubernetes, `deploy/kubernetes/polarize.yaml` holds": "setting",
+    "Measured on this project's 2-core development machine": "observed",
+    "| | 1 replica | 2 replicas | |---|---|---| | 200": "observed",
+    "Every run waits its turn, told its place, as long as": "setting",
+    "Here the one worker thread ran every run, so the time": "observed",
+    "A bad `a0` (not `(K, n)`, NaN, more than": "setting",
+    "Each must be a positive finite number (a whole one for": "setting",
+    "Switches (`POLARIZE_HOSTED`, `POLARIZE_APP_INPROCESS`)": "setting",
+    "Numbers are the same alone and inside arrays (ints and": "setting",
+    "| field | values | |---|---| | `model` | `value`": "setting",
+    "How the flow is computed: scipy's steppers (`LSODA`":
+        "tests/test_flow.py::test_a_large_stiff_run_reaches_its_horizon",
+    "For logistic loss on a target direction `beta_*`, the":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    "For a loss that sees `beta` only through `X beta` with":
+        "tests/test_flow.py::test_reduced_square_path_matches_full_integration",
+    "**The public API** is `polarize.__all__`, and": "setting",
+    "The figure and judging functions are imported on first": "setting",
+    "Modules below the package (`polarize.config`,": "setting",
+    "Every failure is one line on stderr with a nonzero": "setting",
+    "A long run draws a progress bar on stderr (on a": "setting",
+    "`polarize animate` needs the extra `pip install": "setting",
+    "A clip is at most 1,920 pixels wide and 300 frames": "setting",
+    "To add a normalizer, see \"Adding to polarize\" below.": "setting",
+    "`paper-logistic` and `paper-kl` are the paper's toy":
+        "tests/test_flow.py::test_descent_retraces_the_official_loop",
+    "The command line runs them in full: its cap on descent": "observed",
+    "recomputes all of the paper's toy figures with the": "observed",
+    "This is `paper/logistic.png`, the logistic run of":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "The paper's section 7 trains small transformers on an":
+        "tests/test_sinks_page.py::test_shipped_runs_read_and_show_the_papers_claim",
+    "Variants: `softmax`, `sigmoid`, `linear` (elu + 1": "setting",
+    "Two sizes. `paper` is section 7 (width 128, batch 256,":
+        "tests/test_text_claims.py::test_the_readme_quotes_the_shipped_runs_own_timings",
+    "Seeds 0 and 1 of every variant are shipped (top score:": "setting",
+    "| variant | seed | accuracy | top score | what it":
+        "tests/test_sinks_page.py::test_the_readme_table_lists_every_shipped_paper_run_as_it_is",
+    "Unnormalized sigmoid learns the task and, late in":
+        "tests/test_text_claims.py::test_the_unnormalized_sigmoid_sinks_are_counted_as_the_metric_counts_them",
+    "By the sink score (BOS's share of a row's weight, a":
+        "tests/test_text_claims.py::test_the_unnormalized_sigmoid_sinks_are_counted_as_the_metric_counts_them",
+    "The score is a share, so it says nothing of how much": "observed",
+    "The classroom runs (2,000 steps) stop at about 0.3.": "observed",
+    "`classroom` (width 64, batch 64, lr 1e-3, 2,000 steps,":
+        "tests/test_text_claims.py::test_the_readme_quotes_the_shipped_runs_own_timings",
+    "The shipped runs in `polarize/sinks/data` were made": "setting",
+    "The paper-size runs the same way, with `--size paper`": "setting",
+    "With the extra installed it also trains a classroom": "setting",
+    "The file is checked before anything runs; a mistake is": "setting",
+    "Running the same command again resumes: cells are": "setting",
+    "Bounds, checked before any cell is built: at most": "setting",
+    "A results folder is resumed only by the sweep whose": "setting",
+    "TO`, `ATTACH`); `polarize.sweeps.query`, for code": "setting",
+    "`runs`: any `Experiment` field on the grid; a row per": "setting",
+    "`ensemble`: `[ensemble] starts = K` random starts": "setting",
+    "`sinks`: `variant` x `seed` x `size` (and any training": "setting",
+    "The **Sweeps** page reads a results folder (a shipped": "setting",
+    "Ready-made sweeps in `sweeps/` (times measured here on": "observed",
+    "| sweep | cells | on 2 cores | on N workers": "observed",
+    "On a cluster: start a scheduler on one machine and": "setting",
+    "`python benchmarks/sweep.py` measures a 200-cell runs": "setting",
+    "The overhead is measured in CPU time, the workers' and": "setting",
+    "**16.8 ms of CPU per task** (9.7 ms on a worker:": "observed",
+    "Wall-clock figures on that machine mean little: the": "observed",
+    "`python benchmarks/engine.py` prints the engine's time": "setting",
+    "**In the browser.** Medians of 5 (`python": "observed",
+    "| | first visit | browser seen before | changed": "observed",
+    "Most of a visit is Streamlit's own: a fresh browser": "observed",
+    "A fresh browser's first visit cost the server 0.27": "observed",
+    "**Clips and static images.** One Chromium serves every": "setting",
+    "A clip's frames are the browser's picture of the still": "setting",
+    "Measured with `python benchmarks/animate.py` (the": "observed",
+    "| | before | after | |---|---|---| | default Explorer": "observed",
+    "What remains of a first clip is Chromium starting (1.6": "observed",
+    "The issue's targets (the default GIF under 5 s,": "observed",
+    "The suite runs on every core (pytest-xdist, `-n auto": "setting",
+    "**A normalizer**: one class in": "setting",
+    "None where it is smooth, else a `Kinks` (where, and": "setting",
+    "The Explorer's menu, the Normalizers page, `polarize": "setting",
+    "The Normalizers page's comparison of the paper's": "observed",
+    "**A page**: a `PageSpec` in": "setting",
+    "Add it to `PAGES` in `polarize/web/pages/__init__.py`": "setting",
+    "**A sweep kind**: one module in": "setting",
+    "The spec, the tasks, the store, the summaries and the": "setting",
+    "The folders are the layers, top to bottom; each": "setting",
+    "`ui/`: the only code that imports Streamlit. `app`": "setting",
+    "`polarize/`: the library, no Streamlit anywhere in it.": "setting",
+    "`polarize/web/`: the app's pages as data, in tiers": "setting",
+    "`polarize/serve/`: runs for the app. `runner` (runs": "setting",
+    "`polarize/clips/`:": "setting",
+    "GIF and MP4 clips of animated figures: `animate` (the": "setting",
+    "`polarize/plots/`: every Plotly figure, one toolkit:": "setting",
+    "`polarize/science/`: what runs mean, below the": "setting",
+    "`polarize/sinks/`: the transformer of the": "setting",
+    "`polarize/sweeps/`: sweeps of many runs (`polarize": "setting",
+    "`polarize/cli/`: the command line (`polarize ...`):": "setting",
+    "`sweeps/`: ready-made sweep files (`polarize sweep run": "setting",
+    # docs/derivations.md
+    "a token's logit grows when its fitness beats the":
+        "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "`sum_i da_i/dt = sum_i s_i u_i - (sum_i s_i) s.u = 0`:":
+        "tests/test_flow.py::test_softmax_conserves_sum_of_logits",
+    "`d/dt |v_i|^2/2 = v_i . dv_i/dt = -s_i v_i.g = s_i":
+        "tests/test_flow.py::test_column_norm_identity_along_the_flow",
+    "Take `l(beta) = log(1 + exp(-z))` with `z = beta_*^T": "setting",
+    "Let `c = 1 / (1 + exp(z))` (the loss's slope) and `p =": "setting",
+    "The pair `(a, p)` evolves on its own, in 2n dimensions":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    "The slope `c` only sets the pace.":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    "so the flow reaches horizons such as `t = 1e300` in a":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    "From `a(0) = 0` (all scores equal) the token with the":
+        "tests/test_claims.py::test_from_uniform_logits_the_largest_projection_wins",
+    "**The rate.** Along a polarizing run `z ~ log t` and":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "Near the vertex of the winner `w`, the losers' scores":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "so the non-winning scores decay like `1 / log^2 t`:":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "The losers' projections `p_j` stop moving once their":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    "**Square**, `l = 1/2 |V s - beta_*|^2` or `|y - X V":
+        "tests/test_flow.py::test_reduced_square_path_matches_full_integration",
+    "The problem is realizable, so the flow stops at a":
+        "tests/test_text_claims.py::test_the_losses_page_grades_each_kappa_run_as_the_verdict_does",
+    "**KL / cross-entropy**, `q = softmax(V s)` over `k`":
+        "tests/test_claims.py::test_kl_loss_tends_to_its_floor_from_above",
+    "| name | `alpha` | `J^T G` | |---|---|---| | softmax |": "tests/test_normalizers.py",
+    "Every normalized map keeps the centring `G - alpha.G`;": "tests/test_normalizers.py",
+    "Sigmoid and linear have no centring and do not":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "The normalizers where `J` jumps (ReLU, L1, sparsemax)": "tests/test_switching.py",
+    "The presets named `paper-*` reproduce the settings of": "setting",
+    "Logistic, n = d = 8: lr 0.1, 1e6 steps, `V0 = 0.1": "setting",
+    "Normalizer comparison, 10 x 10: `V0 = 0.1 randn`, `a0": "setting",
+    "Tied model (massive activations): `z = U a`, `alpha =": "setting",
+    "The column of `U` at the winner grows; the others stay":
+        "tests/test_claims.py::test_tied_model_polarizes_and_grows_the_winner_column",
+    "Regression against conditioning: n = d = m = 20, lr":
+        "tests/test_claims.py::test_square_loss_polarizes_partly_and_more_with_larger_kappa",
+    "KL: n = k = 10, lr 0.1, 1e7 steps, `V0 = 0.1 randn(10,": "setting",
+    "Section 7 of arXiv:2603.06248 trains small": "setting",
+    "AdamW at lr 1e-3, batch 256; cross-entropy at the last": "setting",
+    "A head's *sink score* is its attention on BOS over all": "setting",
+    # docs/theory/model.md
+    "This is the setting of arXiv:2603.06248, whose central":
+        "tests/test_claims_register.py::test_v_stays_full_rank_while_its_direction_tends_to_rank_one",
+    "An {class}`~polarize.Experiment` fixes everything: the": "setting",
+    "**logistic** on a target direction $\\beta_*$": "setting",
+    "**square**: $\\tfrac12 |X\\beta - y|^2$, by default $X =":
+        "tests/test_text_claims.py::test_the_losses_page_grades_each_kappa_run_as_the_verdict_does",
+    "whatever $d$ is, and $V(t) = V(0) + \\beta_* (p(t) -":
+        "tests/test_gradients.py::test_closed_logistic_field_is_the_full_flow",
+    "Changing time to $d\\tau = c\\, dt$ removes the loss":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    "For a loss that sees $\\beta$ only through $X\\beta$":
+        "tests/test_flow.py::test_reduced_square_path_matches_full_integration",
+    # docs/theory/piecewise.md
+    "The paper (arXiv:2603.06248) compares softmax with": "setting",
+    "ReLU, $\\ell_1$ and sparsemax are smooth except on": "tests/test_switching.py",
+    "polarize integrates these flows piece by piece.":
+        "tests/test_switching.py::test_the_flow_agrees_with_small_step_descent_across_the_kinks",
+    "**$\\ell_1$**: $da_i/dt = \\mathrm{sign}(a_i)(u_i -":
+        "tests/test_switching.py::test_l1_slides_on_its_kink_exactly_while_descent_chatters_around_it",
+    "None of this is a hand-written stepper: the steps are": "setting",
+    # docs/theory/rate.md
+    "Theorem 3.3 of arXiv:2603.06248 bounds each losing": "setting",
+    "Along a run the margin $z = \\beta_*^\\top V s$ grows":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "1 - \\max_i s_i \\;\\sim\\; \\frac{2(n-1)}{n\\, z^2},":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "so the losers shrink like $1/\\log^2 t$: the theorem's":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "(For a softmax with temperature $T$ the numerator":
+        "tests/test_text_claims.py::test_the_sharp_rate_carries_the_temperature_squared",
+    "1 - \\max_i s_i \\;\\approx\\; \\frac{2(n-1)}{n\\, (z - \\bar":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    "and its slope against $\\log\\log t$ is $-2z/(z - \\bar":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    "Fitted on the paper's logistic run extended to $t =": "observed",
+    "{func}`~polarize.polarization_rate` computes the gap,": "setting",
+    # docs/theory/replicator.md
+    "This is the replicator equation of evolutionary game":
+        "tests/test_claims.py::test_repulsion_rich_get_richer",
+    "The paper (arXiv:2603.06248) reads the polarization of": "setting",
+    "Two ingredients make it polarize, and the other":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "Sigmoid (weight $s_i(1 - s_i)$, no centring) and the":
+        "tests/test_claims.py::test_sigmoid_and_linear_do_not_polarize_under_logistic_loss",
+    "The normalized maps $s = f(a) / \\sum_j f(a_j)$ (ReLU,":
+        "tests/test_text_claims.py::test_the_normalizers_caption_says_what_each_run_did",
+    "ReLU and sparsemax switch tokens off, $\\ell_2$":
+        "tests/test_text_claims.py::test_the_normalizers_caption_says_what_each_run_did",
+    "The fitness itself moves, because $V$ learns: $dv_i/dt":
+        "tests/test_flow.py::test_column_norm_identity_along_the_flow",
+    "From $a(0) = 0$ (uniform scores) under the logistic":
+        "tests/test_claims.py::test_from_uniform_logits_the_largest_projection_wins",
+    "From random starting logits that \"naive prediction\"":
+        "tests/test_claims_register.py::test_the_odds_at_small_scales_depend_on_the_seed",
+    # examples/01-first-run.ipynb
+    "One run of the value-softmax model `beta = V s`, `s =":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "Echoing the experiment shows only the settings that": "setting",
+    "The result says how far it ran and what came of it:": "setting",
+    # examples/02-paper-logistic-and-rate.ipynb
+    "The first toy experiment of arXiv:2603.06248: n = d =": "setting",
+    "The preset draws its random values exactly as the":
+        "tests/test_flow.py::test_descent_retraces_the_official_loop",
+    "One token takes over; its projection grows without":
+        "tests/test_claims.py::test_logistic_softmax_reaches_a_vertex_and_rank_one",
+    "Theorem 3.3 of the paper bounds the losers by `O(1/log": "setting",
+    "Along a logistic run the margin `z = beta_*^T V s`":
+        "tests/test_claims.py::test_non_maximal_mass_shrinks_like_inverse_log_squared",
+    "At any finite time the losers' value projections,":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    "To see the asymptotics, run the same start much": "observed",
+    "The corrected form meets the run where the sharp one":
+        "tests/test_text_claims.py::test_the_rate_walks_toward_minus_two_at_astronomical_horizons",
+    # examples/03-ensembles-and-naive-odds.ipynb
+    "From `a(0) = 0` under the logistic loss, the token":
+        "tests/test_claims.py::test_from_uniform_logits_the_largest_projection_wins",
+    "`ensemble.figure()` puts each start on the triangle of": "setting",
+    "`basins` runs a grid of starts spread evenly over the": "setting",
+    "`naive_odds` draws `a(0) = scale * randn(n)` at each": "setting",
+    "For this seed's value matrix (seed 2) it is near":
+        "tests/test_claims_register.py::test_the_notebook_s_odds_sentence_holds_for_the_seeds_it_names",
+    # examples/04-sweeps.ipynb
+    "A sweep is a grid of settings (and seeds) around a": "setting",
+    "This needs the `sweep` extra: `pip install": "setting",
+    "The same sweeps run from the command line (`polarize": "setting",
+    "The package ships a larger runs sweep (three": "setting",
+    "The share of runs that polarize, by n and normalizer,": "setting",
+
+    # docs/api.rst
+    "The supported API is ``polarize.__all__``": "setting",
+    "The modules under the package (``polarize.config``": "setting",
+}
+"""README, docs/ and notebooks: fragment of a claim -> its test, "setting" or "observed" (as ``REGISTER``)."""
+
+
+def test_every_claim_of_the_readme_docs_and_notebooks_is_registered():
+    prose = document_prose()
+    assert {"README.md", "docs/derivations.md", "docs/theory/rate.md",
+            "examples/03-ensembles-and-naive-odds.ipynb"} <= set(prose)
+    assert sum(len(claims(texts)) for texts in prose.values()) > 150  # the reader reads them
+    register = REGISTER | DOCUMENTS  # a sentence the app shows too is named once
+    assert {path: unregistered(texts, register) for path, texts in prose.items()
+            if unregistered(texts, register)} == {}
+
+
+def test_every_document_entry_still_names_a_sentence():
+    """A fragment whose sentence was rewritten must go: the register lists what the documents say."""
+    sentences = [s for texts in document_prose().values() for s in claims(texts)]
+    assert [f for f in DOCUMENTS if not any(f in s for s in sentences)] == []
+
+
+def test_an_untested_claim_in_a_document_fails_the_register():
+    readme = (ROOT / "README.md").read_text()
+    register = REGISTER | DOCUMENTS
+    assert unregistered(markdown_prose(readme), register) == []
+    made_up = "Sparsemax polarizes 3 times faster than softmax under the square loss."
+    for where in ("\n\n{}\n", "\n\n- {}\n", "\n\n| a | b |\n|---|---|\n| {} | 1 |\n"):
+        assert unregistered(markdown_prose(readme + where.format(made_up)), register) != []
+    notebook = {"cells": [{"cell_type": "markdown", "source": [made_up]}]}
+    assert unregistered(markdown_prose("".join(notebook["cells"][0]["source"])), register) == [made_up]
+    # code, headings and front matter are not prose
+    assert markdown_prose("---\ntitle: 3\n---\n# 4 tokens\n\n```\nrun 5 times\n```\n\n    x = 6\n") == []
 
 
 # ---- the sentences issue 34 found wrong ------------------------------------------------------------------

@@ -56,10 +56,24 @@ def test_the_normalizers_caption_says_a_cut_run_is_cut_not_unpolarized():
     caption = normalizers.draw(values, rows).plots[0].caption
     not_polarized = caption.split("Not polarized:")[1].split(".")[0] if "Not polarized:" in caption else ""
     assert "sparsemax" not in not_polarized
-    assert "Cut short by the time limit (no verdict about the end): sparsemax (drawn to t = " in caption
+    assert ("Cut short by the time or step limit (no verdict about the end): sparsemax (drawn to t = "
+            in caption)
     assert f"At t = {normalizers.format_time(float(whole.t[-1]))}" in caption
 
 
 def test_the_explorer_says_a_cut_run_is_not_known():
     _, whole = sparsemax_run()
     assert judge(cut(whole, 5)).status.answer == "Not known: cut short"
+
+
+def test_a_run_out_of_steps_gets_no_verdict_either():
+    """Issue 42, finding 6: a flow still moving when its integrator steps ran out was judged where it
+    stopped. Now said to be cut, with no verdict about its end, as a run cut by the clock is."""
+    _, whole = sparsemax_run()
+    early = int(np.argmax(np.max(whole.s, axis=1) > 0.3)) + 1
+    part = dataclasses.replace(cut(whole, early), status=Status.OUT_OF_STEPS,
+                               message="stopped: gave up after 50000 integrator steps")
+    verdict = judge(part)
+    assert verdict.status is Polarization.CUT and "no verdict" in verdict.sentence
+    assert "integrator steps" in verdict.sentence and "Not polarized" not in verdict.sentence
+    assert not part.finished and verdict.status.answer == "Not known: cut short"

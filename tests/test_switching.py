@@ -13,6 +13,7 @@ import pytest
 from polarize import Experiment, simulate
 from polarize.normalizers import L1, NORMALIZERS, ReLU, Sparsemax
 from polarize.presets import get_preset
+from polarize.status import Status
 from polarize.switching import kinks_of
 
 KINKED = ("relu", "l1", "sparsemax")
@@ -110,6 +111,9 @@ def test_the_tied_model_says_its_kinks_are_not_stepped_across_yet():
                             V_init="identity", V_scale=1.0, horizon=1e4))
     # Its kinks are in z = U a, not in the state's coordinates: an honest stop, not a silent one.
     assert not r.finished and "z = U a" in r.message and "method gd" in r.message
+    # Stuck at those kinks, it is stopped as stalled at once, not stepped on to the step limit (issue 42
+    # lets a run go on past 1000 steps between saved times only at a pace that reaches the next).
+    assert r.status is Status.STOPPED and "stalled" in r.message and r.t[-1] < 10
 
 
 def test_a_coordinate_creeping_up_to_its_kink_under_the_stiff_stepper_is_switched_off():

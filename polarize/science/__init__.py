@@ -23,8 +23,10 @@ from polarize.science.verdict import (
     THRESHOLDS,
     Polarization,
     Verdict,
+    ends,
     judge,
     settings_line,
+    slow_tail,
     title_lines,
 )
 
@@ -41,6 +43,7 @@ __all__ = [
     "compare_normalizers",
     "describe_normalizers",
     "distance_to_simplex",
+    "ends",
     "flow_vs_descent",
     "format_time",
     "judge",
@@ -49,6 +52,7 @@ __all__ = [
     "polarization_rate",
     "settings_line",
     "simplex_shares",
+    "slow_tail",
     "sweep",
     "title_lines",
 ]

@@ -18,7 +18,7 @@ from polarize.science.time_words import format_time
 from polarize.status import Status
 
 __all__ = ["PARTLY_ENTROPY", "PARTLY_SHARE", "POLARIZED_SHARE", "THRESHOLDS", "Polarization", "Verdict",
-           "judge", "settings_line", "title_lines"]
+           "ends", "judge", "settings_line", "slow_tail", "title_lines"]
 
 POLARIZED_SHARE = 0.95
 """A run counts as polarized when the leading token holds at least this share of the scores."""
@@ -34,7 +34,7 @@ class Polarization(StrEnum):
     PARTLY = "partly"
     NO = "no"
     CUT = "cut"
-    """Stopped by its time limit before the horizon: no verdict about its end."""
+    """Stopped by its time or step limit before the horizon: no verdict about its end."""
 
     @property
     def headline(self) -> str:
@@ -57,7 +57,7 @@ _WORDS = {
     Polarization.PARTLY: ("Partly polarized", "Partly", "Partly polarized"),
     Polarization.NO: ("Not polarized", "No", "Not polarized"),
     Polarization.CUT: ("Cut short", "Not known: cut short",
-                       "Cut short by the time limit (no verdict about the end)"),
+                       "Cut short by the time or step limit (no verdict about the end)"),
 }
 
 
@@ -144,6 +144,12 @@ def judge(result: Result) -> Verdict:
                     "by the time limit, and drawn up to there: no verdict about where it ends (at the cut, "
                     f"the leader held {share:.0%}).")
         return Verdict(Polarization.CUT, sentence, winner, share, entropy, gap)
+    if result.status is Status.OUT_OF_STEPS:
+        # Still moving when its integrator steps ran out: no more known about its end than the clock's cut.
+        sentence = (f"Cut short at t = {format_time(float(t[-1]))} of {format_time(float(_asked(result)))}: "
+                    "the flow was still moving when it used up its integrator steps, and is drawn up to "
+                    f"there: no verdict about where it ends (at the cut, the leader held {share:.0%}).")
+        return Verdict(Polarization.CUT, sentence, winner, share, entropy, gap)
     if not np.any(s != 0):
         return Verdict(Polarization.NO,
                        "Every score is zero: the normalizer switched all tokens off, so nothing can move."
@@ -181,10 +187,35 @@ def _near_vertex(result: Result, gap: float, on_simplex: bool) -> str:
         return "its shares approach a vertex."
     if gap == 0:
         return "s sits on a vertex of the simplex, the other scores switched off (exactly 0)."
-    more = (" It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t."
-            if LOSSES[e.loss].margin and e.normalizer == "softmax" and "closed" in MODELS[e.model].systems
-            and e.X is None else "")
+    more = " It keeps sharpening, slowly: the others shrink like 1/log\u00b2 t." if slow_tail(e) else ""
     return f"s(t) approaches a vertex of the simplex (1 \u2212 max s = {gap:.2g}).{more}"
+
+
+def slow_tail(experiment: Experiment) -> bool:
+    """Whether the losers' total is known to shrink like ``1/log^2 t``: the logistic loss on a target
+    direction with softmax in the value model (the paper's theorem and its sharp asymptotics)."""
+    e = experiment
+    return bool(LOSSES[e.loss].margin and e.normalizer == "softmax" and "closed" in MODELS[e.model].systems
+                and e.X is None)
+
+
+def ends(verdict: Verdict) -> str:
+    """How one run ends, for a sentence about that run: e.g. ``polarized (leader 97%)``.
+
+    A run cut short gets no grade: where it stopped says nothing about where it would end.
+
+    Parameters
+    ----------
+    verdict : Verdict
+
+    Returns
+    -------
+    str
+        Lower-case words, no final stop.
+    """
+    if verdict.status is Polarization.CUT:
+        return f"cut short (leader {verdict.share:.0%} where it stopped; no verdict)"
+    return f"{verdict.headline.lower()} (leader {verdict.share:.0%})"
 
 
 def settings_line(experiment: Experiment) -> str:

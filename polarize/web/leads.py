@@ -66,8 +66,9 @@ TOURS: dict[str, tuple[str, ...]] = {
         "moves one frame, **|\u25c0 Reset** goes back to the start.",
         "**Scores on the simplex**: each corner is a token and the dot is the scores s. It starts in "
         "the centre (every token equal); polarization is the dot running into one corner.",
-        "**Scores s\u1d62(t)**: one line per token. One climbs towards 1 and the others fall; the time "
-        "axis is logarithmic, so most of it happens late.",
+        "**Scores s\u1d62(t)**: one line per token. One climbs towards 1 and the others end low, some "
+        "after rising for a while (3 of the other 7 from the default start); the time axis is "
+        "logarithmic, so most of it happens late.",
         "**Entropy H(s(t))**: how spread out the scores are. It starts at log n (uniform) and falls "
         "towards 0 as one token takes over.",
         "**Repulsion**: each token's fitness against its score. The logits of tokens right of the "

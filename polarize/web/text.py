@@ -10,7 +10,7 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.losses import LOSSES
 from polarize.plots.dashboard import titles
-from polarize.science import distance_to_simplex, format_time
+from polarize.science import distance_to_simplex, ends, format_time, judge, simplex_shares, slow_tail
 
 __all__ = ["A_INIT_NAMES", "V_INIT_NAMES", "init_note",
            "not_a_distribution", "panel_captions", "summary_metrics"]
@@ -83,12 +83,14 @@ def init_note(experiment: Experiment) -> str:
             "fresh ones.")
 
 
-def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from: float | None = None
-                   ) -> list[str]:
+def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from: float | None = None,
+                   *, result: Any = None) -> list[str]:
     """What to notice in each panel of the dashboard, each as ``**Panel.** sentence`` (markdown).
 
     In the order simplex, scores, repulsion (in the mode ``repulsion``), entropy, loss. ``dead_from``:
     the time from which every score is 0 (a dead ReLU run), whose panels then say so instead.
+    ``result``: the run drawn (a ``Result``); the scores and loss captions then say what this run did,
+    where no general statement holds for every setting of its loss.
     """
     if dead_from is not None:
         return _dead_captions(experiment, dead_from, repulsion)
@@ -113,12 +115,16 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from
                    f"{experiment.normalizer} scores are off the simplex, and it need not decay like $1/t$."))
     else:
         loss = ("Log-log axes. The loss falls toward its floor (for the square loss, exponentially fast, "
-                "without reaching it in finite time); the fitness vanishes with it and the scores freeze "
-                "where they are: polarization stays partial.")
+                "without reaching it in finite time) and the fitness vanishes with it, so the scores "
+                "settle; how near a vertex they settle depends on the setting.")
+        if result is not None:
+            loss += f" This run ends {ends(judge(result))}."
+    scores = "One line per token, on log time." + ("" if result is None else _scores_caption(result))
+    if slow_tail(experiment):
+        scores += r" Under the logistic loss the others' total shrinks slowly, like $1/\log^2 t$."
     words = {
         "simplex": simplex,
-        "scores": ("One line per token, on log time. The leader's share grows and the others fade; under "
-                   r"the logistic loss they shrink slowly, like $1/\log^2 t$."),
+        "scores": scores,
         "repulsion": points if repulsion == "fitness" else _replicator_caption(experiment),
         "entropy": (r"Starts at $\log n$ (uniform, dashed) and falls toward 0 when $s$ polarizes; "
                     r"it stays near $\log n$ when it does not."),
@@ -126,6 +132,23 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from
     }
     heads = titles(repulsion)
     return [f"**{heads[key].replace('<sub>i</sub>', '_i')}.** {sentence}" for key, sentence in words.items()]
+
+
+RISE = 1e-6
+"""A share counts as risen above (or ended below) its start only by more than this: closer is a tie."""
+
+
+def _scores_caption(result: Any) -> str:
+    """What the shares of this run did: the winner's from start to end, how many others rose at some
+    saved time above their start, and how many end below it (no general rule holds: others can gain)."""
+    q = simplex_shares(np.asarray(result.s, dtype=float))
+    winner = int(np.argmax(q[-1]))
+    others = np.delete(q, winner, axis=1)
+    rose = int(np.sum(np.max(others, axis=0) > others[0] + RISE))
+    fell = int(np.sum(others[-1] < others[0] - RISE))
+    return (f" Here token {winner} ends with the largest share, {q[-1, winner]:.3g} "
+            f"(from {q[0, winner]:.3g}); of the other {others.shape[1]}, {rose} rise above their starting "
+            f"share at some time and {fell} end below it.")
 
 
 def _dead_captions(experiment: Experiment, dead_from: float, repulsion: str) -> list[str]:

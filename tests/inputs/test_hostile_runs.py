@@ -98,8 +98,9 @@ def test_generated_hostile_starts_never_hang_and_agree_with_simulate(rows, norma
         for k, row in enumerate(rows):
             one = simulate(Experiment(n=3, d=3, horizon=10, samples=5, normalizer=normalizer, seed=2,
                                       a0=row))
-            # The stack has no stall rule of its own (simulate's gives up after 1000 steps between two
-            # saved times), so it may finish a start that simulate gives up on, never the reverse.
+            # The stack has no stall rule of its own (simulate's stops a run that, 1000 steps past a saved
+            # time, has not the pace to reach the next), so it may finish a start that simulate gives up
+            # on, never the reverse.
             assert ensemble.finished[k] or not one.finished
 
 

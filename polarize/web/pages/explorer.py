@@ -200,7 +200,7 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
         numbers = (Folded(AFTER_PLAY, numbers),)
     dead = ~np.any(np.asarray(result.s) != 0, axis=1)
     dead_from = float(result.t[np.argmax(dead)]) if dead[-1] else None
-    captions = text.panel_captions(experiment, repulsion=repulsion, dead_from=dead_from)
+    captions = text.panel_captions(experiment, repulsion=repulsion, dead_from=dead_from, result=result)
     blocks = (
         Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
         Columns(((Caption(captions[0]),), tuple(map(Caption, captions[1:3])),

@@ -10,7 +10,7 @@ from polarize.config import ConfigError, Experiment
 from polarize.losses import LOSSES
 from polarize.plots import kappa_figure, losses_figure, regression_figure
 from polarize.presets import PAPER_KAPPAS, paper_regression
-from polarize.science import kl_floor
+from polarize.science import ends, judge, kl_floor
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.controls import Control
@@ -72,7 +72,7 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
     plots = (Plot("losses", losses_figure(losses, narrow=narrow), " ".join((
         f"Same start, {len(losses)} losses.", *(LOSSES[name].words for name in losses),
         *(f"Dashed: the {LOSSES[loss].short} floor {LOSSES[loss].floor_name} = {floor:.3g}."
-          for loss, floor in floors.items())))),)
+          for loss, floor in floors.items()), _endings(losses, "{}", LOSSES.labels.get)))),)
     if regression:  # left out when the comparison ran out of time before it
         plots += (
             Plot("regression", regression_figure(regression, narrow=narrow), (
@@ -81,13 +81,20 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
                 "the scores.")),
             Plot("kappa", kappa_figure(regression, narrow=narrow), (
                 "Final entropy and largest score against \u03ba: ill-conditioned problems sparsify more "
-                "(the paper's observation), but polarization stays partial under the square loss.")),
+                "(the paper's observation). " + _endings(regression, "\u03ba = {}", "{:g}".format))),
         )
     metrics = tuple(metric for loss, floor in floors.items() for metric in (
         Metric(f"{LOSSES[loss].short} floor {LOSSES[loss].floor_name}", f"{floor:.4g}",
                "The lowest loss it can reach."),
         Metric(f"{LOSSES[loss].short} final loss", f"{losses[loss].loss[-1]:.4g}", "At the horizon.")))
     return Drawn(plots=plots, table=table, runs=runs, notes=stopped_notes(runs), metrics=metrics)
+
+
+def _endings(runs: Mapping[Any, Any], label: str, name: Any) -> str:
+    """How each run shown ends by the app's one verdict (``label`` with the run's ``name``), in one
+    sentence: under the square loss it depends on the setting, so it is said run by run."""
+    said = "; ".join(f"{label.format(name(key))}, {ends(judge(r))}" for key, r in runs.items())
+    return f"By this app's verdict the runs end: {said}."
 
 
 def advice(values: Mapping[str, Any], partial: Partial | None) -> str:

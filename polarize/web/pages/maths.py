@@ -21,10 +21,9 @@ from polarize.presets import get_preset
 from polarize.science import (
     THRESHOLDS,
     NormalizerRow,
-    Polarization,
     Rate,
-    Verdict,
     compare_normalizers,
+    ends,
     format_time,
     judge,
     polarization_rate,
@@ -177,36 +176,33 @@ def _only_softmax(figures: dict[str, dict[str, Any]], runs: MathsRuns) -> tuple[
     right = (
         Text("With the **square** loss the problem is realizable: the loss decays exponentially toward its "
              "floor (a smooth gradient flow never reaches it in finite time), the fitness vanishes as fast, "
-             "and the scores freeze part-way, what the paper calls partial polarization. By the one graded "
-             f"verdict of this app the square run in the figure ends {_graded(verdicts['square'])}, its "
+             "and the scores settle short of a vertex, what the paper calls partial polarization (how near "
+             "depends on the problem: the Loss and conditioning page's \u03ba = 10 regression ends polarized "
+             "by this app's verdict). By the one graded "
+             f"verdict of this app the square run in the figure ends {ends(verdicts['square'])}, its "
              f"entropy gone from {square.entropy[0]:.3g} to "
              f"{square.entropy[-1]:.3g} (log n = {math.log(square.s.shape[1]):.3g}); ill-conditioned "
              "problems sparsify more (Loss and conditioning page). The **cross-entropy** loss approaches its "
-             f"floor $H(p^*)$ too; here it ends {_graded(verdicts['kl'])}, the logistic run "
-             f"{_graded(verdicts['logistic'])}. {THRESHOLDS}"),
+             f"floor $H(p^*)$ too; here it ends {ends(verdicts['kl'])}, the logistic run "
+             f"{ends(verdicts['logistic'])}. {THRESHOLDS}"),
         Plot("losses", figures["losses"], "Entropy under the three losses, same start (n = d = 8, a(0) = 0.5 "
              "randn)."),
     )
     return Header("4. Only softmax polarizes like this"), Columns((left, right), gap="large")
 
 
-def _graded(verdict: Verdict) -> str:
-    # stopped by the time limit: where it got is no verdict about its end
-    if verdict.status is Polarization.CUT:
-        return f"cut short by the time limit (leader {verdict.share:.0%} where it stopped; no verdict)"
-    return f"{verdict.headline.lower()} (leader {verdict.share:.0%})"
-
-
 LOOK_FOR = """
 - **Simplex panel**: the point leaves the centre (uniform scores) and runs toward a corner: polarization.
   Try n = 3 for a triangle, n = 2 for a segment, n = 64 for a crowd.
-- **Scores**: one line rises, the others fall, on a *log* time axis: the race is decided early, then the
-  losers fade slowly.
+- **Scores**: one line per token, on a *log* time axis. Others than the winner may rise for a while
+  before they fall (3 of the other 7 do from the Explorer's default start); under the logistic loss the
+  losers then fade slowly.
 - **Entropy**: from log n toward 0 for softmax with the logistic loss; stuck near log n for sigmoid or linear.
 - **Repulsion**: points move apart; the logits of the tokens right of the dashed mean fitness rise.
 - **Loss**: for the logistic loss it keeps decreasing, like 1/t when the scores stay on the simplex; the
   square loss falls exponentially toward its floor.
-- Compare the **flow** with **gradient descent** at a large learning rate: descent can pick another winner.
+- Compare the **flow** with **gradient descent** at a large learning rate: does descent keep the flow's
+  winner?
 """
 
 
