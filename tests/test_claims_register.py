@@ -394,7 +394,6 @@ DOCUMENTS: dict[str, str] = {
     "Static PNG/SVG export (kaleido and Chromium) is left": "setting",
     "**Streamlit Community Cloud**: push to GitHub, choose": "setting",
     "There is no `packages.txt` because the app needs no": "setting",
-    "XSRF protection on, uploads capped at 1 MB, messages": "setting",
     "The Dockerfile pins its base image by digest and": "setting",
     "Visitors' lecture decks are private by default: each": "setting",
     "They are shared on the server's disk (every visitor": "setting",
@@ -639,6 +638,29 @@ DOCUMENTS: dict[str, str] = {
     "The same sweeps run from the command line (`polarize": "setting",
     "The package ships a larger runs sweep (three": "setting",
     "The share of runs that polarize, by n and normalizer,": "setting",
+
+    # README.md: hosting and extending (the app's settings and what its tests hold)
+    "XSRF protection on, uploads capped at 1 MB a file": "setting",
+    "Two visitors in real browsers, on a server with no":
+        "tests/test_deck_browser.py::test_two_visitors_see_only_their_own_decks_and_the_server_writes_none",
+    "When the cluster has a bad day, the replicas stay up":
+        "tests/test_app_cluster.py::test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app",
+    "**Scheduler unreachable**: \"... the Dask scheduler at":
+        "tests/test_app_cluster.py::test_an_unreachable_scheduler_is_one_line_naming_the_variable",
+    "One visitor at a time tries to connect (10 s at most)":
+        "tests/test_app_cluster.py::test_visitors_arriving_together_at_an_unreachable_scheduler_share_one_attempt",
+    "Dask's client tries to reconnect for 10 s, and after":
+        "tests/test_app_cluster.py::test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app",
+    "One client cannot take what a class shares.":
+        "tests/test_client_limits.py::test_one_address_past_its_limit_is_refused_while_another_gets_in",
+    "A session's uploaded files hold at most 4 MiB of a":
+        "tests/test_client_limits.py::test_one_sessions_uploads_hold_at_most_the_cap",
+    "Streamlit's own option caps one file only).": "setting",
+    "**A loss**: a `LossKind` in `LOSSES`": "setting",
+    "The config's validation, the draws, the Explorer's menu,":
+        "tests/test_registry.py::test_the_engine_runs_the_loss_as_its_own_flow",
+    "**A method**: a `Method` in `METHODS`": "setting",
+    "The models (`polarize/models.py`, `MODELS`) say which": "setting",
 
     # docs/api.rst
     "The supported API is ``polarize.__all__``": "setting",
