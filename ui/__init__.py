@@ -10,7 +10,7 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);
 - ``deck_show``: presenting a deck; ``deckbar``: "Present or add to a deck";
 - ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size;
-- ``uploads``: what one session's uploaded files may hold in memory.
+- ``uploads``: what one session's uploaded files may hold in memory; an upload to another replica's session.
 
 Importing it imports nothing else (and does no work): the app's modules are imported by
 ``run_app``, one session at a time (``load``).
@@ -51,7 +51,9 @@ def run_app() -> None:
     A bad variable stops the app with one line naming it, before the pages (which build
     experiments as they are imported) are imported.
     """
-    load("ui.uploads").cap_uploads()  # first: before the app's imports, a session may upload already
+    uploads = load("ui.uploads")
+    uploads.cap_uploads()  # first: before the app's imports, a session may upload already
+    uploads.find_sessions_elsewhere()
     problem = load("polarize.env").environment_problem()
     if problem:
         st.text(f"polarize cannot start: {problem}")  # as text: the value is shown as it was given

@@ -6,6 +6,12 @@ replica from 252 MB to 2.2 GB. Its options cap one file (``server.maxUploadSize`
 else, so ``cap_uploads`` wraps the server's manager: past ``PER_SESSION``, a session's oldest
 files are dropped as a new one comes. A visitor's upload is one file (a deck), the newest: it is
 never the one dropped.
+
+Behind the proxy (``deploy/nginx``) a session's upload can reach a replica that does not hold the
+session: a browser that returns no affinity cookie (a course page's cross-site iframe), or one whose
+replica died and came back while its websocket stayed on the other. Streamlit answers that with 400
+("Invalid session_id"), which nginx cannot pass on; ``find_sessions_elsewhere`` makes it 404, on
+which the proxy asks the next replica.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-__all__ = ["PER_SESSION", "cap_uploads", "put_on"]
+__all__ = ["PER_SESSION", "cap_uploads", "find_sessions_elsewhere", "put_on"]
 
 PER_SESSION = 4 * 2**20
 """Bytes of uploaded files one session may hold (four deck files at Streamlit's 1 MB per file)."""
@@ -96,3 +102,28 @@ def cap_uploads(limit: int = PER_SESSION) -> None:
     with _PUTTING:
         if getattr(manager, "polarize_cap", None) is None:
             put_on(manager, limit)
+
+
+def find_sessions_elsewhere() -> None:
+    """An upload to a session this server does not hold is answered 404 (put on once a server).
+
+    Streamlit's upload route asks ``Runtime.is_active_session`` first, and answers False with 400;
+    only that route asks it. A 404 says the session is not here, and the proxy tries the next replica.
+    """
+    from starlette.exceptions import HTTPException
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return
+    runtime = Runtime.instance()
+    with _PUTTING:
+        if getattr(runtime, "polarize_elsewhere", False):
+            return
+        held = runtime.is_active_session
+
+        def is_active_session(session_id: str) -> bool:
+            if held(session_id):
+                return True
+            raise HTTPException(status_code=404, detail="No such session on this replica")
+
+        runtime.is_active_session, runtime.polarize_elsewhere = is_active_session, True

@@ -70,6 +70,9 @@ class Request:
     upstream: str
     """The replica that answered (the last one tried), or "-" for what the proxy served itself."""
     affinity: str
+    tried: tuple[str, ...] = ()
+    """Every replica asked, in order (the proxy asks the next after an error or, for a session's
+    downloads and uploads, a 404)."""
 
 
 class NginxProxy:
@@ -123,7 +126,8 @@ http {{
         """Every request the proxy has logged so far."""
         text = self.access_log.read_text() if self.access_log.exists() else ""
         return [Request(m["method"], m["path"], int(m["status"]), upstream=m["upstream"].split(", ")[-1],
-                        affinity=m["affinity"]) for m in _LINE.finditer(text)]
+                        affinity=m["affinity"], tried=tuple(m["upstream"].split(", ")))
+                for m in _LINE.finditer(text)]
 
     def replica_of(self, cookie: str) -> str | None:
         """The replica that last answered a request carrying affinity ``cookie`` (nginx logs a request

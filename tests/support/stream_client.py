@@ -147,9 +147,9 @@ def held_session(base: str, link: str = "/", timeout: float = 120.0) -> Iterator
         yield session_id
 
 
-def upload(base: str, session_id: str, data: bytes, file_id: str | None = None) -> int:
+def upload(base: str, session_id: str, data: bytes, file_id: str | None = None, cookie: str = "") -> int:
     """PUT ``data`` as a file of session ``session_id`` (under ``file_id``, made up when None), with
-    the cross-site token a browser sends; the HTTP status."""
+    the cross-site token a browser sends (and ``cookie``, ``name=value``, if given); the HTTP status."""
     with urllib.request.urlopen(base + "/_stcore/health", timeout=30) as reply:  # sets the token's cookie
         cookies = reply.headers.get_all("Set-Cookie") or []
     (xsrf,) = [c.split(";")[0].split("=", 1)[1] for c in cookies if c.startswith("_streamlit_xsrf=")]
@@ -159,7 +159,7 @@ def upload(base: str, session_id: str, data: bytes, file_id: str | None = None) 
     request = urllib.request.Request(
         f"{base}/_stcore/upload_file/{session_id}/{file_id or uuid.uuid4()}", data=body, method="PUT",
         headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": xsrf,
-                 "Cookie": f"_streamlit_xsrf={xsrf}"})
+                 "Cookie": "; ".join(filter(None, [f"_streamlit_xsrf={xsrf}", cookie]))})
     try:
         with urllib.request.urlopen(request, timeout=60) as reply:
             return reply.status
