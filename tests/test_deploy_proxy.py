@@ -101,13 +101,13 @@ def _browser_on(browser, proxy: NginxProxy, replica: str, path: str):
     raise AssertionError(f"no browser reached {replica} in 20 tries")
 
 
-def _logged(proxy: NginxProxy, wanted, most: float = 30.0) -> list:
-    """The proxy's log lines that ``wanted`` accepts, once there are some: nginx writes a request's
-    line as it ends, which can be just after its answer reached the client."""
+def _logged(proxy: NginxProxy, wanted, most: float = 30.0, count: int = 1) -> list:
+    """The proxy's log lines that ``wanted`` accepts, once there are ``count``: nginx writes a
+    request's line as it ends, which can be just after its answer reached the client."""
     deadline = time.monotonic() + most
     while True:
         found = [r for r in proxy.access() if wanted(r)]
-        if found or time.monotonic() > deadline:
+        if len(found) >= count or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
 
@@ -190,13 +190,13 @@ def test_an_upload_reaches_its_sessions_replica_whatever_the_cookie(layout):
     with held_session(layout["replicas"][replicas[0]].url) as first, \
             held_session(layout["replicas"][replicas[1]].url) as second:
         for session, home, other in ((first, *replicas), (second, *reversed(replicas))):
-            before = len(proxy.access())
             statuses = [upload(proxy.url, session, b"{}", cookie=f"polarize_replica={cookies[other]}")]
             statuses += [upload(proxy.url, session, b"{}") for _ in range(6)]
             assert statuses == [204] * 7, statuses
-            puts = _logged(proxy, lambda r, s=session: r.path.startswith(f"/_stcore/upload_file/{s}/"))
-            assert {r.upstream for r in puts[-7:]} == {home} and len(proxy.access()) > before
-            assert puts[-7].tried[0] == other  # the cookie's replica was asked first, and said 404
+            puts = _logged(proxy, lambda r, s=session: r.path.startswith(f"/_stcore/upload_file/{s}/"),
+                           count=7)
+            assert len(puts) == 7 and {r.upstream for r in puts} == {home}, puts
+            assert puts[0].tried[0] == other  # the cookie's replica was asked first, and said 404
 
 
 @contextlib.contextmanager
