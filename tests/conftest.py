@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -101,6 +102,20 @@ def run():
 def paper_kl(run) -> Result:
     """The paper's cross-entropy run (preset ``paper-kl``), flow time 1e6."""
     return run(PRESETS["paper-kl"].experiment)
+
+
+@pytest.fixture
+def fifo_cleanup():
+    """FIFOs made by a test: opened for writing at its end, so that a reader blocked before the fix ends."""
+    made: list[Path] = []
+    yield made
+    import os
+
+    for path in made:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups

@@ -1,7 +1,8 @@
-"""Every POLARIZE_* variable goes through polarize.env's strict parsers (issue 22).
+"""Every POLARIZE_* variable goes through polarize.env's strict parsers.
 
 The variables are found by scanning the code (not from a list kept by hand), so a new
-``os.environ`` read of a ``POLARIZE_*`` name that bypasses ``polarize.env`` fails here.
+``os.environ`` read of a ``POLARIZE_*`` name that bypasses ``polarize.env`` fails here. A data folder
+that cannot be found and a cap below what any setting takes are one line naming the variable.
 """
 
 from __future__ import annotations
@@ -163,3 +164,45 @@ def test_standard_input_is_read_when_asked_within_the_size_cap(tmp_path, monkeyp
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b" " * 1_000_000)))
     assert main(["run", "-", "-o", str(tmp_path / "out.json")]) == 2
     assert "larger than" in capsys.readouterr().err
+
+
+# ---- a data folder that cannot be found, caps below what any setting takes ---------------------------
+
+
+def test_a_data_dir_of_an_unknown_users_home_is_one_line(monkeypatch, capsys):
+    from polarize.cli import main
+    from polarize.env import data_dir, environment_problem
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", "~nosuchuser3317/x")
+    with pytest.raises(ConfigError) as info:
+        data_dir()
+    assert info.value.field == "POLARIZE_DATA_DIR"
+    assert "POLARIZE_DATA_DIR" in environment_problem()
+    assert main(["presets"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "POLARIZE_DATA_DIR" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("var", "raw"), [("POLARIZE_MAX_N", "1"), ("POLARIZE_MAX_SIZE", "1"),
+                                          ("POLARIZE_MAX_SAMPLES", "1"), ("POLARIZE_MAX_HORIZON", "1e-13")])
+def test_a_cap_below_what_any_setting_takes_names_the_variable(monkeypatch, var, raw):
+    from polarize import Experiment
+    from polarize.env import environment_problem
+
+    monkeypatch.setenv(var, raw)
+    problem = environment_problem()
+    assert problem and problem.startswith(f"{var}: ")
+    with pytest.raises(ConfigError) as info:
+        Experiment(n=2, d=1, samples=2, horizon=1e-12)
+    assert info.value.field == var
+
+
+def test_the_floors_of_the_caps_are_what_the_settings_take(monkeypatch):
+    """At its floor each cap still lets the least setting run: the floors are not above what is needed."""
+    from polarize import Experiment, env
+    from polarize.config import MIN_TIME
+
+    for key, least in env.FLOORS.items():
+        monkeypatch.setenv(env.CAPS[key][0], str(least))
+    assert env.environment_problem() is None and env.FLOORS["max_horizon"] == MIN_TIME
+    Experiment(n=2, d=1, samples=2, horizon=MIN_TIME, method="gd", lr=MIN_TIME)
