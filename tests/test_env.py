@@ -2,7 +2,8 @@
 
 The variables are found by scanning the code (not from a list kept by hand), so a new
 ``os.environ`` read of a ``POLARIZE_*`` name that bypasses ``polarize.env`` fails here. A data folder
-that cannot be found and a cap below what any setting takes are one line naming the variable.
+that cannot be found and a cap below what any setting takes are one line naming the variable, as are
+caps that are not positive and finite, and the app's time limit; the app stops in one line on a bad cap.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.inputs import field_of
 
 from polarize import Experiment, simulate_many
 from polarize.config import ConfigError
 from polarize.env import VARIABLES, environment_problem, flag, limits
+from polarize.serve.runner import timeout_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = [*sorted((ROOT / "polarize").rglob("*.py")), *sorted((ROOT / "ui").rglob("*.py")),
@@ -206,3 +209,42 @@ def test_the_floors_of_the_caps_are_what_the_settings_take(monkeypatch):
         monkeypatch.setenv(env.CAPS[key][0], str(least))
     assert env.environment_problem() is None and env.FLOORS["max_horizon"] == MIN_TIME
     Experiment(n=2, d=1, samples=2, horizon=MIN_TIME, method="gd", lr=MIN_TIME)
+
+
+# ---- caps and the app's time limit, strict; the app stops in one line on a bad cap -------------------
+
+
+@pytest.mark.parametrize("var", ["POLARIZE_MAX_N", "POLARIZE_MAX_HORIZON", "POLARIZE_MAX_STEPS"])
+@pytest.mark.parametrize("raw", ["inf", "1e400", "nan", "0", "-3", "lots"])
+def test_bad_caps_name_the_variable(monkeypatch, var, raw):
+    monkeypatch.setenv(var, raw)
+    with pytest.raises(ConfigError) as caught:
+        Experiment()
+    assert caught.value.field == var and "positive" in str(caught.value)
+
+
+def test_count_caps_must_be_whole_and_others_need_not(monkeypatch):
+    monkeypatch.setenv("POLARIZE_MAX_N", "2.9")
+    assert field_of(Experiment) == "POLARIZE_MAX_N"
+    monkeypatch.setenv("POLARIZE_MAX_N", "1e3")
+    monkeypatch.setenv("POLARIZE_MAX_HORIZON", "2.5")
+    assert Experiment(n=1000, d=2, horizon=2.5).n == 1000
+    assert field_of(lambda: Experiment(horizon=3.0)) == "horizon"
+
+
+@pytest.mark.parametrize("raw", ["inf", "nan", "0", "-1", "soon"])
+def test_the_app_time_limit_is_strict(monkeypatch, raw):
+    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", raw)
+    assert field_of(timeout_seconds) == "POLARIZE_APP_TIMEOUT"
+    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", "7.5")
+    assert timeout_seconds() == 7.5
+
+
+def test_the_app_stops_with_one_line_on_a_bad_cap(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("POLARIZE_MAX_N", "inf")
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (line,) = [t.value for t in at.text]
+    assert "POLARIZE_MAX_N" in line and "positive" in line and "\n" not in line
