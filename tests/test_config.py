@@ -1,7 +1,8 @@
 """The experiment description: validation naming the field, round trips, limits, reruns, the CLI.
 
 Validation is total: any value a config, a JSON text or a link brings (too large for a float, too deep,
-a 0-d or masked array) is an experiment or a ``ConfigError`` naming the field; the JSON is strict."""
+a 0-d or masked array) is an experiment or a ``ConfigError`` naming the field; the JSON is strict. The
+property-based tests draw configs and JSON texts from ``support.fuzz``; what is accepted round-trips."""
 
 import dataclasses
 import json
@@ -9,6 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.fuzz import assert_round_trips, build, configs, fuzz
+from support.fuzz import json_text as _json_text
 from support.inputs import field_of, strict_loads
 
 from polarize import ConfigError, Experiment, simulate
@@ -464,3 +469,31 @@ def test_zero_d_and_masked_arrays_are_config_errors(field, value):
     with pytest.raises(ConfigError) as info:
         Experiment(**{"n": 3, "d": 3, field: value})
     assert info.value.field == field
+
+
+# ---- property-based: every config and JSON text an experiment or a ConfigError ---------------------
+
+
+@fuzz(200)
+@given(configs())
+def test_every_config_is_an_experiment_or_a_config_error(config):
+    build(config)
+
+
+@fuzz(100)
+@given(configs(hostile_share=0.0))
+def test_plausible_configs_round_trip_when_accepted(config):
+    build(config)
+
+
+@fuzz(200)
+@given(st.one_of(st.text(max_size=60), configs().map(_json_text),
+                 st.sampled_from(["[" * 1000 + "]" * 1000, '{"n": ' + "9" * 5000 + "}", "\xff", "null",
+                                  '{"a0": [1e400, 1]}', '{"n": 4, "d": 2, "target": [NaN, 1]}'])))
+def test_every_json_text_is_an_experiment_or_a_config_error(text):
+    try:
+        e = Experiment.from_json(text)
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert_round_trips(e)

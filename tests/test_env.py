@@ -3,21 +3,26 @@
 The variables are found by scanning the code (not from a list kept by hand), so a new
 ``os.environ`` read of a ``POLARIZE_*`` name that bypasses ``polarize.env`` fails here. A data folder
 that cannot be found and a cap below what any setting takes are one line naming the variable, as are
-caps that are not positive and finite, and the app's time limit; the app stops in one line on a bad cap.
+caps that are not positive and finite, and the app's time limit (any value ``support.fuzz`` draws); the
+app stops in one line on a bad cap.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.fuzz import environment_values, fuzz
 from support.inputs import field_of
 
 from polarize import Experiment, simulate_many
 from polarize.config import ConfigError
-from polarize.env import VARIABLES, environment_problem, flag, limits
+from polarize.env import CAPS, FLOORS, VARIABLES, environment_problem, flag, limits, positive_number
 from polarize.serve.runner import timeout_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,3 +253,45 @@ def test_the_app_stops_with_one_line_on_a_bad_cap(monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     (line,) = [t.value for t in at.text]
     assert "POLARIZE_MAX_N" in line and "positive" in line and "\n" not in line
+
+
+# ---- property-based: any value of a cap or of the app's time limit ----------------------------------
+
+
+@fuzz(200)
+@given(st.sampled_from(sorted(CAPS)), environment_values)
+def test_environment_caps_are_positive_finite_or_name_the_variable(key, raw):
+    var, default, most = CAPS[key]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(var, raw)
+        try:
+            value = limits()[key]
+        except ConfigError as exc:
+            assert exc.field == var and "positive" in str(exc)
+            number = _number_or_nan(raw)
+            whole = number.is_integer() or not isinstance(default, int)
+            assert raw.strip() and not (max(0, FLOORS[key]) <= number <= most and number > 0 and whole)
+            return
+    assert math.isfinite(value) and value > 0 and type(value) is type(default)
+    assert value == (float(raw) if raw.strip() else default)
+
+
+@fuzz(100)
+@given(environment_values)
+def test_the_app_time_limit_is_positive_finite_or_names_the_variable(raw):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("POLARIZE_APP_TIMEOUT", raw)
+        try:
+            value = positive_number("POLARIZE_APP_TIMEOUT", 20.0)
+        except ConfigError as exc:
+            assert exc.field == "POLARIZE_APP_TIMEOUT"
+            assert raw.strip() and not 0 < _number_or_nan(raw) < math.inf
+            return
+    assert 0 < value < math.inf
+
+
+def _number_or_nan(raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        return math.nan

@@ -1,13 +1,17 @@
 """What a run reports: finite arrays when descent diverges; a saved grid consistent with its diagnostics.
 
 ``simulate`` is total on what validation accepts: the longest horizons run, a start that would overflow
-is refused naming the field to blame, and a finished run never holds an infinity."""
+is refused naming the field to blame, and a finished run never holds an infinity; configs drawn by
+``support.fuzz`` simulate to finite numbers or stop in words."""
 
 import numpy as np
 import pytest
+from hypothesis import assume, event, given
+from support.fuzz import FIELDS, build, fuzz, runnable
 
 from polarize import KL, Experiment, Logistic, LogisticData, Square, entropy, make_normalizer, simulate
 from polarize.config import ConfigError
+from polarize.diagnostics import dead_rows
 from polarize.model import tied_gradients, value_gradients
 
 # ---- bad inputs never produce NaN -----------------------------------------------------------------
@@ -160,3 +164,30 @@ def test_a_finished_run_never_holds_infinity():
     with pytest.raises(ConfigError, match="too close to 0") as info:
         simulate(Experiment(n=2, d=2, normalizer="linear", a0=[-1.0, -1e-320], horizon=1e-3))
     assert info.value.field == "a0"
+
+
+# ---- property-based: accepted configs simulate to finite numbers or stop in words -------------------
+
+
+@fuzz(40, share=0.25)
+@given(runnable())
+def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
+    assume(config["method"] == "flow" or config["horizon"] / config["lr"] <= 2000)
+    e = build(config)
+    assume(e is not None)
+    try:
+        result = simulate(e)
+    except ConfigError as exc:  # a start that cannot be measured: named, in one line
+        assert exc.field in FIELDS and "cannot start there" in str(exc)
+        event("refused at the start")
+        return
+    event(result.status)
+    assert result.status in ("finished", "stopped")
+    assert result.finished or result.message.startswith("stopped after")
+    for name in ("t", "s", "a", "u", "loss", "grad_norm_V", "grad_norm_a", "singular_values",
+                 "column_norms", "V_final"):
+        assert np.all(np.isfinite(getattr(result, name))), name
+    # No entropy where every score is 0 (a dead run is no distribution), and only there.
+    none = dead_rows(result.s)
+    assert np.all(np.isfinite(result.entropy[~none])) and np.all(np.isnan(result.entropy[none]))
+    assert result.experiment == e.resolved()
