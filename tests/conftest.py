@@ -1,5 +1,6 @@
 """Shared fixtures: tolerances in the units the flow's solver controls, cached runs, hypothesis profiles,
-and how the suite splits over processes (the browser tests' app server is in tests/browser/conftest.py).
+FIFOs a test makes, and how the suite splits over processes (the browser tests' app server and Chromium
+are in tests/browser/conftest.py).
 
 Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
 
