@@ -642,7 +642,7 @@ DOCUMENTS: dict[str, str] = {
     # README.md: hosting and extending (the app's settings and what its tests hold)
     "XSRF protection on, uploads capped at 1 MB a file": "setting",
     "Two visitors in real browsers, on a server with no":
-        "tests/test_deck_browser.py::test_two_visitors_see_only_their_own_decks_and_the_server_writes_none",
+        "tests/browser/test_deck_browser.py::test_two_visitors_see_only_their_own_decks_and_the_server_writes_none",
     "When the cluster has a bad day, the replicas stay up":
         "tests/test_app_cluster.py::test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app",
     "**Scheduler unreachable**: \"... the Dask scheduler at":
