@@ -1,5 +1,6 @@
 """Shared fixtures: tolerances in the units the flow's solver controls, cached runs, hypothesis profiles,
-the one app server the browser tests share, and how the suite splits over processes.
+FIFOs a test makes, and how the suite splits over processes (the browser tests' app server and Chromium
+are in tests/browser/conftest.py).
 
 Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,15 +74,11 @@ class FlowTolerance:
 FLOW_TOLERANCE = FlowTolerance(rtol=10 * RTOL, atol=10 * ATOL)
 
 
-WHOLE_PAGE_SECONDS = "600"
-"""POLARIZE_APP_TIMEOUT for tests of what a page shows: under load the 20 s limit would cut parts of it
-(the basin map, panels), failing a test of the picture rather than of the time (test_study_overtime
-cuts on purpose)."""
-
-
 @pytest.fixture
 def whole_pages(monkeypatch):
-    """Pages computed whole, however loaded the machine (``WHOLE_PAGE_SECONDS``)."""
+    """Pages computed whole, however loaded the machine (``support.app.WHOLE_PAGE_SECONDS``)."""
+    from support.app import WHOLE_PAGE_SECONDS
+
     monkeypatch.setenv("POLARIZE_APP_TIMEOUT", WHOLE_PAGE_SECONDS)
 
 
@@ -107,45 +105,18 @@ def paper_kl(run) -> Result:
     return run(PRESETS["paper-kl"].experiment)
 
 
-@pytest.fixture(scope="session")
-def shared_server():
-    """The app (``streamlit run app.py``) on a free port, started once for every browser test module
-    that does not need a fresh one (``server``): starting it costs seconds."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    from support.browser import SHARED_SERVER_ENV, AppServer
-    from support.stream_client import open_page
-
-    with AppServer(env=SHARED_SERVER_ENV) as running, ThreadPoolExecutor(1) as thread:
-        # One first page, drawn by nobody: the server's imports and workers start here, once, not
-        # inside the first test's 30 s wait for a figure. In a thread of its own: a module's
-        # Playwright (sync API) may hold this thread's event loop.
-        thread.submit(asyncio.run, open_page(running.url, "/", timeout=180)).result()
-        yield running
-
-
 @pytest.fixture
-def server(shared_server):
-    """The app a browser test drives: the session's ``shared_server``. A module that needs a server
-    nobody has used yet overrides it with ``support.browser.fresh_server_fixture()``."""
-    return shared_server
+def fifo_cleanup():
+    """FIFOs made by a test: opened for writing at its end, so that a reader blocked before the fix ends."""
+    made: list[Path] = []
+    yield made
+    import os
 
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium (``support.browser.launch_browser``), shared by a module's tests.
-
-    Module-scoped, not the session's: Playwright's sync API holds the thread's event loop while it
-    runs, which would break any later test that runs one of its own (``asyncio.run``).
-    """
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    from support.browser import launch_browser
-
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch_browser(playwright)
-        yield chromium
-        chromium.close()
+    for path in made:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups

@@ -1,7 +1,9 @@
 """Clips for slides: ``polarize animate`` writes GIF and MP4 with the right frames and size, titled.
 
 Frames are the static exporter's picture (Chromium) with the moving parts drawn by
-Pillow; these tests need Chromium, as ``polarize reproduce`` does.
+Pillow; the tests that draw need Chromium, as ``polarize reproduce`` does. A clip cannot exhaust a
+server: its caps are checked before anything is drawn, a GIF's frames go to the file as they come, and
+clips queue like runs, each told its place.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pytest
 
 from polarize import Experiment, simulate
 from polarize.clips import animate, draw, frames
+from polarize.fields import ConfigError
 from polarize.plots import dashboard, find_trace, style, trace_index
 from polarize.plots.static import find_browser
 from polarize.science import judge, title_lines
@@ -284,3 +287,104 @@ def test_a_kept_browser_is_not_closed_for_being_idle(monkeypatch):
     with static._LOCK:
         static._close_when_idle()
     assert static._STATE["keep"] and static._STATE["timer"] is None
+
+
+# ---- clips that cannot exhaust a server: caps checked first, frames streamed, a queue ----------------
+
+
+@pytest.mark.parametrize(("options", "field"), [({"width": 2560}, "width"), ({"width": 3840}, "width"),
+                                                ({"width": 100}, "width"), ({"width": 640.5}, "width")])
+def test_a_clip_beyond_its_caps_is_refused_before_anything_is_drawn(tmp_path, monkeypatch, options, field):
+    from polarize.clips import animate
+    from polarize.plots import static
+
+    monkeypatch.setattr(static, "start_browser", lambda **kw: pytest.fail("drew before checking"))
+    with pytest.raises(ConfigError) as info:
+        animate.write_clip({"data": [], "layout": {}, "frames": [{}] * 3}, tmp_path / "c.gif", **options)
+    assert info.value.field == field and f"{animate.MOST_WIDTH:,}" in str(info.value)
+
+
+def test_a_clip_of_too_many_frames_is_refused_naming_the_cap(tmp_path, monkeypatch):
+    from polarize.clips import animate
+    from polarize.plots import static
+
+    monkeypatch.setattr(static, "start_browser", lambda **kw: pytest.fail("drew before checking"))
+    with pytest.raises(ConfigError) as info:
+        animate.write_clip({"data": [], "layout": {}, "frames": [{}] * (animate.MOST_FRAMES + 1)},
+                           tmp_path / "c.gif")
+    assert info.value.field == "frames" and f"{animate.MOST_FRAMES:,}" in str(info.value)
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--width", "2560"), ("--width", "3840"),
+                                             ("--frames", "1000")])
+def test_the_animate_command_names_the_caps(tmp_path, capsys, flag, value):
+    from polarize.cli import main
+    from polarize.clips import animate
+
+    status = main(["animate", "--preset", "default", "-o", str(tmp_path / "c.gif"), flag, value])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    cap = animate.MOST_WIDTH if flag == "--width" else animate.MOST_FRAMES
+    assert f"{cap:,}" in err or str(cap) in err
+
+
+def test_gif_frames_stream_to_the_file_as_they_are_drawn(tmp_path):
+    """Each frame is written when it comes (with one kept back to merge a repeat), never all held."""
+    import numpy as np
+    from PIL import Image
+
+    from polarize.clips import animate
+
+    path = tmp_path / "c.gif"
+    rng = np.random.default_rng(0)
+    pictures = [Image.fromarray(rng.integers(0, 255, (48, 64, 3), dtype=np.uint8)) for _ in range(8)]
+    palette = animate._palette(pictures)
+    sizes = []
+
+    def drawn():
+        for k, picture in enumerate(pictures):
+            sizes.append(path.stat().st_size if path.exists() else 0)
+            if k >= 3:
+                assert sizes[-1] > sizes[-2] > 0, "frames held back, not written as they came"
+            yield picture
+
+    count, size = animate._write_gif(drawn(), path, 5, palette)
+    assert count == 8 and size == (64, 48)
+    with Image.open(path) as gif:
+        assert gif.n_frames == 8 and gif.info["duration"] == 200 and gif.info.get("loop") == 0
+        for k, picture in enumerate(pictures):
+            gif.seek(k)
+            want = picture.quantize(palette=palette, dither=Image.Dither.NONE).convert("RGB")
+            assert np.array_equal(np.asarray(gif.convert("RGB")), np.asarray(want))
+
+
+def test_clips_queue_like_runs_and_are_told_their_place(monkeypatch):
+    import threading
+
+    from polarize.clips import animate
+    from polarize.web import export, progress
+
+    monkeypatch.setattr(animate, "available", lambda suffix=".gif": True)
+    monkeypatch.setattr(animate, "clip_bytes", lambda *a, **k: b"GIF89a")
+    (button, *_) = export.clip_downloads({"frames": []}, key="k", name="Clip", title=(), stem="s",
+                                         help_text="")
+    held = export.CLIP_QUEUE.enter()
+    said: list[str] = []
+    out: dict = {}
+
+    def make():
+        with progress.progress_notices(lambda fraction, text: said.append(text)):
+            out["data"] = button.data()
+
+    worker = threading.Thread(target=make, daemon=True)
+    worker.start()
+    try:
+        for _ in range(400):
+            if said:
+                break
+            worker.join(0.05)
+        assert said and "1" in said[0] and "clip" in said[0].lower() and "data" not in out
+    finally:
+        export.CLIP_QUEUE.leave(held)
+    worker.join(20)
+    assert out["data"] == b"GIF89a" and export.CLIP_QUEUE.counts() == (0, 0)

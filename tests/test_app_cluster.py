@@ -265,6 +265,7 @@ def test_a_cluster_without_workers_is_said_at_once(tmp_path, monkeypatch):
     runs = tmp_path / "runs.log"
     log = str(runs)
     monkeypatch.setattr(app_cluster, "RESIZE_SECONDS", 0.0)  # look at the workers at each step
+    monkeypatch.setattr(app_cluster, "REJOIN_SECONDS", 2.0)  # no worker comes back here
     with DaskCluster(tmp_path, workers=0) as bare:
         monkeypatch.setenv("POLARIZE_SCHEDULER", bare.address)
         try:
@@ -293,6 +294,51 @@ def test_a_cluster_without_workers_is_said_at_once(tmp_path, monkeypatch):
             waiting.join(timeout=60)
             assert not waiting.is_alive()
             assert isinstance(answer.get("raised"), app_cluster.NoWorkers)
+        finally:
+            app_cluster.disconnect()
+
+
+def test_a_run_whose_only_worker_is_restarted_waits_for_it(tmp_path, monkeypatch):
+    """The only worker killed mid-run and started again once the waiting run has seen the cluster
+    without workers twice: the run is done by the new worker (it was told NoWorkers at the first look,
+    though a nanny or an orchestrator restarts a worker within seconds; ``REJOIN_SECONDS``)."""
+    runs = tmp_path / "runs.log"
+    workerless, check = [], app_cluster._Cluster.check
+
+    def looked(cluster) -> None:
+        try:
+            check(cluster)
+        except app_cluster.NoWorkers:
+            workerless.append(time.monotonic())
+            raise
+
+    monkeypatch.setattr(app_cluster, "RESIZE_SECONDS", 0.0)  # look at the workers at each step
+    monkeypatch.setattr(app_cluster._Cluster, "check", looked)
+    with DaskCluster(tmp_path, workers=1) as one:
+        monkeypatch.setenv("POLARIZE_SCHEDULER", one.address)
+        answer: dict[str, object] = {}
+
+        def run() -> None:
+            try:
+                answer.update(call_with_timeout(counted, str(runs), 1.0, 4.0, timeout=LIMIT))
+            except Exception as exc:
+                answer["raised"] = exc
+
+        try:
+            waiting = threading.Thread(target=run)
+            waiting.start()
+            deadline = time.monotonic() + 60
+            while not runs.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            victim = int(runs.read_text().split()[0])
+            os.kill(victim, signal.SIGKILL)
+            while len(workerless) < 2 and waiting.is_alive() and time.monotonic() < deadline + 60:
+                time.sleep(0.05)
+            again = start_worker(one.file, "again", tmp_path / "again.log")
+            one.procs.append(again)
+            waiting.join(timeout=LIMIT)
+            assert "raised" not in answer, answer
+            assert answer["value"] == 1.0 and answer["pid"] != victim
         finally:
             app_cluster.disconnect()
 

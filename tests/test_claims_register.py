@@ -642,11 +642,13 @@ DOCUMENTS: dict[str, str] = {
     # README.md: hosting and extending (the app's settings and what its tests hold)
     "XSRF protection on, uploads capped at 1 MB a file": "setting",
     "Two visitors in real browsers, on a server with no":
-        "tests/test_deck_browser.py::test_two_visitors_see_only_their_own_decks_and_the_server_writes_none",
+        "tests/browser/test_deck_browser.py::test_two_visitors_see_only_their_own_decks_and_the_server_writes_none",
     "When the cluster has a bad day, the replicas stay up":
         "tests/test_app_cluster.py::test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app",
     "**Scheduler unreachable**: \"... the Dask scheduler at":
         "tests/test_app_cluster.py::test_an_unreachable_scheduler_is_one_line_naming_the_variable",
+    "**No workers**: \"... the Dask scheduler at ... has no":
+        "tests/test_app_cluster.py::test_a_run_whose_only_worker_is_restarted_waits_for_it",
     "One visitor at a time tries to connect (10 s at most)":
         "tests/test_app_cluster.py::test_visitors_arriving_together_at_an_unreachable_scheduler_share_one_attempt",
     "Dask's client tries to reconnect for 10 s, and after":

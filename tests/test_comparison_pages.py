@@ -9,9 +9,8 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from conftest import WHOLE_PAGE_SECONDS
 from streamlit.testing.v1 import AppTest
-from support.app import open_page
+from support.app import WHOLE_PAGE_SECONDS, open_page
 from support.app import page as app_page
 
 from polarize.clips import animate
@@ -47,7 +46,7 @@ def compare(name: str, values: dict | None = None) -> View:
 
 @pytest.fixture(scope="module")
 def views() -> dict[str, View]:
-    """Every page at its defaults (one study each), whole (``conftest.WHOLE_PAGE_SECONDS``)."""
+    """Every page at its defaults (one study each), whole (``support.app.WHOLE_PAGE_SECONDS``)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("POLARIZE_APP_TIMEOUT", WHOLE_PAGE_SECONDS)
         return {name: compare(name) for name in PAGES}

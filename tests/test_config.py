@@ -1,4 +1,8 @@
-"""The experiment description: validation naming the field, round trips, limits, reruns, the CLI."""
+"""The experiment description: validation naming the field, round trips, limits, reruns, the CLI.
+
+Validation is total: any value a config, a JSON text or a link brings (too large for a float, too deep,
+a 0-d or masked array) is an experiment or a ``ConfigError`` naming the field; the JSON is strict. The
+property-based tests draw configs and JSON texts from ``support.fuzz``; what is accepted round-trips."""
 
 import dataclasses
 import json
@@ -6,10 +10,17 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.fuzz import assert_round_trips, build, configs, fuzz
+from support.fuzz import json_text as _json_text
+from support.inputs import field_of, strict_loads
 
 from polarize import ConfigError, Experiment, simulate
 from polarize.env import CAPS, LOCAL_CAPS, limits, local_caps
 from polarize.presets import PRESETS
+from polarize.web.links import read_link
+from polarize.web.pages.explorer import EXPLORER
 
 ROW = [0.0] * 8
 BAD = [
@@ -383,3 +394,106 @@ def test_resolved_draws_once_per_object_and_the_memo_stays_private():
         assert clone.resolved() == r
     assert len(pickle.dumps(e)) == len(pickle.dumps(fresh))  # workers receive the fields only
     assert dataclasses.replace(e, seed=5).resolved() != r
+
+
+# ---- validation is total: any value a config, JSON text or link brings ------------------------------
+
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize(("config", "field"), [
+    ({"a_scale": 10**400}, "a_scale"),
+    ({"seed": 10**400}, "seed"),
+    ({"n": 2, "d": 1, "a0": [10**400, 1]}, "a0"),
+    ({"n": 2, "d": 1, "V0": [[1, 10**400]]}, "V0"),
+    ({"method": "gd", "lr": 5e-324, "horizon": 1}, "lr"),
+    ({"lr": 1e-300}, "lr"),
+    ({"model": None}, "model"),
+    ({"n": 2, "d": 1, "a0": [True, False]}, "a0"),
+    ({"n": 2, "d": 1, "a0": ["1", "2"]}, "a0"),
+    ({"a_scale": True}, "a_scale"),
+    ({"loss": "square", "n": 2, "d": 2, "X": [[1, 0], [0, 1]]}, "y"),
+    ({"loss": "square", "d": 3000, "n": 2, "kappa": 2.0}, "kappa"),
+])
+def test_hostile_fields_are_config_errors_naming_them(config, field):
+    assert field_of(lambda: Experiment.from_dict(config)) == field
+
+
+def test_hostile_json_and_links_are_config_errors():
+    assert field_of(lambda: Experiment.from_json('{"n": ' + "9" * 5000 + "}")) == "config"
+    assert field_of(lambda: Experiment.from_json(DEEP)) == "config"
+    assert field_of(lambda: Experiment.from_dict({"bad\nkey": 1})) == "'bad\\nkey'"
+    values, ignored = read_link(EXPLORER, {"seed": DEEP, "n": "9" * 5000, "d": "2", "horizon": "50"})
+    assert set(ignored) == {"seed", "n"} and (values["d"], values["horizon"]) == (2, 50.0)
+
+
+def test_link_integers_are_read_exactly():
+    values, ignored = read_link(EXPLORER, {"seed": str(2**32 - 1)})
+    assert values["seed"] == 2**32 - 1 and not ignored
+    assert set(read_link(EXPLORER, {"seed": str(2**32)})[1]) == {"seed"}
+
+
+@pytest.mark.parametrize(("loss", "target", "expected"), [
+    ("logistic", [1e155], [1.0]),
+    ("kl", [1e308, 1e308], [0.5, 0.5]),
+    ("logistic", [1e-160, 1e-160], [2**-0.5, 2**-0.5]),
+    ("square", [-1e308, 1e308], [-(2**-0.5), 2**-0.5]),
+])
+def test_targets_are_normalized_without_overflow_and_round_trip(loss, target, expected):
+    e = Experiment(n=2, d=len(target), loss=loss, target=target)
+    np.testing.assert_allclose(np.asarray(e.target), expected, rtol=1e-15)
+    assert Experiment.from_dict(e.to_dict()) == e
+
+
+def test_negative_zero_in_an_array_is_zero():
+    plus, minus = Experiment(n=2, d=1, a0=[0.0, 1.0]), Experiment(n=2, d=1, a0=[-0.0, 1.0])
+    assert plus == minus and hash(plus) == hash(minus)
+
+
+def test_an_unset_optional_field_round_trips():
+    e = Experiment.from_dict({"kappa": None, "m": None, "a0": None})
+    assert e == Experiment() and Experiment.from_dict(e.to_dict()) == e
+
+
+def test_the_experiment_json_is_strict():
+    text = Experiment(n=3, d=3).resolved().to_json()
+    assert Experiment.from_json(text) == Experiment(n=3, d=3).resolved()
+    strict_loads(text)
+
+
+@pytest.mark.parametrize("field", ["eps", "n", "seed", "horizon", "temperature", "a0", "V0", "target"])
+@pytest.mark.parametrize("value", [np.array(3.0), np.array(1e-4), np.ma.masked,
+                                   np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])])
+def test_zero_d_and_masked_arrays_are_config_errors(field, value):
+    with pytest.raises(ConfigError) as info:
+        Experiment(**{"n": 3, "d": 3, field: value})
+    assert info.value.field == field
+
+
+# ---- property-based: every config and JSON text an experiment or a ConfigError ---------------------
+
+
+@fuzz(200)
+@given(configs())
+def test_every_config_is_an_experiment_or_a_config_error(config):
+    build(config)
+
+
+@fuzz(100)
+@given(configs(hostile_share=0.0))
+def test_plausible_configs_round_trip_when_accepted(config):
+    build(config)
+
+
+@fuzz(200)
+@given(st.one_of(st.text(max_size=60), configs().map(_json_text),
+                 st.sampled_from(["[" * 1000 + "]" * 1000, '{"n": ' + "9" * 5000 + "}", "\xff", "null",
+                                  '{"a0": [1e400, 1]}', '{"n": 4, "d": 2, "target": [NaN, 1]}'])))
+def test_every_json_text_is_an_experiment_or_a_config_error(text):
+    try:
+        e = Experiment.from_json(text)
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert_round_trips(e)

@@ -1,5 +1,6 @@
 """Lecture decks: SQLite and JSON round trips, files that are not decks refused, hand-edited ones
-taken after showing what changed, concurrent writers."""
+taken after showing what changed, concurrent writers; a visitor's decks private to their session unless
+an operator shares them (and the README says which setting does), a session's decks bounded."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.decks import SLIDES, relinked, tampered
+from support.decks import many_slides as _many_slides
 
 from polarize.web.deck_file import digest, from_json, to_json
 from polarize.web.deck_store import Deck, DeckError, DeckStore, Slide, data_dir
@@ -319,3 +321,80 @@ def test_the_deck_page_import_says_one_line_for_any_upload(upload):
 
     ok, message = _import(DeckStore.in_memory(), upload)
     assert not ok and "\n" not in message
+
+
+# ---- private to a session unless an operator shares them; bounded per session -----------------------
+
+
+@pytest.mark.parametrize(("hosted", "data_dir", "shared"), [
+    (None, None, False), ("0", None, True), ("off", None, True), (None, "SET", True),
+    ("1", "SET", False), ("1", None, False), ("", None, False)])
+def test_decks_are_shared_only_where_an_operator_asked(monkeypatch, tmp_path, hosted, data_dir, shared):
+    from polarize.env import shares_disk
+
+    for var, value in (("POLARIZE_HOSTED", hosted), ("POLARIZE_DATA_DIR", data_dir and str(tmp_path))):
+        if value is None:
+            monkeypatch.delenv(var, raising=False)
+        else:
+            monkeypatch.setenv(var, value)
+    assert shares_disk() is shared
+
+
+def test_decks_stay_in_their_session_on_a_host_that_sets_nothing(tmp_path, monkeypatch):
+    """Streamlit Community Cloud sets neither variable: one visitor's decks are not another's."""
+    from streamlit.testing.v1 import AppTest
+    from support.app import open_deck_box, open_page
+
+    from polarize.web.deck_store import DeckError, DeckStore
+
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    monkeypatch.delenv("POLARIZE_DATA_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    one, other = AppTest.from_file(app, default_timeout=120), AppTest.from_file(app, default_timeout=120)
+    open_deck_box(one).run()
+    one.text_input(key="explorer_deckbar_title").input("mine")
+    next(b for b in one.button if b.label == "Add to deck").click().run()
+    assert not one.exception
+    assert [s.value for s in one.success] == ["Added slide 1 to the deck `Lecture`."]
+    open_page(other, "deck").run()
+    assert not other.exception
+    assert not [m.value for m in other.markdown if "mine" in m.value]
+    assert not any(str(tmp_path) in c.value for c in other.caption)
+    assert any("for this visit only" in c.value for c in other.caption)
+    assert not list(tmp_path.rglob("decks.sqlite3"))
+    with pytest.raises(DeckError, match="POLARIZE_HOSTED=0"):  # the server's file: refused, not made
+        DeckStore.shared()
+
+
+def test_the_readme_says_which_setting_keeps_decks_private_on_each_host():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    hosting = readme[readme.index("## Host it"):readme.index("## The library")]
+    table = hosting[hosting.index("| Host |"):]
+    for host in ("Hugging Face Spaces", "Any Docker host", "Streamlit Community Cloud"):
+        (row,) = [line for line in table.splitlines() if line.startswith(f"| {host} |")]
+        assert "private" in row
+    assert "POLARIZE_HOSTED=0" in hosting and "POLARIZE_DATA_DIR" in hosting
+
+
+def test_a_session_holds_a_bounded_number_of_decks_and_slides():
+    from polarize.web.deck_store import SESSION, Deck, DeckError, DeckStore
+
+    store = DeckStore.in_memory()
+    big = _many_slides(500)
+    saved = 0
+    with pytest.raises(DeckError) as info:
+        for k in range(100):
+            store.save(Deck(name=f"deck {k}", slides=big))
+            saved += 1
+    cap = str(SESSION[info.value.field])
+    assert info.value.field in ("decks", "slides") and cap in str(info.value).replace(",", "")
+    assert saved * 500 <= SESSION["slides"] and len(store.names()) <= SESSION["decks"]
+    with pytest.raises(DeckError) as info:
+        for k in range(SESSION["decks"] + 1):
+            store.save(Deck(name=f"small {k}"))
+    assert info.value.field == "decks" and len(store.names()) <= SESSION["decks"]
+    with pytest.raises(DeckError):
+        for _ in range(SESSION["slides"] + 1):
+            store.add_slide("small 0", _many_slides(1)[0])

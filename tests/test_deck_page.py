@@ -1,5 +1,6 @@
 """The Lecture decks page (AppTest): the list, export, and importing a file: an edited deck taken after
-showing what changed, a copy under a new name, what is not a deck refused in one line."""
+showing what changed, a copy under a new name, what is not a deck refused in one line; Replace applied
+to the deck as it is when answered, and a long deck drawn a page of slides at a time."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from support.app import open_page
 from support.decks import SLIDES, relinked, tampered
+from support.decks import many_slides as _many_slides
 
 from polarize.web.deck_file import read, to_json
 from polarize.web.deck_store import Deck, DeckStore, Slide
@@ -202,3 +204,54 @@ def pages_deck():
     from polarize.web import pages
 
     return pages.DECK
+
+
+# ---- Replace as the deck is now; a long deck drawn a page at a time ----------------------------------
+
+
+def test_replace_asks_again_when_the_deck_changed_after_the_question(tmp_path, monkeypatch):
+    import json
+
+    from polarize.web import deck_file, pages
+    from polarize.web.deck_store import Deck, DeckStore, Slide
+    from polarize.web.view import Action
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    first = Slide(link="/rates", title="one")
+    DeckStore.shared().save(Deck(name="Lecture", slides=(first,)))
+    spec = pages.DECK
+    job = spec.make_job({}, DeckStore.shared())
+    (importer,) = [b for b in spec.view(job).blocks if isinstance(b, Action) and b.upload]
+    data = json.loads(deck_file.to_json(Deck(name="Lecture", slides=(Slide(link="/rates", title="file"),))))
+    ok, _, choices = importer.run(json.dumps(data).encode())
+    assert ok and choices[0].label == "Replace"
+    late = Slide(link="/explorer?n=5", title="added after the question")
+    DeckStore.shared().add_slide("Lecture", late)
+    answer = choices[0].run()
+    assert DeckStore.shared().get("Lecture").slides == (first, late)  # nothing lost
+    assert len(answer) == 3 and "changed" in answer[1] and "added after the question" in answer[1]
+    again = {c.label: c for c in answer[2]}
+    ok, _ = again["Replace"].run()  # asked about the deck as it is now: Replace applies
+    assert ok and DeckStore.shared().get("Lecture").slides == (Slide(link="/rates", title="file"),)
+
+
+def test_the_deck_page_draws_a_page_of_slides_whatever_the_decks_length(tmp_path, monkeypatch):
+    from polarize.web import pages
+    from polarize.web.deck_store import Deck, DeckStore
+    from polarize.web.view import Columns
+
+    monkeypatch.setenv("POLARIZE_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("POLARIZE_HOSTED", raising=False)
+    spec = pages.DECK
+    DeckStore.shared().save(Deck(name="short", slides=_many_slides(30)))
+    short = spec.view(spec.make_job({}, DeckStore.shared()))
+    DeckStore.shared().save(Deck(name="short", slides=_many_slides(500)), replace=True)
+    long = spec.view(spec.make_job({}, DeckStore.shared()))
+    rows = [b for b in long.blocks if isinstance(b, Columns)]
+    assert len(long.blocks) == len(short.blocks) and len(rows) <= 30
+    later = spec.view(spec.make_job({"page": 3}, DeckStore.shared()))
+    titles = " ".join(getattr(b, "text", "") for col in [b for b in later.blocks if isinstance(b, Columns)]
+                      for column in col.columns for b in column)
+    first = (3 - 1) * len(rows)
+    assert f"slide {first}`" in titles and "slide 0`" not in titles

@@ -10,7 +10,8 @@ image's ``CMD`` (on a free local port). It then asks the ``HEALTHCHECK`` URL and
 page over the app's websocket.
 
 ``requirements.lock`` and ``locks/`` are made from ``pyproject.toml`` by ``bash locks/make`` (uv);
-``test_the_lock_file_is_in_step`` checks, without a network, that it still is.
+``test_the_lock_file_is_in_step`` checks, without a network, that it still is. The app's user cannot
+rename the code's folder.
 """
 
 from __future__ import annotations
@@ -341,3 +342,18 @@ def test_the_page_icon_is_served_by_the_app_itself(monkeypatch, tmp_path):
     icon = Path(asked[0]["page_icon"])
     assert icon.is_file() and icon.suffix == ".png" and ROOT / "ui" in icon.parents  # COPY ui carries it
     assert icon.read_bytes().startswith(b"\x89PNG")
+
+
+# ---- the image: the code's folder out of the app user's reach ---------------------------------------
+
+
+def test_the_app_user_cannot_rename_the_code_folder():
+    """The code's folder lies in a folder of root's, not in the app user's home (which it could rename)."""
+    import re
+
+    text = re.sub(r"\\\n\s*", " ", (Path(__file__).resolve().parents[1] / "Dockerfile").read_text())
+    (workdir,) = re.findall(r"^WORKDIR (\S+)$", text, flags=re.M)
+    home = re.search(r"useradd .*--home-dir (\S+)", text)
+    home = home.group(1) if home else "/home/app"
+    assert not (workdir + "/").startswith(home.rstrip("/") + "/"), (workdir, home)
+    assert str(Path(workdir).parent) in ("/", "/opt", "/srv", "/usr/local")

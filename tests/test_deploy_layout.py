@@ -1,6 +1,6 @@
 """The hosted layout's files (``deploy/``) agree with each other, with the image and with the code.
 
-``tests/test_deploy_proxy.py`` runs this layout as real processes; these checks hold the parts it
+``tests/browser/test_deploy_proxy.py`` runs this layout as real processes; these checks hold the parts it
 cannot start here (Docker Compose, Kubernetes) to the same names, ports and versions.
 """
 

@@ -1,14 +1,22 @@
-"""simulate_many: every entry is the run simulate makes from that start, and bad starts are refused."""
+"""simulate_many: every entry is the run simulate makes from that start, and bad starts are refused.
+
+A bad start is refused as ``simulate`` refuses it, named by its row, and never hangs (the calls that
+once looped run under ``support.hang.hard_limit``); a budget stops the ensemble with the starts done."""
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.hang import hard_limit
 
 from polarize import NORMALIZERS, ConfigError, Ensemble, Experiment, simulate, simulate_many
 from polarize import ensemble as ensemble_module
+from polarize.status import Status
 from polarize.switching import kinks_of
 
 KINKED = tuple(name for name, normalizer in NORMALIZERS.items() if kinks_of(normalizer) is not None)
@@ -190,3 +198,79 @@ def test_l1_starts_under_the_flow_run_alone_without_a_stack_attempt_first(monkey
     else:
         assert ensemble.alone == 0
     assert_agrees(ensemble, flow_tol)
+
+
+# ---- starts that cannot hang: refused by their row, as simulate refuses them; budgets ----------------
+
+
+SPARSE = Experiment(n=3, d=3, horizon=10, samples=5, normalizer="sparsemax")
+
+
+@pytest.mark.parametrize("start", [[1e20, 0.0, 0.0], [1e300, -1e300, 5.0]])
+def test_simulate_many_refuses_what_simulate_refuses_instead_of_hanging(start):
+    with pytest.raises(ConfigError) as alone:
+        simulate(Experiment(n=3, d=3, horizon=10, samples=5, normalizer="sparsemax", a0=start))
+    with hard_limit(), pytest.raises(ConfigError, match="row 0") as many:
+        simulate_many(SPARSE, [start])
+    assert many.value.field == alone.value.field == "a0"
+
+
+def test_a_hostile_start_among_good_ones_is_named_by_its_row():
+    starts = [[0.1, 0.0, 0.0]] * 5 + [[1e20, 0.0, 0.0]]
+    with hard_limit(), pytest.raises(ConfigError, match="row 5"):
+        simulate_many(SPARSE, starts)
+
+
+def test_a_start_beyond_the_floats_is_a_config_error():
+    with pytest.raises(ConfigError, match="too large for a float") as info:
+        simulate_many(Experiment(n=3, d=3), [[10**400, 0, 0]])
+    assert info.value.field == "a0"
+
+
+def test_a_budget_stops_the_ensemble_with_the_starts_done_in_order():
+    e = Experiment(n=3, d=3, loss="kl", horizon=1e4, samples=20, seed=3)
+    starts = np.random.default_rng(0).standard_normal((40, 3))
+    whole = simulate_many(e, starts)
+    assert whole.status == "finished" and len(whole) == 40
+    cut = simulate_many(e, starts, budget=0.0)
+    assert cut.status == Status.OUT_OF_TIME and len(cut) < 40
+    np.testing.assert_array_equal(cut.a0, starts[:len(cut)])
+
+
+def test_a_budget_also_stops_descent():
+    e = Experiment(n=3, d=3, loss="square", method="gd", lr=0.01, horizon=100.0, seed=1)
+    cut = simulate_many(e, np.zeros((3, 3)), budget=0.0)
+    assert cut.status == Status.OUT_OF_TIME and len(cut) == 0
+
+
+hostile = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),  # anything finite: 1e308, denormals, -0.0
+    st.sampled_from([1e20, -1e20, 1e300, -1e300, 5e-324, 700.0, -745.0, 0.0]),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.lists(hostile, min_size=3, max_size=3), min_size=1, max_size=4),
+       normalizer=st.sampled_from(["sparsemax", "softmax", "l1", "relu", "linear", "l2"]))
+def test_generated_hostile_starts_never_hang_and_agree_with_simulate(rows, normalizer):
+    """Every hostile start is refused as ``simulate`` refuses it, or run to the same end, in time."""
+    e = Experiment(n=3, d=3, horizon=10, samples=5, normalizer=normalizer, seed=2)
+    with warnings.catch_warnings(), hard_limit():
+        warnings.simplefilter("ignore")
+        try:
+            ensemble = simulate_many(e, rows)
+        except ConfigError as exc:
+            row = int(str(exc).split("row ")[1].split(":")[0])
+            with pytest.raises(ConfigError):
+                simulate(Experiment(n=3, d=3, horizon=10, samples=5, normalizer=normalizer, seed=2,
+                                    a0=rows[row]))
+            return
+        assert isinstance(ensemble, Ensemble) and len(ensemble) == len(rows)
+        assert np.all(np.isfinite(ensemble.s)) and np.all(np.isfinite(ensemble.a))
+        for k, row in enumerate(rows):
+            one = simulate(Experiment(n=3, d=3, horizon=10, samples=5, normalizer=normalizer, seed=2,
+                                      a0=row))
+            # The stack has no stall rule of its own (simulate's stops a run that, 1000 steps past a saved
+            # time, has not the pace to reach the next), so it may finish a start that simulate gives up
+            # on, never the reverse.
+            assert ensemble.finished[k] or not one.finished

@@ -57,7 +57,7 @@ def test_every_page_is_known_by_its_script_name():
 
 def test_a_link_to_a_page_opens_it_inside_the_app():
     """(A fresh server's first request by such a link, which Streamlit then runs in its legacy mode
-    for ``pages/``: tests/test_browser_comparisons.py, in a real browser.)"""
+    for ``pages/``: tests/browser/test_browser_comparisons.py, in a real browser.)"""
     at = page("maths").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value.startswith("About the maths")

@@ -1,4 +1,7 @@
-"""How experiments, results and ensembles read in a notebook: reprs, HTML tables, tidy frames, figures."""
+"""How experiments, results and ensembles read in a notebook: reprs, HTML tables, tidy frames, figures.
+
+They display whatever happened (an ensemble with no start finished, a run cut off at once), and a
+figure's options are validated naming the field."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import plotly.graph_objects as go
 import pytest
 
 from polarize import Ensemble, Experiment, simulate, simulate_many
+from polarize.fields import ConfigError
 from polarize.plots.style import token_colors
 
 SHORT = 500
@@ -181,3 +185,71 @@ def test_basins_read_as_a_line_and_draw_their_map():
     odds = polarize.naive_odds(e, [0.01, 3.0], 30)
     band = next(t for t in odds.figure().data if t.uid == "odds-line")
     np.testing.assert_allclose(np.asarray(band.y, dtype=float), odds.odds, atol=1e-3)
+
+
+# ---- objects that always display: nothing finished, a run cut at once, options named -----------------
+
+
+@pytest.fixture(scope="module")
+def nothing_done():
+    """An ensemble whose budget ran out before any start finished."""
+    import numpy as np
+
+    from polarize import Experiment, simulate_many
+
+    many = simulate_many(Experiment(n=3, d=3, horizon=1e4), np.random.default_rng(0).normal(size=(500, 3)),
+                         budget=1e-9)
+    assert len(many) == 0
+    return many
+
+
+def _figure_text(figure) -> str:
+    return " ".join(a.text or "" for a in figure.layout.annotations) + " " + (figure.layout.title.text or "")
+
+
+def test_an_ensemble_that_finished_no_start_displays_and_says_so(nothing_done):
+    import plotly.graph_objects as go
+
+    text, page = repr(nothing_done), nothing_done._repr_html_()
+    assert "all finished" not in text and "nan" not in text and "out of time" in text
+    assert "out of time" in page and "nan" not in page
+    figure = nothing_done.figure()
+    assert isinstance(figure, go.Figure) and "no start" in _figure_text(figure).lower()
+
+
+def test_a_rate_figure_of_a_run_cut_off_at_once_says_so():
+    import plotly.graph_objects as go
+
+    from polarize import Experiment, simulate
+
+    cut = simulate(Experiment(n=3, d=3, horizon=1e4), budget=1e-9)
+    assert len(cut.t) == 1
+    figure = cut.figure("rate")
+    assert isinstance(figure, go.Figure) and "too little" in _figure_text(figure).lower()
+
+
+@pytest.mark.parametrize(("options", "field"), [
+    ({"frames": "x"}, "frames"), ({"frames": -1}, "frames"), ({"frames": 10**9}, "frames"),
+    ({"height": -5}, "height"), ({"height": 1e9}, "height"), ({"height": True}, "height"),
+    ({"colour": "red"}, "colour"), ({"kind": "pie"}, "kind")])
+def test_result_figure_options_are_validated_naming_the_field(options, field):
+    from polarize import Experiment, simulate
+
+    run = simulate(Experiment(n=3, d=3, horizon=100))
+    with pytest.raises(ConfigError) as info:
+        run.figure(**options)
+    assert info.value.field == field and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("options", "field"), [
+    ({"tokens": "abc"}, "tokens"), ({"tokens": None}, "tokens"), ({"tokens": (0, 1, 7)}, "tokens"),
+    ({"tokens": (0, 1, 2.5)}, "tokens"), ({"height": -1}, "height"), ({"title": 5}, "title")])
+def test_ensemble_figure_options_are_validated_naming_the_field(options, field):
+    import numpy as np
+
+    from polarize import Experiment, simulate_many
+
+    many = simulate_many(Experiment(n=3, d=3, horizon=100), np.eye(3))
+    with pytest.raises(ConfigError) as info:
+        many.figure(**options)
+    assert info.value.field == field and "\n" not in str(info.value)

@@ -1,9 +1,17 @@
-"""What a run reports: finite arrays when descent diverges; a saved grid consistent with its diagnostics."""
+"""What a run reports: finite arrays when descent diverges; a saved grid consistent with its diagnostics.
+
+``simulate`` is total on what validation accepts: the longest horizons run, a start that would overflow
+is refused naming the field to blame, and a finished run never holds an infinity; configs drawn by
+``support.fuzz`` simulate to finite numbers or stop in words."""
 
 import numpy as np
 import pytest
+from hypothesis import assume, event, given
+from support.fuzz import FIELDS, build, fuzz, runnable
 
 from polarize import KL, Experiment, Logistic, LogisticData, Square, entropy, make_normalizer, simulate
+from polarize.config import ConfigError
+from polarize.diagnostics import dead_rows
 from polarize.model import tied_gradients, value_gradients
 
 # ---- bad inputs never produce NaN -----------------------------------------------------------------
@@ -106,3 +114,80 @@ def test_saved_grid_and_diagnostics_are_consistent(kw):
         np.testing.assert_allclose(r.p[-1], r.V_final.T @ loss.target, rtol=1e-9, atol=1e-13)
     else:
         assert r.p is None
+
+
+# ---- simulate is total on what validation accepts ---------------------------------------------------
+
+
+def test_a_long_flow_saved_from_a_small_step_runs():
+    result = simulate(Experiment(horizon=1e15, lr=1e-5, n=4, d=3, samples=40))
+    assert result.finished and result.t[1] == pytest.approx(1e-5) and result.t[-1] == 1e15
+
+
+def test_the_longest_horizon_runs_and_an_overflowing_step_count_names_lr():
+    result = simulate(Experiment(horizon=1e300, lr=1e-5, n=3, d=3, samples=40))
+    assert result.finished and result.t[-1] == 1e300 and np.all(np.isfinite(result.t))
+    for method in ("flow", "gd"):
+        with pytest.raises(ConfigError, match=r"^lr:"):
+            Experiment(horizon=1e300, lr=1e-12, method=method)
+
+
+@pytest.mark.parametrize(("config", "field"), [
+    (dict(n=2, d=1, V0=[[1e155, 0.0]]), "V0"),
+    (dict(n=5, d=6, V0=np.where(np.arange(30).reshape(6, 5) == 0, 1e308, 0.0)), "V0"),
+    (dict(loss="square", n=3, d=2, X=[[1e308, 0.0], [0.0, 1.0]], y=[1.0, 2.0]), "X"),
+])
+def test_a_start_that_overflows_is_refused_naming_the_array(config, field):
+    with pytest.raises(ConfigError) as caught:
+        simulate(Experiment(**config))
+    assert caught.value.field == field and "cannot start there" in str(caught.value)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "square"])
+def test_a_temperature_so_small_that_the_start_overflows_is_blamed_not_V_scale(loss):
+    """Nothing but the temperature is set: the refusal must name it, not a field the config left alone."""
+    with pytest.raises(ConfigError) as caught:
+        simulate(Experiment(n=3, d=2, loss=loss, temperature=1e-300))
+    assert caught.value.field == "temperature" and "too small" in str(caught.value)
+    assert simulate(Experiment(n=3, d=2, loss=loss, temperature=1e-3, horizon=1.0)).finished
+
+
+def test_a_diverging_descent_stops_in_words_with_finite_numbers():
+    result = simulate(Experiment(loss="square", n=3, d=3, method="gd", lr=900.0, horizon=9e4, samples=20,
+                                 V_scale=1.0, a_init="gaussian"))
+    assert not result.finished and "diverg" in result.message
+    assert all(np.all(np.isfinite(getattr(result, k))) for k in ("s", "loss", "V_final", "t"))
+
+
+def test_a_finished_run_never_holds_infinity():
+    """Linear scores [-1, -1e-320]: s / max s would be 1e320; the start is refused, in words."""
+    with pytest.raises(ConfigError, match="too close to 0") as info:
+        simulate(Experiment(n=2, d=2, normalizer="linear", a0=[-1.0, -1e-320], horizon=1e-3))
+    assert info.value.field == "a0"
+
+
+# ---- property-based: accepted configs simulate to finite numbers or stop in words -------------------
+
+
+@fuzz(40, share=0.25)
+@given(runnable())
+def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
+    assume(config["method"] == "flow" or config["horizon"] / config["lr"] <= 2000)
+    e = build(config)
+    assume(e is not None)
+    try:
+        result = simulate(e)
+    except ConfigError as exc:  # a start that cannot be measured: named, in one line
+        assert exc.field in FIELDS and "cannot start there" in str(exc)
+        event("refused at the start")
+        return
+    event(result.status)
+    assert result.status in ("finished", "stopped")
+    assert result.finished or result.message.startswith("stopped after")
+    for name in ("t", "s", "a", "u", "loss", "grad_norm_V", "grad_norm_a", "singular_values",
+                 "column_norms", "V_final"):
+        assert np.all(np.isfinite(getattr(result, name))), name
+    # No entropy where every score is 0 (a dead run is no distribution), and only there.
+    none = dead_rows(result.s)
+    assert np.all(np.isfinite(result.entropy[~none])) and np.all(np.isnan(result.entropy[none]))
+    assert result.experiment == e.resolved()

@@ -1,5 +1,10 @@
 """Sweeps without a cluster: the sweep file's validation, cells and their hashes, the store, the outcomes.
 
+Also what a sweep refuses before building anything (too many chunks or cells, ranges that repeat a
+value or overflow), its results folder (resumed only by the sweep that wrote it, read without blocking
+on a FIFO, a foreign or deep file refused in words) and its SQL query (one statement at least, nothing
+read or written outside the folder).
+
 The runs on Dask (a real scheduler and workers) are in ``test_sweeps_cluster.py``.
 """
 
@@ -13,9 +18,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from support.sweeps import example_copy as _example_copy
+from support.sweeps import runs_sweep as _runs_sweep
+from support.sweeps import within as _within
 
 from polarize import Experiment, simulate, simulate_many
 from polarize.cli import main
+from polarize.fields import ConfigError
 from polarize.presets import get_preset
 from polarize.science.flow_field import naive_winner
 from polarize.sweeps import read_sweep, store
@@ -243,3 +252,227 @@ def test_ensemble_settings_belong_to_ensemble_sweeps_but_their_defaults_are_no_s
     assert caught.value.field == "ensemble"
     sweep = parse_sweep(table)
     assert parse_sweep(sweep.to_dict()).digest() == sweep.digest()
+
+
+# ---- sweeps bounded before anything is built; ranges that repeat a value or overflow -----------------
+
+
+def _sweep_error(table, **kw) -> ConfigError:
+    from polarize.sweeps import parse_sweep
+
+    with pytest.raises(ConfigError) as info:
+        parse_sweep(table, **kw)
+    return info.value
+
+
+@pytest.mark.parametrize("allow_large", [False, True])
+def test_an_ensemble_of_a_billion_chunks_is_refused_naming_the_field_and_the_cap(allow_large):
+    table = {"kind": "ensemble", "grid": {"seed": [0]}, "ensemble": {"starts": 10**9, "chunk": 1}}
+    error = _sweep_error(table, allow_large=allow_large)
+    assert error.field == "ensemble.chunk"
+    assert ("10,000,000" if allow_large else "100,000") in str(error) and "\n" not in str(error)
+
+
+def test_a_dry_run_counts_cells_and_tasks_without_building_them(tmp_path, capsys, monkeypatch):
+    from polarize.cli import main
+    from polarize.sweeps import run, tasks
+
+    built = lambda sweep: pytest.fail("a dry run built the cells")  # noqa: E731
+    monkeypatch.setattr(tasks, "make_cells", built)
+    monkeypatch.setattr(run, "make_cells", built)
+    path = tmp_path / "s.toml"
+    path.write_text('kind = "ensemble"\n[grid]\nseed = {from = 0, to = 9}\n[ensemble]\nstarts = 25000\n'
+                    'chunk = 10\n')
+    assert main(["sweep", "run", str(path), "-o", str(tmp_path / "r"), "--dry-run", "--allow-large"]) == 0
+    assert "10 grid cells, 25,000 result cells, 25,000 tasks" in capsys.readouterr().out.replace(
+        "25000", "25,000")
+
+
+def test_a_manifest_with_a_long_axis_is_refused_naming_the_axis_and_the_cap():
+    from polarize.sweeps.spec import MAX_AXIS
+    from polarize.sweeps.store import manifest_sweep
+
+    with pytest.raises(ConfigError) as info:
+        manifest_sweep({"sweep": {"kind": "runs", "grid": {"seed": list(range(200_000))}}})
+    assert info.value.field == "grid.seed" and f"{MAX_AXIS:,}" in str(info.value)
+    assert MAX_AXIS <= 10_000
+
+
+@pytest.mark.parametrize("spec", [{"from": 1.0, "to": 1.0, "count": 5},
+                                  {"from": 1.0, "to": 1.0 + 1e-14, "count": 3}])
+def test_a_range_that_repeats_a_value_is_refused_like_a_list(spec):
+    error = _sweep_error({"kind": "runs", "grid": {"kappa": spec}, "base": {"loss": "square"}})
+    assert error.field == "grid.kappa" and "twice" in str(error)
+
+
+@pytest.mark.parametrize("key", ["horizon", "seed"])
+def test_a_range_that_overflows_says_so_not_nan(key):
+    error = _sweep_error({"kind": "runs", "grid": {key: {"from": -1.7e308, "to": 1.7e308, "count": 3}}})
+    assert error.field == f"grid.{key}" and "nan" not in str(error).lower()
+    assert "overflow" in str(error) or "too wide" in str(error)
+
+
+# ---- results folders: resumed only by their own sweep, read without blocking, refused in words -------
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("manifest", [None, '{"name": "x", "kind": "ru', '{"name": "other"}', "[" * 50_000])
+def test_a_results_folder_is_resumed_only_by_the_sweep_that_wrote_it(tmp_path, manifest):
+    import pyarrow as pa
+
+    from polarize.sweeps import store
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    store.write_task(folder, "foreign", pa.table({"hash": ["elsewhere"], "cell": [0], "status": ["ok"]}))
+    if manifest is not None:
+        (folder / store.MANIFEST).write_text(manifest)
+    before = _contents(folder)
+    with pytest.raises(ConfigError) as info:
+        store.write_manifest(folder, _runs_sweep())
+    assert info.value.field == "output" and "\n" not in str(info.value)
+    assert _contents(folder) == before
+
+
+def test_a_results_folder_is_resumed_by_its_own_sweep_and_a_new_one_taken(tmp_path):
+    from polarize.sweeps import store
+
+    sweep = _runs_sweep()
+    store.write_manifest(tmp_path / "new", sweep)  # a new folder
+    store.write_manifest(tmp_path / "new", sweep)  # resumed
+    (tmp_path / "empty").mkdir()
+    store.write_manifest(tmp_path / "empty", sweep)
+    with pytest.raises(ConfigError):
+        store.write_manifest(tmp_path / "new", _runs_sweep(seed=[5]))
+    assert store.read_manifest(tmp_path / "new")["digest"] == sweep.digest()
+
+
+@pytest.mark.parametrize("name", ["task-fifo.parquet", "traj-fifo.parquet", "sweep.json"])
+def test_a_fifo_in_a_results_folder_blocks_nothing(tmp_path, fifo_cleanup, name):
+    import os
+
+    from polarize.sweeps import load, query, store
+
+    folder = _example_copy(tmp_path)
+    if name == "sweep.json":
+        os.unlink(folder / name)
+    os.mkfifo(folder / name)
+    fifo_cleanup.append(folder / name)
+    rows = _within(lambda: len(load(folder)))
+    assert rows == 180
+    assert _within(lambda: int(query(folder, "SELECT count(*) AS n FROM runs")["n"][0])) == 180
+    assert _within(lambda: store.finished_hashes(folder)) and _within(lambda: store.result_files(folder))
+    if name == "sweep.json":
+        assert _within(lambda: store.read_manifest(folder)) is None
+        with pytest.raises(ConfigError) as info:
+            _within(lambda: store.write_manifest(folder, _runs_sweep()))
+        assert info.value.field == "output"
+
+
+def test_a_foreign_schema_is_one_line_naming_the_file(tmp_path, capsys):
+    import pyarrow as pa
+
+    from polarize.cli import main
+    from polarize.sweeps import load, query, store
+
+    folder = _example_copy(tmp_path)
+    store.write_task(folder, "zzz-foreign", pa.table({"hash": [[1, 2]], "cell": [{"a": "b"}],
+                                                     "status": [3.5]}))
+    for read in (lambda: load(folder), lambda: query(folder, "SELECT 1")):
+        with pytest.raises(ConfigError) as info:
+            read()
+        assert info.value.field == "results" and "task-zzz-foreign.parquet" in str(info.value)
+    assert main(["sweep", "query", str(folder), "SELECT count(*) FROM runs"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected" not in err and "Arrow" not in err
+
+
+def test_a_deep_manifest_is_refused_in_words(tmp_path):
+    from polarize.sweeps import store
+
+    folder = _example_copy(tmp_path)
+    (folder / store.MANIFEST).write_text("[" * 100_000 + "]" * 100_000)
+    assert store.read_manifest(folder) is None
+    with pytest.raises(ConfigError):
+        store.manifest_sweep(store.read_manifest(folder))
+    (folder / store.MANIFEST).write_text('{"sweep": ' + '{"a": ' * 5000 + "1" + "}" * 5001)
+    with pytest.raises(ConfigError):
+        store.manifest_sweep(store.read_manifest(folder))
+
+
+# ---- the sweep query: one statement at least, nothing read or written outside the folder -------------
+
+
+@pytest.mark.parametrize("sql", ["", "   ", "-- only a comment", ";", "/* c */"])
+def test_a_query_without_a_statement_is_one_line(tmp_path, capsys, sql):
+    from polarize.cli import main
+    from polarize.sweeps import query
+
+    folder = _example_copy(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        query(folder, sql)
+    assert info.value.field == "query"
+    assert main(["sweep", "query", str(folder), sql]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected" not in err
+
+
+def _folder_state(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_the_librarys_query_reaches_no_file_outside_the_results_folder(tmp_path):
+    from polarize.sweeps import query
+
+    folder = _example_copy(tmp_path)
+    outside = tmp_path / "secret.csv"
+    outside.write_text("a\n1\n")
+    assert int(query(folder, "SELECT count(*) AS n FROM runs")["n"][0]) == 180
+    for sql in (f"SELECT * FROM read_csv('{outside}')", f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'",
+                f"ATTACH '{tmp_path / 'db.duckdb'}'", "SET enable_external_access = true",
+                "SET allowed_directories = ['/']"):
+        with pytest.raises(ConfigError) as info:
+            query(folder, sql)
+        assert info.value.field == "query"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "secret.csv"]
+
+
+@pytest.mark.parametrize("sql", [
+    "COPY (SELECT * FROM runs) TO '{folder}/task-x.parquet' (FORMAT parquet)",
+    "COPY (SELECT 1 AS sweep) TO '{folder}/sweep.json'",
+    "ATTACH '{folder}/made.duckdb' AS made",
+    "SELECT 1; COPY (SELECT 1) TO '{folder}/x.csv'",
+    "EXPORT DATABASE '{folder}/exported'",
+    "SELECT count(*) FROM read_parquet('{folder}/task-*.parquet')",  # DuckDB's own refusal: no file at all
+])
+def test_the_librarys_query_writes_nothing_into_the_results_folder(tmp_path, sql):
+    """Issue 43: a COPY into the folder added rows to every later load, or replaced the manifest."""
+    from polarize.sweeps import load, query
+
+    folder = _example_copy(tmp_path)
+    before = _folder_state(folder)
+    with pytest.raises(ConfigError) as info:
+        query(folder, sql.format(folder=folder))
+    assert info.value.field == "query" and "\n" not in str(info.value)
+    assert _folder_state(folder) == before and len(load(folder)) == 180
+
+
+def test_a_query_that_only_reads_runs_as_before(tmp_path):
+    from polarize.sweeps import query
+
+    folder = _example_copy(tmp_path)
+    frame = query(folder, "SELECT 1; WITH r AS (SELECT * FROM runs) SELECT count(*) AS n FROM r")
+    assert int(frame["n"][0]) == 180
+    assert len(query(folder, "DESCRIBE runs")) > 0
+
+
+def test_the_query_help_says_what_sql_may_do_on_ones_own_machine(capsys):
+    from polarize.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["sweep", "query", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "any file" in said and "COPY" in said

@@ -3,6 +3,9 @@
 Every row is checked against ``simulate`` of its cell run here; the fault tests kill a
 worker, interrupt a sweep, truncate a result file, and check that each cell ends up
 once. One cluster (scheduler + 2 workers on 127.0.0.1) serves the whole module.
+
+``--scheduler`` is honoured: a malformed or unreachable address is refused before any work, and every
+task of a scheduler's run runs on that cluster; Ctrl-C while the local cluster starts says one line.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import pytest
 from support.cluster import cluster_fixture
 from support.cluster import start_worker as _worker
 from support.cluster import wait_workers as _wait_workers
+from support.sweeps import runs_sweep as _runs_sweep
 
 pytest.importorskip("distributed")
 
 from polarize.cli import main
+from polarize.fields import ConfigError
 from polarize.integrate import simulate
 from polarize.sweeps import load, read_sweep, run_sweep
 
@@ -231,3 +236,116 @@ def test_a_sinks_cell_is_the_training_of_its_config(tmp_path):
     assert row["sink_scores"] == [v for layer in record["sink_scores"] for v in layer]
     assert [row["sink_l1_h0"], row["sink_l1_h1"]] == record["sink_scores"][1]
     assert row["sinks"] == int(sink_heads(record["sink_scores"], record["accuracy"]).sum())
+
+
+# ---- --scheduler honoured: refused before any work when malformed or unreachable --------------------
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://", "tcp://host", "tcp://host:port", "127.0.0.1:8786",
+                                     "", 8786])
+def test_a_malformed_scheduler_is_refused_before_any_work(tmp_path, address):
+    from polarize.sweeps import run_sweep
+
+    out = tmp_path / "results"
+    with pytest.raises(ConfigError) as info:
+        run_sweep(_runs_sweep(), out, scheduler=address)
+    assert info.value.field == "scheduler" and "\n" not in str(info.value)
+    assert not out.exists()
+
+
+def test_the_command_line_refuses_a_malformed_scheduler_in_one_line(tmp_path, capsys):
+    from polarize.cli import main
+
+    path = tmp_path / "s.toml"
+    path.write_text('kind = "runs"\n[base]\nhorizon = 10\n[grid]\nseed = [0, 1]\n')
+    out = tmp_path / "results"
+    assert main(["sweep", "run", str(path), "-o", str(out), "--scheduler", "tcp://host:port"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("polarize: error: scheduler: ") and err.count("\n") == 1 and not out.exists()
+
+
+def test_an_unreachable_scheduler_is_refused_before_any_work(tmp_path):
+    import socket
+
+    from polarize.sweeps import run_sweep
+
+    with socket.socket() as probe:  # a port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "results"
+    with pytest.raises(ConfigError) as info:
+        run_sweep(_runs_sweep(), out, scheduler=f"tcp://127.0.0.1:{port}")
+    assert info.value.field == "scheduler" and not out.exists()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(cluster):
+    """The module's cluster, under the name the scheduler tests below take it by."""
+    return cluster
+
+
+def test_every_task_of_a_scheduler_run_runs_on_that_cluster(dask_cluster, tmp_path):
+    import os
+
+    from polarize.sweeps import load, run_sweep
+
+    progress = run_sweep(_runs_sweep(), tmp_path / "two", scheduler=dask_cluster["address"])
+    frame = load(tmp_path / "two")
+    assert progress.done == 2 and len(frame) == 2
+    assert not any(w.endswith(f":{os.getpid()}") for w in frame["worker"]), list(frame["worker"])
+
+
+# ---- Ctrl-C while the local cluster starts -----------------------------------------------------------
+
+
+def test_ctrl_c_while_the_local_cluster_starts_says_one_line(tmp_path):
+    """SIGINT to the whole process group (as a terminal sends it) just as the cluster starts."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    root = Path(__file__).resolve().parents[1]
+    path = tmp_path / "s.toml"
+    path.write_text('kind = "runs"\n[base]\nhorizon = 10\n[grid]\nseed = {from = 0, to = 7}\n')
+    proc = subprocess.Popen([sys.executable, "-m", "polarize", "sweep", "run", str(path), "-o",
+                             str(tmp_path / "r"), "--workers", "2"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(root)},
+                            start_new_session=True)
+    try:
+        for line in proc.stdout:  # the sample is done: the cluster starts next
+            if line.startswith("estimate from"):
+                break
+        _wait_for_workers_starting(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("\r")]
+    after = lines[next(k for k, line in enumerate(lines) if "interrupted" in line):]
+    assert len(after) <= 2 and "Traceback" not in err, err
+
+
+def _wait_for_workers_starting(pid: int) -> None:
+    """Until ``pid`` has a worker process importing Dask (``spawn_main``, with a C extension of Dask's
+    imports loaded): the moment a Ctrl-C made it print its traceback."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes()
+                if int(stat.rsplit(")", 1)[1].split()[1]) != pid or b"spawn_main" not in cmdline:
+                    continue
+                maps = (entry / "maps").read_text()
+            except (OSError, ValueError, IndexError):
+                continue
+            if "yaml" in maps or "msgpack" in maps or "psutil" in maps:
+                return
+        time.sleep(0.01)
+    pytest.fail("no worker process started")

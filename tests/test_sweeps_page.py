@@ -1,14 +1,20 @@
 """The Sweeps page on the shipped examples: no warning, and every figure equal to an independent count.
 
-The counts are DuckDB's SQL over the Parquet files; the Wilson bands scipy's ``binomtest``.
+The counts are DuckDB's SQL over the Parquet files; the Wilson bands scipy's ``binomtest``. A folder's
+stored errors are shown as text and what is wrong with a folder said in words; the page's cache follows
+the folder's contents.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 from scipy.stats import binomtest
+from support.sweeps import example_copy as _example_copy
+from support.sweeps import within as _within
 
 from polarize.sweeps.examples import EXAMPLES, build_sinks_example, example
 from polarize.web import pages
@@ -240,3 +246,67 @@ def test_a_results_folder_written_while_the_app_runs_is_offered_and_its_manifest
     manifest.write_text(manifest.read_text().replace('"kind": "runs"', '"kind": "nothing"', 1))
     # read again once it changed: a kind no registry knows leaves the kind's controls nothing to offer
     assert not any(c.enabled(values) for c in page.CONTROLS if c.key != "sweep") and len(reads) == 2
+
+
+# ---- a stored folder's errors said in words, shown as text -------------------------------------------
+
+
+def _page_at(monkeypatch, folder: Path):
+    from polarize.web.pages import sweeps as page
+
+    found = page.sources()
+    monkeypatch.setattr(page, "sources", lambda: {**found, "data:probe": folder})
+    return lambda: page.PAGE.view(tuple(sorted((page.PAGE.defaults(None) | {"sweep": "data:probe"}).items())))
+
+
+def _markdown_links(text: str) -> list[str]:
+    from markdown_it import MarkdownIt
+
+    return [token.type for block in MarkdownIt("commonmark").parse(text) for token in block.children or ()
+            if token.type in ("link_open", "image")]
+
+
+def test_the_sweeps_page_shows_a_stored_error_as_text(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    folder = _example_copy(tmp_path)
+    first = sorted(folder.glob("task-*.parquet"))[0]
+    table = pq.read_table(first).to_pandas()
+    table["status"], table["message"] = "error", "[log in](https://evil.example) ![x](https://evil.example/i.png)"
+    table.to_parquet(first)
+    view = _page_at(monkeypatch, folder)()
+    assert view.warnings and all(not _markdown_links(w) for w in view.warnings), view.warnings
+    assert any("evil.example" in w for w in view.warnings)
+
+
+def test_the_sweeps_page_says_in_words_what_is_wrong_with_a_folder(tmp_path, monkeypatch, fifo_cleanup):
+    import os
+
+    import pyarrow as pa
+
+    from polarize.sweeps import store
+
+    folder = _example_copy(tmp_path)
+    show = _page_at(monkeypatch, folder)
+    os.mkfifo(folder / "task-fifo.parquet")
+    fifo_cleanup.append(folder / "task-fifo.parquet")
+    assert _within(show).error is None
+    store.write_task(folder, "zzz", pa.table({"hash": [[1]], "cell": ["x"], "status": [1.5]}))
+    error = _within(show).error
+    assert error and "task-zzz.parquet" in error and "Arrow" not in error and not _markdown_links(error)
+    os.unlink(folder / "task-zzz.parquet")
+    (folder / store.MANIFEST).write_text("[" * 100_000)
+    assert "sweep.json" in _within(show).error
+
+
+def test_the_sweeps_page_cache_follows_the_folder_contents(tmp_path, monkeypatch):
+    import os
+
+    folder = _example_copy(tmp_path)
+    show = _page_at(monkeypatch, folder)
+    assert len(show().data) == 180
+    stamp = os.stat(folder)
+    for path in sorted(folder.glob("task-*.parquet"))[:90]:
+        path.unlink()
+    os.utime(folder, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # the folder's own time says nothing
+    assert len(show().data) == 90

@@ -1,7 +1,7 @@
 """Transport controls: the buttons every animated figure carries, the script's key map, and the sidebar's
 "Reset to preset", "New random start" and "Keep playing after a change" (headless, through AppTest).
 
-The keys and the step buttons working in a browser: tests/test_transport_browser.py.
+The keys and the step buttons working in a browser: tests/browser/test_transport_browser.py.
 """
 
 from __future__ import annotations

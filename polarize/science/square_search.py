@@ -239,6 +239,8 @@ def _onto_floor(rotated: Residual, x: np.ndarray,
     leaves the open square or the slope vanishes), ``grad g1`` (2,) at the last step, and ``g2`` there."""
     grad, weak = np.zeros(2), 0.0
     for _ in range(8):
+        if not np.all((x > 0) & (x < 1)):  # outside, a share is negative and its logit NaN
+            return None, grad, weak
         value, slope = _linearized(rotated, x[None], rotated(x[None]))
         grad, weak = slope[0, 0], float(value[0, 1])
         norm = float(grad @ grad)
@@ -266,9 +268,17 @@ def _bisected(rotated: Residual, x: np.ndarray, y: np.ndarray, close: float) -> 
 
 
 def _linearized(residual: Residual, x: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``f`` and the Jacobians (K, 2, 2) of ``residual`` at points ``x`` (K, 2), by central differences."""
+    """``f`` and the Jacobians (K, 2, 2) of ``residual`` at points ``x`` (K, 2), by central differences.
+
+    A probe outside the square (of a point within ``_H`` of its edge) is not evaluated: its shares
+    would be negative. Its point's Jacobian is NaN, which the callers pass over as not finite.
+    """
     if not len(x):
         return f.reshape(0, 2), np.zeros((0, 2, 2))
     probes = np.concatenate([x + _H * d for d in np.eye(2)] + [x - _H * d for d in np.eye(2)])
-    values = residual(probes).reshape(4, len(x), -1)
+    inside = np.all((probes >= 0) & (probes <= 1), axis=1)
+    values = np.full((len(probes), np.shape(f)[-1]), np.nan)
+    if np.any(inside):
+        values[inside] = residual(probes[inside])
+    values = values.reshape(4, len(x), -1)
     return f, np.stack([(values[j] - values[2 + j]) / (2 * _H) for j in range(2)], axis=2)

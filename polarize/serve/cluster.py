@@ -28,8 +28,10 @@ pool of workers, and a class past one machine is a matter of adding workers.
 - **A scheduler lost**: Dask's client tries to reconnect for ``CONNECT_SECONDS`` and then closes for
   good; the runs it held fail in one line, and the next run drops the closed client and connects
   again, so a scheduler restarted (on the same address) is used without restarting this server.
-- **No workers**: a scheduler without workers is said at once (``NoWorkers``), and so is the loss of
-  the last worker while a run waits, rather than the run waiting out its time limit.
+- **No workers**: a scheduler without workers is said at once (``NoWorkers``); a run whose last worker
+  goes while it waits is told so once no worker has come back for ``REJOIN_SECONDS`` (a worker that
+  its nanny or orchestrator restarts joins again within seconds, and Dask runs the task again there),
+  rather than waiting out its time limit.
 - **Live training** (``cluster_training``) goes to a worker the same way, its progress sent back
   through a Dask queue, and stops itself on the worker once past its time.
 """
@@ -57,6 +59,11 @@ RETRY_SECONDS = 5.0
 RESIZE_SECONDS = 5.0
 """Seconds between looks at the cluster's worker threads (the admission's slots); while it has none,
 every run looks again."""
+
+REJOIN_SECONDS = 30.0
+"""Seconds a run waiting for its result lets the cluster be without workers before it is told
+``NoWorkers``: a restarted worker (its nanny, an orchestrator) joins again within them, even on a busy
+host, and takes the run up again."""
 
 _WAIT_STEP = 1.0  # seconds between looks at the cluster's workers while a run waits for its result
 
@@ -264,7 +271,7 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
             future = cluster.client.submit(_on_worker, started.name, function, *args, key=key, pure=True)
         except ClosedClientError:
             raise cluster.lost() from None
-        submitted, began = time.monotonic(), None
+        submitted, began, workerless = time.monotonic(), None, None
         try:
             while True:
                 end = math.inf if began is None else began + seconds
@@ -277,7 +284,13 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
                 now = time.monotonic()
                 if now >= end:
                     raise RunTimeout(seconds) from None
-                cluster.check()
+                try:
+                    cluster.check()
+                    workerless = None
+                except NoWorkers:
+                    workerless = now if workerless is None else workerless
+                    if now - workerless >= REJOIN_SECONDS:
+                        raise
                 if began is None and cluster.running(started):
                     began = now
                 elif began is None and now - submitted > cluster.admission.longest_wait:

@@ -1,6 +1,6 @@
 """Figure layouts for the window's size class: stacked panels on a phone, titles and notes that fit.
 
-The browser half (no text box overlaps another at three window sizes) is test_layout_browser.py;
+The browser half (no text box overlaps another at three window sizes) is tests/browser/test_layout_browser.py;
 here the layouts themselves: panels one column wide on a narrow screen, never two panels in one
 place, the screen passed from the renderer to every figure a page builds.
 """

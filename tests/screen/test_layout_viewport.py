@@ -2,7 +2,7 @@
 
 AppTest runs no JavaScript: the page's post is played by setting the component's widget
 value, as the browser would. The browser half (a 390 px window is narrow) is in
-test_layout_viewport_browser.py.
+tests/browser/test_layout_viewport_browser.py.
 """
 
 from __future__ import annotations

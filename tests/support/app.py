@@ -18,6 +18,11 @@ from ui import deckbar
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
+WHOLE_PAGE_SECONDS = "600"
+"""POLARIZE_APP_TIMEOUT for tests of what a page shows: under load the 20 s limit would cut parts of it
+(the basin map, panels), failing a test of the picture rather than of the time (test_study_overtime
+cuts on purpose)."""
+
 
 def script(name: str) -> str:
     """Page ``name``'s script, relative to ``app.py`` (a typo fails here, not as an empty page)."""

@@ -1,4 +1,4 @@
-"""Helpers to drive the real app in headless Chromium (used by test_browser.py and benchmarks/browser.py).
+"""Helpers to drive the real app in headless Chromium (used by tests/browser/ and benchmarks/browser.py).
 
 - ``AppServer``: ``streamlit run app.py`` on a free local port, as a subprocess, with its own
   log and home folder, waited for until it serves, stopped (only that process group) on exit;
@@ -314,7 +314,7 @@ class AppVanished(AssertionError):
 
     Seen on first visits of the Explorer under load: Streamlit's frontend threw "Bad delta path
     index 6 (should be between [0, 3])" and React unmounted the app. That cause, a fragment drawn
-    inside another, is gone (``ui.blocks._downloads``, ``tests/test_fragments_browser.py::
+    inside another, is gone (``ui.blocks._downloads``, ``tests/browser/test_fragments_browser.py::
     test_no_fragment_is_drawn_inside_another``); the reload stays for whatever else may blank a
     page, said each time."""
 

@@ -12,8 +12,8 @@ from polarize.web.deck_file import digest, to_json
 from polarize.web.deck_store import Deck, Slide
 from support.browser import wait_until_settled
 
-__all__ = ["A_WORDS", "DECK_BOX", "SLIDES", "add_from_deck_box", "exam", "import_deck", "relinked", "said",
-           "shown_text", "tampered", "two_visitors"]
+__all__ = ["A_WORDS", "DECK_BOX", "SLIDES", "add_from_deck_box", "exam", "import_deck", "many_slides",
+           "relinked", "said", "shown_text", "tampered", "two_visitors"]
 
 SLIDES = (
     Slide(link="/explorer?n=8&loss=logistic", title="Softmax polarizes", notes="Point at the winner."),
@@ -148,3 +148,10 @@ def two_visitors(browser: Any, url: str) -> None:
     finally:
         lecturer.close()
         student.close()
+
+
+def many_slides(count: int):
+    """``count`` slides, each its own title (``slide k``), over five links."""
+    from polarize.web.deck_store import Slide
+
+    return tuple(Slide(link=f"/rates?n={3 + k % 5}", title=f"slide {k}") for k in range(count))

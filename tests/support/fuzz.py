@@ -1,6 +1,6 @@
-"""Property-based tests of the input contract: every config, link and environment value gets a
-valid experiment or a ``ConfigError`` naming a field; what is accepted round-trips exactly and
-simulates to finite numbers (or to a run that stopped early and says why).
+"""Strategies for the property-based tests of the input contract (every config, link and environment
+value gets a valid experiment or a ``ConfigError`` naming a field; what is accepted round-trips exactly
+and simulates to finite numbers, or to a run that stopped early and says why), and their settings.
 
 The examples are derandomized (the same every run, no example database), so the suite is
 repeatable; ``POLARIZE_FUZZ_EXAMPLES=N`` runs N examples per test instead (N / 4 for the
@@ -14,21 +14,21 @@ import json
 import math
 import os
 
-import numpy as np
-import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
-from polarize import NORMALIZERS, simulate
+from polarize import NORMALIZERS
 from polarize.config import A_INITS, METHODS, MODELS, V_INITS, ConfigError, Experiment
-from polarize.diagnostics import dead_rows
-from polarize.env import CAPS, FLOORS, limits, positive_number
 from polarize.losses import LOSSES
-from polarize.web.links import read_link
-from polarize.web.pages import PAGES
-from polarize.web.pages.explorer import EXPLORER, build_experiment
+
+__all__ = ["EXTREMES", "FIELDS", "LINK_VALUES", "assert_round_trips", "build", "configs",
+           "environment_values", "fuzz", "hostile", "hostile_scalars", "json_text", "links", "numbers",
+           "runnable"]
+
 
 FIELDS = [f.name for f in dataclasses.fields(Experiment)]
+
+
 _LARGER = int(os.environ.get("POLARIZE_FUZZ_EXAMPLES", "0") or 0)
 
 
@@ -40,18 +40,22 @@ def fuzz(examples: int, share: float = 1.0):
                                            HealthCheck.data_too_large])
 
 
-# ---- strategies ------------------------------------------------------------------------------------
-
 EXTREMES = [0.0, -0.0, 1.0, -1.0, 1e-160, 5e-324, 2.2250738585072014e-308, 1e155, 1e300, 1e308, -1e308,
             1.7976931348623157e308]
+
+
 numbers = st.one_of(st.floats(-10, 10), st.sampled_from(EXTREMES), st.floats(allow_nan=False),
                     st.integers(-3, 3))
+
+
 hostile_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(10**300, 10**400),
     st.just(5000).map(lambda digits: 10**digits), st.floats(),
     st.sampled_from([math.nan, math.inf, -math.inf]), st.text(max_size=12),
     st.sampled_from(["1", "0.1", "value", "softmax", "\n", "[1]"]),
 )
+
+
 hostile = st.recursive(hostile_scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=3)), max_leaves=12)
 
@@ -126,7 +130,7 @@ def runnable(draw) -> dict:
     return out
 
 
-def _json_text(config: dict) -> str:
+def json_text(config: dict) -> str:
     try:
         return json.dumps(config, default=str)
     except ValueError:  # an integer too long for Python to print: the reader's own limit is tested
@@ -147,6 +151,8 @@ links = st.one_of(
                                                "[[1e308, 1e308]]", "[true, false]", "[1, [2]]", " 3 "])),
         max_size=6),
 )
+
+
 environment_values = st.one_of(
     st.sampled_from(["", "inf", "-inf", "nan", "1e400", "0", "-1", "2.9", "lots", "1e7", "4096", " 12 ",
                      "0x10", "1_000", "1e-320"]),
@@ -154,7 +160,9 @@ environment_values = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=8))
 
 
-# ---- the contract ----------------------------------------------------------------------------------
+LINK_VALUES = st.one_of(st.text(max_size=12), st.sampled_from(
+    ["[" * 1000 + "]" * 1000, "9" * 5000, "1e400", "nan", "inf", "-0", "1e-320", "5e-324", "[[1e308]]",
+     "[true]", "", " ", "\n", "-1", "0", "2.5", "1e15", "4096", "100000", "softmax", "gd", "tied"]))
 
 
 def assert_round_trips(e: Experiment) -> None:
@@ -176,116 +184,3 @@ def build(config: dict) -> Experiment | None:
     assert_round_trips(e)
     event("accepted")
     return e
-
-
-@fuzz(200)
-@given(configs())
-def test_every_config_is_an_experiment_or_a_config_error(config):
-    build(config)
-
-
-@fuzz(100)
-@given(configs(hostile_share=0.0))
-def test_plausible_configs_round_trip_when_accepted(config):
-    build(config)
-
-
-@fuzz(200)
-@given(st.one_of(st.text(max_size=60), configs().map(_json_text),
-                 st.sampled_from(["[" * 1000 + "]" * 1000, '{"n": ' + "9" * 5000 + "}", "\xff", "null",
-                                  '{"a0": [1e400, 1]}', '{"n": 4, "d": 2, "target": [NaN, 1]}'])))
-def test_every_json_text_is_an_experiment_or_a_config_error(text):
-    try:
-        e = Experiment.from_json(text)
-    except ConfigError as exc:
-        assert "\n" not in str(exc)
-        return
-    assert_round_trips(e)
-
-
-@fuzz(200)
-@given(links)
-def test_explorer_links_from_any_config_give_runnable_experiments(link):
-    values, ignored = read_link(EXPLORER, link)
-    assert set(ignored) <= set(link)
-    assert_round_trips(build_experiment(values))
-
-
-LINK_VALUES = st.one_of(st.text(max_size=12), st.sampled_from(
-    ["[" * 1000 + "]" * 1000, "9" * 5000, "1e400", "nan", "inf", "-0", "1e-320", "5e-324", "[[1e308]]",
-     "[true]", "", " ", "\n", "-1", "0", "2.5", "1e15", "4096", "100000", "softmax", "gd", "tied"]))
-
-
-@fuzz(100)
-@given(st.data())
-def test_every_page_reads_any_link_without_raising(data):
-    spec = data.draw(st.sampled_from(PAGES))
-    keys = [c.key for c in spec.controls] + ["utm_source"]
-    link = data.draw(st.dictionaries(st.sampled_from(keys), st.one_of(LINK_VALUES, st.lists(LINK_VALUES,
-                                                                                            max_size=2))))
-    values, ignored = read_link(spec, link)
-    assert set(ignored) <= set(link)
-    assert spec.check(values) is None  # what the reader keeps is runnable
-
-
-@fuzz(200)
-@given(st.sampled_from(sorted(CAPS)), environment_values)
-def test_environment_caps_are_positive_finite_or_name_the_variable(key, raw):
-    var, default, most = CAPS[key]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(var, raw)
-        try:
-            value = limits()[key]
-        except ConfigError as exc:
-            assert exc.field == var and "positive" in str(exc)
-            number = _number_or_nan(raw)
-            whole = number.is_integer() or not isinstance(default, int)
-            assert raw.strip() and not (max(0, FLOORS[key]) <= number <= most and number > 0 and whole)
-            return
-    assert math.isfinite(value) and value > 0 and type(value) is type(default)
-    assert value == (float(raw) if raw.strip() else default)
-
-
-@fuzz(100)
-@given(environment_values)
-def test_the_app_time_limit_is_positive_finite_or_names_the_variable(raw):
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("POLARIZE_APP_TIMEOUT", raw)
-        try:
-            value = positive_number("POLARIZE_APP_TIMEOUT", 20.0)
-        except ConfigError as exc:
-            assert exc.field == "POLARIZE_APP_TIMEOUT"
-            assert raw.strip() and not 0 < _number_or_nan(raw) < math.inf
-            return
-    assert 0 < value < math.inf
-
-
-def _number_or_nan(raw: str) -> float:
-    try:
-        return float(raw)
-    except ValueError:
-        return math.nan
-
-
-@fuzz(40, share=0.25)
-@given(runnable())
-def test_accepted_configs_simulate_to_finite_numbers_or_stop_in_words(config):
-    assume(config["method"] == "flow" or config["horizon"] / config["lr"] <= 2000)
-    e = build(config)
-    assume(e is not None)
-    try:
-        result = simulate(e)
-    except ConfigError as exc:  # a start that cannot be measured: named, in one line
-        assert exc.field in FIELDS and "cannot start there" in str(exc)
-        event("refused at the start")
-        return
-    event(result.status)
-    assert result.status in ("finished", "stopped")
-    assert result.finished or result.message.startswith("stopped after")
-    for name in ("t", "s", "a", "u", "loss", "grad_norm_V", "grad_norm_a", "singular_values",
-                 "column_norms", "V_final"):
-        assert np.all(np.isfinite(getattr(result, name))), name
-    # No entropy where every score is 0 (a dead run is no distribution), and only there.
-    none = dead_rows(result.s)
-    assert np.all(np.isfinite(result.entropy[~none])) and np.all(np.isnan(result.entropy[none]))
-    assert result.experiment == e.resolved()
