@@ -654,7 +654,7 @@ DOCUMENTS: dict[str, str] = {
     "Dask's client tries to reconnect for 10 s, and after":
         "tests/test_app_cluster.py::test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app",
     "A browser that returns no cookie, or whose replica died":
-        "tests/test_deploy_proxy.py::test_a_replica_lost_its_browsers_reconnect_to_the_other",
+        "tests/browser/test_deploy_proxy.py::test_a_replica_lost_its_browsers_reconnect_to_the_other",
     "One client cannot take what a class shares.":
         "tests/test_client_limits.py::test_one_address_past_its_limit_is_refused_while_another_gets_in",
     "A session's uploaded files hold at most 4 MiB of a":
