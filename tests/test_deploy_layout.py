@@ -105,9 +105,10 @@ def test_kubernetes_asks_another_pod_for_a_session_file_as_the_proxy_does():
     (template_rule,) = re.findall(r"proxy_next_upstream ([^;]*http_404[^;]*);", TEMPLATE)
     assert retried == set(template_rule.split())
     (location,) = re.findall(r"location ~ \^/\(([^)]*)\)/", TEMPLATE)
-    paths = {p["path"] for p in files["spec"]["rules"][0]["http"]["paths"]}
-    assert paths == {f"/{name}/" for name in location.split("|")}
-    assert all(p["backend"]["service"]["name"] == "polarize" for p in files["spec"]["rules"][0]["http"]["paths"])
-    kept = {k: v for k, v in main["metadata"]["annotations"].items() if "timeout" not in k}
+    rules = files["spec"]["rules"][0]["http"]["paths"]
+    assert {p["path"] for p in rules} == {f"/{name}/" for name in location.split("|")}
+    assert all(p["backend"]["service"]["name"] == "polarize" for p in rules)
+    annotations = main["metadata"]["annotations"]
+    kept = {k: v for k, v in annotations.items() if "timeout" not in k}
     assert kept.items() <= notes.items()  # the same cookie, body size and per-client limit
-    assert "http_404" not in main["metadata"]["annotations"].get("nginx.ingress.kubernetes.io/proxy-next-upstream", "")
+    assert "http_404" not in annotations.get("nginx.ingress.kubernetes.io/proxy-next-upstream", "")
