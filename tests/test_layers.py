@@ -12,7 +12,8 @@ same holds, in tiers (``WEB_TIERS``):
 
 Read from the source (every import statement, at any depth), not from what happens to be
 imported at run time; then no module-level import loop anywhere, and every module imports
-alone in a fresh interpreter.
+alone in a fresh interpreter. Inside ``polarize.serve`` no loop at all, even through an import
+inside a function (the backends, their errors and the runner's choice of one import one way).
 """
 
 from __future__ import annotations
@@ -254,6 +255,31 @@ def test_the_loop_finder_finds_a_loop_through_a_package():
 def test_no_module_level_import_loop():
     edges = {module: module_level_edges(module) for module in MODULES if module != "app"}
     assert import_loops(edges) == []
+
+
+def edges_at_any_depth(module: str) -> set[str]:
+    """The project modules ``module`` imports anywhere, at module level or inside a function
+    (``from a import b`` counts ``a.b`` when it is a module)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        out |= {target for target in targets if target in MODULES}
+    out.discard(module)
+    return out
+
+
+def test_serve_has_no_import_loop_at_any_depth():
+    """The runner chooses a backend, the backends import the protocol and the errors, never the runner
+    (``serve/runner.py`` and ``serve/cluster.py`` imported each other, the cluster's import late)."""
+    serve = {module for module in MODULES if module.startswith("polarize.serve.")}
+    edges = {module: edges_at_any_depth(module) & serve for module in serve}
+    assert import_loops(edges) == []
+    assert "polarize.serve.runner" in edges["polarize.serve.training"]  # the reader sees a module's import
 
 
 def third_party() -> list[str]:
