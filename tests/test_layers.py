@@ -1,7 +1,7 @@
 """The tree is the architecture: each folder is a layer, and imports run one way only.
 
-    app.py, pages/ -> ui/ -> polarize.web -> polarize.serve, polarize.clips, polarize.sweeps -> polarize.plots
-           -> polarize.science -> the engine (the package root and polarize.sinks)
+    app.py, pages/ -> ui/ -> polarize.web -> polarize.sweeps -> polarize.serve, polarize.clips
+           -> polarize.plots -> polarize.science -> the engine (the package root and polarize.sinks)
 
 with ``polarize.cli`` (the command line) beside ``ui`` at the top. Inside ``polarize.web`` the
 same holds, in tiers (``WEB_TIERS``):
@@ -27,10 +27,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-RANKS = {"engine": 0, "science": 1, "plots": 2, "serve": 3, "clips": 3, "sweeps": 3, "web": 4, "cli": 5,
-         "ui": 5, "app": 6,
-         "pages": 6}
-"""A module may import its own layer and those ranked below it; serve, clips and sweeps not each other."""
+RANKS = {"engine": 0, "science": 1, "plots": 2, "serve": 3, "clips": 3, "sweeps": 4, "web": 5, "cli": 6,
+         "ui": 6, "app": 7, "pages": 7}
+"""A module may import its own layer and those ranked below it; serve and clips not each other. Sweeps
+take their Dask client from serve's backend."""
 
 _FIGURE = "Jupyter's view of a result is the app's own figure: imported on call, from the layer above"
 _ROOT = ("the public API names the functions that judge and draw; imported on first use (the module's "
