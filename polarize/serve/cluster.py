@@ -340,7 +340,8 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
     The Dask backend's one call path (``_Cluster.submit`` runs it in a thread of its own). ``relay``
     hears the run's place in the queue and its progress reports (the function is then called with
     ``progress=``), and may cancel it: this server lets go of the task (within ``_WAIT_STEP``), and
-    another replica waiting for the same key keeps it.
+    another replica waiting for the same key keeps it. A task the scheduler cancels while this
+    server's client is connected is sent again, once (``_Forgotten``).
 
     Raises
     ------
@@ -366,19 +367,49 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
         relay.check()
         cluster.check()  # the workers may have gone while this run waited its turn
         key = key or task_key(function, args)
-        try:
-            started = Event(f"{key}-started", client=cluster.client)
-            reports = Queue(f"{key}-progress", client=cluster.client) if relay.wants_progress else None
-            future = cluster.client.submit(_on_worker, started.name, reports and reports.name, seconds,
-                                           function, *args, key=key, pure=True)
-        except ClosedClientError:
-            raise cluster.lost() from None
-        try:
-            return _await(cluster, future, started, reports, seconds, relay)
-        finally:
-            future.release()  # this server's interest only: another replica waiting keeps the task
+        attempts = 0
+        while True:
+            attempts += 1
+            # Sent again under a key of its own: the client hands out its cancelled future for the old one.
+            sent = key if attempts == 1 else f"{key}-again"
+            try:
+                started = Event(f"{sent}-started", client=cluster.client)
+                reports = Queue(f"{sent}-progress", client=cluster.client) if relay.wants_progress else None
+                future = cluster.client.submit(_on_worker, started.name, reports and reports.name, seconds,
+                                               function, *args, key=sent, pure=True)
+            except ClosedClientError:
+                raise cluster.lost() from None
+            try:
+                return _await(cluster, future, started, reports, seconds, relay)
+            except _Forgotten:
+                if attempts == 2:
+                    raise cluster.lost() from None
+            finally:
+                future.release()  # this server's interest only: another replica waiting keeps the task
     finally:
         cluster.admission.leave(slot)
+
+
+class _Forgotten(Exception):
+    """The scheduler cancelled the run's task while this server's client is connected (it forgot the
+    client's futures when their connection broke for a moment on a loaded host, or another client
+    cancelled the key): the run is sent again, once."""
+
+
+_PENDING = object()
+
+
+def _result_within(future: Any, seconds: float) -> Any:
+    """``future``'s result if it comes within ``seconds``, else ``_PENDING``; ``_Forgotten`` when it was
+    cancelled meanwhile (Dask then raises its wait's own ``TimeoutError``, not the cancel)."""
+    try:
+        return future.result(timeout=seconds)
+    except TimeoutError:  # Dask's TimeoutError is the builtin's: not done yet, unless the run raised it
+        if future.cancelled():
+            raise _Forgotten from None
+        if future.done():
+            raise
+        return _PENDING
 
 
 def _pass_on(cluster: _Cluster, reports: Any, relay: Relay) -> None:
@@ -412,16 +443,10 @@ def _await(cluster: _Cluster, future: Any, started: Any, reports: Any, seconds: 
     try:
         while True:
             end = math.inf if began is None else began + seconds
-            try:
-                # Dask's TimeoutError is the builtin's: not done yet, unless the run itself raised it.
-                result = future.result(timeout=max(0.01, min(_WAIT_STEP, end - time.monotonic())))
-            except TimeoutError:
-                if future.done():
-                    raise
-            else:
-                _pass_on(cluster, reports, relay)
-                return result
+            result = _result_within(future, max(0.01, min(_WAIT_STEP, end - time.monotonic())))
             _pass_on(cluster, reports, relay)
+            if result is not _PENDING:
+                return result
             relay.check()
             now = time.monotonic()
             if now >= end:
@@ -435,4 +460,6 @@ def _await(cluster: _Cluster, future: Any, started: Any, reports: Any, seconds: 
     except KilledWorker:
         raise WorkerCrashed("the cluster lost the workers running it") from None
     except (FutureCancelledError, ClosedClientError):
+        if future.cancelled() and cluster.client.status == "running":
+            raise _Forgotten from None
         raise cluster.lost() from None
