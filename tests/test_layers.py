@@ -187,6 +187,16 @@ def _ancestors(module: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
+def _targets(node: ast.AST) -> list[str]:
+    """What an import statement names: ``import a.b`` names ``a.b``; ``from a import b`` names ``a`` and
+    ``a.b`` (a module or not); anything else, nothing."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return []
+
+
 def module_level_edges(module: str) -> set[str]:
     """The project modules that importing ``module`` runs first, from its module-level imports.
 
@@ -198,13 +208,7 @@ def module_level_edges(module: str) -> set[str]:
     own = set(_ancestors(module))
     out: set[str] = set()
     for node in tree.body:
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        else:
-            continue
-        for target in targets:
+        for target in _targets(node):
             if target.split(".")[0] not in ("polarize", "ui") or _module_of(target) not in MODULES:
                 continue
             out |= {m for m in (*_ancestors(target), _module_of(target)) if m in MODULES and m not in own}
@@ -260,15 +264,8 @@ def test_no_module_level_import_loop():
 def edges_at_any_depth(module: str) -> set[str]:
     """The project modules ``module`` imports anywhere, at module level or inside a function
     (``from a import b`` counts ``a.b`` when it is a module)."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(MODULES[module].read_text())):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        else:
-            continue
-        out |= {target for target in targets if target in MODULES}
+    out = {target for node in ast.walk(ast.parse(MODULES[module].read_text())) for target in _targets(node)
+           if target in MODULES}
     out.discard(module)
     return out
 

@@ -24,9 +24,11 @@ unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
 the caller's ``__main__`` in every worker and breaks any script without a
 ``__main__`` guard. Plain ``python -c`` children have neither problem.
 
-Set ``POLARIZE_SCHEDULER`` to a Dask scheduler's address to run on its workers instead
-(``polarize.serve.cluster``), ``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in
-the calling process (no time limit; also the fallback where there are no POSIX pipes), and
+That pool (``polarize.serve.local``) is one of three backends of one protocol
+(``polarize.serve.backend``), and ``backend()`` chooses: set ``POLARIZE_SCHEDULER`` to a Dask
+scheduler's address to run on its workers instead (``polarize.serve.cluster``),
+``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in the calling process
+(``polarize.serve.inprocess``: no time limit; also the fallback where there are no POSIX pipes), and
 ``POLARIZE_APP_TIMEOUT`` to change the limit (seconds).
 """
 

@@ -3,7 +3,8 @@ the calls it is sent, with a time limit, talking pickles over its standard input
 
 Every request carries an id that its reply must echo, and a worker whose state is in any doubt (a
 reply not read, a pipe error) is killed rather than reused, so no caller can ever receive another
-caller's result. ``polarize.serve.runner`` lends the workers out in the admission's order.
+caller's result. ``polarize.serve.local.LocalPool`` lends the workers out in the admission's order.
+A run that reports progress sends its reports over the same pipe before its result.
 """
 
 from __future__ import annotations
