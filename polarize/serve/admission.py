@@ -29,7 +29,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "queue_notices"]
+from polarize.serve.errors import ServerBusy
+
+__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "current_notice",
+           "queue_notices"]
 
 HEAVY_AFTER = 1.5
 """Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
@@ -62,8 +65,10 @@ def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
         _NOTICE.reset(token)
 
 
-class ServerBusy(RuntimeError):
-    """Too many runs are waiting for a worker; try again shortly."""
+def current_notice() -> Callable[[int], None] | None:
+    """The ``notice`` that ``queue_notices`` set for this thread, or None: read where a run is submitted,
+    to be called by the thread that waits for it (``polarize.serve.backend.Relay``)."""
+    return _NOTICE.get()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,11 +105,13 @@ class Admission:
         self._tickets = itertools.count(1)
         self._changed = threading.Condition()
 
-    def enter(self, on_wait: Callable[[int], None] | None = None) -> Slot:
+    def enter(self, on_wait: Callable[[int], None] | None = None, *,
+              check: Callable[[], None] | None = None) -> Slot:
         """Wait for a slot; ``on_wait(k)`` is told the place ``k`` (1: next) each time it changes.
 
         ``on_wait`` (by default the one ``queue_notices`` set for this thread) is called without
-        any lock held; if it raises, the ticket leaves the queue.
+        any lock held; if it raises, the ticket leaves the queue. So does it if ``check()``, called
+        at every look (a few times a second), raises: a run cancelled while it waits.
 
         Raises
         ------
@@ -129,10 +136,11 @@ class Admission:
                         return Slot(ticket=ticket, spare=spare)
                     if place == told:
                         self._changed.wait(_RECHECK)
-                        continue
-                told = place
-                if on_wait is not None:
+                moved, told = place != told, place
+                if moved and on_wait is not None:
                     on_wait(place)
+                if check is not None:
+                    check()
         except BaseException:
             with self._changed:
                 if ticket in self._waiting:
