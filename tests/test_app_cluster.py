@@ -452,3 +452,32 @@ def test_a_live_training_past_its_time_stops_on_its_worker(on_cluster):
 
     with pytest.raises(TrainingFailed, match=r"longer than 0\.5 s"):
         train_live(_tiny("softmax", True, steps=2000), timeout=0.5)
+
+
+class _LateFuture:
+    """A Dask future already done whose ``result(timeout=...)`` still raises its wait's ``TimeoutError``,
+    as Dask's did in a course of 1,000 (the gather, under load, took longer than the wait)."""
+
+    def __init__(self):
+        self.callbacks = []
+
+    def done(self):
+        return True
+
+    def cancelled(self):
+        return False
+
+    def add_done_callback(self, callback):
+        callback(self)
+
+    def result(self, timeout=None):
+        if timeout is not None:
+            raise TimeoutError("timed out after 1 s.")
+        return "the run's result"
+
+
+def test_a_run_done_is_taken_even_when_dasks_timed_wait_would_raise():
+    finished = threading.Event()
+    future = _LateFuture()
+    future.add_done_callback(lambda _: finished.set())
+    assert app_cluster._result_within(future, finished, 1.0) == "the run's result"

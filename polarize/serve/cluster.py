@@ -399,17 +399,23 @@ class _Forgotten(Exception):
 _PENDING = object()
 
 
-def _result_within(future: Any, seconds: float) -> Any:
-    """``future``'s result if it comes within ``seconds``, else ``_PENDING``; ``_Forgotten`` when it was
-    cancelled meanwhile (Dask then raises its wait's own ``TimeoutError``, not the cancel)."""
-    try:
-        return future.result(timeout=seconds)
-    except TimeoutError:  # Dask's TimeoutError is the builtin's: not done yet, unless the run raised it
-        if future.cancelled():
-            raise _Forgotten from None
-        if future.done():
-            raise
+def _result_within(future: Any, finished: threading.Event, seconds: float) -> Any:
+    """``future``'s result if it is done within ``seconds``, else ``_PENDING``; Dask's
+    ``FutureCancelledError`` when it was cancelled meanwhile.
+
+    Waits on ``finished`` (set by the future's done callback), never on Dask's own
+    ``result(timeout=...)``: in a course of 1,000 (benchmarks/replicas.py) that raised its wait's
+    ``TimeoutError`` for runs already done, and an ``UnboundLocalError`` from inside Dask
+    (dask/distributed#8514), each shown to a visitor as the engine failing.
+    """
+    from distributed.client import FutureCancelledError
+
+    finished.wait(seconds)
+    if future.cancelled():  # the scheduler forgot it, or the client lost the scheduler: ``_await`` tells
+        raise FutureCancelledError(future.key, "cancelled while this server waited for it")
+    if not future.done():
         return _PENDING
+    return future.result()
 
 
 def _pass_on(cluster: _Cluster, reports: Any, relay: Relay) -> None:
@@ -440,10 +446,12 @@ def _await(cluster: _Cluster, future: Any, started: Any, reports: Any, seconds: 
     from distributed.scheduler import KilledWorker
 
     submitted, began, workerless = time.monotonic(), None, None
+    finished = threading.Event()
+    future.add_done_callback(lambda _: finished.set())
     try:
         while True:
             end = math.inf if began is None else began + seconds
-            result = _result_within(future, max(0.01, min(_WAIT_STEP, end - time.monotonic())))
+            result = _result_within(future, finished, max(0.01, min(_WAIT_STEP, end - time.monotonic())))
             _pass_on(cluster, reports, relay)
             if result is not _PENDING:
                 return result
