@@ -23,10 +23,10 @@ the viewport component has measured the page after it and has nothing to post), 
 from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
 or as a reference to one the browser holds already), the browser's
-main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, for a
-visit the browser's main-thread time (the tab's ``TaskDuration``, Chrome DevTools Protocol's
-Performance metrics), and, for a first visit, the server's CPU time (every process of its process
-group, from ``/proc``).
+main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, and,
+for a first visit, the browser's main-thread time (the tab's ``TaskDuration``, Chrome DevTools
+Protocol's Performance metrics) and the server's CPU time (every process of its process group, from
+``/proc``).
 
 The counts do not depend on the machine's load: ``--quick`` prints them for the suite
 (``tests/test_benchmarks.py``), which checks one full script run per first visit and per change,
@@ -215,7 +215,7 @@ class Measure:
     """One visit or change: its seconds until the main figure's last draw and until the page settled,
     its counts (``Wire.counts`` since it began), the long tasks' seconds, the figures on the page
     once settled, the server's CPU seconds (first visits), the measures the page posted, and the
-    browser's main-thread seconds (visits)."""
+    browser's main-thread seconds (a new browser's visits)."""
 
     seconds: float
     settled: float
@@ -302,9 +302,11 @@ def first_visit(browser: Any, url: str, server: Any, target: Target = APP, timeo
     settled = time.perf_counter() - start
     # The page's clock starts at the navigation (``performance.timeOrigin``).
     drawn = page.evaluate("() => window.__mainDrawn") / 1000
+    # A tab of a browser that shows the site already may share its renderer's one main thread (and
+    # its count) with the other tab: the main thread is told for a new browser's visit only.
     measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0),
                       page.locator(target.figures).count(), server_cpu(server.process.pid) - cpu,
-                      len(wire.measures), main_thread(cdp) - busy)
+                      len(wire.measures), main_thread(cdp) - busy if own else None)
     return measure, page, wire
 
 
