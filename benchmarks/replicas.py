@@ -11,13 +11,15 @@ For each replica count, starts ``deploy/``'s layout as processes (``tests/suppor
   from a loopback address of its own as a hall's students: the proxy limits each address), each a
   different Explorer link, so every one is a fresh run on the cluster. Each session is served (a
   figure and the run's numbers, no error), refused in one line (no figure, one error box of one
-  line: the server too busy), or neither (no answer in time, a traceback, a figure with an error):
+  line: the server too busy), or neither (no answer in time, a traceback, a figure with an error, the
+  engine's words for a run that failed):
   their counts, and how many served were wrong: a sample of ``--check`` served sessions (all, with
   fewer) has its winning token and final entropy checked against the script's own integration of
   the gradient flow (``flow``: scipy's LSODA on ``dV/dt = -g s^T``, ``da/dt = s * (u - s.u)``, from
   the link's drawn start), a session without them counted wrong. Then the burst's wall time, the
   times to figure of those served (p50, p95, last), the replicas' memory (each replica's process
-  tree, before and at its peak) and their CPU-seconds per session (the runs are on the workers);
+  tree, before and at its peak), their CPU-seconds per session (the runs are on the workers) and
+  the refusals' words, counted;
   and one line that says whether every session was served or refused in one line, none wrong;
 - opens K first visits in real Chromium through the proxy, one after another: the replicas'
   CPU-seconds per visit, with Streamlit's static files from the proxy (the issue's target: under 0.15).
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import random
 import sys
 import tempfile
@@ -105,9 +108,14 @@ def agrees(load: PageLoad, seed: int) -> bool:
 
 
 def refused(load: PageLoad) -> bool:
-    """No figure, and one error box of one line (a busy server's words), nothing else gone wrong."""
+    """No figure, and one error box of one line (a busy server's words), nothing else gone wrong: not
+    the words of a run that failed in the engine (``describe_failure`` of an exception it does not
+    know), which tell of a fault, not of a full server."""
+    from polarize.web.failures import describe_failure
+
+    failed = describe_failure(LookupError()).partition("(")[0]
     return (not load.figures and len(load.errors) == 1 and load.errors[0] in load.texts
-            and "\n" not in load.errors[0].strip())
+            and "\n" not in load.errors[0].strip() and not load.errors[0].startswith(failed))
 
 
 @dataclass
@@ -168,8 +176,10 @@ def sessions(layout: Layout, count: int, timeout: float, check: int) -> tuple[st
     course.memory = [(mb, peak.peak) for mb, peak in zip(idle, peaks, strict=True)]
     cpu = _cpu(layout) - before
     course.check(check, random.Random(count))
-    for load in course.neither[:5]:
-        print(f"  neither served nor refused in one line: {load.link}: {load.errors[:2]}", file=sys.stderr)
+    for line, times in collections.Counter(load.errors[0] for load in course.refused).most_common(3):
+        print(f"  refused {times} time(s): {line}")
+    for line, times in collections.Counter(str(load.errors[:2]) for load in course.neither).most_common(3):
+        print(f"  neither served nor refused in one line, {times} time(s): {line}")
     for load in course.wrong[:5]:
         print(f"  wrong: {load.link}: {load.metrics}", file=sys.stderr)
     met = not course.neither and not course.wrong

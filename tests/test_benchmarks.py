@@ -202,3 +202,21 @@ def test_the_course_benchmark_tells_a_wrong_verdict_from_a_right_one():
         off = {**right, "Final entropy": f"{result.entropy[-1] * 1.02:.3g}"}
         assert not agrees(PageLoad(f"/?seed={seed}", metrics=off), seed)
         assert not agrees(PageLoad(f"/?seed={seed}"), seed)  # served without its numbers
+
+
+def test_the_course_benchmark_counts_a_busy_server_as_refused_and_a_failed_run_as_neither():
+    """A session told the server is too busy was refused in one line; one told that the engine failed
+    (seen in a course of 1,000: a Dask wait's TimeoutError) was not: its run was lost, not refused."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from replicas import refused
+    from support.stream_client import PageLoad
+
+    from polarize.serve.runner import ServerBusy
+    from polarize.web.failures import describe_failure
+
+    busy = describe_failure(ServerBusy("full"))
+    failed = describe_failure(TimeoutError("timed out after 1 s."))
+    assert refused(PageLoad("/?seed=1", errors=[busy], texts=["# Explorer", busy]))
+    assert not refused(PageLoad("/?seed=1", errors=[failed], texts=["# Explorer", failed]))
+    assert not refused(PageLoad("/?seed=1", errors=["TimeoutError: "]))  # no answer: not the page's words
+    assert not refused(PageLoad("/?seed=1", figures=1, errors=[busy], texts=[busy]))
