@@ -3,6 +3,7 @@
     python benchmarks/browser.py [--runs 5]
     python benchmarks/browser.py --quick    # one of each, the counts checked (the suite runs it)
     python benchmarks/browser.py --bare     # the same, for Streamlit alone with the Explorer's figure
+    python benchmarks/browser.py --peers [--runs 5]   # the Explorer against Streamlit alone and Dash
 
 Starts ``streamlit run app.py`` on a free port and drives the system Chromium (headless,
 Playwright) through it, the server warm (each page opened once, unmeasured, first). For the
@@ -23,7 +24,9 @@ from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
 or as a reference to one the browser holds already), the browser's
 main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, and,
-for a first visit, the server's CPU time (every process of its process group, from ``/proc``).
+for a first visit, the browser's main-thread time (the tab's ``TaskDuration``, Chrome DevTools
+Protocol's Performance metrics) and the server's CPU time (every process of its process group, from
+``/proc``).
 
 The counts do not depend on the machine's load: ``--quick`` prints them for the suite
 (``tests/test_benchmarks.py``), which checks one full script run per first visit and per change,
@@ -35,16 +38,30 @@ visit under 0.15 CPU-s.
 the Explorer's default figure drawn by ``st.plotly_chart``, nothing else, the run in the server's
 process. It is the floor Streamlit's own chart sets on this machine: a visit or a change of the app
 cannot take less.
+
+``--peers`` serves the Explorer's default figure three ways, each timed in the same run at 1280x720:
+the app's Explorer, Streamlit alone (``--bare``'s app) and Dash (``benchmarks/apps/dash_app.py``:
+``dcc.Graph``, which updates a figure in place with ``Plotly.react``, the figure built from
+polarize's public API). For each: first visit, the same browser again, and "New random start" (a
+button in all three) until the new figure is drawn, with the main-thread time and the server's CPU
+per first visit; then the table and the ratios of the app to each peer, and the counts (one run,
+or for Dash one callback, per visit and per change, each figure sent once). Dash is a benchmark-only
+dependency: ``pip install 'polarize[bench]'``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import signal
 import statistics
+import subprocess
 import sys
 import time
+import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,22 +71,24 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from support.browser import (  # noqa: E402
+    ARTIFACTS,
     SETTLED_JS,
     AppServer,
     AppVanished,
     appless_js,
+    free_port,
     launch_browser,
     unsettled,
     wait_until_settled,
 )
-from support.wire import Wire, listen  # noqa: E402
+from support.wire import listen, listen_dash  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
 
 # Before any page script: every long task of the page's main thread, and the time of the last change
-# inside the main figure (Plotly's drawing is changes of its nodes; Streamlit marking the figure's
-# container stale during a run is not), kept for a look from outside.
+# inside the main figure (MAIN, its Plotly element: Plotly's drawing is changes of its nodes; Streamlit
+# marking the figure's container stale during a run is not), kept for a look from outside.
 LONG_TASKS_JS = """
 window.__longTasks = [];
 new PerformanceObserver((list) => {
@@ -79,7 +98,7 @@ window.__mainDrawn = null;
 new MutationObserver((records) => {
   for (const record of records) {
     const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
-    if (node && node.closest('.st-key-main_figure .js-plotly-plot')) {
+    if (node && node.closest(MAIN)) {
       window.__mainDrawn = performance.now();
       return;
     }
@@ -87,21 +106,116 @@ new MutationObserver((records) => {
 }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
 """
 
-# A short signature of the page's main figure (its traces' lengths and last points), or null while
-# it is not drawn: cheap, as it is polled while the browser draws.
+# A short signature of the page's main figure (MAIN: its traces' lengths and last points), or null while
+# it is not drawn or has no data yet (Dash draws an empty graph before its first callback answers):
+# cheap, as it is polled while the browser draws.
 MAIN_SIGNATURE_JS = """() => {
-  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
-  if (!g || !g._fullLayout || !g.querySelector('.main-svg')) return null;
+  const g = document.querySelector(MAIN);
+  if (!g || !g._fullLayout || !g.querySelector('.main-svg') || !g.data || !g.data.length) return null;
   const last = (a) => (a && a.length ? a[a.length - 1] : null);
   return JSON.stringify(g.data.map((d) => [d.x ? d.x.length : 0, last(d.x), last(d.y)]));
 }"""
+
+# JavaScript: true once the Dash page has nothing pending: its title is not Dash's "Updating..."
+# (``dash_app.UPDATING``, shown while a callback is out), no component is loading, and every figure
+# is drawn.
+DASH_SETTLED_JS = """() => {
+  if (document.title === 'Updating...' || !document.querySelector('h1')) return false;
+  if (document.querySelector('[data-dash-is-loading="true"]')) return false;
+  for (const g of document.querySelectorAll('.js-plotly-plot')) {
+    if (!g._fullLayout || !g.querySelector('.main-svg')) return false;
+  }
+  return true;
+}"""
+
+
+class DashServer:
+    """``benchmarks/apps/dash_app.py`` on a free port, in a process group of its own (``server_cpu``
+    reads it as ``AppServer``'s); use as a context manager: ``url``, ``process``."""
+
+    def __init__(self, timeout: float = 60.0):
+        self.port, self.timeout = free_port(), timeout
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = ARTIFACTS / f"dash-{self.port}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> DashServer:
+        ARTIFACTS.mkdir(exist_ok=True)
+        app = ROOT / "benchmarks" / "apps" / "dash_app.py"
+        command = [sys.executable, str(app), "--port", str(self.port)]
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the Dash app exited with {self.process.returncode}; see {self.log}")
+            try:
+                with urllib.request.urlopen(self.url, timeout=2):
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError(f"the Dash app did not answer within {self.timeout} s; see {self.log}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=10)
+
+
+def _settle_dash(page: Any, timeout: float, reload_vanished: bool = True) -> None:
+    """Wait until the Dash page is settled (``DASH_SETTLED_JS``) in three polls in a row (as
+    ``wait_until_settled`` waits for a Streamlit page; a Dash page has no app to vanish and reload)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    poll = f"""() => {{ window.__settledPolls = ({DASH_SETTLED_JS})() ? (window.__settledPolls || 0) + 1 : 0;
+                       return window.__settledPolls >= 3; }}"""
+    try:
+        page.wait_for_function(poll, timeout=timeout * 1000, polling=100)
+    except PlaywrightTimeout as waited:
+        raise AssertionError(f"{page.url}: the Dash page did not settle in {timeout:g} s") from waited
+
+
+@dataclass(frozen=True)
+class Target:
+    """One way of serving a page the benchmark measures: how to start its server (a context manager
+    with ``url`` and ``process``, its own process group), where its main figure is (a CSS selector of
+    the Plotly element), what its figures are, when it has settled (JavaScript, as ``SETTLED_JS``, and a
+    wait for it), when its app has vanished (JavaScript), and what counts what its server sent a tab."""
+
+    name: str
+    serve: Callable[[], Any]
+    main: str = ".st-key-main_figure .js-plotly-plot"
+    figures: str = '[data-testid="stPlotlyChart"]'
+    settled: str = SETTLED_JS
+    settle: Callable[..., None] = wait_until_settled
+    vanished: Callable[[], str] = appless_js
+    listen: Callable[[Any], Any] = listen
+
+    def observers(self) -> str:
+        return LONG_TASKS_JS.replace("MAIN", json.dumps(self.main))
+
+    def signature(self) -> str:
+        return MAIN_SIGNATURE_JS.replace("MAIN", json.dumps(self.main))
+
+
+APP = Target("polarize Explorer", AppServer)
+BARE = Target("Streamlit alone", lambda: AppServer(script="benchmarks/apps/bare.py"))
+DASH = Target("Dash", DashServer, main=".main-figure .js-plotly-plot", figures=".js-plotly-plot",
+              settled=DASH_SETTLED_JS, settle=_settle_dash, vanished=lambda: "() => false",
+              listen=listen_dash)
+PEERS = {"app": APP, "bare": BARE, "dash": DASH}
+"""The three ways ``--peers`` serves the Explorer's default figure, the app first."""
+DASH_MISSING = "browser.py: --peers needs Dash, a benchmark-only dependency: pip install 'polarize[bench]'"
 
 
 @dataclass
 class Measure:
     """One visit or change: its seconds until the main figure's last draw and until the page settled,
     its counts (``Wire.counts`` since it began), the long tasks' seconds, the figures on the page
-    once settled, the server's CPU seconds (first visits), and the measures the page posted."""
+    once settled, the server's CPU seconds (first visits), the measures the page posted, and the
+    browser's main-thread seconds (a new browser's visits)."""
 
     seconds: float
     settled: float
@@ -110,6 +224,7 @@ class Measure:
     figures: int
     cpu: float | None = None
     posted: int = 0
+    main_thread: float | None = None
 
 
 def server_cpu(pgid: int) -> float:
@@ -128,82 +243,104 @@ def server_cpu(pgid: int) -> float:
     return total / ticks
 
 
+def main_thread(cdp: Any) -> float:
+    """Seconds the tab's main thread has been busy with tasks (the Performance domain's ``TaskDuration``)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
 def _long_tasks_since(page: Any, since: float) -> float:
     return page.evaluate(f"() => window.__longTasks.filter(([s]) => s >= {since})"
                          ".reduce((a, [, d]) => a + d, 0) / 1000")
 
 
-def _figures(page: Any) -> int:
-    return page.locator('[data-testid="stPlotlyChart"]').count()
-
-
-def _drawn(page: Any, before: str | None, timeout: float) -> str:
+def _drawn(page: Any, target: Target, before: str | None, timeout: float) -> str:
     """Wait until the main figure is drawn, differs from ``before`` and the page is settled; its signature."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        ended = page.wait_for_function(f"""() => {{ if (({appless_js()})()) return 'vanished';
-                                                   const s = ({MAIN_SIGNATURE_JS})();
+        ended = page.wait_for_function(f"""() => {{ if (({target.vanished()})()) return 'vanished';
+                                                   const s = ({target.signature()})();
                                                    return s !== null && s !== {json.dumps(before)}
-                                                     && ({SETTLED_JS})(); }}""",
+                                                     && ({target.settled})(); }}""",
                                        timeout=timeout * 1000, polling=50).json_value()
     except PlaywrightTimeout as waited:
         raise unsettled(page, timeout) from waited
     if ended == "vanished":
         raise unsettled(page, timeout, kind=AppVanished)
-    return page.evaluate(MAIN_SIGNATURE_JS)
+    return page.evaluate(target.signature())
 
 
-def first_visit(browser: Any, url: str, server: AppServer, timeout: float = 120.0,
-                context: Any = None, *, again: bool = True) -> tuple[Measure, Any, Wire]:
+def first_visit(browser: Any, url: str, server: Any, target: Target = APP, timeout: float = 120.0,
+                context: Any = None, *, again: bool = True,
+                viewport: tuple[int, int] = (1920, 1080)) -> tuple[Measure, Any, Any]:
     """A new session opens ``url`` (in a new browser context, or a new tab of ``context``): the visit
     measured, and the page and its wire kept for changes."""
     own = context is None
     if own:
-        context = browser.new_context(viewport={"width": 1920, "height": 1080})
-        context.add_init_script(LONG_TASKS_JS)
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        context.add_init_script(target.observers())
     page = context.new_page()
-    wire = listen(page)
+    wire = target.listen(page)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    busy = main_thread(cdp)
     cpu = server_cpu(server.process.pid)
     start = time.perf_counter()
     page.goto(url)
     try:
-        _drawn(page, None, timeout)
+        _drawn(page, target, None, timeout)
     except AppVanished as vanished:
         if not again:
             raise
         # Not a visit to measure: another, in a new tab or browser as this one was (AppVanished).
         print(f"browser.py: visited again, the app vanished: {vanished}", file=sys.stderr)
         (context if own else page).close()
-        return first_visit(browser, url, server, timeout, None if own else context, again=False)
-    wait_until_settled(page, timeout=timeout, reload_vanished=False)
+        return first_visit(browser, url, server, target, timeout, None if own else context, again=False,
+                           viewport=viewport)
+    target.settle(page, timeout, reload_vanished=False)
     settled = time.perf_counter() - start
     # The page's clock starts at the navigation (``performance.timeOrigin``).
     drawn = page.evaluate("() => window.__mainDrawn") / 1000
-    measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0), _figures(page),
-                      server_cpu(server.process.pid) - cpu, len(wire.measures))
+    # A tab of a browser that shows the site already may share its renderer's one main thread (and
+    # its count) with the other tab: the main thread is told for a new browser's visit only.
+    measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0),
+                      page.locator(target.figures).count(), server_cpu(server.process.pid) - cpu,
+                      len(wire.measures), main_thread(cdp) - busy if own else None)
     return measure, page, wire
 
 
-def change_seed(page: Any, wire: Wire, seed: int, timeout: float = 60.0) -> Measure:
-    """Commit ``seed`` in the sidebar's Seed box: the change measured until the new figure is drawn."""
-    before = page.evaluate(MAIN_SIGNATURE_JS)
-    box = page.get_by_role("spinbutton", name="Seed")
-    box.fill(str(seed))
+def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = APP,
+           timeout: float = 60.0) -> Measure:
+    """``commit()`` a change (its input already made): measured until the new figure is drawn."""
+    before = page.evaluate(target.signature())
     counts, posted = wire.counts(), len(wire.measures)
     now = page.evaluate("() => performance.now()")
     start = time.perf_counter()
-    box.press("Enter")
-    _drawn(page, before, timeout)
-    wait_until_settled(page, timeout=timeout)
+    commit()
+    _drawn(page, target, before, timeout)
+    target.settle(page, timeout=timeout)
     settled = time.perf_counter() - start
     drawn = (page.evaluate("() => window.__mainDrawn") - now) / 1000
     since = tuple(a - b for a, b in zip(wire.counts(), counts, strict=True))
-    return Measure(drawn, settled, since, _long_tasks_since(page, now), _figures(page),
+    return Measure(drawn, settled, since, _long_tasks_since(page, now), page.locator(target.figures).count(),
                    posted=len(wire.measures) - posted)
 
 
-def measure_page(browser: Any, server: AppServer, path: str, runs: int) -> dict[str, list[Measure]]:
+def change_seed(page: Any, wire: Any, seed: int, target: Target = APP, timeout: float = 60.0) -> Measure:
+    """Commit ``seed`` in the Seed box: the change measured until the new figure is drawn."""
+    box = page.get_by_role("spinbutton", name="Seed")
+    box.fill(str(seed))
+    return change(page, wire, lambda: box.press("Enter"), target, timeout)
+
+
+def new_random_start(page: Any, wire: Any, target: Target = APP, timeout: float = 60.0) -> Measure:
+    """Press "New random start": measured until the new start's figure is drawn."""
+    button = page.get_by_role("button", name="New random start")
+    return change(page, wire, button.click, target, timeout)
+
+
+def measure_page(browser: Any, server: Any, path: str, runs: int) -> dict[str, list[Measure]]:
     """First visits, changed and cached controls on one page."""
     url = server.url + path
     visits = []
@@ -231,19 +368,98 @@ def measure_page(browser: Any, server: AppServer, path: str, runs: int) -> dict[
             "cached control": cached}
 
 
-def report(name: str, kind: str, measures: list[Measure]) -> None:
-    def median(values: list[float]) -> float:
-        return statistics.median(values)
+PEER_KINDS = {"first visit": "first visit", "browser seen": "same browser again",
+              "new random start": '"New random start" -> new figure'}
+"""What ``--peers`` measures of each, and its column in the table."""
 
+
+def measure_peer(browser: Any, target: Target, runs: int) -> dict[str, list[Measure]]:
+    """First visits, the same browser again and new random starts of ``target``'s page, at 1280x720,
+    its server warm (one visit first, unmeasured)."""
+    view = (1280, 720)
+    with target.serve() as server:
+        _, page, _ = first_visit(browser, server.url, server, target, timeout=300, viewport=view)
+        page.context.close()
+        visits = []
+        for _ in range(runs):
+            measure, page, _ = first_visit(browser, server.url, server, target, viewport=view)
+            visits.append(measure)
+            page.context.close()
+        measure, page, wire = first_visit(browser, server.url, server, target, viewport=view)
+        again = []
+        for _ in range(runs):
+            measured, tab, _ = first_visit(browser, server.url, server, target, context=page.context)
+            again.append(measured)
+            tab.close()
+        starts = [new_random_start(page, wire, target) for _ in range(runs)]
+        page.context.close()
+    return {"first visit": visits, "browser seen": again, "new random start": starts}
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def report(name: str, kind: str, measures: list[Measure]) -> None:
     full, fragments, sent, referenced, size = (max(m.counts[i] for m in measures) for i in range(5))
     figures = max(m.figures for m in measures)
     cpu = [m.cpu for m in measures if m.cpu is not None]
-    print(f"{name:<13} {kind:<16} {median([m.seconds for m in measures]):6.2f} s  "
-          f"(settled {median([m.settled for m in measures]):5.2f} s)  "
-          f"long tasks {median([m.long_tasks for m in measures]):5.2f} s  "
-          f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
+    busy = [m.main_thread for m in measures if m.main_thread is not None]
+    print(f"{name:<13} {kind:<16} {_median([m.seconds for m in measures]):6.2f} s  "
+          f"(settled {_median([m.settled for m in measures]):5.2f} s)  "
+          f"long tasks {_median([m.long_tasks for m in measures]):5.2f} s  "
+          + (f"main thread {_median(busy):5.2f} s  " if busy else "")
+          + f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
           f"(+{referenced} by reference, {size / 1e3:.0f} kB)"
-          + (f"  server {median(cpu):.2f} CPU-s" if cpu else ""), flush=True)
+          + (f"  server {_median(cpu):.2f} CPU-s" if cpu else ""), flush=True)
+
+
+def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:
+    """Visits and changes that ran more than once or sent a figure more than once (none expected)."""
+    failures = []
+    for m in measures:
+        full, fragments, sent, referenced, _ = m.counts
+        # A figure held for its place to be measured costs one fragment run, no more,
+        # but for a page that measured a new place after (seen at load): one a measure.
+        # A browser seen before has the measure at once (its cookie): no fragment run.
+        most = max(0 if kind == "browser seen" else 1, m.posted)
+        drawn_once = m.figures <= sent + referenced <= m.figures * max(1, fragments)
+        if full != 1 or fragments > most or not drawn_once:
+            failures.append(f"{name} {kind}: {full} full run(s) + {fragments} fragment, "
+                            f"{sent} + {referenced} figure(s) sent of {m.figures}")
+    return failures
+
+
+def peers_table(measured: dict[str, dict[str, list[Measure]]], runs: int) -> None:
+    """The three-way table (medians), main-thread time and server CPU per first visit, and the ratios
+    of the app to each peer."""
+    def column(target: str, kind: str, what: str = "seconds") -> float:
+        return _median([getattr(m, what) for m in measured[target][kind]])
+
+    columns = [*PEER_KINDS.values(), "main thread (first visit)", "server CPU-s (first visit)"]
+    print(f"\npeers: the Explorer's default figure, Chromium 1280x720, median of {runs}")
+    print(f"{'':<18}" + "".join(f"{c:>34}" for c in columns))
+    rows = {}
+    for key, target in PEERS.items():
+        rows[key] = [*(column(key, kind) for kind in PEER_KINDS),
+                     column(key, "first visit", "main_thread"), column(key, "first visit", "cpu")]
+        print(f"{target.name:<18}" + "".join(f"{v:>32.2f} s" for v in rows[key]))
+    for key in ("bare", "dash"):
+        ratios = ", ".join(f"{c} {a / max(p, 1e-9):.2f}x" for c, a, p in zip(columns, rows["app"], rows[key],
+                                                                                strict=True))
+        print(f"app / {PEERS[key].name}: {ratios}")
+
+
+def peers(browser: Any, runs: int) -> list[str]:
+    """``--peers``: each of the three measured in turn, reported, tabled; the counts' failures."""
+    measured, failures = {}, []
+    for key, target in PEERS.items():
+        measured[key] = measure_peer(browser, target, runs)
+        for kind, measures in measured[key].items():
+            report(key, kind, measures)
+            failures += count_failures(key, kind, measures)
+    peers_table(measured, runs)
+    return failures
 
 
 def main() -> int:
@@ -253,16 +469,36 @@ def main() -> int:
                         help="one run of each, the counts checked (for the tests)")
     parser.add_argument("--bare", action="store_true",
                         help="measure Streamlit alone with the Explorer's figure (benchmarks/apps/bare.py)")
+    parser.add_argument("--peers", action="store_true",
+                        help="the Explorer against Streamlit alone and Dash (benchmarks/apps/dash_app.py)")
     args = parser.parse_args()
     if args.quick:
         args.runs = 1
+    if args.peers and importlib.util.find_spec("dash") is None:
+        print(DASH_MISSING, file=sys.stderr)
+        return 2
     from playwright.sync_api import sync_playwright
 
+    failures = []
+    with sync_playwright() as playwright:
+        browser = launch_browser(playwright)
+        if args.peers:
+            print(f"median of {args.runs}; runs: script runs (Dash: callbacks) + fragment runs; "
+                  "counts: the most of any run")
+            failures = peers(browser, args.runs)
+        else:
+            failures = pages(browser, args)
+        browser.close()
+    print("counts: one full script run and each figure sent once, per visit and per change: "
+          + ("met" if not failures else "NOT met: " + "; ".join(dict.fromkeys(failures))))
+    return 0
+
+
+def pages(browser: Any, args: argparse.Namespace) -> list[str]:
+    """The app's pages (or ``--bare``'s), each visited and changed: reported; the counts' failures."""
     pages = {"bare explorer": "/"} if args.bare else PAGES
     failures = []
-    with AppServer(script="benchmarks/apps/bare.py" if args.bare else "app.py") as server, \
-            sync_playwright() as playwright:
-        browser = launch_browser(playwright)
+    with (BARE if args.bare else APP).serve() as server:
         # Warm: the server's imports, its workers, each page's first run and the browser's cache.
         start = time.perf_counter()
         for path in pages.values():
@@ -273,20 +509,8 @@ def main() -> int:
         for name, path in pages.items():
             for kind, measures in measure_page(browser, server, path, args.runs).items():
                 report(name, kind, measures)
-                for m in measures:
-                    full, fragments, sent, referenced, _ = m.counts
-                    # A figure held for its place to be measured costs one fragment run, no more,
-                    # but for a page that measured a new place after (seen at load): one a measure.
-                    # A browser seen before has the measure at once (its cookie): no fragment run.
-                    most = max(0 if kind == "browser seen" else 1, m.posted)
-                    drawn_once = m.figures <= sent + referenced <= m.figures * max(1, fragments)
-                    if full != 1 or fragments > most or not drawn_once:
-                        failures.append(f"{name} {kind}: {full} full run(s) + {fragments} fragment, "
-                                        f"{sent} + {referenced} figure(s) sent of {m.figures}")
-        browser.close()
-    print("counts: one full script run and each figure sent once, per visit and per change: "
-          + ("met" if not failures else "NOT met: " + "; ".join(dict.fromkeys(failures))))
-    return 0
+                failures += count_failures(name, kind, measures)
+    return failures
 
 
 if __name__ == "__main__":

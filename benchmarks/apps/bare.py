@@ -1,13 +1,15 @@
 """Streamlit alone with the Explorer's figure: the floor for ``python benchmarks/browser.py --bare``.
 
-A title, a Seed box in the sidebar and the Explorer's default dashboard for that seed, simulated
-in this process and drawn by ``st.plotly_chart`` in a container keyed like the app's main figure.
-No other control, no worker, no fitting to the window, no measuring, no other element: what a
-visit and a change take here is what Streamlit and Plotly themselves take to show this figure on
-the machine (``streamlit run benchmarks/apps/bare.py`` from the repository's root).
+A title, a Seed box and a "New random start" button in the sidebar (as the app's: a new seed below
+``ui.starts.SEEDS``) and the Explorer's default dashboard for that seed, simulated in this process
+and drawn by ``st.plotly_chart`` in a container keyed like the app's main figure. No other control,
+no worker, no fitting to the window, no measuring, no other element: what a visit and a change take
+here is what Streamlit and Plotly themselves take to show this figure on the machine (``streamlit run
+benchmarks/apps/bare.py`` from the repository's root).
 """
 
 import functools
+import random
 import sys
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from polarize.plots.dashboard import dashboard
 from polarize.web.pages import by_name
 from polarize.web.pages.explorer import job
 from ui.charts import chart
+from ui.starts import SEEDS
 
 EXPLORER = by_name("explorer")
 
@@ -31,7 +34,13 @@ def figure(seed: int) -> dict:
     return dashboard(simulate(job(values).experiment.resolved()))
 
 
+def reseed() -> None:
+    """A new random start: a new seed, set before the rerun draws the box."""
+    st.session_state.seed = random.SystemRandom().randrange(SEEDS)
+
+
 st.title("Explorer's figure, nothing else")
-seed = st.sidebar.number_input("Seed", value=0, min_value=0, step=1)
+seed = st.sidebar.number_input("Seed", value=0, min_value=0, step=1, key="seed")
+st.sidebar.button("New random start", on_click=reseed)
 with st.container(key="main_figure"):
     chart(figure(int(seed)), key="dashboard", theme=None, config={"displayModeBar": False})

@@ -46,6 +46,8 @@ class PageLoad:
         Every Markdown body received (titles, captions, warnings, notices).
     downloads : list of str
         The download buttons' addresses (``/media/...``, served by the session's own server).
+    metrics : dict
+        Each metric's label -> its value as shown (the Explorer's "Winning token", "Final entropy").
     """
 
     link: str
@@ -55,6 +57,7 @@ class PageLoad:
     errors: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
+    metrics: dict[str, str] = field(default_factory=dict)
 
 
 def _rerun(link: str) -> bytes:
@@ -85,6 +88,8 @@ def _note(load: PageLoad, message: ForwardMsg, start: float) -> bool:
             load.texts.append(element.markdown.body)
         elif what == "download_button":
             load.downloads.append(element.download_button.url)
+        elif what == "metric":
+            load.metrics[element.metric.label] = element.metric.body
     elif kind == "script_finished" and (load.figures or load.errors):
         load.finished = time.perf_counter() - start
         return True

@@ -1,5 +1,6 @@
 """What the server sent a browser tab, counted on its websocket (used by test_fragments_browser.py and
-benchmarks/browser.py).
+benchmarks/browser.py); and what a Dash server sent one, counted on its callbacks' answers (``DashWire``,
+for the benchmark's peer, ``benchmarks/apps/dash_app.py``).
 
 Each frame the server sends on ``/_stcore/stream`` is one Streamlit ``ForwardMsg``, read here with
 Streamlit's own protobuf classes: a ``new_session`` message starts each run (a fragment run names its
@@ -9,13 +10,15 @@ when the browser holds that message already, as a reference to it (``ref_hash``)
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-__all__ = ["Wire", "listen"]
+__all__ = ["DashWire", "Wire", "listen", "listen_dash"]
 
 VIEWPORT_KEY = "_viewport"
 """The end of the viewport component's widget id: its key (``ui.viewport.KEY``)."""
@@ -99,4 +102,43 @@ def listen(page: Any) -> Wire:
         socket.on("framesent", wire.asked)
 
     page.on("websocket", watch)
+    return wire
+
+
+@dataclass
+class DashWire:
+    """What a Dash server sent one tab, counted as ``Wire`` counts a Streamlit tab's: each callback it
+    ran (an answer of ``/_dash-update-component``) is a run, each ``figure`` in an answer a figure sent.
+
+    Attributes
+    ----------
+    answers : list
+        The callbacks' answers (Playwright responses), read when counted.
+    measures : list
+        Always empty: a Dash page posts no measure (``Wire.measures``).
+    """
+
+    answers: list[Any] = field(default_factory=list)
+    measures: list[str] = field(default_factory=list)
+    _read: list[tuple[int, int]] = field(default_factory=list)
+
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """``(callbacks, 0, figures sent, 0, bytes of the answers that carried one)`` so far."""
+        for answer in self.answers[len(self._read):]:
+            body = answer.body()
+            outputs = json.loads(body).get("response", {}).values()
+            figures = sum("figure" in output for output in outputs)
+            self._read.append((figures, len(body) if figures else 0))
+        return (len(self._read), 0, sum(f for f, _ in self._read), 0, sum(b for _, b in self._read))
+
+
+def listen_dash(page: Any) -> DashWire:
+    """A ``DashWire`` counting what a Dash server sends ``page`` (before it opens the app)."""
+    wire = DashWire()
+
+    def answered(response: Any) -> None:
+        if urlsplit(response.url).path.endswith("/_dash-update-component") and response.ok:
+            wire.answers.append(response)
+
+    page.on("response", answered)
     return wire
