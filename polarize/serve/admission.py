@@ -29,7 +29,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "queue_notices"]
+__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "listening",
+           "queue_notices"]
 
 HEAVY_AFTER = 1.5
 """Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
@@ -60,6 +61,12 @@ def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
         yield
     finally:
         _NOTICE.reset(token)
+
+
+def listening() -> Callable[[int], None] | None:
+    """The ``notice`` that ``queue_notices`` set for this thread, or None: for a caller whose runs wait in
+    other threads (``runner.call_all``), to tell it from its own."""
+    return _NOTICE.get()
 
 
 class ServerBusy(RuntimeError):
