@@ -128,6 +128,34 @@ def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch, tmp_path):
     assert places == {"first": [1], "second": [2, 1]}
 
 
+def test_a_batch_takes_every_worker_and_a_visitor_who_comes_waits_for_one_of_its_runs(monkeypatch, tmp_path):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
+    size = runner._POOL.admission.size
+    gates = [tmp_path / f"gate{i}" for i in range(size + 2)]
+    for gate in gates:
+        os.mkfifo(gate)
+    calls = runner.call_all([(Path.read_text, (gate,)) for gate in gates], timeout=60)
+    # Every worker takes one of the batch's runs at once; the rest wait outside the queue.
+    _wait_until(lambda: runner._POOL.admission.counts() == (size, 0))
+    places: list[int] = []
+    other: list[int] = []
+
+    def visit() -> None:
+        with runner.queue_notices(places.append):
+            other.append(call_with_timeout(max, 3, 4, timeout=60))
+
+    visitor = threading.Thread(target=visit)
+    visitor.start()
+    _wait_until(lambda: places == [1])  # next in line, not behind the batch's last two runs
+    gates[0].write_text("go")
+    visitor.join(30)
+    assert other == [4]  # it ran while the batch's last runs had not started (their gates still shut)
+    for gate in gates[1:]:
+        gate.write_text("go")
+    assert sorted(calls.completed()) == list(range(len(gates)))
+    assert [future.result() for future in calls.futures] == ["go"] * len(gates)
+
+
 def test_long_runs_cannot_hold_up_a_short_one(monkeypatch):
     monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
     heavy = _occupy(runner._POOL.admission.size, 8.0)

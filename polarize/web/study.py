@@ -206,7 +206,7 @@ def study_view(page: str, values: Values, study: Study,
         if not (cut_short or failed):
             raise
         drawn = None  # too little finished to draw: no run at all, or too few saved times for a figure
-    if (cut_short or failed) and not (drawn and drawn.runs):
+    if drawn is None or (cut_short and not drawn.runs):
         said = (overtime.nothing_drawn(limit, advise(values, partial)),) if cut_short else ()
         return View(error=" ".join((*notes, *said)), passing=True)
     if cut_short:
