@@ -26,7 +26,7 @@ from polarize.web import overtime
 from polarize.web.failures import failure_view
 from polarize.web.view import View
 
-__all__ = ["BUDGET", "RUNS", "Ran", "run_each", "run_limited"]
+__all__ = ["BUDGET", "RUNS", "Ran", "failed_view", "run_each", "run_limited"]
 
 
 class _Budget:
@@ -50,8 +50,9 @@ RUNS = SharedCache(64)
 function and arguments, the budget left out), shared by every session."""
 
 
-def _failed(exc: BaseException, advice: Callable[[], str], subject: str) -> View:
-    """The view of a job that raised ``exc``."""
+def failed_view(exc: BaseException, advice: Callable[[], str], subject: str = "This run") -> View:
+    """The view of a job (or jobs: ``subject``, as ``run_limited`` takes it) that raised ``exc``
+    (``passing``)."""
     if isinstance(exc, RunTimeout):  # the worker was stopped: nothing it made came back
         return View(error=overtime.timed_out(exc.seconds, advice(), subject), passing=True)
     return failure_view(exc)
@@ -67,15 +68,14 @@ def _digest(function: Callable[..., Any], args: tuple[Any, ...]) -> str | None:
 
 
 def run_each(jobs: Mapping[str, tuple[Callable[..., Any], tuple[Any, ...]]], *, timeout: float | None = None,
-             advice: Callable[[], str], subject: str = "This run",
-             keep: Callable[[Any], bool] = lambda outcome: True) -> Iterator[tuple[str, Ran | View]]:
+             keep: Callable[[Any], bool] = lambda outcome: True) -> Iterator[tuple[str, Ran | Exception]]:
     """Every job of ``jobs`` in a worker under the time limit, all handed over at once (``runner.call_all``).
 
     Parameters
     ----------
     jobs : mapping
         Label -> (function, args), each as ``run_limited`` takes them (``BUDGET`` among the args).
-    timeout, advice, subject
+    timeout : float, optional
         As ``run_limited``'s, for each job.
     keep : callable
         ``keep(outcome)``: whether a job's outcome may be kept for anyone who makes the same job (e.g.
@@ -83,17 +83,17 @@ def run_each(jobs: Mapping[str, tuple[Callable[..., Any], tuple[Any, ...]]], *, 
 
     Yields
     ------
-    (str, Ran or View)
-        Each job's label and outcome (or its failure's view), as it comes back: first those kept from
-        before (``RUNS``), then the others, soonest first. Never raises; a caller that stops early
-        drops the jobs not started.
+    (str, Ran or Exception)
+        Each job's label and outcome (or what it raised: ``failed_view`` says it), as it comes back:
+        first those kept from before (``RUNS``), then the others, soonest first. Never raises; a caller
+        that stops early drops the jobs not started.
     """
     try:
         limit = timeout_seconds() if timeout is None else float(timeout)
         budget = within(limit)
     except Exception as exc:
         for label in jobs:
-            yield label, failure_view(exc)
+            yield label, exc
         return
     missing, keys = [], {}
     for label, (function, args) in jobs.items():
@@ -107,16 +107,25 @@ def run_each(jobs: Mapping[str, tuple[Callable[..., Any], tuple[Any, ...]]], *, 
         return
     calls = call_all([(jobs[label][0], tuple(budget if a is BUDGET else a for a in jobs[label][1]))
                       for label in missing], timeout=limit)
+    for label, future in zip(missing, calls.futures, strict=True):
+        if keys[label] is not None:  # kept as it ends, even when the caller has gone (a rerun cut it short)
+            future.add_done_callback(lambda done, key=keys[label]: _kept(key, done, keep))
     for i in calls.completed():
         label, future = missing[i], calls.futures[i]
         try:
             outcome = future.result()
         except Exception as exc:  # an engine failure must not become a traceback on the page
-            yield label, _failed(exc, advice, subject)
+            yield label, exc
             continue
-        if keys[label] is not None and keep(outcome):
-            RUNS.put(keys[label], outcome)
+        _kept(keys[label], future, keep)  # now, too: a callback may run after a waiter wakes
         yield label, Ran(outcome, limit)
+
+
+def _kept(key: str | None, future: Any, keep: Callable[[Any], bool]) -> None:
+    """Keep the outcome of a job's ``future`` in ``RUNS`` (under ``key``: None, not kept) when it came
+    back and ``keep`` takes it."""
+    if key is not None and not future.cancelled() and future.exception() is None and keep(future.result()):
+        RUNS.put(key, future.result())
 
 
 def run_limited(function: Callable[..., Any], *args: Any, timeout: float | None = None,
@@ -146,5 +155,5 @@ def run_limited(function: Callable[..., Any], *args: Any, timeout: float | None 
         budget = within(limit)
         outcome = call_with_timeout(function, *(budget if a is BUDGET else a for a in args), timeout=limit)
     except Exception as exc:  # an engine failure must not become a traceback on the page
-        return _failed(exc, advice, subject)
+        return failed_view(exc, advice, subject)
     return Ran(outcome, limit)

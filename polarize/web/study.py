@@ -29,7 +29,7 @@ from polarize.web import export, overtime, precomputed
 from polarize.web.controls import Control, format_value
 from polarize.web.experiment_controls import CONTROLS, HORIZONS, MAX_GD_STEPS
 from polarize.web.failures import config_reason, failure_view
-from polarize.web.limited import BUDGET, run_each
+from polarize.web.limited import BUDGET, failed_view, run_each
 from polarize.web.page import Problem
 from polarize.web.progress import draft, drafting
 from polarize.web.view import Caption, Columns, Download, Metric, Plot, Table, View
@@ -146,8 +146,8 @@ Advice = Callable[[Values, Partial | None], str]
 values, and what the study finished (None when its worker was stopped at the hard limit)."""
 
 DRAFT_AFTER = 0.5
-"""Seconds a study may take before the runs done so far are drawn as they come (``progress.draft``):
-as long as the spinner waits; a quicker one is drawn once, whole."""
+"""Seconds a study may take before the runs done so far are drawn as they come (``progress.draft``), and
+between two such drafts: as long as the spinner waits; a quicker study is drawn once, whole."""
 
 
 def _whole(function: Callable[..., Any], args: tuple[Any, ...]) -> Runs:
@@ -179,9 +179,10 @@ def study_view(page: str, values: Values, study: Study,
     ``advise(values, partial)``, and the view is ``passing`` (not kept for others: on a quieter
     server the study may finish). A part that failed (stopped at the hard limit, a crashed worker, a
     busy server) is said in one line naming it, and the others are drawn; the view is then
-    ``passing`` too. Past ``DRAFT_AFTER`` seconds, the parts done are drawn as each comes back
-    (``progress.draft``). ``stored(values)``, when given, is the outcome computed ahead for these
-    values (``precomputed``) or None; a stored outcome is shown with a note that says so.
+    ``passing`` too. Past ``DRAFT_AFTER`` seconds, the parts done are drawn as they come back
+    (``progress.draft``), at most once each ``DRAFT_AFTER``. ``stored(values)``, when given, is the
+    outcome computed ahead for these values (``precomputed``) or None; a stored outcome is shown with a
+    note that says so.
     """
     begin = time.perf_counter()
     values = dict(values)
@@ -242,30 +243,36 @@ def study_view(page: str, values: Values, study: Study,
 def _run(values: Values, runs: Runs, draw: Callable[[Values, Any, bool], Drawn], advise: Advice,
          timeout: float | None, narrow: bool) -> tuple[Partial, dict[str, str], float] | View:
     """Every part of ``runs`` at once, each under the time limit (``limited.run_each``), drafts drawn
-    as they come past ``DRAFT_AFTER``: what they made (``Partial``), the failed parts' words by label,
+    as they come, ``DRAFT_AFTER`` apart: what they made (``Partial``), the failed parts' words by label,
     and the limit; or the view of the failure when nothing came back."""
-    begin = time.perf_counter()
+    drafted = time.perf_counter()  # the last draft's time: the start before any
     done: dict[str, Partial] = {}
-    failed: dict[str, str] = {}
+    failed: dict[str, Exception] = {}
     limit = math.inf
     jobs = {label: (within_budget, (function, BUDGET, *args))
             for label, (function, args) in runs.parts.items()}
-    for label, ran in run_each(jobs, timeout=timeout, advice=lambda: advise(values, None),
-                               subject="This run" if len(jobs) > 1 else "These runs",
-                               keep=lambda kept: kept.complete):
-        if isinstance(ran, View):
-            if len(jobs) == 1:
-                return ran
-            failed[label] = ran.error
+    for label, ran in run_each(jobs, timeout=timeout, keep=lambda kept: kept.complete):
+        if isinstance(ran, Exception):
+            failed[label] = ran
         else:
             done[label], limit = ran.outcome, ran.limit
-        late = time.perf_counter() - begin >= DRAFT_AFTER
+        # A draft costs the figure's making in this thread while the workers run: one each DRAFT_AFTER.
+        late = time.perf_counter() - drafted >= DRAFT_AFTER
         if done and len(done) + len(failed) < len(jobs) and late and drafting():
-            _draft(values, runs, done, failed, draw, narrow)
-    if not done:  # every part failed: each said, in the page's order
-        return View(error=" ".join(f"{label}: {error}" for label, error in failed.items()), passing=True)
+            _draft(values, runs, done, _said(failed, values, advise), draw, narrow)
+            drafted = time.perf_counter()
+    if not done:  # every part failed: said once when each failed alike, else each in its line
+        if len({(type(exc), str(exc)) for exc in failed.values()}) == 1:
+            return failed_view(next(iter(failed.values())), lambda: advise(values, None), "These runs")
+        said = _said(failed, values, advise)
+        return View(error=" ".join(f"{label}: {error}" for label, error in said.items()), passing=True)
     return _merged(done, runs.join({label: done[label].outcome for label in runs.parts if label in done})), \
-        failed, limit
+        _said(failed, values, advise), limit
+
+
+def _said(failed: Mapping[str, Exception], values: Values, advise: Advice) -> dict[str, str]:
+    """Each failed part's words (``limited.failed_view``), by label."""
+    return {label: failed_view(exc, lambda: advise(values, None)).error for label, exc in failed.items()}
 
 
 def _draft(values: Values, runs: Runs, done: Mapping[str, Partial], failed: Mapping[str, str],
