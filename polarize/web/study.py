@@ -194,7 +194,8 @@ def study_view(page: str, values: Values, study: Study,
         return failure_view(exc)
     ahead = outcome is not None
     if not ahead:
-        ran = _run(values, runs if isinstance(runs, Runs) else _whole(*runs), draw, advise, timeout, narrow)
+        ran = _run(values, runs if isinstance(runs, Runs) else _whole(*runs), draw, advise, timeout, narrow,
+                   kept=isinstance(runs, Runs))
         if isinstance(ran, View):
             return ran
         partial, failed, limit = ran
@@ -241,9 +242,10 @@ def study_view(page: str, values: Values, study: Study,
 
 
 def _run(values: Values, runs: Runs, draw: Callable[[Values, Any, bool], Drawn], advise: Advice,
-         timeout: float | None, narrow: bool) -> tuple[Partial, dict[str, str], float] | View:
+         timeout: float | None, narrow: bool, *, kept: bool) -> tuple[Partial, dict[str, str], float] | View:
     """Every part of ``runs`` at once, each under the time limit (``limited.run_each``), drafts drawn
-    as they come, ``DRAFT_AFTER`` apart: what they made (``Partial``), the failed parts' words by label,
+    as they come, ``DRAFT_AFTER`` apart (those that came back whole kept by their content when ``kept``):
+    what they made (``Partial``), the failed parts' words by label,
     and the limit; or the view of the failure when nothing came back."""
     drafted = time.perf_counter()  # the last draft's time: the start before any
     done: dict[str, Partial] = {}
@@ -251,7 +253,8 @@ def _run(values: Values, runs: Runs, draw: Callable[[Values, Any, bool], Drawn],
     limit = math.inf
     jobs = {label: (within_budget, (function, BUDGET, *args))
             for label, (function, args) in runs.parts.items()}
-    for label, ran in run_each(jobs, timeout=timeout, keep=lambda kept: kept.complete):
+    # A whole study is kept as its view (``ui.renderer.VIEWS``); runs, each by its content, for any setting.
+    for label, ran in run_each(jobs, timeout=timeout, keep=lambda outcome: kept and outcome.complete):
         if isinstance(ran, Exception):
             failed[label] = ran
         else:
