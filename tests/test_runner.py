@@ -156,6 +156,32 @@ def test_a_batch_takes_every_worker_and_a_visitor_who_comes_waits_for_one_of_its
     assert [future.result() for future in calls.futures] == ["go"] * len(gates)
 
 
+def test_a_batch_waiting_for_a_worker_tells_its_caller_its_place(monkeypatch, tmp_path):
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
+    size = runner._POOL.admission.size
+    gates = [tmp_path / f"gate{i}" for i in range(size)]
+    for gate in gates:
+        os.mkfifo(gate)
+    busy = runner.call_all([(Path.read_text, (gate,)) for gate in gates], timeout=60)
+    _wait_until(lambda: runner._POOL.admission.counts() == (size, 0))
+    places: list[int] = []
+    done: list[int] = []
+
+    def wait_for_batch() -> None:  # the caller's thread hears its batch's place (its runs wait in others)
+        with runner.queue_notices(places.append):
+            calls = runner.call_all([(max, (1, 2)), (max, (3, 4))], timeout=60)
+            done.extend(calls.futures[i].result() for i in calls.completed())
+
+    caller = threading.Thread(target=wait_for_batch)
+    caller.start()
+    _wait_until(lambda: places == [1])
+    for gate in gates:
+        gate.write_text("go")
+    caller.join(30)
+    assert sorted(done) == [2, 4] and places == [1]
+    assert [future.result() for future in busy.futures] == ["go"] * size
+
+
 def test_long_runs_cannot_hold_up_a_short_one(monkeypatch):
     monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
     heavy = _occupy(runner._POOL.admission.size, 8.0)
