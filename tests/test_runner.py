@@ -128,15 +128,22 @@ def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch, tmp_path):
     assert places == {"first": [1], "second": [2, 1]}
 
 
-def test_a_batch_takes_every_worker_and_a_visitor_who_comes_waits_for_one_of_its_runs(monkeypatch, tmp_path):
-    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
+def _gated_batch(monkeypatch, tmp_path: Path, extra: int) -> tuple[runner.Calls, list[Path]]:
+    """A batch of the pool's size plus ``extra`` runs, each reading a named pipe (its gate, shut until the
+    test writes to it), once every worker has one of them; no spare worker is lent meanwhile."""
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))
     size = runner._POOL.admission.size
-    gates = [tmp_path / f"gate{i}" for i in range(size + 2)]
+    gates = [tmp_path / f"gate{i}" for i in range(size + extra)]
     for gate in gates:
         os.mkfifo(gate)
     calls = runner.call_all([(Path.read_text, (gate,)) for gate in gates], timeout=60)
     # Every worker takes one of the batch's runs at once; the rest wait outside the queue.
     _wait_until(lambda: runner._POOL.admission.counts() == (size, 0))
+    return calls, gates
+
+
+def test_a_batch_takes_every_worker_and_a_visitor_who_comes_waits_for_one_of_its_runs(monkeypatch, tmp_path):
+    calls, gates = _gated_batch(monkeypatch, tmp_path, 2)
     places: list[int] = []
     other: list[int] = []
 
@@ -157,13 +164,7 @@ def test_a_batch_takes_every_worker_and_a_visitor_who_comes_waits_for_one_of_its
 
 
 def test_a_batch_waiting_for_a_worker_tells_its_caller_its_place(monkeypatch, tmp_path):
-    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
-    size = runner._POOL.admission.size
-    gates = [tmp_path / f"gate{i}" for i in range(size)]
-    for gate in gates:
-        os.mkfifo(gate)
-    busy = runner.call_all([(Path.read_text, (gate,)) for gate in gates], timeout=60)
-    _wait_until(lambda: runner._POOL.admission.counts() == (size, 0))
+    busy, gates = _gated_batch(monkeypatch, tmp_path, 0)
     places: list[int] = []
     done: list[int] = []
 
@@ -179,7 +180,7 @@ def test_a_batch_waiting_for_a_worker_tells_its_caller_its_place(monkeypatch, tm
         gate.write_text("go")
     caller.join(30)
     assert sorted(done) == [2, 4] and places == [1]
-    assert [future.result() for future in busy.futures] == ["go"] * size
+    assert [future.result() for future in busy.futures] == ["go"] * len(gates)
 
 
 def test_long_runs_cannot_hold_up_a_short_one(monkeypatch):
