@@ -74,6 +74,15 @@ class FlowTolerance:
 FLOW_TOLERANCE = FlowTolerance(rtol=10 * RTOL, atol=10 * ATOL)
 
 
+@pytest.fixture(autouse=True)
+def runs_forgotten():
+    """Each test makes its own runs: those a page kept by their content (``polarize.web.limited.RUNS``) for
+    every visitor are forgotten first (a test of a time limit would be served a run another test made)."""
+    from polarize.web import limited
+
+    limited.RUNS.clear()
+
+
 @pytest.fixture
 def whole_pages(monkeypatch):
     """Pages computed whole, however loaded the machine (``support.app.WHOLE_PAGE_SECONDS``)."""

@@ -128,6 +128,61 @@ def test_a_waiting_run_is_told_its_place_in_the_queue(monkeypatch, tmp_path):
     assert places == {"first": [1], "second": [2, 1]}
 
 
+def _gated_batch(monkeypatch, tmp_path: Path, extra: int) -> tuple[runner.Calls, list[Path]]:
+    """A batch of the pool's size plus ``extra`` runs, each reading a named pipe (its gate, shut until the
+    test writes to it), once every worker has one of them; no spare worker is lent meanwhile."""
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))
+    size = runner._POOL.admission.size
+    gates = [tmp_path / f"gate{i}" for i in range(size + extra)]
+    for gate in gates:
+        os.mkfifo(gate)
+    calls = runner.call_all([(Path.read_text, (gate,)) for gate in gates], timeout=60)
+    # Every worker takes one of the batch's runs at once; the rest wait outside the queue.
+    _wait_until(lambda: runner._POOL.admission.counts() == (size, 0))
+    return calls, gates
+
+
+def test_a_batch_takes_every_worker_and_a_visitor_who_comes_waits_for_one_of_its_runs(monkeypatch, tmp_path):
+    calls, gates = _gated_batch(monkeypatch, tmp_path, 2)
+    places: list[int] = []
+    other: list[int] = []
+
+    def visit() -> None:
+        with runner.queue_notices(places.append):
+            other.append(call_with_timeout(max, 3, 4, timeout=60))
+
+    visitor = threading.Thread(target=visit)
+    visitor.start()
+    _wait_until(lambda: places == [1])  # next in line, not behind the batch's last two runs
+    gates[0].write_text("go")
+    visitor.join(30)
+    assert other == [4]  # it ran while the batch's last runs had not started (their gates still shut)
+    for gate in gates[1:]:
+        gate.write_text("go")
+    assert sorted(calls.completed()) == list(range(len(gates)))
+    assert [future.result() for future in calls.futures] == ["go"] * len(gates)
+
+
+def test_a_batch_waiting_for_a_worker_tells_its_caller_its_place(monkeypatch, tmp_path):
+    busy, gates = _gated_batch(monkeypatch, tmp_path, 0)
+    places: list[int] = []
+    done: list[int] = []
+
+    def wait_for_batch() -> None:  # the caller's thread hears its batch's place (its runs wait in others)
+        with runner.queue_notices(places.append):
+            calls = runner.call_all([(max, (1, 2)), (max, (3, 4))], timeout=60)
+            done.extend(calls.futures[i].result() for i in calls.completed())
+
+    caller = threading.Thread(target=wait_for_batch)
+    caller.start()
+    _wait_until(lambda: places == [1])
+    for gate in gates:
+        gate.write_text("go")
+    caller.join(30)
+    assert sorted(done) == [2, 4] and places == [1]
+    assert [future.result() for future in busy.futures] == ["go"] * len(gates)
+
+
 def test_long_runs_cannot_hold_up_a_short_one(monkeypatch):
     monkeypatch.setattr(runner._POOL.admission, "heavy_after", 0.3)
     heavy = _occupy(runner._POOL.admission.size, 8.0)

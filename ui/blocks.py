@@ -30,7 +30,7 @@ from polarize.web.view import (
 from ui import charts, deck_show, theme
 from ui.state import current_values, settle, widget_key
 
-__all__ = ["APP_RERUN", "draw_block", "draw_downloads"]
+__all__ = ["APP_RERUN", "DRAFT", "draw_block", "draw_downloads", "draw_draft"]
 
 APP_RERUN = "_app_rerun"
 """Session key: set by a callback that changed the page's controls from inside the view (a fragment,
@@ -51,13 +51,19 @@ def _folded(block: Folded, page: str) -> None:
             draw_block(inner, page)
 
 
+# No chart toolbar: it showed on hover at the figure's top right, over the legend there (zoom is a
+# drag and a double click resets; the page's figures are in its downloads).
+_CONFIG = {"displaylogo": False, "displayModeBar": False}
+
+DRAFT = "draft"
+"""The key of the container of a view's draft, with its number (``draw_draft``: its class ``st-key-draft_1``,
+``st-key-draft_2``, ...)."""
+
+
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    # No chart toolbar: it showed on hover at the figure's top right, over the legend there (zoom is a
-    # drag and a double click resets; the page's figures are in its downloads).
-    config = {"displaylogo": False, "displayModeBar": False}
-    charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
+    charts.chart(block.figure, key=key, theme=None, config=_CONFIG, **clicks)
     # The figure in words, for a screen reader (shown to no one else: ``theme.screen_reader``), after
     # it: Streamlit keeps a gap above an element even out of sight, which moved the figure down from
     # its place as measured (``ui.viewport``). Escaped HTML, never Markdown (a title may hold a user's
@@ -164,6 +170,21 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
 
 def draw_block(block: Any, page: str) -> None:
     _DRAW[type(block)](block, page)
+
+
+def draw_draft(view: View, text: str, page: str, where: Any, count: int) -> None:
+    """What a view has so far (``polarize.web.progress.draft``) in ``where`` (an ``st.empty``, in place of
+    the last draft): ``text`` (what it still waits for), its warnings and its figures, as they are.
+
+    ``count`` numbers this run's drafts: each figure's key is new (the whole view's figures, drawn
+    after, keep theirs).
+    """
+    with where.container(key=f"{DRAFT}_{count}"):
+        st.caption(text)
+        for warning in view.warnings:
+            st.warning(warning, icon=":material/warning:")
+        for plot in view.plots():
+            charts.chart(plot.figure, key=f"{page}_{DRAFT}{count}_{plot.key}", theme=None, config=_CONFIG)
 
 
 def draw_downloads(view: View, page: str) -> None:

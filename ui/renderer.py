@@ -27,10 +27,10 @@ from polarize.web.fit import figure_first, fit, main_block
 from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.pages.deck import shown_error
-from polarize.web.progress import progress_notices
+from polarize.web.progress import draft_notices, progress_notices
 from polarize.web.view import View
 from ui import deck_show, deckbar, mode, theme, transport, viewport
-from ui.blocks import APP_RERUN, draw_block, draw_downloads, unshown_answers
+from ui.blocks import APP_RERUN, draw_block, draw_downloads, draw_draft, unshown_answers
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 
@@ -168,16 +168,25 @@ def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool, note
 def _view(spec: PageSpec, job: Any, display: Display, running: str) -> View:
     """The page's view of ``job``, from ``VIEWS`` or computed here with the session's notices.
 
-    While it computes, this session sees its place in the run queue or a progress bar; a
+    While it computes, this session sees its place in the run queue or a progress bar, and the
+    view's drafts (a comparison's panels as their runs come back: ``progress.draft``), each fitted to
+    the display and drawn in place of the last, until the whole view takes their place; a
     passing view (a busy server, a run cut at its time limit) is not kept, so the next
     rerun tries again.
     """
-    notice = st.empty()
+    notice, drafted, drafts = st.empty(), st.empty(), [0]
+
+    def draft(view: View, text: str) -> None:
+        drafts[0] += 1
+        draw_draft(fit(view, display), text, spec.name, drafted, drafts[0])
+
     with (st.spinner(running, show_time=True),
           queue_notices(lambda place: notice.info(queue_notice(place), icon=":material/hourglass_top:")),
-          progress_notices(lambda fraction, text: notice.progress(fraction, text=text))):
+          progress_notices(lambda fraction, text: notice.progress(fraction, text=text)),
+          draft_notices(draft)):
         view = shared_view(spec, job, display)
     notice.empty()
+    drafted.empty()
     return view
 
 

@@ -33,7 +33,7 @@ from polarize.ensemble import Ensemble, simulate_many
 from polarize.integrate import simulate
 from polarize.status import Status
 
-__all__ = ["Deadline", "Partial", "joined", "within_budget"]
+__all__ = ["Deadline", "Partial", "joined", "simulated", "within_budget"]
 
 T = TypeVar("T")
 
@@ -196,3 +196,9 @@ def within_budget(function: Callable[..., Any], seconds: float | None, *args: An
     """
     deadline = Deadline(seconds)
     return deadline.partial(function(*args, deadline=deadline))
+
+
+def simulated(label: str, experiment: Experiment, *, deadline: Deadline) -> Result | None:
+    """``deadline.simulate(label, experiment)``: one run as a study of its own (``within_budget``), for a
+    page that hands its runs to the workers at once."""
+    return deadline.simulate(label, experiment)

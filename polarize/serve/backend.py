@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from polarize.serve.admission import Admission
 from polarize.serve.errors import RunCancelled
 
 __all__ = ["Backend", "Handle", "Progress", "Relay", "limit_seconds"]
@@ -54,6 +55,8 @@ class Backend(Protocol):
     here: bool
     """Whether runs are made on this host (a host's own limits, such as one live training at a time,
     then apply)."""
+    admission: Admission
+    """The queue in front of it (``admission.size``: how many runs it makes at once)."""
 
     def submit(self, function: Callable[..., Any], args: tuple[Any, ...], *, key: str | None = None,
                seconds: float, progress: Progress | None = None) -> Handle:

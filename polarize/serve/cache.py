@@ -74,6 +74,23 @@ class SharedCache:
                 del self._computing[key]
             busy.release()
 
+    def peek(self, key: Hashable, default: Any = None) -> Any:
+        """The value kept for ``key`` (now the most recently used), or ``default``: never waits, never
+        computes."""
+        with self._lock:
+            if key not in self._values:
+                return default
+            self._values.move_to_end(key)
+            return self._values[key]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` for ``key`` (computed elsewhere, e.g. by a worker whose future is done)."""
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+
     def clear(self) -> None:
         """Forget every value."""
         with self._lock:

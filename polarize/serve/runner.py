@@ -35,24 +35,27 @@ scheduler's address to run on its workers instead (``polarize.serve.cluster``),
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.env import TIMEOUT, in_process, scheduler, timeout
 from polarize.integrate import simulate
-from polarize.serve.admission import queue_notices
+from polarize.serve.admission import current_notice, queue_notices
 from polarize.serve.backend import Backend, Handle, Progress, limit_seconds
 from polarize.serve.cluster import connected
-from polarize.serve.errors import RunTimeout, ServerBusy, WorkerCrashed
+from polarize.serve.errors import ClusterUnavailable, RunTimeout, ServerBusy, WorkerCrashed
 from polarize.serve.inprocess import InProcess
 from polarize.serve.local import LocalPool
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "backend", "call_with_timeout",
-    "prestart", "queue_notices", "run_with_timeout", "shutdown", "submit", "timeout_seconds",
+    "DEFAULT_TIMEOUT", "Calls", "RunTimeout", "ServerBusy", "WorkerCrashed", "backend", "call_all",
+    "call_with_timeout", "prestart", "queue_notices", "run_with_timeout", "shutdown", "submit",
+    "timeout_seconds",
 ]
 
 DEFAULT_TIMEOUT = TIMEOUT[1]
@@ -167,6 +170,109 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
         no workers (``NoWorkers``).
     """
     return submit(function, *args, timeout=timeout).wait()
+
+
+_RELAY = 0.25  # seconds between looks at a batch's queued runs, to tell the caller their place
+
+
+class Calls:
+    """Calls handed to the workers together (``call_all``): their futures, in the order given.
+
+    Attributes
+    ----------
+    futures : list of concurrent.futures.Future
+        Each call's result, or the exception ``call_with_timeout`` raised for it.
+    most : int
+        How many of the calls hold a place in the admission at a time (waiting or running).
+    """
+
+    def __init__(self, calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]], timeout: float | None,
+                 most: int):
+        self.most = most
+        self._places: dict[int, int] = {}  # call -> its last place in the queue told
+        self._dropped = threading.Event()
+        pool = concurrent.futures.ThreadPoolExecutor(most, thread_name_prefix="polarize-call")
+        self.futures = [pool.submit(self._one, i, function, args, timeout)
+                        for i, (function, args) in enumerate(calls)]
+        pool.shutdown(wait=False)  # its threads end once the calls are done
+
+    def _one(self, index: int, function: Callable[..., Any], args: tuple[Any, ...],
+             timeout: float | None) -> Any:
+        def placed(place: int) -> None:
+            if self._dropped.is_set():  # the caller has gone: leave the queue (``Admission.enter``)
+                raise concurrent.futures.CancelledError
+            self._places[index] = place
+
+        if self._dropped.is_set():
+            raise concurrent.futures.CancelledError
+        with queue_notices(placed):
+            return call_with_timeout(function, *args, timeout=timeout)
+
+    def completed(self) -> Iterator[int]:
+        """Each call's index as its future is done, soonest first; waits in the calling thread.
+
+        Meanwhile the notice ``queue_notices`` set for the calling thread hears the place of the
+        batch's first call still queued, whenever it changes. A caller that stops iterating (or
+        ``drop``s) drops the calls not started.
+        """
+        notice, told = current_notice(), None
+        pending = set(range(len(self.futures)))
+        try:
+            while pending:
+                concurrent.futures.wait([self.futures[i] for i in pending], timeout=_RELAY,
+                                        return_when=concurrent.futures.FIRST_COMPLETED)
+                for i in sorted(pending):
+                    if self.futures[i].done():
+                        pending.discard(i)
+                        yield i
+                # A call that has started keeps the last place it was told: a place told only falls.
+                place = min((self._places[i] for i in pending if i in self._places), default=None)
+                if notice is not None and place is not None and (told is None or place < told):
+                    told = place
+                    notice(place)
+        finally:
+            if pending:
+                self.drop()
+
+    def drop(self) -> None:
+        """Cancel the calls not started (those running finish, their results unread)."""
+        self._dropped.set()
+        for future in self.futures:
+            future.cancel()
+
+
+def call_all(calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]], *,
+             timeout: float | None = None) -> Calls:
+    """Each ``function(*args)`` of ``calls`` as ``call_with_timeout`` makes it, all handed over at once.
+
+    One caller's calls (a page's runs) are one visitor's: at most as many at a time as the workers
+    have regular slots (``Calls.most``) wait or run in the admission, and each further call joins
+    the queue only when one of them ends, behind whoever came meanwhile. A visitor alone has every
+    worker; one who comes during a batch waits for one call of it, not for the whole batch; and the
+    reserve's spare worker is never the batch's to fill.
+
+    Parameters
+    ----------
+    calls : sequence of (function, args)
+        As ``call_with_timeout`` takes them.
+    timeout : float, optional
+        Each call's own time limit in seconds (``timeout_seconds()`` when omitted).
+
+    Returns
+    -------
+    Calls
+        Their futures, in the order given (``Calls.completed`` yields them as they end).
+    """
+    return Calls(calls, timeout, _slots())
+
+
+def _slots() -> int:
+    """The regular slots of the admission the runs go through (the cluster's worker threads when
+    ``POLARIZE_SCHEDULER`` is set)."""
+    try:
+        return max(1, backend().admission.size)
+    except ClusterUnavailable:
+        return 1  # each call says so in its future
 
 
 def prestart() -> None:

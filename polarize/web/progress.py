@@ -4,6 +4,11 @@ Like ``polarize.serve.admission.queue_notices`` for a run's place in the queue: 
 renderer sets a callback for the thread making the view, and the view calls
 ``report`` as it goes; with no one listening (scripts, tests) ``report`` does
 nothing.
+
+A view made of several runs that come back one by one (a comparison page) also shows what it
+has so far: ``draft(view, text)`` hands the listener of ``draft_notices`` a ``View`` of the runs
+done, and ``text`` naming those still running; ``drafting()`` says whether anyone listens (a
+draft is not worth drawing for no one).
 """
 
 from __future__ import annotations
@@ -11,8 +16,12 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
-__all__ = ["progress_notices", "report"]
+if TYPE_CHECKING:
+    from polarize.web.view import View
+
+__all__ = ["draft", "draft_notices", "drafting", "progress_notices", "report"]
 
 _LISTENER: contextvars.ContextVar[Callable[[float, str], None] | None] = contextvars.ContextVar(
     "progress", default=None)
@@ -33,3 +42,30 @@ def report(fraction: float, text: str) -> None:
     listener = _LISTENER.get()
     if listener is not None:
         listener(min(1.0, max(0.0, float(fraction))), text)
+
+
+_DRAFTS: contextvars.ContextVar[Callable[[View, str], None] | None] = contextvars.ContextVar(
+    "drafts", default=None)
+
+
+@contextlib.contextmanager
+def draft_notices(listener: Callable[[View, str], None]) -> Iterator[None]:
+    """While inside, ``draft(view, text)`` from this thread calls ``listener(view, text)``."""
+    token = _DRAFTS.set(listener)
+    try:
+        yield
+    finally:
+        _DRAFTS.reset(token)
+
+
+def drafting() -> bool:
+    """Whether a listener hears this thread's drafts."""
+    return _DRAFTS.get() is not None
+
+
+def draft(view: View, text: str) -> None:
+    """Tell the listener (if any) what the view is so far (``view``, its runs done) and what it waits for
+    (``text``, our own words)."""
+    listener = _DRAFTS.get()
+    if listener is not None:
+        listener(view, text)

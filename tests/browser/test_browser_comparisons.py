@@ -7,7 +7,7 @@ Screenshots (1920 x 1080, the projector) go to test-artifacts/.
 from __future__ import annotations
 
 import pytest
-from support.browser import ARTIFACTS, BROWSER, fresh_server_fixture, wait_until_settled
+from support.browser import ARTIFACTS, BROWSER, fresh_server_fixture, set_number, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -83,5 +83,36 @@ def test_each_comparison_page_plays(server, browser, name):
         play.click()
         page.wait_for_function(SLIDER_MOVED_JS, timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / f"compare-{name}-full.png"), full_page=True)
+    finally:
+        context.close()
+
+
+# A draft of the comparison (``ui.blocks.draw_draft``) on the page: its figure's panels and its words,
+# or null while none is drawn.
+DRAFT_JS = """() => {
+  const draft = document.querySelector('[class*="st-key-draft_"]');
+  const g = draft && draft.querySelector('.js-plotly-plot');
+  if (!g || !g.layout || !g.layout.meta || !g.querySelector('.main-svg')) return null;
+  return {panels: g.layout.meta.panels, text: draft.innerText};
+}"""
+
+
+def test_normalizers_draws_its_panels_as_their_runs_return(server, browser):
+    """A changed control: the panels of the runs back are drawn while the others run, then all eight."""
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/normalizers")
+        page.wait_for_function(f"() => ({GRID_JS})() !== null", timeout=60_000, polling=50)
+        wait_until_settled(page)
+        set_number(page, "Seed", 7)
+        draft = page.wait_for_function(DRAFT_JS, timeout=120_000, polling=20).json_value()
+        assert 1 <= draft["panels"] < 8 and "still running" in draft["text"], draft
+        page.wait_for_function(f"""() => {{ const grid = ({GRID_JS})();
+                                           return grid !== null && grid.panels === 8
+                                             && !document.querySelector('[class*="st-key-draft_"]'); }}""",
+                               timeout=120_000, polling=50)
+        wait_until_settled(page)
+        assert not page.get_by_text("Traceback").count()
     finally:
         context.close()

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from ui.blocks import DRAFT
+
 __all__ = ["DashWire", "Wire", "listen", "listen_dash"]
 
 VIEWPORT_KEY = "_viewport"
@@ -33,7 +35,10 @@ class Wire:
     full_runs, fragment_runs : int
         Runs of the page's script, and runs of fragments alone.
     sent, referenced : int
-        Figures sent whole, and figures sent as a reference to one the tab holds.
+        Figures sent whole, and figures sent as a reference to one the tab holds (not drafts).
+    drafts : int
+        Drafts' figures sent (a comparison's panels drawn as their runs come back: ``ui.blocks.draw_draft``),
+        which the whole view's figure then replaces.
     bytes : int
         The figures' messages' size, sent whole.
     running : tuple of str
@@ -49,6 +54,7 @@ class Wire:
     fragment_runs: int = 0
     sent: int = 0
     referenced: int = 0
+    drafts: int = 0
     bytes: int = 0
     hashes: set[str] = field(default_factory=set)
     running: tuple[str, ...] = ()
@@ -69,6 +75,10 @@ class Wire:
                 self.full_runs += 1
         elif kind == "delta" and self.running and msg.delta.fragment_id not in self.running:
             self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
+                and msg.delta.new_element.WhichOneof("type") == "plotly_chart" \
+                and f"_{DRAFT}" in msg.delta.new_element.plotly_chart.id:
+            self.drafts += 1
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
                 and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
             self.sent += 1

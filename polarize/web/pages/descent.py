@@ -17,6 +17,7 @@ from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
+    Runs,
     explorer_control,
     field_problem,
     gd_problem,
@@ -82,9 +83,16 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
                             overtime.fewer_tokens(values["n"])], "every learning rate to the end")
 
 
+def runs(values: Mapping[str, Any]) -> Runs:
+    """One part per learning rate: its flow and its descent (``flow_vs_descent`` of it alone), all from
+    the start drawn here once."""
+    base = experiment(values).resolved()
+    return Runs({f"lr = {lr:g}": (flow_vs_descent, (base, (lr,))) for lr in values["lrs"]},
+                lambda parts: [c for part in parts.values() for c in part])
+
+
 def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
-    return study_view("descent", dict(job), lambda v: (flow_vs_descent, (experiment(v), tuple(v["lrs"]))),
-                      draw, advise=advice, narrow=narrow)
+    return study_view("descent", dict(job), runs, draw, advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(

@@ -11,13 +11,14 @@ from polarize.losses import LOSSES
 from polarize.plots import kappa_figure, losses_figure, regression_figure
 from polarize.presets import PAPER_KAPPAS, paper_regression
 from polarize.science import ends, judge, kl_floor
-from polarize.science.deadline import Deadline, Partial
+from polarize.science.deadline import Deadline, Partial, simulated
 from polarize.web import overtime
 from polarize.web.controls import Control
 from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
+    Runs,
     field_problem,
     horizon,
     horizons,
@@ -41,15 +42,39 @@ def study(n: int, seed: int, horizon: float, kappas: tuple[float, ...], *,
     The runs a ``deadline`` leaves out are missing from the dicts.
     """
     deadline = deadline or Deadline()
-    losses = {name: deadline.simulate(f"loss = {name}", Experiment(
-        n=n, d=n, loss=name, horizon=horizon, seed=seed, a_init="gaussian", a_scale=0.5))
-        for name in LOSSES}
+    made = _runs(n, seed, horizon, kappas)
+    return _joined({label: deadline.simulate(label, e) for label, (_, e) in made.items()}, made)
+
+
+def _runs(n: int, seed: int, horizon: float,
+          kappas: tuple[float, ...]) -> dict[str, tuple[tuple[int, Any], Experiment]]:
+    """The study's runs by label: each loss (``loss = name``), then each kappa (``\u03ba = kappa``), each with
+    its place in the outcome ((0, loss name) or (1, kappa)) and its experiment."""
+    losses = {f"loss = {name}": ((0, name), Experiment(n=n, d=n, loss=name, horizon=horizon, seed=seed,
+                                                       a_init="gaussian", a_scale=0.5)) for name in LOSSES}
     # Each kappa is the paper's own regression preset: its X and y are the notebook's draws, which a
     # sweep of kappa (redrawing X from the seed in this project's order) would not keep.
-    regression = {kappa: deadline.simulate(f"\u03ba = {kappa:g}", paper_regression(kappa))
-                  for kappa in kappas}
-    return ({k: r for k, r in losses.items() if r is not None},
-            {k: r for k, r in regression.items() if r is not None})
+    return losses | {f"\u03ba = {kappa:g}": ((1, kappa), paper_regression(kappa)) for kappa in kappas}
+
+
+_Made = Mapping[str, tuple[tuple[int, Any], Experiment]]
+
+
+def _joined(results: Mapping[str, Any], made: _Made) -> tuple[dict, dict]:
+    """The study's outcome (loss -> Result, kappa -> Result) of its runs by label (those left out missing or
+    None)."""
+    outcome: tuple[dict, dict] = ({}, {})
+    for label, ((which, key), _) in made.items():
+        if results.get(label) is not None:
+            outcome[which][key] = results[label]
+    return outcome
+
+
+def runs(values: Mapping[str, Any]) -> Runs:
+    """Every run of ``study`` at once, each a part (``deadline.simulated``)."""
+    made = _runs(values["n"], values["seed"], values["horizon"], tuple(values["kappas"]))
+    return Runs({label: (simulated, (label, e)) for label, (_, e) in made.items()},
+                lambda results: _joined(results, made))
 
 
 def check(values: Mapping[str, Any]) -> Problem | None:
@@ -109,9 +134,7 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
 
 
 def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
-    return study_view("losses", dict(job),
-                      lambda v: (study, (v["n"], v["seed"], v["horizon"], tuple(v["kappas"]))), draw,
-                      advise=advice, narrow=narrow)
+    return study_view("losses", dict(job), runs, draw, advise=advice, narrow=narrow)
 
 
 PAGE = PageSpec(

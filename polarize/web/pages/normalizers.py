@@ -8,6 +8,7 @@ from typing import Any
 
 from polarize.config import ConfigError, Experiment
 from polarize.methods import METHODS
+from polarize.normalizers import NORMALIZERS
 from polarize.plots import normalizers_figure
 from polarize.science import compare_normalizers, describe_normalizers, format_time
 from polarize.science.deadline import Partial
@@ -17,6 +18,7 @@ from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
 from polarize.web.study import (
     Drawn,
+    Runs,
     explorer_control,
     field_problem,
     gd_problem,
@@ -78,8 +80,15 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
     return overtime.advice(experiment(values), partial.earliest() if partial else None, horizons(CONTROLS))
 
 
+def runs(values: Mapping[str, Any]) -> Runs:
+    """One run per normalizer (``compare_normalizers`` of it alone), all from the start drawn here once."""
+    base = experiment(values).resolved()
+    return Runs({name: (compare_normalizers, (base, (name,))) for name in NORMALIZERS},
+                lambda rows: [row for part in rows.values() for row in part])
+
+
 def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
-    return study_view("normalizers", dict(job), lambda v: (compare_normalizers, (experiment(v),)), draw,
+    return study_view("normalizers", dict(job), runs, draw,
                       advise=advice, stored=lambda v: precomputed.stored_rows(experiment(v)), narrow=narrow)
 
 

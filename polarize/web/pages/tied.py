@@ -15,7 +15,7 @@ from polarize.web import overtime
 from polarize.web.controls import Control
 from polarize.web.leads import LEADS
 from polarize.web.page import PageSpec, Problem
-from polarize.web.study import Drawn, horizon, horizons, intro, stopped_notes, study_view
+from polarize.web.study import Drawn, Runs, horizon, horizons, intro, stopped_notes, study_view
 from polarize.web.view import Plot, View
 
 CONTROLS = (Control("sizes", "Sizes D", "multiselect", options=(2, 5, 10, 20, 50, 100, 150), most=5,
@@ -64,8 +64,14 @@ def advice(values: Mapping[str, Any], partial: Partial | None) -> str:
                            "every size to the end")
 
 
+def runs(values: Mapping[str, Any]) -> Runs:
+    """One run per size D (``study`` of it alone)."""
+    return Runs({f"D = {D}": (study, ((D,), values["horizon"])) for D in values["sizes"]},
+                lambda parts: {D: r for part in parts.values() for D, r in part.items()})
+
+
 def view(job: tuple[tuple[str, Any], ...], narrow: bool = False) -> View:
-    return study_view("tied", dict(job), lambda v: (study, (tuple(v["sizes"]), v["horizon"])), draw,
+    return study_view("tied", dict(job), runs, draw,
                       advise=advice, narrow=narrow)
 
 
