@@ -19,9 +19,10 @@ pool of workers, and a class past one machine is a matter of adding workers.
   ``distributed.scheduler.allowed-failures``, 3 by default); past that, ``WorkerCrashed`` says in one
   line that the cluster lost the run. A run that fails in the engine is not run again: it would fail
   the same way.
-- **The queue**: runs still wait their turn in this server's ``Admission``, with their place told,
-  at most as many at once as the cluster has worker threads (looked up again every
-  ``RESIZE_SECONDS``, so workers added for a course are used without a restart).
+- **The queue**: runs wait their turn in one queue for the whole cluster, shared by every replica
+  (``polarize.serve.cluster_admission``), with their place told: at most as many at once as the
+  cluster has worker threads (so workers added for a course are used without a restart), and a spare
+  slot for a light run while every running run is heavy.
 - **A scheduler that cannot be reached** is tried by one visitor at a time: those who come meanwhile
   share that attempt's outcome, and a failure is remembered for ``RETRY_SECONDS``, each visitor of
   that while told at once in one line (``ClusterUnavailable``); the next visit after it tries again.
@@ -45,7 +46,7 @@ import time
 from typing import Any
 
 from polarize.env import SCHEDULER, scheduler
-from polarize.serve.admission import Admission, ServerBusy
+from polarize.serve.admission import ServerBusy
 
 __all__ = ["ClusterUnavailable", "NoWorkers", "cluster_call", "cluster_training", "connected", "disconnect",
            "task_key"]
@@ -88,7 +89,9 @@ class _Cluster:
         except (OSError, TimeoutError) as exc:
             raise ClusterUnavailable(f"the Dask scheduler at {address} ({SCHEDULER}) cannot be reached "
                                      f"({type(exc).__name__})") from None
-        self.admission = Admission(1, reserve=0)
+        from polarize.serve.cluster_admission import SharedAdmission
+
+        self.admission = SharedAdmission(self.client, lost=self.lost)  # one queue for every replica
         self.looked, self.threads = -float("inf"), 0
         self.resize()
 
@@ -230,11 +233,13 @@ def _on_worker(started: str, function: Any, *args: Any) -> Any:
 
     from distributed import Event
 
+    from polarize.serve.cluster_admission import run_making_room
+
     event = Event(started)
     with contextlib.suppress(Exception):  # bookkeeping: the run goes on without it
         event.set()
     try:
-        return function(*args)
+        return run_making_room(function, args)  # a heavy run leaves its thread to the reserve
     finally:
         with contextlib.suppress(Exception):
             event.clear()  # nobody waiting on it: the scheduler forgets it
