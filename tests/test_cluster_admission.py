@@ -1,0 +1,104 @@
+"""One admission for the whole cluster (``polarize.serve.cluster_admission``): two replicas, each a process
+with its own client, share a real ``dask scheduler`` and ONE one-thread worker.
+
+Runs beyond the cluster's threads wait in one queue, told their place, their time limit not yet
+running; a light run gets the reserve beside a heavy run holding the only thread; a replica killed
+while holding slots frees them. The heavy runs are ``gated``: they run until the test opens their
+gate, so what is asserted is an order of states, never a length of time.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from support.cluster import DaskCluster, Replica
+
+pytest.importorskip("distributed")
+
+
+def _wait_lines(log, count: int, seconds: float = 120.0) -> list[int]:
+    """The pids ``count`` runs wrote to ``log`` as they started (AssertionError after ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        lines = log.read_text().split() if log.exists() else []
+        if len(lines) >= count:
+            return [int(pid) for pid in lines]
+        time.sleep(0.05)
+    raise AssertionError(f"{count} runs did not start in {seconds} s")
+
+
+def _tasks(address: str) -> list[str]:
+    """The keys of the tasks the scheduler holds now."""
+    from dask.distributed import Client
+
+    with Client(address, timeout="20s", set_as_default=False) as look:
+        return look.run_on_scheduler(lambda dask_scheduler: [str(key) for key in dask_scheduler.tasks])
+
+
+@pytest.fixture
+def one_thread(tmp_path):
+    """A scheduler with one one-thread worker, two replicas of it, a log of the runs' starts and a gate."""
+    with DaskCluster(tmp_path, workers=1) as one:
+        replicas = [Replica(one.address), Replica(one.address)]
+        gate = tmp_path / "gate"
+        try:
+            yield one, replicas, tmp_path / "runs.log", gate
+        finally:
+            gate.touch()  # the gated runs end, wherever they are
+            for replica in replicas:
+                replica.close()
+
+
+def test_runs_past_the_clusters_threads_wait_told_their_place_their_limit_not_yet_counting(one_thread):
+    """The cluster's thread and its spare slot held by one replica's two heavy runs: the other replica's
+    run waits in the cluster's queue, told it is next, not yet sent to Dask; it waits longer than its
+    2 s limit, and once a thread is free it runs and is served. (It used to be sent to Dask at once,
+    untold, as each replica counted only its own runs.)"""
+    one, (first, second), runs, gate = one_thread
+    first.run("holder", "gated", str(runs), 1.0, str(gate))
+    _wait_lines(runs, 1)
+    first.run("spare", "gated", str(runs), 2.0, str(gate))  # the reserve's, once "holder" is heavy
+    _wait_lines(runs, 2)
+    second.run("light", "counted", str(runs), 3.0, 0.5, timeout=2.0)
+    asked = time.monotonic()
+    assert second.wait("light", "place") == 1
+    assert not [key for key in _tasks(one.address) if "counted" in key]  # waiting here, not in Dask's queue
+    while time.monotonic() - asked < 3.0:  # longer than its limit
+        assert not second.said("light")[1:], second.events
+        time.sleep(0.1)
+    gate.touch()
+    assert second.wait("light", "value") == 3.0
+    assert [first.wait(name, "value") for name in ("holder", "spare")] == [1.0, 2.0]
+    assert [event.get("place") for event in second.said("light")] == [1, None]
+    assert len(_wait_lines(runs, 3)) == 3
+
+
+def test_a_light_run_gets_the_reserve_beside_a_heavy_run_holding_the_only_thread(one_thread):
+    """One replica's heavy run holds the cluster's only thread; the other replica's light run is served
+    while the heavy one still runs, on the same worker (it used to wait behind it in Dask's queue)."""
+    _, (first, second), runs, gate = one_thread
+    first.run("heavy", "gated", str(runs), 1.0, str(gate))
+    _wait_lines(runs, 1)
+    second.run("light", "counted", str(runs), 2.0, 0.0, timeout=60.0)
+    assert second.wait("light", "value", seconds=60.0) == 2.0
+    assert first.said("heavy") == [] and not gate.exists()  # the heavy run is still running
+    pids = _wait_lines(runs, 2)
+    assert len(pids) == 2 and pids[0] == pids[1]  # beside it, on the one worker
+    gate.touch()
+    assert first.wait("heavy", "value") == 1.0
+
+
+def test_a_replica_killed_holding_slots_frees_them(one_thread):
+    """One replica holds the thread and the spare slot, the other's run waits told its place; the first
+    replica killed, the waiting run is served while the killed replica's runs have not ended."""
+    _, (first, second), runs, gate = one_thread
+    first.run("holder", "gated", str(runs), 1.0, str(gate))
+    _wait_lines(runs, 1)
+    first.run("spare", "gated", str(runs), 2.0, str(gate))
+    _wait_lines(runs, 2)
+    second.run("light", "counted", str(runs), 3.0, 0.0, timeout=60.0)
+    assert second.wait("light", "place") == 1
+    first.kill()
+    assert second.wait("light", "value", seconds=60.0) == 3.0
+    assert not gate.exists() and len(_wait_lines(runs, 3)) == 3
