@@ -102,3 +102,34 @@ def test_a_replica_killed_holding_slots_frees_them(one_thread):
     first.kill()
     assert second.wait("light", "value", seconds=60.0) == 3.0
     assert not gate.exists() and len(_wait_lines(runs, 3)) == 3
+
+
+def _tickets(address: str) -> int:
+    """How many runs the cluster's admission holds now (waiting, running, or sharing another's)."""
+    from dask.distributed import Client
+
+    from polarize.serve.cluster_admission import NAME
+
+    with Client(address, timeout="20s", set_as_default=False) as look:
+        return look.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.plugins[NAME].owner))
+
+
+def test_a_run_another_replica_is_running_already_is_joined_not_queued(one_thread):
+    """The cluster full (a heavy run on its thread, another on the spare slot): the same run as the first,
+    asked by the other replica, is not queued behind them (it would then be computed again, its twin's
+    result let go by then) but shares the running one: never told a place, computed once."""
+    one, (first, second), runs, gate = one_thread
+    first.run("holder", "gated", str(runs), 1.0, str(gate))
+    _wait_lines(runs, 1)
+    first.run("spare", "gated", str(runs), 2.0, str(gate))
+    _wait_lines(runs, 2)
+    second.run("twin", "gated", str(runs), 1.0, str(gate))  # the holder's run: the same task key
+    deadline = time.monotonic() + 120
+    while _tickets(one.address) < 3:
+        assert time.monotonic() < deadline, second.events
+        time.sleep(0.1)
+    gate.touch()
+    assert second.wait("twin", "value") == 1.0 == first.wait("holder", "value")
+    assert first.wait("spare", "value") == 2.0
+    assert second.said("twin") == [{"name": "twin", "value": 1.0}]  # never told a place
+    assert len(_wait_lines(runs, 2)) == 2  # computed once

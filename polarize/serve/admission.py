@@ -130,6 +130,11 @@ class Queue:
         except ValueError:
             return None
 
+    def slot(self, ticket: int) -> Slot | None:
+        """The slot ``ticket`` holds, None when it holds none."""
+        running = self._running.get(ticket)
+        return None if running is None else Slot(ticket=ticket, spare=running[1])
+
     def start(self) -> Slot | None:
         """The head's slot when one is free for it now (it leaves the queue), else None."""
         spare = self._free_slot() if self._waiting else None

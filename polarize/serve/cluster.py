@@ -267,10 +267,10 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
     from polarize.serve.runner import RunTimeout, WorkerCrashed
 
     cluster.check()
-    slot = cluster.admission.enter()
+    key = task_key(function, args)
+    slot = cluster.admission.enter(key=key)  # at once, with no slot, while this key runs for another replica
     try:
         cluster.check()  # the workers may have gone while this run waited its turn
-        key = task_key(function, args)
         try:
             started = Event(f"{key}-started", client=cluster.client)
             future = cluster.client.submit(_on_worker, started.name, function, *args, key=key, pure=True)

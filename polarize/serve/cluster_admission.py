@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -85,20 +86,33 @@ class AdmissionPlugin(SchedulerPlugin):
         self.queue = Queue(1, reserve=self.reserve, heavy_after=self.heavy_after,
                            longest_wait=self.longest_wait, most_waiting=self.most_waiting)
         self.owner: dict[int, str] = {}  # ticket (waiting or running) -> its client
+        self.task: dict[int, str] = {}  # ticket -> the Dask key of its run, where its replica said it
+        self.joined: set[int] = set()  # tickets sharing a running run of their key: no slot of their own
+        self.joins = itertools.count(-1, -1)
         self.heard: dict[str, float] = {}  # client -> when it last asked anything
         self.changed = asyncio.Event()
         for op in _OPS:
             scheduler.handlers[f"polarize_admission_{op}"] = getattr(self, op)
 
-    def take(self, client: str) -> dict[str, Any]:
-        """A ticket for ``client``'s run (``{"ticket": t}``), or why it is refused (``{"busy": words}``)."""
+    def take(self, client: str, key: str | None = None) -> dict[str, Any]:
+        """A ticket for ``client``'s run (``{"ticket": t}``), or why it is refused (``{"busy": words}``).
+
+        A run whose task ``key`` is running already (the same link opened on another replica) starts at
+        once without a slot: Dask hands it that run's result, computed once.
+        """
         self._hear(client)
         self._settle()
-        try:
-            ticket = self.queue.take()
-        except ServerBusy as exc:
-            return {"busy": str(exc)}
+        if key is not None and key in {k for t, k in self.task.items() if self.queue.slot(t) is not None}:
+            ticket = next(self.joins)
+            self.joined.add(ticket)
+        else:
+            try:
+                ticket = self.queue.take()
+            except ServerBusy as exc:
+                return {"busy": str(exc)}
         self.owner[ticket] = client
+        if key is not None:
+            self.task[ticket] = key
         self._settle()
         return {"ticket": ticket}
 
@@ -133,11 +147,12 @@ class AdmissionPlugin(SchedulerPlugin):
             self.heard[client] = time.monotonic()
 
     def _where(self, ticket: int) -> tuple[int, int]:
-        place = self.queue.place(ticket)
+        place, slot = self.queue.place(ticket), self.queue.slot(ticket)
         if place is not None:
             return place, 0
-        running = self.queue._running.get(ticket)
-        return (0, int(running[1])) if running is not None else (_UNKNOWN, 0)
+        if slot is not None:
+            return 0, int(slot.spare)
+        return (0, 0) if ticket in self.joined else (_UNKNOWN, 0)
 
     def _release(self, tickets: list[int]) -> None:
         self._free(tickets)
@@ -146,6 +161,8 @@ class AdmissionPlugin(SchedulerPlugin):
     def _free(self, tickets: list[int]) -> None:
         for ticket in tickets:
             self.owner.pop(ticket, None)
+            self.task.pop(ticket, None)
+            self.joined.discard(ticket)
             self.queue.drop(ticket)
             self.queue.finish(ticket)
 
@@ -204,8 +221,11 @@ class SharedAdmission:
             self._register()
         raise self.lost()
 
-    def enter(self, on_wait: Callable[[int], None] | None = None) -> Slot:
+    def enter(self, on_wait: Callable[[int], None] | None = None, key: str | None = None) -> Slot:
         """Wait for a slot in the cluster's queue; ``on_wait(k)`` told the place ``k`` as ``Admission.enter``.
+
+        A run that names its Dask ``key`` starts at once, with no slot, while a run of that key is running
+        (on any replica): Dask hands both the one result.
 
         Raises
         ------
@@ -215,7 +235,7 @@ class SharedAdmission:
             (``lost()``) the scheduler can no longer be asked.
         """
         on_wait = on_wait or notice_in_force()
-        ticket, told = self._take(), None
+        ticket, told = self._take(key), None
         try:
             while True:
                 with self._changed:
@@ -230,7 +250,7 @@ class SharedAdmission:
                     raise self.lost()
                 if place == _UNKNOWN:  # the scheduler forgot it (restarted): to the back of its queue
                     self._forget(ticket)
-                    ticket, told = self._take(), None
+                    ticket, told = self._take(key), None
                     continue
                 told = place
                 if on_wait is not None:
@@ -247,8 +267,8 @@ class SharedAdmission:
         """Note the cluster's worker threads (the scheduler sizes the queue itself)."""
         self.size = size
 
-    def _take(self) -> int:
-        answer = self._ask("take")
+    def _take(self, key: str | None) -> int:
+        answer = self._ask("take", key=key)
         if "busy" in answer:
             raise ServerBusy(answer["busy"])
         ticket = answer["ticket"]
