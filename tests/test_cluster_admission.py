@@ -139,3 +139,22 @@ def test_a_run_another_replica_is_running_already_is_joined_not_queued(one_threa
     assert [first.wait(name, "value") for name in fillers] == [float(k) for k in range(1, len(fillers) + 1)]
     assert second.said("twin") == [{"name": "twin", "value": 1.0}]  # never told a place
     assert len(_wait_lines(runs, len(fillers))) == len(fillers)  # filler1's run computed once
+
+
+def test_a_replica_not_heard_of_for_its_lease_loses_its_slots():
+    """A replica stopped or cut off (its connection open, its questions gone) holds its slots only for
+    its lease: the scheduler's plugin, on a stand-in for the scheduler, frees them for the next run."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from polarize.serve.cluster_admission import AdmissionPlugin
+
+    scheduler = SimpleNamespace(handlers={}, clients={"silent", "waiting"}, total_nthreads=1)
+    plugin = AdmissionPlugin(reserve=0, lease=60.0)
+    asyncio.run(plugin.start(scheduler))
+    held = plugin.take("silent")["ticket"]
+    waiting = plugin.take("waiting")["ticket"]
+    assert plugin._where(held) == (0, 0) and plugin._where(waiting) == (1, 0)
+    plugin.heard["silent"] -= 61.0  # its last question, past its lease
+    answer = asyncio.run(plugin.places("waiting", [[waiting, 1]], timeout=5.0))
+    assert answer == [[waiting, 0, 0]] and plugin._where(held) == (-1, 0)
