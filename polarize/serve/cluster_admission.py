@@ -300,9 +300,9 @@ class SharedAdmission:
             try:
                 answer = self._ask("places", told=told, timeout=_POLL)
             except Exception:
+                time.sleep(_RECHECK)  # not at once: the runs holding slots may take a moment to leave
                 if self.client.status in ("running", "connecting"):
-                    time.sleep(_RECHECK)  # reconnecting: ask again
-                    continue
+                    continue  # reconnecting: ask again
                 answer = [[t, _LOST, 0] for t, _ in told]  # the client is closed: the waits end in words
             with self._changed:
                 for ticket, place, spare in answer:
