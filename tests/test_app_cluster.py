@@ -135,6 +135,38 @@ def test_a_run_whose_worker_is_lost_is_run_again(on_cluster, tmp_path):
         helper.join(timeout=1)
 
 
+def test_a_run_whose_task_the_scheduler_forgets_is_sent_again(on_cluster, tmp_path):
+    """The scheduler cancels the task while this server's client stays connected (Dask forgets a client's
+    futures when its connection breaks for a moment on a loaded host; here another client cancels the
+    key): the run is sent again and served. It raised Dask's own "timed out after 1 s." or said the
+    scheduler was lost."""
+    from dask.distributed import Client, Future
+
+    log, answer = tmp_path / "runs.log", {}
+
+    def run() -> None:
+        try:
+            answer.update(call_with_timeout(counted, str(log), 5.0, 3.0, timeout=LIMIT))
+        except Exception as exc:
+            answer["raised"] = exc
+
+    helper = threading.Thread(target=run)
+    helper.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not log.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert log.exists()  # it runs on a worker
+        key = app_cluster.task_key(counted, (str(log), 5.0, 3.0))
+        with Client(on_cluster["address"], timeout="20s", set_as_default=False) as other:
+            other.cancel([Future(key, client=other)], force=True)
+        helper.join(timeout=LIMIT)
+        assert not helper.is_alive() and "raised" not in answer, answer
+        assert answer["value"] == 5.0
+    finally:
+        helper.join(timeout=1)
+
+
 def test_the_queue_grows_and_shrinks_with_the_clusters_workers(on_cluster, monkeypatch):
     monkeypatch.setattr(app_cluster, "RESIZE_SECONDS", 0.0)  # look each time
     here = app_cluster.connected()

@@ -255,3 +255,17 @@ def test_the_deck_page_draws_a_page_of_slides_whatever_the_decks_length(tmp_path
                       for column in col.columns for b in column)
     first = (3 - 1) * len(rows)
     assert f"slide {first}`" in titles and "slide 0`" not in titles
+
+
+def test_deleting_the_only_deck_says_so(tmp_path, monkeypatch):
+    """The answer of a button the rerun no longer draws (the last deck's Delete) is still shown."""
+    from support.app import page
+
+    _page_with_a_deck(tmp_path, monkeypatch)
+    at = page("deck", timeout=60).run()
+    at.button(key="deck_delete0").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [s.value for s in at.success] == ["Deleted the deck `Lecture *3* <b>`."]
+    assert DeckStore.shared().names() == []
+    at.run()
+    assert not at.success  # said once

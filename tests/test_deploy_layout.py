@@ -93,3 +93,22 @@ def test_the_cluster_image_runs_the_dask_the_tests_run():
     lock = (ROOT / "locks" / "sweep.lock").read_text()
     for name in ("dask", "distributed"):
         assert f"\n{name}=={metadata.version(name)} " in lock
+
+
+def test_kubernetes_asks_another_pod_for_a_session_file_as_the_proxy_does():
+    """A session's downloads and uploads are retried on another pod after a 404 on Kubernetes too,
+    on exactly the paths the proxy template retries, with the same affinity and limits as the rest."""
+    kinds = {doc["kind"] + "/" + doc["metadata"]["name"]: doc for doc in _manifests()}
+    files, main = kinds["Ingress/polarize-session-files"], kinds["Ingress/polarize"]
+    notes = files["metadata"]["annotations"]
+    retried = set(notes["nginx.ingress.kubernetes.io/proxy-next-upstream"].split())
+    (template_rule,) = re.findall(r"proxy_next_upstream ([^;]*http_404[^;]*);", TEMPLATE)
+    assert retried == set(template_rule.split())
+    (location,) = re.findall(r"location ~ \^/\(([^)]*)\)/", TEMPLATE)
+    rules = files["spec"]["rules"][0]["http"]["paths"]
+    assert {p["path"] for p in rules} == {f"/{name}/" for name in location.split("|")}
+    assert all(p["backend"]["service"]["name"] == "polarize" for p in rules)
+    annotations = main["metadata"]["annotations"]
+    kept = {k: v for k, v in annotations.items() if "timeout" not in k}
+    assert kept.items() <= notes.items()  # the same cookie, body size and per-client limit
+    assert "http_404" not in annotations.get("nginx.ingress.kubernetes.io/proxy-next-upstream", "")

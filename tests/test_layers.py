@@ -1,7 +1,7 @@
 """The tree is the architecture: each folder is a layer, and imports run one way only.
 
-    app.py, pages/ -> ui/ -> polarize.web -> polarize.serve, polarize.clips, polarize.sweeps -> polarize.plots
-           -> polarize.science -> the engine (the package root and polarize.sinks)
+    app.py, pages/ -> ui/ -> polarize.web -> polarize.sweeps -> polarize.serve, polarize.clips
+           -> polarize.plots -> polarize.science -> the engine (the package root and polarize.sinks)
 
 with ``polarize.cli`` (the command line) beside ``ui`` at the top. Inside ``polarize.web`` the
 same holds, in tiers (``WEB_TIERS``):
@@ -12,7 +12,8 @@ same holds, in tiers (``WEB_TIERS``):
 
 Read from the source (every import statement, at any depth), not from what happens to be
 imported at run time; then no module-level import loop anywhere, and every module imports
-alone in a fresh interpreter.
+alone in a fresh interpreter. Inside ``polarize.serve`` no loop at all, even through an import
+inside a function (the backends, their errors and the runner's choice of one import one way).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-RANKS = {"engine": 0, "science": 1, "plots": 2, "serve": 3, "clips": 3, "sweeps": 3, "web": 4, "cli": 5,
-         "ui": 5, "app": 6,
-         "pages": 6}
-"""A module may import its own layer and those ranked below it; serve, clips and sweeps not each other."""
+RANKS = {"engine": 0, "science": 1, "plots": 2, "serve": 3, "clips": 3, "sweeps": 4, "web": 5, "cli": 6,
+         "ui": 6, "app": 7, "pages": 7}
+"""A module may import its own layer and those ranked below it; serve and clips not each other. Sweeps
+take their Dask client from serve's backend."""
 
 _FIGURE = "Jupyter's view of a result is the app's own figure: imported on call, from the layer above"
 _ROOT = ("the public API names the functions that judge and draw; imported on first use (the module's "
@@ -186,6 +187,16 @@ def _ancestors(module: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
+def _targets(node: ast.AST) -> list[str]:
+    """What an import statement names: ``import a.b`` names ``a.b``; ``from a import b`` names ``a`` and
+    ``a.b`` (a module or not); anything else, nothing."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return []
+
+
 def module_level_edges(module: str) -> set[str]:
     """The project modules that importing ``module`` runs first, from its module-level imports.
 
@@ -197,13 +208,7 @@ def module_level_edges(module: str) -> set[str]:
     own = set(_ancestors(module))
     out: set[str] = set()
     for node in tree.body:
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        else:
-            continue
-        for target in targets:
+        for target in _targets(node):
             if target.split(".")[0] not in ("polarize", "ui") or _module_of(target) not in MODULES:
                 continue
             out |= {m for m in (*_ancestors(target), _module_of(target)) if m in MODULES and m not in own}
@@ -254,6 +259,24 @@ def test_the_loop_finder_finds_a_loop_through_a_package():
 def test_no_module_level_import_loop():
     edges = {module: module_level_edges(module) for module in MODULES if module != "app"}
     assert import_loops(edges) == []
+
+
+def edges_at_any_depth(module: str) -> set[str]:
+    """The project modules ``module`` imports anywhere, at module level or inside a function
+    (``from a import b`` counts ``a.b`` when it is a module)."""
+    out = {target for node in ast.walk(ast.parse(MODULES[module].read_text())) for target in _targets(node)
+           if target in MODULES}
+    out.discard(module)
+    return out
+
+
+def test_serve_has_no_import_loop_at_any_depth():
+    """The runner chooses a backend, the backends import the protocol and the errors, never the runner
+    (``serve/runner.py`` and ``serve/cluster.py`` imported each other, the cluster's import late)."""
+    serve = {module for module in MODULES if module.startswith("polarize.serve.")}
+    edges = {module: edges_at_any_depth(module) & serve for module in serve}
+    assert import_loops(edges) == []
+    assert "polarize.serve.runner" in edges["polarize.serve.training"]  # the reader sees a module's import
 
 
 def third_party() -> list[str]:

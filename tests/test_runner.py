@@ -214,6 +214,59 @@ def test_a_cancelled_wait_leaves_the_queue():
     assert admission.counts() == (1, 0)
 
 
+def test_a_wait_checked_and_cancelled_leaves_the_queue_without_a_change_of_place():
+    """``check`` is looked at while the place stays the same: a run cancelled from another thread leaves."""
+    admission = Admission(1, reserve=0)
+    holder, cancelled = admission.enter(), threading.Event()
+
+    def check() -> None:
+        if cancelled.is_set():
+            raise RuntimeError("cancelled")
+
+    outcome: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            admission.enter(check=check)
+        except RuntimeError as exc:
+            outcome.append(exc)
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    _wait_until(lambda: admission.counts() == (1, 1))
+    cancelled.set()
+    waiter.join(timeout=30)
+    assert str(outcome[0]) == "cancelled" and admission.counts() == (1, 0)
+    admission.leave(holder)
+
+
+def test_a_run_whose_notice_raises_leaves_the_pool_queue(monkeypatch, tmp_path):
+    """The run is made by a thread of its own (``backend.Relay``); its place is told in the caller's
+    thread, and a notice that raises there (Streamlit stopping the script) takes the run out of the queue."""
+    monkeypatch.setattr(runner._POOL.admission, "heavy_after", float("inf"))  # no spare worker
+    size = runner._POOL.admission.size
+    gates = [tmp_path / f"gate{i}" for i in range(size)]
+    for gate in gates:
+        os.mkfifo(gate)
+    busy = [threading.Thread(target=call_with_timeout, args=(Path.read_text, gate), kwargs={"timeout": 60})
+            for gate in gates]
+    for thread in busy:
+        thread.start()
+    _wait_until(lambda: runner._POOL.admission.counts()[0] == size)
+
+    def stop(place: int) -> None:
+        raise KeyboardInterrupt
+
+    with runner.queue_notices(stop), pytest.raises(KeyboardInterrupt):
+        call_with_timeout(max, 1, 2, timeout=60)
+    _wait_until(lambda: runner._POOL.admission.counts() == (size, 0))
+    for gate in gates:
+        gate.write_text("go")
+    for thread in busy:
+        thread.join()
+    assert call_with_timeout(max, 1, 2, timeout=60) == 2
+
+
 def test_a_new_workers_start_up_is_not_charged_to_the_run():
     with pytest.raises(WorkerCrashed):
         call_with_timeout(os._exit, 3, timeout=30)

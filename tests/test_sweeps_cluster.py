@@ -295,6 +295,29 @@ def test_every_task_of_a_scheduler_run_runs_on_that_cluster(dask_cluster, tmp_pa
     assert not any(w.endswith(f":{os.getpid()}") for w in frame["worker"]), list(frame["worker"])
 
 
+def test_a_sweep_takes_its_client_from_the_apps_dask_backend(dask_cluster, tmp_path, monkeypatch):
+    """One place makes Dask clients (``polarize.serve.cluster``): the sweep reaches the scheduler with it
+    before any work, runs its tasks through it, and closes it."""
+    import contextlib
+
+    from polarize.serve import cluster as backend
+    from polarize.sweeps import run as sweep_run
+
+    made, real = [], backend.dask_client
+
+    @contextlib.contextmanager
+    def recorded(address=None, *, workers=None):
+        with real(address, workers=workers) as client:
+            made.append((address, client))
+            yield client
+
+    monkeypatch.setattr(sweep_run, "dask_client", recorded)
+    progress = run_sweep(_runs_sweep(), tmp_path / "r", scheduler=dask_cluster["address"])
+    assert progress.done == 2 and len(load(tmp_path / "r")) == 2
+    assert [address for address, _ in made] == [dask_cluster["address"]] * 2  # reached first, then the run
+    assert all(client.status == "closed" for _, client in made)
+
+
 # ---- Ctrl-C while the local cluster starts -----------------------------------------------------------
 
 

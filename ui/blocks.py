@@ -125,6 +125,16 @@ def _action(block: Action, page: str) -> None:
         _ask(key, said, asking)
 
 
+def unshown_answers(page: str) -> None:
+    """Show what an action said whose button this run did not draw: deleting the last deck takes its
+    Delete button away, and the answer, kept for that button, was never shown."""
+    prefix = f"_{page}_"
+    left = [k for k in st.session_state if str(k).startswith(prefix) and str(k).endswith("_said")]
+    for key in left:
+        ok, message, *_ = st.session_state.pop(key)
+        (st.success if ok else st.error)(message)
+
+
 def _ask(key: str, said: str, asking: str) -> None:
     """The question an action asked, with a button for each choice."""
     message, choices = st.session_state[asking]

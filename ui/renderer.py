@@ -30,7 +30,7 @@ from polarize.web.pages.deck import shown_error
 from polarize.web.progress import progress_notices
 from polarize.web.view import View
 from ui import deck_show, deckbar, mode, theme, transport, viewport
-from ui.blocks import APP_RERUN, draw_block, draw_downloads
+from ui.blocks import APP_RERUN, draw_block, draw_downloads, unshown_answers
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 
@@ -213,6 +213,7 @@ def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool
             draw_block(block, page)
         _notes(view, below_figure)
     draw_downloads(view, page)
+    unshown_answers(page)
 
 
 def _notes(view: View, below_figure: Callable[[], None]) -> None:

@@ -30,8 +30,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from polarize.serve.errors import ServerBusy
+
 __all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "Queue", "ServerBusy", "Slot",
-           "notice_in_force", "queue_notices"]
+           "current_notice", "queue_notices"]
 
 HEAVY_AFTER = 1.5
 """Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
@@ -50,11 +52,6 @@ _RECHECK = 0.25  # seconds between looks at the running runs while waiting (they
 _NOTICE: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("notice", default=None)
 
 
-def notice_in_force() -> Callable[[int], None] | None:
-    """The ``notice`` that ``queue_notices`` set for this thread, if any."""
-    return _NOTICE.get()
-
-
 @contextlib.contextmanager
 def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
     """While inside, runs made by this thread that must wait call ``notice(k)`` with their place ``k``.
@@ -69,8 +66,10 @@ def queue_notices(notice: Callable[[int], None]) -> Iterator[None]:
         _NOTICE.reset(token)
 
 
-class ServerBusy(RuntimeError):
-    """Too many runs are waiting for a worker; try again shortly."""
+def current_notice() -> Callable[[int], None] | None:
+    """The ``notice`` that ``queue_notices`` set for this thread, or None: read where a run is submitted,
+    to be called by the thread that waits for it (``polarize.serve.backend.Relay``)."""
+    return _NOTICE.get()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,18 +196,20 @@ class Admission(Queue):
         super().__init__(size, **kwargs)
         self._changed = threading.Condition()
 
-    def enter(self, on_wait: Callable[[int], None] | None = None) -> Slot:
+    def enter(self, on_wait: Callable[[int], None] | None = None, *,
+              check: Callable[[], None] | None = None) -> Slot:
         """Wait for a slot; ``on_wait(k)`` is told the place ``k`` (1: next) each time it changes.
 
         ``on_wait`` (by default the one ``queue_notices`` set for this thread) is called without
-        any lock held; if it raises, the ticket leaves the queue.
+        any lock held; if it raises, the ticket leaves the queue. So does it if ``check()``, called
+        at every look (a few times a second), raises: a run cancelled while it waits.
 
         Raises
         ------
         ServerBusy
             ``most_waiting`` runs are waiting already.
         """
-        on_wait = on_wait or notice_in_force()
+        on_wait = on_wait or current_notice()
         with self._changed:
             ticket = self.take()
         told = 0
@@ -222,10 +223,11 @@ class Admission(Queue):
                         return slot
                     if place == told:
                         self._changed.wait(_RECHECK)
-                        continue
-                told = place
-                if on_wait is not None:
+                moved, told = place != told, place
+                if moved and on_wait is not None:
                     on_wait(place)
+                if check is not None:
+                    check()
         except BaseException:
             with self._changed:
                 self.drop(ticket)

@@ -33,22 +33,33 @@ pool of workers, and a class past one machine is a matter of adding workers.
   goes while it waits is told so once no worker has come back for ``REJOIN_SECONDS`` (a worker that
   its nanny or orchestrator restarts joins again within seconds, and Dask runs the task again there),
   rather than waiting out its time limit.
-- **Live training** (``cluster_training``) goes to a worker the same way, its progress sent back
-  through a Dask queue, and stops itself on the worker once past its time.
+- **Progress** (a live training's): the run's reports come back through a Dask queue, and the run
+  stops itself on its worker once past its time.
+- **The backend**: ``_Cluster`` is the Dask implementation of ``polarize.serve.backend.Backend``;
+  every run goes through ``cluster_call``. A batch of tasks (``polarize sweep run``) takes a client of
+  its own from ``dask_client``: to a scheduler by address, or to a local cluster started for it.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import logging
 import math
+import os
+import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from polarize.env import SCHEDULER, scheduler
-from polarize.serve.admission import ServerBusy
+from polarize.serve.admission import current_notice
+from polarize.serve.backend import Progress, Relay
+from polarize.serve.errors import ClusterUnavailable, NoWorkers, RunTimeout, ServerBusy, WorkerCrashed
 
-__all__ = ["ClusterUnavailable", "NoWorkers", "cluster_call", "cluster_training", "connected", "disconnect",
+__all__ = ["ClusterUnavailable", "NoWorkers", "cluster_call", "connected", "dask_client", "disconnect",
            "task_key"]
 
 CONNECT_SECONDS = 10
@@ -69,23 +80,24 @@ host, and takes the run up again."""
 _WAIT_STEP = 1.0  # seconds between looks at the cluster's workers while a run waits for its result
 
 
-class ClusterUnavailable(RuntimeError):
-    """The Dask scheduler of ``POLARIZE_SCHEDULER`` cannot be reached, or was lost during a run."""
+def _client(address: str) -> Any:
+    """A new client of the scheduler at ``address`` (not Dask's default client: each user holds its own)."""
+    from dask.distributed import Client
 
-
-class NoWorkers(ClusterUnavailable):
-    """The scheduler of ``POLARIZE_SCHEDULER`` answers but has no workers to run anything."""
+    return Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
 
 
 class _Cluster:
-    """One client of the scheduler for this server (made on first use), and the admission in front of it."""
+    """One client of the scheduler for this server (made on first use), and the admission in front of it:
+    the Dask backend (``polarize.serve.backend``)."""
+
+    here = False
+    """Runs are made on the cluster's workers."""
 
     def __init__(self, address: str) -> None:
-        from dask.distributed import Client
-
         self.address = address
         try:
-            self.client = Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
+            self.client = _client(address)
         except (OSError, TimeoutError) as exc:
             raise ClusterUnavailable(f"the Dask scheduler at {address} ({SCHEDULER}) cannot be reached "
                                      f"({type(exc).__name__})") from None
@@ -134,6 +146,13 @@ class _Cluster:
 
     def close(self) -> None:
         self.client.close()
+
+    def submit(self, function: Any, args: tuple[Any, ...], *, key: str | None = None, seconds: float,
+               progress: Progress | None = None) -> Relay:
+        """``Backend.submit``: ``cluster_call`` in a thread of its own (``key``: ``task_key`` by default)."""
+        args = tuple(args)
+        return Relay.start(lambda relay: cluster_call(self, function, args, seconds, key=key, relay=relay),
+                           progress, current_notice())
 
 
 _LOCK = threading.Condition()  # guards the three below; told when an attempt ends
@@ -215,6 +234,68 @@ def disconnect() -> None:
 atexit.register(disconnect)
 
 
+@contextlib.contextmanager
+def dask_client(address: str | None = None, *, workers: int | None = None) -> Iterator[Any]:
+    """A Dask client of its own for a batch of tasks (a sweep's), closed on leaving.
+
+    Parameters
+    ----------
+    address : str, optional
+        A running scheduler's address (checked already: ``env.scheduler_address``). Default: a
+        ``LocalCluster`` of ``workers`` one-thread worker processes started here, stopped on leaving.
+    workers : int, optional
+        The local cluster's worker processes (default one per core).
+
+    Raises
+    ------
+    ClusterUnavailable
+        The scheduler at ``address`` cannot be reached (``cannot reach ADDRESS: why``, one line).
+    """
+    from dask.distributed import Client, LocalCluster
+
+    if address is not None:
+        try:
+            client, local = _client(address), None
+        except Exception as exc:  # unreachable, refused, a port out of range: one line
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise ClusterUnavailable(f"cannot reach {address}: {reason}") from None
+    else:
+        with _stderr_aside():
+            local = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                                 processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+        client = Client(local, set_as_default=False)
+    try:
+        yield client
+    finally:
+        client.close()
+        if local is not None:
+            local.close()
+
+
+@contextlib.contextmanager
+def _stderr_aside() -> Iterator[None]:
+    """While the local cluster starts, standard error (file descriptor 2) goes to a file of its own.
+
+    Its worker processes keep it as theirs: a Ctrl-C reaches the terminal's whole process group,
+    and workers caught importing printed some 70 lines of tracebacks after "interrupted". Their
+    failures in a task come back as rows; this process's own standard error is restored at once.
+    """
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error to keep aside
+        yield
+        return
+    with tempfile.TemporaryFile() as aside:
+        sys.stderr.flush()
+        os.dup2(aside.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def task_key(function: Any, args: tuple[Any, ...]) -> str:
     """The task key of ``function(*args)``: the same for the same call on any replica.
 
@@ -227,11 +308,14 @@ def task_key(function: Any, args: tuple[Any, ...]) -> str:
     return f"polarize-{function.__module__}.{function.__qualname__}-{tokenize(function, *args)}"
 
 
-def _on_worker(started: str, function: Any, *args: Any) -> Any:
-    """On a worker: ``function(*args)``, with the Dask event ``started`` set while it runs."""
+def _on_worker(started: str, reports: str | None, seconds: float, function: Any, *args: Any) -> Any:
+    """On a worker: ``function(*args)``, with the Dask event ``started`` set while it runs; with
+    ``progress=`` a reporter that puts ``(done, total)`` on the Dask queue ``reports`` (when named) and
+    stops the run with ``RunTimeout`` once past ``seconds``."""
     import contextlib
+    import time
 
-    from distributed import Event
+    from distributed import Event, Queue, get_client
 
     from polarize.serve.cluster_admission import run_making_room
 
@@ -239,14 +323,30 @@ def _on_worker(started: str, function: Any, *args: Any) -> Any:
     with contextlib.suppress(Exception):  # bookkeeping: the run goes on without it
         event.set()
     try:
-        return run_making_room(function, args)  # a heavy run leaves its thread to the reserve
+        if reports is None:
+            return run_making_room(function, args)  # a heavy run leaves its thread to the reserve
+        queue, end = Queue(reports, client=get_client()), time.monotonic() + seconds
+
+        def progress(done: int, total: int) -> None:
+            queue.put((int(done), int(total)))
+            if time.monotonic() > end:
+                raise RunTimeout(seconds)
+
+        return run_making_room(lambda *given: function(*given, progress=progress), args)
     finally:
         with contextlib.suppress(Exception):
             event.clear()  # nobody waiting on it: the scheduler forgets it
 
 
-def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], seconds: float) -> Any:
+def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], seconds: float, *,
+                 key: str | None = None, relay: Relay | None = None) -> Any:
     """``function(*args)`` on ``cluster``'s workers, waited for at most ``seconds`` once a worker runs it.
+
+    The Dask backend's one call path (``_Cluster.submit`` runs it in a thread of its own). ``relay``
+    hears the run's place in the queue and its progress reports (the function is then called with
+    ``progress=``), and may cancel it: this server lets go of the task (within ``_WAIT_STEP``), and
+    another replica waiting for the same key keeps it. A task the scheduler cancels while this
+    server's client is connected is sent again, once (``_Forgotten``).
 
     Raises
     ------
@@ -257,127 +357,115 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
         The cluster has no workers (before the run, or while it waits for its result).
     ClusterUnavailable
         The scheduler was lost during the run.
+    RunCancelled
+        ``relay`` was cancelled.
     ConfigError, DegenerateStateError, RuntimeError
         As the engine raised them on the worker.
     """
-    from distributed import Event
+    from distributed import Event, Queue
+    from distributed.client import ClosedClientError
+
+    relay = relay or Relay()
+    cluster.check()
+    key = key or task_key(function, args)
+    # At once, with no slot, while this key runs for another replica.
+    slot = cluster.admission.enter(relay.place, check=relay.check, key=key)
+    try:
+        relay.check()
+        cluster.check()  # the workers may have gone while this run waited its turn
+        attempts = 0
+        while True:
+            attempts += 1
+            # Sent again under a key of its own: the client hands out its cancelled future for the old one.
+            sent = key if attempts == 1 else f"{key}-again"
+            try:
+                started = Event(f"{sent}-started", client=cluster.client)
+                reports = Queue(f"{sent}-progress", client=cluster.client) if relay.wants_progress else None
+                future = cluster.client.submit(_on_worker, started.name, reports and reports.name, seconds,
+                                               function, *args, key=sent, pure=True)
+            except ClosedClientError:
+                raise cluster.lost() from None
+            try:
+                return _await(cluster, future, started, reports, seconds, relay)
+            except _Forgotten:
+                if attempts == 2:
+                    raise cluster.lost() from None
+            finally:
+                future.release()  # this server's interest only: another replica waiting keeps the task
+    finally:
+        cluster.admission.leave(slot)
+
+
+class _Forgotten(Exception):
+    """The scheduler cancelled the run's task while this server's client is connected (it forgot the
+    client's futures when their connection broke for a moment on a loaded host, or another client
+    cancelled the key): the run is sent again, once."""
+
+
+_PENDING = object()
+
+
+def _result_within(future: Any, seconds: float) -> Any:
+    """``future``'s result if it comes within ``seconds``, else ``_PENDING``; ``_Forgotten`` when it was
+    cancelled meanwhile (Dask then raises its wait's own ``TimeoutError``, not the cancel)."""
+    try:
+        return future.result(timeout=seconds)
+    except TimeoutError:  # Dask's TimeoutError is the builtin's: not done yet, unless the run raised it
+        if future.cancelled():
+            raise _Forgotten from None
+        if future.done():
+            raise
+        return _PENDING
+
+
+def _pass_on(cluster: _Cluster, reports: Any, relay: Relay) -> None:
+    """The run's reports so far on the Dask queue ``reports`` (None: none asked for), passed on to ``relay``
+    (not while the client reconnects: a look would wait out a connection attempt)."""
+    if reports is not None and cluster.client.status == "running":
+        for _ in range(reports.qsize()):
+            relay.report(*reports.get())
+
+
+def _workerless(cluster: _Cluster, now: float, since: float | None) -> float | None:
+    """Since when the cluster has been without workers (None: it has some now); raises ``NoWorkers``
+    once that is ``REJOIN_SECONDS``."""
+    try:
+        cluster.check()
+        return None
+    except NoWorkers:
+        since = now if since is None else since
+        if now - since >= REJOIN_SECONDS:
+            raise
+        return since
+
+
+def _await(cluster: _Cluster, future: Any, started: Any, reports: Any, seconds: float, relay: Relay) -> Any:
+    """``future``'s result, its reports (the Dask queue ``reports``, or None) passed on to ``relay`` as
+    they come; raises as ``cluster_call``."""
     from distributed.client import ClosedClientError, FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    from polarize.serve.runner import RunTimeout, WorkerCrashed
-
-    cluster.check()
-    key = task_key(function, args)
-    slot = cluster.admission.enter(key=key)  # at once, with no slot, while this key runs for another replica
+    submitted, began, workerless = time.monotonic(), None, None
     try:
-        cluster.check()  # the workers may have gone while this run waited its turn
-        try:
-            started = Event(f"{key}-started", client=cluster.client)
-            future = cluster.client.submit(_on_worker, started.name, function, *args, key=key, pure=True)
-        except ClosedClientError:
-            raise cluster.lost() from None
-        submitted, began, workerless = time.monotonic(), None, None
-        try:
-            while True:
-                end = math.inf if began is None else began + seconds
-                try:
-                    # Dask's TimeoutError is the builtin's: not done yet, unless the run itself raised it.
-                    return future.result(timeout=max(0.01, min(_WAIT_STEP, end - time.monotonic())))
-                except TimeoutError:
-                    if future.done():
-                        raise
-                now = time.monotonic()
-                if now >= end:
-                    raise RunTimeout(seconds) from None
-                try:
-                    cluster.check()
-                    workerless = None
-                except NoWorkers:
-                    workerless = now if workerless is None else workerless
-                    if now - workerless >= REJOIN_SECONDS:
-                        raise
-                if began is None and cluster.running(started):
-                    began = now
-                elif began is None and now - submitted > cluster.admission.longest_wait:
-                    raise ServerBusy(f"no worker of the cluster took this run in "
-                                     f"{cluster.admission.longest_wait:.0f} s")
-        except KilledWorker:
-            raise WorkerCrashed("the cluster lost the workers running it") from None
-        except (FutureCancelledError, ClosedClientError):
-            raise cluster.lost() from None
-        finally:
-            future.release()  # this server's interest only: another replica waiting keeps the task
-    finally:
-        cluster.admission.leave(slot)
-
-
-def _train_on_worker(config: dict[str, Any], queue_name: str, seconds: float) -> dict[str, Any]:
-    """On a worker: train ``config`` (a ``SinksConfig`` as a dict), putting ``(done, total)`` on the
-    Dask queue ``queue_name`` after every chunk; stopped with ``TimeoutError`` once past ``seconds``."""
-    import time
-
-    from distributed import Queue, get_client
-
-    from polarize.sinks.config import SinksConfig
-    from polarize.sinks.train import train
-
-    queue, end = Queue(queue_name, client=get_client()), time.monotonic() + seconds
-
-    def progress(done: int, total: int) -> None:
-        queue.put((done, total))
-        if time.monotonic() > end:
-            raise TimeoutError(f"the run took longer than {seconds:g} s and was stopped")
-
-    return train(SinksConfig.from_dict(config), progress=progress)
-
-
-def cluster_training(cluster: _Cluster, config: dict[str, Any], progress: Any,
-                     seconds: float) -> dict[str, Any]:
-    """Train ``config`` on ``cluster``'s workers, ``progress(done, total)`` called here as it goes.
-
-    The same run asked for by two replicas at once is trained once (one task key; they share its
-    progress). Raises ``TimeoutError`` when the run takes longer than ``seconds`` (it stops itself
-    on its worker too), ``NoWorkers`` and ``ClusterUnavailable`` as ``cluster_call``, and whatever the
-    training raised.
-    """
-    from distributed import Queue
-    from distributed.client import ClosedClientError, FutureCancelledError
-
-    key = task_key(_train_on_worker, (config, seconds))
-    queue = Queue(f"{key}-progress", client=cluster.client)
-
-    def report() -> None:
-        for _ in range(queue.qsize()):
-            done, total = queue.get()
-            if progress is not None:
-                progress(done, total)
-
-    cluster.check()
-    slot = cluster.admission.enter()
-    try:
-        try:
-            future = cluster.client.submit(_train_on_worker, config, queue.name, seconds, key=key, pure=False)
-        except ClosedClientError:
-            raise cluster.lost() from None
-        end = time.monotonic() + seconds + CONNECT_SECONDS  # the worker stops it at ``seconds``
-        try:
-            while True:
-                try:
-                    record = future.result(timeout=0.5)
-                except TimeoutError:  # not done yet (Dask's TimeoutError is the builtin's), or the run's own
-                    if future.done():
-                        raise
-                    if time.monotonic() > end:
-                        raise TimeoutError(f"the run took longer than {seconds:g} s and was stopped") \
-                            from None
-                    cluster.check()
-                    report()
-                    continue
-                report()
-                return record
-        except (FutureCancelledError, ClosedClientError):
-            raise cluster.lost() from None
-        finally:
-            future.release()
-    finally:
-        cluster.admission.leave(slot)
+        while True:
+            end = math.inf if began is None else began + seconds
+            result = _result_within(future, max(0.01, min(_WAIT_STEP, end - time.monotonic())))
+            _pass_on(cluster, reports, relay)
+            if result is not _PENDING:
+                return result
+            relay.check()
+            now = time.monotonic()
+            if now >= end:
+                raise RunTimeout(seconds) from None
+            workerless = _workerless(cluster, now, workerless)
+            if began is None and cluster.running(started):
+                began = now
+            elif began is None and now - submitted > cluster.admission.longest_wait:
+                raise ServerBusy(f"no worker of the cluster took this run in "
+                                 f"{cluster.admission.longest_wait:.0f} s")
+    except KilledWorker:
+        raise WorkerCrashed("the cluster lost the workers running it") from None
+    except (FutureCancelledError, ClosedClientError):
+        if future.cancelled() and cluster.client.status == "running":
+            raise _Forgotten from None
+        raise cluster.lost() from None

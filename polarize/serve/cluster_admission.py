@@ -34,15 +34,8 @@ from typing import Any
 
 from distributed.diagnostics.plugin import SchedulerPlugin
 
-from polarize.serve.admission import (
-    HEAVY_AFTER,
-    LONGEST_WAIT,
-    MOST_WAITING,
-    Queue,
-    ServerBusy,
-    Slot,
-    notice_in_force,
-)
+from polarize.serve.admission import HEAVY_AFTER, LONGEST_WAIT, MOST_WAITING, Queue, Slot, current_notice
+from polarize.serve.errors import ServerBusy
 
 __all__ = ["LEASE_SECONDS", "NAME", "RESERVE", "AdmissionPlugin", "SharedAdmission", "run_making_room"]
 
@@ -221,8 +214,10 @@ class SharedAdmission:
             self._register()
         raise self.lost()
 
-    def enter(self, on_wait: Callable[[int], None] | None = None, key: str | None = None) -> Slot:
-        """Wait for a slot in the cluster's queue; ``on_wait(k)`` told the place ``k`` as ``Admission.enter``.
+    def enter(self, on_wait: Callable[[int], None] | None = None, *, check: Callable[[], None] | None = None,
+              key: str | None = None) -> Slot:
+        """Wait for a slot in the cluster's queue; ``on_wait(k)`` told the place ``k`` and ``check()`` called
+        at every look, as ``Admission.enter``.
 
         A run that names its Dask ``key`` starts at once, with no slot, while a run of that key is running
         (on any replica): Dask hands both the one result.
@@ -234,13 +229,15 @@ class SharedAdmission:
         ClusterUnavailable
             (``lost()``) the scheduler can no longer be asked.
         """
-        on_wait = on_wait or notice_in_force()
+        on_wait = on_wait or current_notice()
         ticket, told = self._take(key), None
         try:
             while True:
                 with self._changed:
                     while self._told[ticket][0] in (told, None):
-                        self._changed.wait()
+                        if check is not None:
+                            check()
+                        self._changed.wait(_RECHECK)
                     place, spare = self._told[ticket]
                     if place == 0:
                         del self._told[ticket]

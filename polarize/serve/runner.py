@@ -24,32 +24,35 @@ unsafe from the app's threaded server, or by spawn/forkserver, which re-runs
 the caller's ``__main__`` in every worker and breaks any script without a
 ``__main__`` guard. Plain ``python -c`` children have neither problem.
 
-Set ``POLARIZE_SCHEDULER`` to a Dask scheduler's address to run on its workers instead
-(``polarize.serve.cluster``), ``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in
-the calling process (no time limit; also the fallback where there are no POSIX pipes), and
+That pool (``polarize.serve.local``) is one of three backends of one protocol
+(``polarize.serve.backend``), and ``backend()`` chooses: set ``POLARIZE_SCHEDULER`` to a Dask
+scheduler's address to run on its workers instead (``polarize.serve.cluster``),
+``POLARIZE_APP_INPROCESS=1`` (or ``true``, ``yes``, ``on``) to run in the calling process
+(``polarize.serve.inprocess``: no time limit; also the fallback where there are no POSIX pipes), and
 ``POLARIZE_APP_TIMEOUT`` to change the limit (seconds).
 """
 
 from __future__ import annotations
 
 import atexit
-import math
 import os
-import queue
-import threading
+from collections.abc import Callable
 from typing import Any
 
 from polarize.config import Experiment
 from polarize.diagnostics import Result
 from polarize.env import TIMEOUT, in_process, scheduler, timeout
 from polarize.integrate import simulate
-from polarize.serve.admission import Admission, ServerBusy, queue_notices
-from polarize.serve.cluster import cluster_call, connected
-from polarize.serve.worker import RunTimeout, WorkerCrashed, _Call, _Worker
+from polarize.serve.admission import queue_notices
+from polarize.serve.backend import Backend, Handle, Progress, limit_seconds
+from polarize.serve.cluster import connected
+from polarize.serve.errors import RunTimeout, ServerBusy, WorkerCrashed
+from polarize.serve.inprocess import InProcess
+from polarize.serve.local import LocalPool
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "call_with_timeout", "prestart",
-    "queue_notices", "run_with_timeout", "shutdown", "timeout_seconds",
+    "DEFAULT_TIMEOUT", "RunTimeout", "ServerBusy", "WorkerCrashed", "backend", "call_with_timeout",
+    "prestart", "queue_notices", "run_with_timeout", "shutdown", "submit", "timeout_seconds",
 ]
 
 DEFAULT_TIMEOUT = TIMEOUT[1]
@@ -68,49 +71,43 @@ def _in_process() -> bool:
     return os.name != "posix" or in_process()
 
 
-class _Pool:
-    """The workers, lent out one run at a time (the most recently used first) in the admission's order.
-
-    A spare slot gets one of the reserve's workers, started and kept warm like the others: a
-    cold start, just when long runs fill the host's cores, would cost more than the light run
-    it is there for.
-    """
-
-    def __init__(self, size: int, reserve: int = 1):
-        self.admission = Admission(size, reserve=reserve)
-        self.all = [_Worker() for _ in range(size + reserve)]
-        self.free: queue.LifoQueue[_Worker] = queue.LifoQueue()
-        self.spare: queue.LifoQueue[_Worker] = queue.LifoQueue()
-        for i, worker in enumerate(self.all):
-            (self.free if i < size else self.spare).put(worker)
-        self.lock = threading.Lock()
-
-    def run(self, call: _Call, timeout: float) -> Any:
-        slot = self.admission.enter()
-        try:
-            # The admission lends no more slots of a kind than there are workers of that kind.
-            lane = self.spare if slot.spare else self.free
-            worker = lane.get_nowait()
-            try:
-                return worker.run(call, timeout, self.admission.heavy_after)
-            finally:
-                lane.put(worker)
-        finally:
-            self.admission.leave(slot)
-
-    def prestart(self) -> None:
-        with self.lock:
-            for worker in self.all:
-                worker.start()
-
-    def shutdown(self) -> None:
-        with self.lock:
-            for worker in self.all:
-                worker.stop()
-
-
-_POOL = _Pool(size=max(1, min(2, os.cpu_count() or 1)))
+_CORES = max(1, min(2, os.cpu_count() or 1))
+_POOL = LocalPool(size=_CORES)
 atexit.register(_POOL.shutdown)
+_HERE = InProcess(size=_CORES)
+
+
+def backend() -> Backend:
+    """Where runs go now: the calling process (``POLARIZE_APP_INPROCESS``, or no POSIX pipes), the Dask
+    cluster of ``POLARIZE_SCHEDULER`` (connected on first use), or this server's worker processes.
+
+    Raises
+    ------
+    ConfigError
+        ``POLARIZE_SCHEDULER`` is not an address.
+    ClusterUnavailable
+        It is, and its scheduler does not answer (``cluster.connected``).
+    """
+    if _in_process():
+        return _HERE
+    cluster = connected()
+    return _POOL if cluster is None else cluster
+
+
+def submit(function: Callable[..., Any], *args: Any, timeout: float | None = None, key: str | None = None,
+           progress: Progress | None = None) -> Handle:
+    """``function(*args)`` sent to ``backend()`` with the time limit ``timeout`` (``timeout_seconds()``
+    when omitted); the handle to wait on. See ``polarize.serve.backend.Backend.submit``.
+
+    Raises
+    ------
+    ValueError
+        ``timeout`` is not a positive number of seconds.
+    ConfigError, ClusterUnavailable
+        As ``backend``.
+    """
+    seconds = limit_seconds(timeout_seconds() if timeout is None else timeout)
+    return backend().submit(function, args, key=key, seconds=seconds, progress=progress)
 
 
 def run_with_timeout(experiment: Experiment, timeout: float | None = None) -> Result:
@@ -169,15 +166,7 @@ def call_with_timeout(function: Any, *args: Any, timeout: float | None = None) -
         ``POLARIZE_SCHEDULER`` is set and its scheduler does not answer, was lost during the run, or has
         no workers (``NoWorkers``).
     """
-    if _in_process():
-        return function(*args)
-    seconds = timeout_seconds() if timeout is None else float(timeout)
-    if math.isnan(seconds) or seconds <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds (inf for none); got {timeout!r}")
-    cluster = connected()
-    if cluster is not None:
-        return cluster_call(cluster, function, args, seconds)
-    return _POOL.run(_Call(function, args), seconds)
+    return submit(function, *args, timeout=timeout).wait()
 
 
 def prestart() -> None:

@@ -3,7 +3,8 @@ the calls it is sent, with a time limit, talking pickles over its standard input
 
 Every request carries an id that its reply must echo, and a worker whose state is in any doubt (a
 reply not read, a pipe error) is killed rather than reused, so no caller can ever receive another
-caller's result. ``polarize.serve.runner`` lends the workers out in the admission's order.
+caller's result. ``polarize.serve.local.LocalPool`` lends the workers out in the admission's order.
+A run that reports progress sends its reports over the same pipe before its result.
 """
 
 from __future__ import annotations
@@ -13,47 +14,16 @@ import math
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from enum import StrEnum
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from polarize.config import ConfigError
-from polarize.normalizers import DegenerateStateError
+from polarize.serve.errors import RunTimeout, WorkerCrashed, pack, unpack
 
 __all__ = ["RunTimeout", "WorkerCrashed"]
-
-
-class RunTimeout(RuntimeError):
-    """The run took longer than its time limit and was stopped."""
-
-    def __init__(self, seconds: float):
-        super().__init__(f"the run took longer than {seconds:g} s and was stopped")
-        self.seconds = seconds
-
-
-class WorkerCrashed(RuntimeError):
-    """The worker process died during the run (e.g. out of memory)."""
-
-
-def _pack_error(exc: BaseException) -> tuple[str, str, str]:
-    field = getattr(exc, "field", "")
-    message = str(exc)
-    if isinstance(exc, ConfigError) and message.startswith(f"{field}: "):
-        message = message[len(field) + 2:]
-    return type(exc).__name__, field, message
-
-
-_REBUILT: dict[str, Any] = {
-    "ConfigError": lambda field, message: ConfigError(field, message),
-    "DegenerateStateError": lambda _field, message: DegenerateStateError(message),
-}
-"""The engine's own errors, rebuilt as themselves from their packed form; any other is a RuntimeError."""
-
-
-def _unpack_error(name: str, field: str, message: str) -> Exception:
-    rebuild = _REBUILT.get(name)
-    return rebuild(field, message) if rebuild else RuntimeError(f"{name}: {message}")
 
 
 class _Reply(StrEnum):
@@ -62,6 +32,7 @@ class _Reply(StrEnum):
     READY = "ready"  # its imports are done (the first message)
     RESULT = "ok"
     ERROR = "error"
+    PROGRESS = "progress"  # a report of the run's (done, total), before its result
 
 
 def _child_main() -> None:
@@ -82,13 +53,23 @@ def _child_main() -> None:
         except (EOFError, OSError):
             return  # the parent has gone
         try:
-            reply: tuple[int, _Reply, Any] = (call.id, _Reply.RESULT, call.function(*call.args))
+            options = {"progress": _reporter(outbox, call.id)} if call.progress else {}
+            reply: tuple[int, _Reply, Any] = (call.id, _Reply.RESULT, call.function(*call.args, **options))
         except Exception as exc:  # every failure goes back to the caller, in words
-            reply = (call.id, _Reply.ERROR, _pack_error(exc))
+            reply = (call.id, _Reply.ERROR, pack(exc))
         try:
             outbox.send(reply)
         except OSError:
             return
+
+
+def _reporter(outbox: Connection, call_id: int) -> Any:
+    """In the child: ``progress(done, total)`` for the call ``call_id``, sent to the parent at once."""
+
+    def progress(done: int, total: int) -> None:
+        outbox.send((call_id, _Reply.PROGRESS, (int(done), int(total))))
+
+    return progress
 
 
 _IDS = itertools.count(1)
@@ -98,15 +79,17 @@ _LONGEST_POLL = 86_400.0
 
 
 class _Call:
-    """A request for the worker: ``function(*args)`` (a module-level function, pickled by name).
+    """A request for the worker: ``function(*args)`` (a module-level function, pickled by name), with
+    ``progress=`` a reporter when ``progress`` is true.
 
-    ``id`` is unique in this process; the worker's reply echoes it.
+    ``id`` is unique in this process; the worker's replies echo it.
     """
 
-    def __init__(self, function: Any, args: tuple[Any, ...]):
+    def __init__(self, function: Any, args: tuple[Any, ...], progress: bool = False):
         self.id = next(_IDS)
         self.function = function
         self.args = args
+        self.progress = progress
 
 
 _STARTUP_LIMIT = 120.0  # seconds a new worker may take to import the engine
@@ -149,8 +132,16 @@ class _Worker:
                 pass
         self.process, self.outbox, self.inbox, self.niced = None, None, None, False
 
-    def run(self, call: _Call, timeout: float, heavy_after: float = math.inf) -> Any:
+    def kill(self) -> None:
+        """Kill the process at once (from any thread): the run waiting on it hears of it as a crash."""
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.kill()
+
+    def run(self, call: _Call, timeout: float, heavy_after: float = math.inf,
+            progress: Callable[[int, int], None] | None = None) -> Any:
         """Send ``call`` and wait for its reply; on anything but a clean reply the worker is stopped.
+        ``progress(done, total)`` is called with each report the call sends before its result.
 
         A run that has used ``heavy_after / 2`` CPU-seconds (checked every ``heavy_after`` seconds)
         has its worker's priority lowered; that worker is then replaced after the run, so that
@@ -159,14 +150,14 @@ class _Worker:
         self.start()
         try:
             self._await_ready()
-            kind, payload = self._exchange(call, timeout, heavy_after)
+            kind, payload = self._exchange(call, timeout, heavy_after, progress)
         except BaseException:
             self.stop()  # a reply may still be on its way: this worker must not serve anyone else
             raise
         if self.niced:
             self.stop()
         if kind is _Reply.ERROR:
-            raise _unpack_error(*payload)
+            raise unpack(*payload)
         return payload
 
     def _await_ready(self) -> None:
@@ -201,22 +192,32 @@ class _Worker:
             pass
         self.niced = True
 
-    def _exchange(self, call: _Call, timeout: float, heavy_after: float) -> tuple[str, Any]:
+    def _exchange(self, call: _Call, timeout: float, heavy_after: float,
+                  progress: Callable[[int, int], None] | None) -> tuple[str, Any]:
         assert self.outbox is not None and self.inbox is not None
         try:
             self.outbox.send(call)
         except (OSError, EOFError):
             raise WorkerCrashed("the worker process was not reachable") from None
-        waited, cpu = 0.0, self._cpu_seconds()
+        began, cpu = time.monotonic(), self._cpu_seconds()
         step = min(timeout, heavy_after)
-        while not self._poll(step):
-            waited += step
+        while True:
+            if self._poll(step):
+                kind, payload = self._receive(call)
+                if kind is not _Reply.PROGRESS:
+                    return kind, payload
+                if progress is not None:
+                    progress(*payload)
+            waited = time.monotonic() - began
             if waited >= timeout:
                 raise RunTimeout(timeout)
             # Heavy by the CPU it used, not the time it took: on a busy host a light run waits too.
             if not self.niced and self._cpu_seconds() - cpu >= heavy_after / 2:
                 self._yield_cpu()  # the light runs beside it go first
             step = min(timeout - waited, heavy_after if not self.niced else _LONGEST_POLL)
+
+    def _receive(self, call: _Call) -> tuple[_Reply, Any]:
+        assert self.inbox is not None
         try:
             reply_id, kind, payload = self.inbox.recv()
         except Exception:  # cut short (EOF) or garbled (unpickling): either way the reply is lost

@@ -1,4 +1,5 @@
-"""Running a sweep on Dask distributed: a ``LocalCluster`` by default, or any scheduler by address.
+"""Running a sweep on Dask distributed: a ``LocalCluster`` by default, or any scheduler by address,
+through the client the app's Dask backend makes (``polarize.serve.cluster.dask_client``).
 
 The client builds the cells, skips those already in the results folder (by
 hash), times a small sample in-process to estimate the whole, then sends the
@@ -14,17 +15,15 @@ queued and leaves whole files only.
 from __future__ import annotations
 
 import contextlib
-import logging
-import os
-import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from polarize.env import scheduler_address
 from polarize.fields import ConfigError, shown
+from polarize.serve.cluster import ClusterUnavailable, dask_client
 from polarize.sweeps import store
 from polarize.sweeps.rows import ERROR
 from polarize.sweeps.spec import Sweep
@@ -126,43 +125,17 @@ def check_scheduler(scheduler: object) -> str:
     return scheduler_address(scheduler)
 
 
-def _client(scheduler: str | None, workers: int | None):
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler is not None:
-        try:
-            return Client(scheduler, timeout="10s"), None
-        except Exception as exc:  # unreachable, refused, a port out of range: one line naming the field
-            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-            raise ConfigError("scheduler", f"cannot reach {scheduler}: {reason}") from None
-    with _stderr_aside():
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=logging.ERROR)
-    return Client(cluster), cluster
-
-
 @contextlib.contextmanager
-def _stderr_aside() -> Iterator[None]:
-    """While the local cluster starts, standard error (file descriptor 2) goes to a file of its own.
-
-    Its worker processes keep it as theirs: a Ctrl-C reaches the terminal's whole process group,
-    and workers caught importing printed some 70 lines of tracebacks after "interrupted". Their
-    failures in a task come back as rows; this process's own standard error is restored at once.
-    """
-    try:
-        saved = os.dup(2)
-    except OSError:  # no standard error to keep aside
-        yield
-        return
-    with tempfile.TemporaryFile() as aside:
-        sys.stderr.flush()
-        os.dup2(aside.fileno(), 2)
+def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+    """The backend's Dask client for the sweep (``polarize.serve.cluster.dask_client``): to the scheduler
+    at ``scheduler``, or to a local cluster of ``workers``; one that cannot be reached is a
+    ``ConfigError`` naming the field."""
+    with contextlib.ExitStack() as stack:
         try:
-            yield
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
+            client = stack.enter_context(dask_client(scheduler, workers=workers))
+        except ClusterUnavailable as exc:
+            raise ConfigError("scheduler", str(exc)) from None
+        yield client
 
 
 def _cluster_run(tasks: list[Task], folder: Path, client, progress: Progress, callback) -> None:
@@ -171,7 +144,7 @@ def _cluster_run(tasks: list[Task], folder: Path, client, progress: Progress, ca
     futures = client.map(run_task, tasks, key=[f"polarize-sweep-{t.key}" for t in tasks], pure=False)
     by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
     try:
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):  # the sweep's client, not a default one
             task = by_key[future.key]
             try:
                 table, series = future.result()
@@ -212,7 +185,8 @@ def run_sweep(sweep: Sweep, folder: Path, *, scheduler: str | None = None, worke
         raise ConfigError("sweep", MISSING_MESSAGE)
     if scheduler is not None:  # read and reached before any work; every task then runs there
         scheduler, sample = check_scheduler(scheduler), False
-        _client(scheduler, workers)[0].close()
+        with _client(scheduler, workers):
+            pass
     sweep.entry.preflight(here=scheduler is None)
     folder = Path(folder)
     store.write_manifest(folder, sweep)
@@ -227,16 +201,11 @@ def run_sweep(sweep: Sweep, folder: Path, *, scheduler: str | None = None, worke
     if sample:
         tasks = _sample(sweep, folder, tasks, state, report)
     if tasks:
-        client, cluster = _client(scheduler, workers)
-        try:
+        with _client(scheduler, workers) as client:
             state.dashboard = client.dashboard_link or ""
             report(f"dask: {len(client.scheduler_info().get('workers', {}))} workers; "
                    f"dashboard {state.dashboard}")
             _cluster_run(tasks, folder, client, state, callback)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
     store.write_manifest(folder, sweep, last_run={"ran": state.done, "errors": state.errors,
                                                   "failed": state.failed, "seconds": state.elapsed})
     return state

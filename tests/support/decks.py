@@ -130,6 +130,7 @@ def two_visitors(browser: Any, url: str) -> None:
         said(b, r"Exam \(2 slides\)")
         b.get_by_role("button", name="Delete deck 1").click()
         b.get_by_text("No decks yet").wait_for()
+        said(b, r"Deleted the deck Exam")  # its button is gone with the deck; the answer is not
 
         # A's decks are as A left them: A's Exam asks about A's own slides, and is replaced.
         import_deck(a, exam("Q1 answer: 43", A_WORDS[3]), "exists already")
