@@ -661,6 +661,8 @@ DOCUMENTS: dict[str, str] = {
         "tests/test_app_cluster.py::test_visitors_arriving_together_at_an_unreachable_scheduler_share_one_attempt",
     "Dask's client tries to reconnect for 10 s, and after":
         "tests/test_app_cluster.py::test_a_scheduler_lost_then_restarted_is_used_again_without_restarting_the_app",
+    "The runs of every replica wait their turn in one queue":
+        "tests/test_cluster_admission.py::test_a_light_run_gets_the_reserve_beside_a_heavy_run_holding_the_only_thread",
     "A browser that returns no cookie, or whose replica died":
         "tests/browser/test_deploy_proxy.py::test_a_replica_lost_its_browsers_reconnect_to_the_other",
     "One client cannot take what a class shares.":

@@ -5,6 +5,7 @@
 - ``local``: this server's pool of worker processes (``worker``: one of them), the default;
 - ``cluster``: a Dask cluster's workers, where ``POLARIZE_SCHEDULER`` names one (and the client a
   sweep runs its tasks with);
+- ``cluster_admission``: one queue for every replica's runs on that cluster, kept on its scheduler;
 - ``inprocess``: the calling process (``POLARIZE_APP_INPROCESS``);
 - ``runner``: ``run_with_timeout``, ``call_with_timeout`` and ``submit`` on the backend it chooses;
 - ``errors``: why a run gave no result (``RunTimeout``, ``WorkerCrashed``, ``ServerBusy``, ...);

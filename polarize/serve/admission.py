@@ -28,11 +28,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from polarize.serve.errors import ServerBusy
 
-__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "ServerBusy", "Slot", "current_notice",
-           "queue_notices"]
+__all__ = ["HEAVY_AFTER", "LONGEST_WAIT", "MOST_WAITING", "Admission", "Queue", "ServerBusy", "Slot",
+           "current_notice", "queue_notices"]
 
 HEAVY_AFTER = 1.5
 """Seconds after which a running run counts as heavy (the Explorer's default run takes about 0.1 s)."""
@@ -79,8 +80,12 @@ class Slot:
     spare: bool
 
 
-class Admission:
-    """A first-come first-served queue over ``size`` regular slots and ``reserve`` spare ones.
+class Queue:
+    """The bookkeeping of an admission, without any waiting: tickets in order, the slots in use.
+
+    A first-come first-served queue over ``size`` regular slots and ``reserve`` spare ones. Not
+    thread-safe: ``Admission`` holds its lock around every call, and the cluster's admission
+    (``polarize.serve.cluster_admission``) calls it from the Dask scheduler's event loop.
 
     Parameters
     ----------
@@ -103,68 +108,55 @@ class Admission:
         self._running: dict[int, tuple[float, bool]] = {}  # ticket -> (start time, spare)
         self._waiting: collections.deque[int] = collections.deque()
         self._tickets = itertools.count(1)
-        self._changed = threading.Condition()
 
-    def enter(self, on_wait: Callable[[int], None] | None = None, *,
-              check: Callable[[], None] | None = None) -> Slot:
-        """Wait for a slot; ``on_wait(k)`` is told the place ``k`` (1: next) each time it changes.
-
-        ``on_wait`` (by default the one ``queue_notices`` set for this thread) is called without
-        any lock held; if it raises, the ticket leaves the queue. So does it if ``check()``, called
-        at every look (a few times a second), raises: a run cancelled while it waits.
+    def take(self) -> int:
+        """A new ticket at the back of the queue.
 
         Raises
         ------
         ServerBusy
-            ``most_waiting`` runs are waiting already.
+            ``most_waiting`` runs are waiting already, or those ahead would take over ``longest_wait``.
         """
-        on_wait = on_wait or _NOTICE.get()
-        with self._changed:
-            self._refuse_if_full()
-            ticket = next(self._tickets)
-            self._waiting.append(ticket)
-        told = 0
+        self._refuse_if_full()
+        ticket = next(self._tickets)
+        self._waiting.append(ticket)
+        return ticket
+
+    def place(self, ticket: int) -> int | None:
+        """The place of a waiting ``ticket`` (1: next), None when it is not waiting."""
         try:
-            while True:
-                with self._changed:
-                    place = self._waiting.index(ticket) + 1
-                    spare = self._free_slot() if place == 1 else None
-                    if spare is not None:
-                        self._waiting.popleft()
-                        self._running[ticket] = (time.monotonic(), spare)
-                        self._changed.notify_all()
-                        return Slot(ticket=ticket, spare=spare)
-                    if place == told:
-                        self._changed.wait(_RECHECK)
-                moved, told = place != told, place
-                if moved and on_wait is not None:
-                    on_wait(place)
-                if check is not None:
-                    check()
-        except BaseException:
-            with self._changed:
-                if ticket in self._waiting:
-                    self._waiting.remove(ticket)
-                self._changed.notify_all()
-            raise
+            return self._waiting.index(ticket) + 1
+        except ValueError:
+            return None
 
-    def leave(self, slot: Slot) -> None:
-        """Give the slot back (always, however the run ended)."""
-        with self._changed:
-            started = self._running.pop(slot.ticket, None)
-            if started is not None:
-                held = time.monotonic() - started[0]
-                self.typical = held if self.typical is None else (1 - _RECENT) * self.typical + _RECENT * held
-            self._changed.notify_all()
+    def slot(self, ticket: int) -> Slot | None:
+        """The slot ``ticket`` holds, None when it holds none."""
+        running = self._running.get(ticket)
+        return None if running is None else Slot(ticket=ticket, spare=running[1])
 
-    def resize(self, size: int) -> None:
-        """Use ``size`` regular slots from now on (runs already running keep theirs)."""
-        with self._changed:
-            self.size = size
-            self._changed.notify_all()
+    def start(self) -> Slot | None:
+        """The head's slot when one is free for it now (it leaves the queue), else None."""
+        spare = self._free_slot() if self._waiting else None
+        if spare is None:
+            return None
+        ticket = self._waiting.popleft()
+        self._running[ticket] = (time.monotonic(), spare)
+        return Slot(ticket=ticket, spare=spare)
+
+    def drop(self, ticket: int) -> None:
+        """``ticket`` leaves the queue without a slot (its wait was cancelled)."""
+        if ticket in self._waiting:
+            self._waiting.remove(ticket)
+
+    def finish(self, ticket: int) -> None:
+        """``ticket``'s slot is given back (however its run ended); its length counts in ``typical``."""
+        started = self._running.pop(ticket, None)
+        if started is not None:
+            held = time.monotonic() - started[0]
+            self.typical = held if self.typical is None else (1 - _RECENT) * self.typical + _RECENT * held
 
     def expected_wait(self) -> float:
-        """Seconds a run arriving now may expect to wait: 0 until a run has been timed (lock held)."""
+        """Seconds a run arriving now may expect to wait: 0 until a run has been timed."""
         if self.typical is None:
             return 0.0
         ahead = len(self._waiting) + max(0, len(self._running) - self.size + 1)
@@ -180,7 +172,7 @@ class Admission:
                              f"(at most {self.longest_wait:.0f} s)")
 
     def _free_slot(self) -> bool | None:
-        """False for a regular slot, True for a spare one, None when the head must wait (lock held)."""
+        """False for a regular slot, True for a spare one, None when the head must wait."""
         regular = sum(not spare for _, spare in self._running.values())
         if regular < self.size:
             return False
@@ -191,5 +183,70 @@ class Admission:
 
     def counts(self) -> tuple[int, int]:
         """(running, waiting) now."""
+        return len(self._running), len(self._waiting)
+
+
+class Admission(Queue):
+    """A ``Queue`` that runs wait in: ``enter`` blocks the calling thread until its slot is free.
+
+    Parameters as ``Queue``'s.
+    """
+
+    def __init__(self, size: int, **kwargs: Any):
+        super().__init__(size, **kwargs)
+        self._changed = threading.Condition()
+
+    def enter(self, on_wait: Callable[[int], None] | None = None, *,
+              check: Callable[[], None] | None = None) -> Slot:
+        """Wait for a slot; ``on_wait(k)`` is told the place ``k`` (1: next) each time it changes.
+
+        ``on_wait`` (by default the one ``queue_notices`` set for this thread) is called without
+        any lock held; if it raises, the ticket leaves the queue. So does it if ``check()``, called
+        at every look (a few times a second), raises: a run cancelled while it waits.
+
+        Raises
+        ------
+        ServerBusy
+            ``most_waiting`` runs are waiting already.
+        """
+        on_wait = on_wait or current_notice()
         with self._changed:
-            return len(self._running), len(self._waiting)
+            ticket = self.take()
+        told = 0
+        try:
+            while True:
+                with self._changed:
+                    place = self.place(ticket)
+                    slot = self.start() if place == 1 else None
+                    if slot is not None:
+                        self._changed.notify_all()
+                        return slot
+                    if place == told:
+                        self._changed.wait(_RECHECK)
+                moved, told = place != told, place
+                if moved and on_wait is not None:
+                    on_wait(place)
+                if check is not None:
+                    check()
+        except BaseException:
+            with self._changed:
+                self.drop(ticket)
+                self._changed.notify_all()
+            raise
+
+    def leave(self, slot: Slot) -> None:
+        """Give the slot back (always, however the run ended)."""
+        with self._changed:
+            self.finish(slot.ticket)
+            self._changed.notify_all()
+
+    def resize(self, size: int) -> None:
+        """Use ``size`` regular slots from now on (runs already running keep theirs)."""
+        with self._changed:
+            self.size = size
+            self._changed.notify_all()
+
+    def counts(self) -> tuple[int, int]:
+        """(running, waiting) now."""
+        with self._changed:
+            return super().counts()

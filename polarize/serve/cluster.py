@@ -19,9 +19,10 @@ pool of workers, and a class past one machine is a matter of adding workers.
   ``distributed.scheduler.allowed-failures``, 3 by default); past that, ``WorkerCrashed`` says in one
   line that the cluster lost the run. A run that fails in the engine is not run again: it would fail
   the same way.
-- **The queue**: runs still wait their turn in this server's ``Admission``, with their place told,
-  at most as many at once as the cluster has worker threads (looked up again every
-  ``RESIZE_SECONDS``, so workers added for a course are used without a restart).
+- **The queue**: runs wait their turn in one queue for the whole cluster, shared by every replica
+  (``polarize.serve.cluster_admission``), with their place told: at most as many at once as the
+  cluster has worker threads (so workers added for a course are used without a restart), and a spare
+  slot for a light run while every running run is heavy.
 - **A scheduler that cannot be reached** is tried by one visitor at a time: those who come meanwhile
   share that attempt's outcome, and a failure is remembered for ``RETRY_SECONDS``, each visitor of
   that while told at once in one line (``ClusterUnavailable``); the next visit after it tries again.
@@ -54,7 +55,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from polarize.env import SCHEDULER, scheduler
-from polarize.serve.admission import Admission, current_notice
+from polarize.serve.admission import current_notice
 from polarize.serve.backend import Progress, Relay
 from polarize.serve.errors import ClusterUnavailable, NoWorkers, RunTimeout, ServerBusy, WorkerCrashed
 
@@ -100,7 +101,9 @@ class _Cluster:
         except (OSError, TimeoutError) as exc:
             raise ClusterUnavailable(f"the Dask scheduler at {address} ({SCHEDULER}) cannot be reached "
                                      f"({type(exc).__name__})") from None
-        self.admission = Admission(1, reserve=0)
+        from polarize.serve.cluster_admission import SharedAdmission
+
+        self.admission = SharedAdmission(self.client, lost=self.lost)  # one queue for every replica
         self.looked, self.threads = -float("inf"), 0
         self.resize()
 
@@ -314,12 +317,14 @@ def _on_worker(started: str, reports: str | None, seconds: float, function: Any,
 
     from distributed import Event, Queue, get_client
 
+    from polarize.serve.cluster_admission import run_making_room
+
     event = Event(started)
     with contextlib.suppress(Exception):  # bookkeeping: the run goes on without it
         event.set()
     try:
         if reports is None:
-            return function(*args)
+            return run_making_room(function, args)  # a heavy run leaves its thread to the reserve
         queue, end = Queue(reports, client=get_client()), time.monotonic() + seconds
 
         def progress(done: int, total: int) -> None:
@@ -327,7 +332,7 @@ def _on_worker(started: str, reports: str | None, seconds: float, function: Any,
             if time.monotonic() > end:
                 raise RunTimeout(seconds)
 
-        return function(*args, progress=progress)
+        return run_making_room(lambda *given: function(*given, progress=progress), args)
     finally:
         with contextlib.suppress(Exception):
             event.clear()  # nobody waiting on it: the scheduler forgets it
@@ -362,11 +367,12 @@ def cluster_call(cluster: _Cluster, function: Any, args: tuple[Any, ...], second
 
     relay = relay or Relay()
     cluster.check()
-    slot = cluster.admission.enter(relay.place, check=relay.check)
+    key = key or task_key(function, args)
+    # At once, with no slot, while this key runs for another replica.
+    slot = cluster.admission.enter(relay.place, check=relay.check, key=key)
     try:
         relay.check()
         cluster.check()  # the workers may have gone while this run waited its turn
-        key = key or task_key(function, args)
         attempts = 0
         while True:
             attempts += 1

@@ -136,3 +136,96 @@ def counted(log: str, value: float, seconds: float) -> dict[str, Any]:
         out.write(f"{os.getpid()}\n")
     time.sleep(seconds)
     return {"value": value, "pid": os.getpid()}
+
+
+def gated(log: str, value: float, gate: str) -> dict[str, Any]:
+    """A task that notes each time it starts (its worker's pid, a line in ``log``) and runs until the file
+    ``gate`` exists: a run as heavy as a test needs, ended by the test when it chooses."""
+    with open(log, "a") as out:
+        out.write(f"{os.getpid()}\n")
+    while not os.path.exists(gate):
+        time.sleep(0.05)
+    return {"value": value, "pid": os.getpid()}
+
+
+_REPLICA = """
+import json, sys, threading
+from support import cluster
+from polarize.serve.runner import call_with_timeout, queue_notices
+
+said = threading.Lock()
+
+
+def say(**event):
+    with said:
+        print(json.dumps(event), flush=True)
+
+
+def run(name, function, args, timeout):
+    try:
+        with queue_notices(lambda place: say(name=name, place=place)):
+            answer = call_with_timeout(getattr(cluster, function), *args, timeout=timeout)
+        say(name=name, value=answer["value"])
+    except Exception as exc:
+        say(name=name, error=f"{type(exc).__name__}: {exc}")
+
+
+for line in sys.stdin:
+    threading.Thread(target=run, kwargs=json.loads(line)).start()
+"""
+
+
+class Replica:
+    """A process standing for one replica of the app: its own client of the cluster at ``address``, running
+    the runs it is sent (``run``) each in a thread of its own, as a server's sessions do. ``events`` are
+    what its runs said, in order: ``{"name", "place"}`` while one waits, then ``{"name", "value"}`` or
+    ``{"name", "error"}``."""
+
+    def __init__(self, address: str):
+        import threading
+
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+               "POLARIZE_SCHEDULER": address}
+        self.proc = subprocess.Popen([sys.executable, "-c", _REPLICA], env=env, cwd=ROOT, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+        self.events: list[dict[str, Any]] = []
+        self.heard = threading.Condition()
+        threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self) -> None:
+        for line in self.proc.stdout:
+            with self.heard:
+                self.events.append(json.loads(line))
+                self.heard.notify_all()
+
+    def run(self, name: str, function: str, *args: Any, timeout: float = 120.0) -> None:
+        """Start ``support.cluster.<function>(*args)`` through ``call_with_timeout``, told ``name``."""
+        self.proc.stdin.write(json.dumps({"name": name, "function": function, "args": args,
+                                          "timeout": timeout}) + "\n")
+        self.proc.stdin.flush()
+
+    def said(self, name: str) -> list[dict[str, Any]]:
+        with self.heard:
+            return [event for event in self.events if event["name"] == name]
+
+    def wait(self, name: str, key: str, seconds: float = 120.0) -> Any:
+        """What run ``name`` said under ``key`` (``place``, ``value``, ``error``) first; AssertionError
+        after ``seconds`` without it."""
+        deadline = time.monotonic() + seconds
+        with self.heard:
+            while True:
+                found = [event[key] for event in self.events if event["name"] == name and key in event]
+                if found:
+                    return found[0]
+                assert time.monotonic() < deadline, f"{name} said no {key} in {seconds} s: {self.events}"
+                self.heard.wait(min(1.0, deadline - time.monotonic()))
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
