@@ -141,6 +141,11 @@ class _MatrixSystem:
     def rows(self, y):
         return y.reshape(-1, self.m)
 
+    def _batch(self, y):
+        """``rows(y)``, but a batch of one as its one row (m,): the right-hand sides take any leading
+        axes, and numpy runs a single state faster without one (sparsemax's threshold by a third)."""
+        return y if len(y) == self.m else self.rows(y)
+
     def flat(self, rows):
         return rows.ravel()
 
@@ -159,9 +164,9 @@ class _MatrixSystem:
         raise NotImplementedError
 
     def gradient(self, y):
-        R = self.rows(y)
+        R = self._batch(y)
         G = self._gradients(*self.split(R))
-        return np.concatenate([G.grad_V.reshape(len(R), -1), G.grad_a], axis=1).ravel()
+        return np.concatenate([G.grad_V.reshape(*R.shape[:-1], -1), G.grad_a], axis=-1).ravel()
 
     def field(self, _t, y):
         return -self.gradient(y)
@@ -317,11 +322,12 @@ class LogisticClosedSystem:
 
     def field(self, w, y):
         n = self.n
-        R = self.rows(y)
-        da, dp, z, _ = logistic_closed_field(R[:, :n], R[:, n:], self.normalizer)
+        # A batch of one as its one row (2n,), as _MatrixSystem._batch does (``flat`` keeps it as it is).
+        R = y if len(y) == 2 * n else self.rows(y)
+        da, dp, z, _ = logistic_closed_field(R[..., :n], R[..., n:], self.normalizer)
         # d tau / dw = (1 + t) / (1 + e^z), written without overflow.
-        rate = np.exp(w - np.logaddexp(0.0, z))[:, None]
-        return self.flat(np.concatenate([da, dp], axis=1) * rate)
+        rate = np.exp(w - np.logaddexp(0.0, z))[..., None]
+        return self.flat(np.concatenate([da, dp], axis=-1) * rate)
 
     def schedule(self, t):
         kinks = {"kinks": kinks_of(self.normalizer), "logits": slice(0, self.n)} if len(self) == 1 else {}
