@@ -1,14 +1,14 @@
 """Many starting logits of one experiment at once: ``simulate_many`` and its ``Ensemble``.
 
-The starts are run as stacks (``polarize.batched``) in groups of at most
-``GROUP_SIZE``. A group that cannot be marched as one (a failed step, an
-overflow, a start that needs far more steps than the rest) is split in two and
-each half tried again, so that one slow start holds back only the few it is
-grouped with; the starts of a small group that fails are run by ``simulate`` itself, which says why
-it stopped or refuses the start. A normalizer whose kinks can hold a coordinate (l1's sliding mode)
-has every start run by ``simulate``: a stack cannot slide, and its failed attempts would make the
-whole slower than a loop. Every entry therefore agrees with ``simulate`` on the same start.
-A field that overflows anywhere in a stack splits it at once (a NaN would otherwise trap scipy's
+The starts are run as batches of the system ``simulate`` runs (``polarize.systems.build_system``:
+the same choice, a batch of k starts instead of one) in groups of at most ``GROUP_SIZE``. A group
+that cannot be marched as one (a failed step, an overflow, a start that needs far more steps than
+the rest) is split in two and each half tried again, so that one slow start holds back only the few
+it is grouped with; the starts of a small group that fails are run by ``simulate`` itself, which
+says why it stopped or refuses the start. Where many starts cannot run as one batch at all
+(``polarize.systems.runs_together``: l1's sliding mode, a method that does not batch) every start
+is run by ``simulate``. Every entry therefore agrees with ``simulate`` on the same start.
+A field that overflows anywhere in a batch splits it at once (a NaN would otherwise trap scipy's
 step-size control in an endless loop), and a wall-clock ``budget`` stops the whole ensemble,
 keeping the starts done before it ran out.
 """
@@ -16,16 +16,15 @@ keeping the starts done before it ran out.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 from threadpoolctl import ThreadpoolController
 
-from polarize import notebook
-from polarize.batched import ClosedStack, GroupFailed, MatrixStack, descend, march
+from polarize import notebook, stepping
 from polarize.budget import OutOfTime, WallClock
 from polarize.config import ConfigError, Experiment
 from polarize.env import max_starts
@@ -34,8 +33,8 @@ from polarize.methods import METHODS
 from polarize.normalizers import DegenerateStateError
 from polarize.save_at import SaveAt
 from polarize.status import Status
-from polarize.switching import kinks_of
-from polarize.systems import build_loss
+from polarize.stepping import Stopped
+from polarize.systems import DescentSystem, System, build_loss, build_system, runs_together
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Ensemble", "max_starts", "simulate_many"]
 
+GROUP_STEPS = 2000
+"""Adaptive steps a batch may take before it is split (smooth groups need tens to hundreds)."""
 GROUP_SIZE = 2048
 """Starts marched together at most: large enough that Python's per-step cost is shared, small
 enough that a slow start slows down few others."""
@@ -187,11 +188,9 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     e = experiment.resolved()
     starts = _checked_starts(e, a0)
     clock = WallClock() if budget is None else WallClock(budget)
-    normalizer = e.sigma
     loss = build_loss(e)
-    kind = ClosedStack if ClosedStack.applies(e, loss) else MatrixStack
-    stack = kind.build(e, loss, normalizer)
-    _check_defined(stack, starts)
+    system = build_system(e, loss, e.sigma, starts)
+    _check_defined(system, starts)
     grid = e.save_at(_samples(e, len(starts), trajectories))
     t = grid.t
     rows = np.empty((len(starts), len(t), e.n)) if trajectories else None
@@ -199,19 +198,15 @@ def simulate_many(experiment: Experiment, a0: ArrayLike, *, trajectories: bool =
     finished = np.ones(len(starts), dtype=bool)
     alone = done = 0
     status = Status.FINISHED
-    # A stack has no sliding mode: where a kink can hold a coordinate (l1), marching many starts as one
-    # chatters on it until the group fails and splits, which cost ~7x a plain loop. Each runs alone, as
-    # do the starts of a method the stacks do not run (Method.stacked).
-    method = METHODS[e.method]
-    sliding = not method.stacked or (not method.stepped and getattr(kinks_of(normalizer), "slides", False))
+    together = runs_together(e)
     with _THREADPOOLS.limit(limits=1, user_api="blas"), np.errstate(over="ignore", invalid="ignore",
                                                                       divide="ignore"):
-        size = 1 if sliding else min(GROUP_SIZE, max(1, GROUP_FLOATS // stack.floats_per_start()))
+        size = min(GROUP_SIZE, max(1, GROUP_FLOATS // system.floats_per_start())) if together else 1
         try:
             for begin in range(0, len(starts), size):
                 group = np.arange(begin, min(begin + size, len(starts)))
-                parts = ([_alone(e, starts[begin], group, t, clock)] if sliding
-                         else _run_group(e, stack, starts, group, grid, clock))
+                parts = (_run_group(e, loss, starts, group, grid, clock) if together
+                         else [_alone(e, starts[begin], group, t, clock)])
                 for index, a, s, ok, single in parts:
                     a_end[index], s_end[index] = a[:, -1], s[:, -1]
                     finished[index] = ok
@@ -245,14 +240,15 @@ def _checked_starts(e: Experiment, a0) -> np.ndarray:
     return starts
 
 
-def _check_defined(stack, starts: np.ndarray) -> None:
+def _check_defined(system: System, starts: np.ndarray) -> None:
     """Refuse, as bad input, a start where the normalizer is undefined (``simulate`` does the same)."""
     try:
-        stack.scores(stack.start(starts))
+        system.scores(system.rows(system.y0))
     except DegenerateStateError:
-        for k, row in enumerate(starts):
+        rows = system.rows(system.y0)
+        for k in range(len(starts)):
             try:
-                stack.scores(stack.start(row[None]))
+                system.scores(rows[k:k + 1])
             except DegenerateStateError as exc:
                 raise ConfigError("a0", f"cannot start from row {k}: {exc}") from None
 
@@ -265,22 +261,25 @@ def _samples(e: Experiment, K: int, trajectories: bool) -> int:
     return int(min(e.samples, max(2, TRAJECTORY_FLOATS // (K * e.n))))
 
 
-def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, grid: SaveAt,
-               clock: WallClock):
+class GroupFailed(Exception):
+    """The batch could not be marched as one (failed step, overflow, too many steps)."""
+
+
+def _run_group(e: Experiment, loss, starts: np.ndarray, index: np.ndarray, grid: SaveAt, clock: WallClock):
     """Yield ``(index, a, s, finished, alone)`` for parts of a group, splitting it where it cannot run as one.
 
     ``a`` and ``s`` are (k, T, n) at the saved times ``grid.t``. Raises ``OutOfTime`` once ``clock``
     has run out.
     """
-    Y0 = stack.start(starts[index])
+    system = build_system(e, loss, e.sigma, starts[index])
     try:
-        if METHODS[e.method].stepped:
-            Y = descend(stack, Y0, e.lr, grid.steps, clock)
+        if METHODS[e.method].stepped:  # a matrix system: the closed and reduced ones run the flow only
+            Y = descend(cast(DescentSystem, system), e.lr, grid.steps, clock)
         else:
-            Y = march(stack, Y0, stack.clock(grid.t), clock)
-        a, s = stack.scores(Y)
+            Y = march(system, grid.t, clock)
+        a, s = system.scores(Y)
         # simulate stops a run whose measurements (loss, gradients) overflow, even if its state did not.
-        velocity = stack.field(stack.clock(grid.t)[-1], stack.pack(Y[:, -1]))
+        velocity = system.field(system.schedule(grid.t).targets[-1], system.flat(Y[:, -1]))
         if not (np.all(np.isfinite(s)) and np.all(np.isfinite(velocity))):
             raise GroupFailed("the run diverges")
     except (GroupFailed, DegenerateStateError, FloatingPointError):
@@ -289,10 +288,68 @@ def _run_group(e: Experiment, stack, starts: np.ndarray, index: np.ndarray, grid
                 yield _alone(e, starts[k], np.array([k]), grid.t, clock)
             return
         half = len(index) // 2
-        yield from _run_group(e, stack, starts, index[:half], grid, clock)
-        yield from _run_group(e, stack, starts, index[half:], grid, clock)
+        yield from _run_group(e, loss, starts, index[:half], grid, clock)
+        yield from _run_group(e, loss, starts, index[half:], grid, clock)
         return
     yield index, a, s, True, False
+
+
+def march(system: System, t: np.ndarray, clock: WallClock | None = None) -> np.ndarray:
+    """March a batch through the saved times ``t`` (T,): its rows (k, T, m) at each (the first its start).
+
+    ``simulate``'s march (``polarize.stepping``) on the batch, with the tolerances of its schedule (divided
+    by ``sqrt(k)``), at most ``GROUP_STEPS`` steps and no stall rule; ``clock`` (none when not given)
+    is looked at at every evaluation of the field. Raises ``GroupFailed`` on a failed step, a field or
+    state that overflowed or more than ``GROUP_STEPS`` steps; ``budget.OutOfTime`` when ``clock`` runs out.
+    """
+    clock = clock or WallClock()
+    states = stepping.march(_finite_field(system, clock), system.y0, system.schedule(t), budget=clock,
+                            max_steps=GROUP_STEPS, stall=None)
+    return _gathered(system, (y for columns in states for y in columns.T), len(t))
+
+
+def descend(system: DescentSystem, lr: float, steps: np.ndarray,
+            clock: WallClock | None = None) -> np.ndarray:
+    """Gradient descent on a batch, saved at the step counts ``steps`` (T,): its rows (k, T, m).
+
+    ``simulate``'s descent loop (``polarize.stepping``) on the batch's flat state. Raises ``GroupFailed``
+    when a start diverges (``simulate`` then says where, for that start alone), ``budget.OutOfTime``
+    when the budget ``clock`` runs out.
+    """
+    states = stepping.descend(system.gradient, system.y0, lr, steps, budget=clock)
+    return _gathered(system, states, len(steps))
+
+
+def _finite_field(system: System, clock: WallClock):
+    """``system.field``, stopping the march at the first value that is not finite or once time is up.
+
+    Time is looked at in every evaluation, not only between steps: one step of a large batch
+    with LSODA's banded Jacobian makes many of them.
+
+    scipy's steppers shrink a step by a factor computed from its error: a NaN error makes
+    the step size NaN, which no test of "too small" catches, and the step then loops for ever
+    inside ``solver.step()`` (an overflow at one start of a batch is enough). So the batch
+    is split at once, and the start that overflows is judged by ``simulate`` alone.
+    """
+    def field(x, y):
+        clock.check()
+        out = system.field(x, y)
+        if not np.all(np.isfinite(out)):
+            raise GroupFailed("the field overflowed")
+        return out
+    return field
+
+
+def _gathered(system: System, states: Iterable[np.ndarray], T: int) -> np.ndarray:
+    """The flat states a loop yields, one per saved time, as the batch's rows (k, T, m)."""
+    k, m = system.rows(system.y0).shape
+    out = np.empty((k, T, m))
+    try:
+        for j, y in enumerate(states):
+            out[:, j] = system.rows(y)
+    except Stopped as exc:
+        raise GroupFailed(str(exc)) from None
+    return out
 
 
 def _alone(e: Experiment, a0: np.ndarray, index: np.ndarray, t: np.ndarray, clock: WallClock):

@@ -1,10 +1,10 @@
 """Running an experiment: exact gradient flow, or gradient descent.
 
-``simulate(experiment)`` builds the cheapest exact system for it
+``simulate(experiment)`` builds the cheapest exact system for it, a batch of one
 (``polarize.systems.build_system``: the closed logistic system, the reduced
 coordinates ``W = X V``, or the full ``(V, a)`` / ``(U, a)``) and marches it to
-the saved times (``Experiment.save_at``) through ``polarize.stepping``, the loops
-``simulate_many`` runs its stacks through too.
+the saved times (``Experiment.save_at``) through ``polarize.stepping``: the same
+systems, the same choice and the same loops ``simulate_many`` runs its batches through.
 
 Time stepping is scipy's (LSODA or DOP853, with tight tolerances), read at each saved
 time off the step's dense output. Normalizers with kinks (relu, l1, sparsemax) are

@@ -50,9 +50,9 @@ class Method:
         ``polarize.systems`` system at the saved times ``grid`` (``SaveAt``), the start first; ``calls``
         counts the evaluations, ``log`` the switches at kinks, ``clock`` the time allowed.
     stacked : bool
-        Whether ``polarize.batched``'s stacks run it for many starts at once, step for step (their
-        descent when ``stepped``, else their march). ``simulate_many`` runs each start of any other
-        method alone, through ``states``.
+        Whether ``simulate_many`` runs many starts of it as one batch (a ``polarize.systems`` system
+        of k starts), step for step (the descent loop when ``stepped``, else the march). It runs each
+        start of any other method alone, through ``states`` (``polarize.systems.runs_together``).
     """
 
     name: str

@@ -149,8 +149,8 @@ def logistic_closed_field(a: np.ndarray, p: np.ndarray, normalizer: Normalizer):
 
         da/dtau = J(a)^T p,   dp/dtau = s,   dt/dtau = 1 + exp(z).
 
-    The one home of this field: one start (``systems.LogisticClosedSystem``, in ``tau``) and a
-    stack of starts (``batched.ClosedStack``, in ``log(1 + t)``) both evaluate it here.
+    The one home of this field: ``systems.LogisticClosedSystem`` evaluates it here for a batch of
+    starts (one or many), marched in ``log(1 + t)``.
 
     Parameters
     ----------

@@ -1,18 +1,17 @@
-"""The one march and the one descent loop, for one start and for a stack of many.
+"""The one march and the one descent loop, for a batch of one start or of many.
 
 ``march`` drives a scipy ``OdeSolver`` and reads the state at each saved time off the
 step's dense output, so memory stays proportional to what is saved; ``descend`` is
-gradient descent, step for step as a plain loop. ``polarize.integrate`` runs one start
-through them (a flat state), ``polarize.batched`` a stack of starts (the same loops on a
-state that holds every start). Either stops in one of two ways: ``Stopped`` (the run
-cannot go on; the message says why, in words) or ``budget.OutOfTime`` (its wall-clock
-budget ran out).
+gradient descent, step for step as a plain loop. ``polarize.integrate`` (one start) and
+``polarize.ensemble`` (many) run a ``polarize.systems`` system's flat state through them.
+Either stops in one of two ways: ``Stopped`` (the run cannot go on; the message says why,
+in words) or ``budget.OutOfTime`` (its wall-clock budget ran out).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,14 +47,14 @@ class Schedule:
     Attributes
     ----------
     targets : ndarray, shape (K,)
-        The saved times in the marched variable (``t`` itself, or ``clock`` values).
-    clock, clock_rate : callable or None
-        A monotone function of the state (columns of a (state, k) array) whose
-        values are the ``targets``, and its derivative in the marched variable;
-        None when the marched variable is ``t``.
+        The saved times in the marched variable (``t`` itself, or ``log(1 + t)``).
     stepper : type of scipy.integrate.OdeSolver
     jacobian : callable or None
         ``jac(x, y)`` of the vector field, for implicit steppers.
+    rtol, atol : float
+        The stepper's tolerances (a batch of k starts divides them by ``sqrt(k)``).
+    options : dict
+        More options for the stepper (a banded Jacobian's ``lband``, ``uband``).
     kinks : Kinks or None
         Where the normalizer is not smooth (``polarize.switching``): the
         integrator then locates each switch and restarts there.
@@ -66,19 +65,19 @@ class Schedule:
     """
 
     targets: np.ndarray
-    clock: Callable | None = None
-    clock_rate: Callable | None = None
     stepper: type[OdeSolver] = DOP853
     jacobian: Callable | None = None
+    rtol: float = RTOL
+    atol: float = ATOL
+    options: dict[str, Any] = field(default_factory=dict)
     kinks: Kinks | None = None
     logits: slice | None = None
     stall_note: str = ""
 
 
 def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | None = None,
-          budget: WallClock | None = None, rtol: float = RTOL, atol: float = ATOL,
-          max_steps: int = MAX_FLOW_STEPS, stall: int | None = STALL_STEPS,
-          **options: Any) -> Iterator[np.ndarray]:
+          budget: WallClock | None = None, max_steps: int = MAX_FLOW_STEPS,
+          stall: int | None = STALL_STEPS) -> Iterator[np.ndarray]:
     """Step a scipy ``OdeSolver`` and yield the states at the targets of ``plan``.
 
     Parameters
@@ -91,8 +90,6 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         Filled in with the switches at the kinks of ``plan.kinks``.
     budget : WallClock, optional
         A step begun after it expired raises ``budget.OutOfTime``.
-    rtol, atol : float
-        The stepper's tolerances (a stack of k starts divides them by ``sqrt(k)``).
     max_steps : int
         Steps in all; past them the run stops.
     stall : int or None
@@ -100,9 +97,7 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         velocity is rounding noise; otherwise it goes on if, at the pace of those steps, the next
         target lies within the steps left (a large stiff state crosses the late stretch of a
         converging run in many small stable steps), and is stopped as stalled if not (with
-        ``plan.stall_note``). None: no such rule (a stack is split instead, once past ``max_steps``).
-    **options
-        Passed to the stepper (e.g. a banded Jacobian's ``lband``, ``uband``).
+        ``plan.stall_note``). None: no such rule (a batch is split instead, once past ``max_steps``).
 
     Yields
     ------
@@ -115,24 +110,17 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
         A failed step, a state that overflowed, or a stall (no pace to reach the next target).
     StepsUsedUp
         ``max_steps`` used up (with ``plan.stall_note``) before the last target.
-
-    Notes
-    -----
-    Without ``plan.clock`` the targets are values of the independent variable. With it, they
-    are values of the monotone function ``clock(y)`` of the state, and each is located inside
-    the step that crosses it by Newton's method on the step's dense output.
     """
     budget = budget or WallClock()
-    targets, clock = plan.targets, plan.clock
-    bound = targets[-1] if clock is None else np.inf
+    targets = plan.targets
+    options = dict(plan.options)
     if plan.jacobian is not None:
         options["jac"] = plan.jacobian
-    x0 = targets[0] if clock is None else 0.0
-    solver = start_solver(plan.stepper, fun, x0, y0, bound, kinks=plan.kinks, logits=plan.logits, log=log,
-                          rtol=rtol, atol=atol, **options)
+    solver = start_solver(plan.stepper, fun, targets[0], y0, targets[-1], kinks=plan.kinks,
+                          logits=plan.logits, log=log, rtol=plan.rtol, atol=plan.atol, **options)
     yield y0[:, None]
     k, since = 1, 0
-    now = clock(y0) if clock else solver.t
+    now = solver.t
     mark = now  # where the current stretch of steps without a target began
     for step in range(max_steps):
         budget.check()
@@ -146,18 +134,14 @@ def march(fun: Callable, y0: np.ndarray, plan: Schedule, *, log: SwitchLog | Non
             if (now - mark) * (max_steps - step) < (targets[k] - now) * stall:
                 raise Stopped(stall_message(stall) + plan.stall_note)
             since, mark = 0, now
-        start, before = solver.t, now
         since += 1
         _step(solver)
-        now = clock(solver.y) if clock else solver.t
+        now = solver.t
         if now < targets[k]:
             continue
         since, mark = 0, now
         j = int(np.searchsorted(targets, now, side="right"))
-        local = solver.dense_output()
-        where = targets[k:j] if clock is None else _locate(
-            local, clock, plan.clock_rate, targets[k:j], start, solver.t, before, now)
-        yield local(where).reshape(len(y0), -1)
+        yield solver.dense_output()(targets[k:j]).reshape(len(y0), -1)
         k = j
         if k == len(targets):
             return
@@ -172,8 +156,8 @@ def descend(gradient: Callable[[np.ndarray], np.ndarray], y0: np.ndarray, lr: fl
     ----------
     gradient : callable
         The loss gradient, same shape as its argument.
-    y0 : ndarray, shape (state,) or (k, m)
-        One start's state, or a stack of starts' rows (each row then descends on its own).
+    y0 : ndarray
+        A state of any shape (a batch's flat state: each start then descends on its own).
     lr : float
     save_at : ndarray of int, shape (T,)
         Step counts, the first 0 (the start is yielded first).
@@ -222,21 +206,3 @@ def _at_rest(fun: Callable, solver) -> bool:
     """Whether the flow's velocity is rounding noise (the error control would chase it forever)."""
     velocity = np.max(np.abs(fun(solver.t, solver.y)))
     return bool(velocity <= AT_REST * max(1.0, np.max(np.abs(solver.y))))
-
-
-def _locate(local, clock, clock_rate, want, lo, hi, clock_lo, clock_hi):
-    """Solve ``clock(local(x)) = want`` for each entry of ``want`` on ``[lo, hi]``.
-
-    Newton's method from the linear-interpolation guess, with the derivative
-    ``clock_rate`` (d clock / dx) and every iterate kept inside the step; the clock is monotone
-    and smooth over one accurate step, so three or four iterations reach rounding.
-    """
-    x = lo + (hi - lo) * (want - clock_lo) / (clock_hi - clock_lo)
-    tolerance = 8 * np.finfo(float).eps * np.maximum(1.0, np.abs(want))
-    for _ in range(20):
-        y = local(x)
-        miss = clock(y) - want
-        if np.all(np.abs(miss) <= tolerance):
-            break
-        x = np.clip(x - miss / clock_rate(y), lo, hi)
-    return x

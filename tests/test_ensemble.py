@@ -96,10 +96,10 @@ def test_a_large_group_that_fails_is_split_in_halves_that_run_as_stacks(monkeypa
     """Above SPLIT_ABOVE starts a failed group is halved and each half marched again (not run alone)."""
     march = ensemble_module.march
 
-    def fails_when_large(stack, Y0, *args):
-        if len(Y0) > 4:
+    def fails_when_large(system, *args):
+        if len(system) > 4:
             raise ensemble_module.GroupFailed("forced")
-        return march(stack, Y0, *args)
+        return march(system, *args)
 
     monkeypatch.setattr(ensemble_module, "march", fails_when_large)
     monkeypatch.setattr(ensemble_module, "SPLIT_ABOVE", 2)
@@ -167,9 +167,9 @@ def test_large_states_are_marched_in_smaller_groups(monkeypatch, flow_tol):
     seen = []
     real_march = ensemble_module.march
 
-    def spy(stack, Y0, targets, clock=None):
-        seen.append(len(Y0))
-        return real_march(stack, Y0, targets, clock)
+    def spy(system, t, clock=None):
+        seen.append(len(system))
+        return real_march(system, t, clock)
 
     monkeypatch.setattr(ensemble_module, "march", spy)
     monkeypatch.setattr(ensemble_module, "GROUP_FLOATS", 2 * (16 * 12 + 3 * 12 * 12))

@@ -127,7 +127,7 @@ def test_every_module_is_in_a_layer_folder_or_the_engine():
     people has its own folder."""
     root_modules = sorted(m for m in MODULES if m.count(".") == 1 and layer(m) == "engine")
     assert root_modules == [
-        "polarize.batched", "polarize.budget", "polarize.config", "polarize.diagnostics",
+        "polarize.budget", "polarize.config", "polarize.diagnostics",
         "polarize.draws", "polarize.ensemble", "polarize.env", "polarize.fields", "polarize.integrate",
         "polarize.losses", "polarize.methods", "polarize.model", "polarize.models", "polarize.normalizers",
         "polarize.notebook", "polarize.presets", "polarize.registry", "polarize.save_at",

@@ -15,7 +15,7 @@ pytest.importorskip("mypy")
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHECKED = ("__init__", "config", "model", "normalizers", "losses", "fields", "systems", "integrate",
-           "switching", "batched", "ensemble", "diagnostics", "draws", "serialize", "presets", "budget",
+           "switching", "ensemble", "diagnostics", "draws", "serialize", "presets", "budget",
            "notebook")
 """The engine (the polarize root modules the flow runs on) and the experiment around it."""
 
