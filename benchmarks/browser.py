@@ -134,7 +134,7 @@ def _long_tasks_since(page: Any, since: float) -> float:
 
 
 def _figures(page: Any) -> int:
-    return page.locator('[data-testid="stPlotlyChart"]').count()
+    return page.locator('.polarize-chart, [data-testid="stPlotlyChart"]').count()  # the app's, or bare's
 
 
 def _drawn(page: Any, before: str | None, timeout: float) -> str:

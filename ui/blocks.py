@@ -53,11 +53,11 @@ def _folded(block: Folded, page: str) -> None:
 
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
-    clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
     # No chart toolbar: it showed on hover at the figure's top right, over the legend there (zoom is a
     # drag and a double click resets; the page's figures are in its downloads).
     config = {"displaylogo": False, "displayModeBar": False}
-    charts.chart(block.figure, key=key, theme=None, config=config, **clicks)
+    charts.chart(block.figure, key=key, config=config,
+                 on_click=(lambda: _clicked(block, page)) if block.selects else None)
     # The figure in words, for a screen reader (shown to no one else: ``theme.screen_reader``), after
     # it: Streamlit keeps a gap above an element even out of sight, which moved the figure down from
     # its place as measured (``ui.viewport``). Escaped HTML, never Markdown (a title may hold a user's
@@ -92,7 +92,7 @@ def _clicked(block: Plot, page: str) -> None:
     rerun asks for the page's: ``APP_RERUN``).
     """
     spec = by_name(page)
-    points = st.session_state[f"{page}_{block.key}"]["selection"]["points"]
+    points = st.session_state[f"{page}_{block.key}"]["click"] or []
     for key, value in selected_values(block, points, spec, settle(spec, current_values(spec))).items():
         st.session_state[widget_key(spec, key)] = value
     st.session_state[APP_RERUN] = True

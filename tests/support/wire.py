@@ -3,8 +3,9 @@ benchmarks/browser.py).
 
 Each frame the server sends on ``/_stcore/stream`` is one Streamlit ``ForwardMsg``, read here with
 Streamlit's own protobuf classes: a ``new_session`` message starts each run (a fragment run names its
-fragments, a run of the page's script none), and a figure arrives as a ``plotly_chart`` element or,
-when the browser holds that message already, as a reference to it (``ref_hash``).
+fragments, a run of the page's script none), and a figure arrives as a chart element of the app's
+(``ui.charts``; ``st.plotly_chart`` for Streamlit alone: ``figure_element``) or, when the browser holds
+that message already, as a reference to it (``ref_hash``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-__all__ = ["Wire", "listen"]
+__all__ = ["Wire", "figure_element", "listen"]
 
+CHART = "polarize_chart"
+"""The app's chart element's component name (``ui.charts.NAME``)."""
 VIEWPORT_KEY = "_viewport"
 """The end of the viewport component's widget id: its key (``ui.viewport.KEY``)."""
 
@@ -67,7 +70,7 @@ class Wire:
         elif kind == "delta" and self.running and msg.delta.fragment_id not in self.running:
             self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
+                and figure_element(msg.delta.new_element):
             self.sent += 1
             self.bytes += len(payload)
             self.hashes.add(msg.hash)
@@ -89,6 +92,16 @@ class Wire:
     def counts(self) -> tuple[int, int, int, int, int]:
         """``(full_runs, fragment_runs, sent, referenced, bytes)`` so far."""
         return self.full_runs, self.fragment_runs, self.sent, self.referenced, self.bytes
+
+
+def figure_element(element: Any) -> bool:
+    """Whether a ``new_element`` (an ``Element`` message) draws a figure: the app's chart element with a
+    figure in it (not the one that only loads plotly.js), or Streamlit's own chart."""
+    kind = element.WhichOneof("type")
+    if kind == "bidi_component":
+        chart = element.bidi_component
+        return chart.component_name == CHART and chart.WhichOneof("data") == "bytes" and b"\n" in chart.bytes
+    return kind == "plotly_chart"
 
 
 def listen(page: Any) -> Wire:
