@@ -40,7 +40,7 @@ from streamlit.components.v2 import component
 
 from ui.theme import LOADER
 
-__all__ = ["ADDRESS", "NAME", "PLOTLY_JS", "STATIC", "chart", "preload", "publish"]
+__all__ = ["ADDRESS", "NAME", "PLOTLY_JS", "STATIC", "chart", "payload", "preload", "publish"]
 
 NAME = "polarize_chart"
 """The component's name (``BidiComponent.component_name`` of every figure the app draws)."""

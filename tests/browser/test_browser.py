@@ -19,6 +19,7 @@ from support.browser import (
     wait_for_figure,
     wait_until_settled,
 )
+from support.wire import listen
 
 from polarize import Experiment
 
@@ -146,13 +147,23 @@ MARK_MAIN_FIGURE_JS = """() => {
 
 
 def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
-    """The chart element keeps its ``<div>`` and updates it (``Plotly.react``, ``ui.charts``): after "New
-    random start" the main figure is a new one, in the same DOM node, drawn once (``st.plotly_chart``
-    made a new node for a changed figure and drew it twice)."""
+    """The chart element keeps its ``<div>`` and updates it (``Plotly.react``, ``ui.charts``): a rerun with
+    the same figure ("Reset to preset" on the preset's own values) draws nothing; after "New random
+    start" the main figure is a new one, in the same DOM node, drawn once (``st.plotly_chart`` made a
+    new node for a changed figure and drew it twice)."""
+    wire = listen(page)
     page.goto(server.url + "/")
     before = wait_for_figure(page, timeout=120)
     wait_until_settled(page)
     page.evaluate(MARK_MAIN_FIGURE_JS)
+    runs = wire.full_runs
+    page.get_by_role("button", name="Reset to preset").click()  # the page shows the preset already
+    deadline = time.monotonic() + 60
+    while wire.full_runs == runs:  # the tab's frames are counted while it waits
+        assert time.monotonic() < deadline, "Reset to preset ran no script"
+        page.wait_for_timeout(50)
+    wait_until_settled(page)
+    assert page.evaluate("() => window.__mainDraws") == 0 and wait_for_figure(page) == before
     page.get_by_role("button", name="New random start").click()
     after = wait_for_figure(page, different_from=before, timeout=60)
     wait_until_settled(page)

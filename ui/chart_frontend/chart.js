@@ -127,7 +127,11 @@ export default function (component) {
   if (figure !== null) {  // else the figure shown already: nothing to do
     chart.wanted = head.revision;
     // One draw at a time, in the order the figures came.
-    chart.queue = chart.queue.then(() => draw(chart, head, figure)).catch((error) => console.error(error));
+    chart.queue = chart.queue.then(() => draw(chart, head, figure)).catch((error) => {
+      console.error(error);
+      // Said where the figure would be, in one line (plotly.js did not load: see the server's log).
+      if (!window.Plotly) chart.gd.textContent = "This figure could not be drawn: plotly.js did not load.";
+    });
   }
   // Streamlit keeps the last call's answer, and calls it when the element goes.
   return () => {
