@@ -12,7 +12,7 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
 - plotly.js is the one the ``plotly`` package ships (its version matches the figures' schema), served
   by the app itself: ``publish`` copies it, named by its version, into the ``static/`` folder beside
   ``app.py``, which Streamlit serves at ``app/static/`` (``server.enableStaticServing``). A tab loads
-  it once, and the browser (and the proxy of ``deploy/``) may keep it: a new version is a new name.
+  it once, and the browser may keep it (the proxy of ``deploy/`` tells it to): a new version is a new name.
   ``preload`` mounts the element with no figure at the top of every page, before the page computes,
   so the browser fetches and parses plotly.js while the server runs the page.
 - A click on a point of a chart drawn with ``on_click`` comes back as the element's trigger
