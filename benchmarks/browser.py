@@ -187,7 +187,7 @@ class Target:
     name: str
     serve: Callable[[], Any]
     main: str = ".st-key-main_figure .js-plotly-plot"
-    figures: str = '[data-testid="stPlotlyChart"]'
+    figures: str = '.polarize-chart, [data-testid="stPlotlyChart"]'  # the app's chart element, or bare's
     settled: str = SETTLED_JS
     settle: Callable[..., None] = wait_until_settled
     vanished: Callable[[], str] = appless_js

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.app import page
+from support.app import figures, page
 
 from polarize.plots.alt_text import describe
 from polarize.plots.lines import Line, Panel
@@ -31,7 +31,7 @@ def test_a_summary_names_the_panels_axes_curves_and_frames():
 def test_every_figure_on_every_page_comes_with_its_summary(spec):
     at = page(spec.name).run()
     assert not at.exception
-    charts = at.get("plotly_chart")
+    charts = figures(at)
     # As HTML, escaped (never Markdown, which would turn a URL in a title into a link).
     summaries = [h.value for h in at.get("html") if "polarize-sr" in h.value and "<style>" not in h.value]
     assert not any("polarize-sr" in m.value for m in at.markdown)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app import open_page
+from support.app import charts_drawn, figures, open_page
 
 from polarize import Experiment, simulate
 from polarize.clips import animate
@@ -35,9 +35,9 @@ def no_exception(at: AppTest) -> None:
 
 
 def dashboard(at: AppTest) -> dict:
-    charts = at.get("plotly_chart")
+    charts = figures(at)
     assert len(charts) == 1  # the dashboard (its repulsion panel also plays the replicator bars)
-    return json.loads(charts[0].proto.spec)
+    return charts[0]
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -238,12 +238,13 @@ def test_every_normalizer_from_the_default_preset_gives_a_figure(normalizer):
         assert not [i.value for i in at.info if "now start" in i.value]
 
 
-def _in_order(node) -> list[str]:
-    """The element types of an AppTest tree's main area, in the order they are drawn."""
+def _in_order(node, figures: tuple[int, ...] = ()) -> list[str]:
+    """The element types of an AppTest tree's main area, in the order they are drawn ("figure": a
+    chart element drawing a figure, ``figures``: their ids)."""
     children = getattr(node, "children", None)
     if not children:
-        return [node.type]
-    return [kind for key in sorted(children) for kind in _in_order(children[key])]
+        return ["figure" if id(node) in figures else node.type]
+    return [kind for key in sorted(children) for kind in _in_order(children[key], figures)]
 
 
 def test_the_note_on_a_moved_start_is_under_the_figure():
@@ -251,10 +252,10 @@ def test_the_note_on_a_moved_start_is_under_the_figure():
     titles over the legend, the Play row over axis titles)."""
     at = explorer()
     at.selectbox(key="explorer_normalizer").set_value("l2").run()
-    order = _in_order(at.main)
+    order = _in_order(at.main, tuple(id(e) for e in charts_drawn(at)))
     assert "alert" in order or "info" in order, order
     note = next(i for i, kind in enumerate(order) if kind in ("alert", "info"))
-    assert order.index("plotly_chart") < note
+    assert order.index("figure") < note
 
 
 def test_a_start_the_normalizer_cannot_use_is_an_error_message_not_a_traceback():
@@ -262,7 +263,7 @@ def test_a_start_the_normalizer_cannot_use_is_an_error_message_not_a_traceback()
     at.selectbox(key="explorer_a_init").set_value("zeros").run()  # the user's own choice: said, not undone
     no_exception(at)
     assert at.error and "undefined" in at.error[0].value
-    assert not at.get("plotly_chart")
+    assert not figures(at)
 
 
 def test_a_run_that_stops_early_is_a_warning_with_what_was_saved():
@@ -281,7 +282,7 @@ def test_the_maths_page_runs():
     open_page(at, "maths").run()
     no_exception(at)
     assert at.title[0].value == "About the maths"
-    assert len(at.get("plotly_chart")) == 4
+    assert len(figures(at)) == 4
     assert [h.value for h in at.header] == ["1. The value-softmax model",
                                             "2. The replicator form: rich get richer",
                                             "3. Polarization, and how slow it is",
@@ -339,8 +340,9 @@ def test_a_busy_server_is_said_and_not_remembered_for_the_next_visit(monkeypatch
     assert not again.error and dashboard(again)
 
 
-def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(monkeypatch):
-    """``ui.charts``: a cached figure dict is sent as it is (no frame objects built), and stays intact."""
+def test_a_figure_dict_reaches_the_chart_element_without_plotly_objects_and_unchanged(monkeypatch):
+    """``ui.charts``: a cached figure dict is sent as it is (no frame objects built, encoded once),
+    stays intact, and says by its revision whether the browser has it drawn already."""
     import plotly.graph_objects as go
 
     from polarize.plots.dashboard import dashboard
@@ -350,10 +352,24 @@ def test_a_figure_dict_reaches_streamlit_without_plotly_objects_and_unchanged(mo
     before = json.dumps(spec, sort_keys=True)
 
     def no_frames(*args, **kwargs):
-        raise AssertionError("st.plotly_chart built plotly objects of the figure dict (validated it)")
+        raise AssertionError("the chart built plotly objects of the figure dict (validated it)")
 
     monkeypatch.setattr(go.Frame, "__init__", no_frames)
-    charts.chart(spec, key="dict", theme=None)
-    assert json.dumps(spec, sort_keys=True) == before  # the traces keep their uid (Streamlit drops them)
-    with pytest.raises(AssertionError, match="validated"):  # the check can fail: a bare dict is validated
-        charts.st.plotly_chart(spec, key="bare", theme=None)
+    head, body = charts.payload(spec, config={"displayModeBar": False}).split(b"\n", 1)
+    assert json.dumps(spec, sort_keys=True) == before  # the traces keep their uid
+    assert json.loads(body) == json.loads(before)  # the figure as it is, frames and uids included
+    with pytest.raises(AssertionError, match="validated"):  # the check can fail: a go.Figure validates
+        go.Figure(spec)
+
+    def encode_again(*args, **kwargs):
+        raise AssertionError("encoded again")
+
+    monkeypatch.setattr(charts.plotly_json, "to_json_plotly", encode_again)
+    again = charts.payload(spec, config={"displayModeBar": False})  # the same dict: its bytes, kept
+    assert again.split(b"\n", 1) == [head, body]
+    revision = json.loads(head)["revision"]
+    assert json.loads(charts.payload(spec, config={}).split(b"\n", 1)[0])["revision"] != revision
+    monkeypatch.undo()
+    other = dashboard(simulate(Experiment(n=3, d=3, seed=1)), frames=4)
+    assert json.loads(charts.payload(other, config={"displayModeBar": False}).split(b"\n", 1)[0])[
+        "revision"] != revision

@@ -676,6 +676,17 @@ DOCUMENTS: dict[str, str] = {
     "**A method**: a `Method` in `METHODS`": "setting",
     "The models (`polarize/models.py`, `MODELS`) say which": "setting",
 
+    # docs/browser-fit.md (a design note: what is planned, not a fact of the app or of the dynamics)
+    "Issue 41's second part, not built yet.": "setting",
+    "The server fits each figure to the window (`polarize.we": "setting",
+    "**The fit, twice, from that description.** Python keeps": "setting",
+    "**The theme in the element.** Streamlit gives a v2 comp": "setting",
+    "The choices that change a figure's content rather than": "setting",
+    "A test fits the same figures both ways at 1280 x 720, 1": "setting",
+    "The layout browser tests (`tests/browser/test_layout_br": "setting",
+    "The description in `layout.meta`, made by the builders": "setting",
+    "The theme from the CSS variables; the dark repaint leav": "setting",
+
     # docs/api.rst
     "The supported API is ``polarize.__all__``": "setting",
     "The modules under the package (``polarize.config``": "setting",

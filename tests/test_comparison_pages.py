@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app import WHOLE_PAGE_SECONDS, open_page
+from support.app import WHOLE_PAGE_SECONDS, figures, open_page
 from support.app import page as app_page
 
 from polarize.clips import animate
@@ -314,7 +314,7 @@ def test_every_page_runs_from_the_app(name):
     spec = pages.by_name(name)
     view = compare(name)
     assert at.title[0].value == spec.title
-    assert len(at.get("plotly_chart")) == len(view.plots()) and (at.dataframe or at.table)
+    assert len(figures(at)) == len(view.plots()) and (at.dataframe or at.table)
     assert [b.label for b in at.get("download_button")] == [d.label for d in view.downloads if not d.slow]
     made = [b.label for b in at.button if b.label.startswith("Make ")]  # a clip: made when asked
     assert made == [f"Make {d.label[0].lower()}{d.label[1:]}" for d in view.downloads if d.slow]
@@ -327,10 +327,10 @@ def test_every_page_runs_from_the_app(name):
 
 def test_a_widget_change_changes_the_page():
     at = page("tied")
-    before = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["meta"]["panels"]
+    before = figures(at)[0]["layout"]["meta"]["panels"]
     at.multiselect(key="tied_sizes").set_value([10, 20]).run()
     no_exception(at)
-    after = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["meta"]["panels"]
+    after = figures(at)[0]["layout"]["meta"]["panels"]
     assert (before, after) == (12, 6)
     assert at.query_params["sizes"] in (["10,20"], "10,20")
 
@@ -353,7 +353,7 @@ def test_a_garbage_link_warns_and_uses_the_defaults(name):
     assert "nonsense" not in warning and "utm_source" not in warning  # not ours to judge
     defaults = pages.by_name(name).defaults(None)
     assert at.query_params["seed"] in ([str(defaults["seed"])], str(defaults["seed"]))
-    assert at.get("plotly_chart")
+    assert figures(at)
 
 
 def test_bad_input_names_the_field():

@@ -311,6 +311,9 @@ def test_the_dockerfile_environment_serves_the_app(tmp_path):
     subprocess.run([pip, "check"], check=True)  # the pins satisfy the package's own requirements
     app = tmp_path / image.workdir.lstrip("/")
     assert not (app / "polarize").exists()  # the app must import the installed wheel
+    (publish,) = [run for run in image.runs if "publish()" in run]  # plotly.js into static/ (ui/charts.py)
+    subprocess.run(publish, shell=True, cwd=app, env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin"}, check=True)
+    assert (app / "static").is_dir()
     for path in (app, *app.rglob("*")):  # read-only, as the image's user finds it
         path.chmod(0o555 if path.is_dir() else 0o444)
     port = free_port()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 from scipy.integrate import solve_ivp
+from support.app import figures
 from support.app import page as app_page
 
 from polarize import Experiment, simulate
@@ -276,12 +276,12 @@ def test_the_page_under_apptest_runs_and_follows_its_controls():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Phase portrait"
-    assert len(at.get("plotly_chart")) == 3
+    assert len(figures(at)) == 3
     at.number_input(key="phase_pick_a").set_value(0.7).run()  # 0.7 + 0.5 leaves no share for token 2
     assert at.error and "add up to less than 1" in at.error[0].value
     at.number_input(key="phase_pick_a").set_value(0.3).run()
     assert not at.exception and not at.error
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = figures(at)[0]
     (picked,) = [t for t in spec["data"] if t.get("name") == "the run from the chosen start"]
     where = project_to_polygon(np.array([0.3, 0.5, 0.2]))
     np.testing.assert_allclose([picked["x"][0], picked["y"][0]], where, atol=1e-4)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from support.app import figures
 from support.app import page as app_page
 
 from polarize.integrate import simulate
@@ -147,11 +148,11 @@ def test_the_page_runs_headless_and_the_sequence_changes_the_maps():
     at = app_page("sinks", timeout=TIMEOUT).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Attention sinks"
-    assert len(at.get("plotly_chart")) == 3
-    before = at.get("plotly_chart")[0].proto.spec
+    assert len(figures(at)) == 3
+    before = figures(at)[0]
     at.radio(key="sinks_sequence").set_value(1).run()
     assert not at.exception
-    assert at.get("plotly_chart")[0].proto.spec != before
+    assert figures(at)[0] != before
 
 
 def test_live_training_without_the_extra_names_it(monkeypatch):
@@ -160,7 +161,7 @@ def test_live_training_without_the_extra_names_it(monkeypatch):
     at.radio(key="sinks_source").set_value("live").run()
     assert not at.exception
     (error,) = at.error
-    assert "polarize[sinks]" in error.value and not at.get("plotly_chart")
+    assert "polarize[sinks]" in error.value and not figures(at)
 
 
 def test_the_page_needs_no_jax():
@@ -238,7 +239,7 @@ def test_the_page_draws_a_live_runs_progress(monkeypatch):
         sinks_page.LIVE.clear()
     assert not at.exception, [e.value for e in at.exception]
     assert len(calls) == 1 and calls[0].seed == 8
-    assert len(at.get("plotly_chart")) == 3 and not at.error
+    assert len(figures(at)) == 3 and not at.error
 
 
 def test_the_downloads_are_the_run_and_its_attention_titled_with_settings_and_verdict(tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import figures as drawn
 from support.app import open_page
 from support.figures import dashboard_figure
 
@@ -117,13 +118,13 @@ def test_reset_to_preset_and_a_new_random_start(app):
     assert not at.exception
     assert at.slider(key="explorer_n").value == default["n"]
     assert at.number_input(key="explorer_seed").value == default["seed"]
-    before = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    before = drawn(at)[0]["data"]
     at.button(key="explorer__reseed").click().run()
     seed = at.number_input(key="explorer_seed").value
     assert seed != default["seed"] and 0 <= seed < 100_000
     assert at.slider(key="explorer_n").value == default["n"]  # the rest kept
     assert at.query_params["seed"] == str(seed)  # and in the link
-    after = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    after = drawn(at)[0]["data"]
     assert len(after) == len(before) and after != before  # new draws, a new run
 
 

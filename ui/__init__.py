@@ -6,7 +6,7 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``renderer``: ``render(spec)``, a page from its controls to its view;
 - ``state``: the controls' values in a session, from a link or as left; the address;
 - ``sidebar``: one widget per control; ``starts``: "Reset to preset", "New random start";
-- ``blocks``: one drawing function per block of a view; ``charts``: figures handed to Streamlit;
+- ``blocks``: one drawing function per block of a view; ``charts``: the figures' chart element;
 - ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);
 - ``deck_show``: presenting a deck; ``deckbar``: "Present or add to a deck";
 - ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size;

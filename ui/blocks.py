@@ -62,8 +62,8 @@ DRAFT = "draft"
 
 def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
-    clicks = {"on_select": lambda: _clicked(block, page), "selection_mode": "points"} if block.selects else {}
-    charts.chart(block.figure, key=key, theme=None, config=_CONFIG, **clicks)
+    charts.chart(block.figure, key=key, config=_CONFIG,
+                 on_click=(lambda: _clicked(block, page)) if block.selects else None)
     # The figure in words, for a screen reader (shown to no one else: ``theme.screen_reader``), after
     # it: Streamlit keeps a gap above an element even out of sight, which moved the figure down from
     # its place as measured (``ui.viewport``). Escaped HTML, never Markdown (a title may hold a user's
@@ -98,7 +98,7 @@ def _clicked(block: Plot, page: str) -> None:
     rerun asks for the page's: ``APP_RERUN``).
     """
     spec = by_name(page)
-    points = st.session_state[f"{page}_{block.key}"]["selection"]["points"]
+    points = st.session_state[f"{page}_{block.key}"]["click"] or []
     for key, value in selected_values(block, points, spec, settle(spec, current_values(spec))).items():
         st.session_state[widget_key(spec, key)] = value
     st.session_state[APP_RERUN] = True
@@ -184,7 +184,7 @@ def draw_draft(view: View, text: str, page: str, where: Any, count: int) -> None
         for warning in view.warnings:
             st.warning(warning, icon=":material/warning:")
         for plot in view.plots():
-            charts.chart(plot.figure, key=f"{page}_{DRAFT}{count}_{plot.key}", theme=None, config=_CONFIG)
+            charts.chart(plot.figure, key=f"{page}_{DRAFT}{count}_{plot.key}", config=_CONFIG)
 
 
 def draw_downloads(view: View, page: str) -> None:

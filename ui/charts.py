@@ -1,45 +1,152 @@
-"""The figures' hand-off to Streamlit: a figure built as a plain dict goes out as it is.
+"""The figures' element: a chart of our own that keeps its ``<div>`` and updates it in place.
 
-``st.plotly_chart`` validates a figure given as a dict (it builds a ``go.Figure`` of it:
-for the Explorer's hundreds of frame traces, several times the run itself) but takes a
-``go.Figure``'s ``to_dict()`` as valid. The app's heavy figures are built as plain dicts
-(every builder of ``polarize.plots``) and validated once by the tests, so such a dict is
-handed over inside a figure whose ``to_dict`` is that dict: not copied or validated on every
-rerun of every session that shows it from the shared view cache.
+``st.plotly_chart`` remounts a chart whose figure changed and draws it twice. This element is a
+Streamlit component v2 (``st.components.v2.component``, no iframe; its browser side is
+``chart_frontend/chart.js``): its ``<div>`` stays across reruns and a changed figure is one
+``Plotly.react`` of it, frames included; a rerun with the same figure does nothing in the browser.
+
+- The figure goes out as bytes: one line of JSON (its ``revision``, the chart's config, whether clicks
+  are reported, where plotly.js is), then the figure's JSON. A figure dict of ``polarize.plots`` is
+  encoded once (``_encoded``: the shared view cache hands every session the same dict) and never
+  validated or changed here.
+- plotly.js is the one the ``plotly`` package ships (its version matches the figures' schema), served
+  by the app itself: ``publish`` copies it, named by its version, into the ``static/`` folder beside
+  ``app.py``, which Streamlit serves at ``app/static/`` (``server.enableStaticServing``). A tab loads
+  it once, and the browser may keep it (the proxy of ``deploy/`` tells it to): a new version is a new name.
+  ``preload`` mounts the element with no figure at the top of every page, before the page computes,
+  so the browser fetches and parses plotly.js while the server runs the page.
+- A click on a point of a chart drawn with ``on_click`` comes back as the element's trigger
+  ``click``: the points, each with its ``customdata`` (``polarize.web.page.selected_values``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
+import shutil
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
-import plotly.graph_objects as go
+import plotly.io.json as plotly_json
 import streamlit as st
+from plotly.offline import get_plotlyjs_version
+from streamlit.components.v2 import component
 
-__all__ = ["chart"]
+from ui.theme import LOADER
+
+__all__ = ["ADDRESS", "NAME", "PLOTLY_JS", "STATIC", "chart", "payload", "preload", "publish"]
+
+NAME = "polarize_chart"
+"""The component's name (``BidiComponent.component_name`` of every figure the app draws)."""
+PLOTLY_JS = f"plotly-{get_plotlyjs_version()}.min.js"
+"""plotly.js's name in the app's static folder: its version in it, so that a cached copy is never stale."""
+STATIC = Path(__file__).resolve().parents[1] / "static"
+"""The folder Streamlit serves at ``app/static/``: ``static/`` beside the main script, ``app.py``."""
+ADDRESS = f"app/static/{PLOTLY_JS}"
+"""plotly.js's address, relative to the app's (a page's address is one name under it)."""
+_KEEP = 8
+"""Figures whose encoding is kept (the ones being shown: a class looking at the same default run)."""
+
+_LOG = logging.getLogger(__name__)
+_SCRIPT = Path(__file__).parent / "chart_frontend" / "chart.js"
+# In the page's own DOM (no shadow root): plotly's style sheet and the transport script reach the chart.
+_ELEMENT = component(NAME, js=_SCRIPT.read_text(encoding="utf-8"), isolate_styles=False)
+_ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes, str]] = OrderedDict()
+_LOCK = threading.Lock()
 
 
-class _Finished(go.Figure):
-    """An empty ``go.Figure`` whose ``to_dict`` is a finished figure dict (shared; never changed)."""
+def publish(folder: Path = STATIC) -> Path | None:
+    """Copy the ``plotly`` package's ``plotly.min.js`` into ``folder`` as ``PLOTLY_JS``, unless it is there.
 
-    def __init__(self, spec: dict[str, Any]):
-        super().__init__()
-        self._spec = spec
+    Done once per server (``ui.app``) and when the image is built (the Dockerfile: the app's folder is
+    read-only to its user). A folder that cannot be written is said in the server's log; the page's
+    figures then say that plotly.js could not be loaded.
 
-    def to_dict(self) -> dict[str, Any]:
-        # plotly.io.to_json (as Streamlit calls it) drops each trace's uid from what it is given:
-        # it gets copies of the traces, never the cached figure's own.
-        return {**self._spec, "data": [dict(trace) for trace in self._spec["data"]]}
+    Returns
+    -------
+    Path or None
+        The file, or None when it could not be written.
+    """
+    source = resources.files("plotly") / "package_data" / "plotly.min.js"
+    target = folder / PLOTLY_JS
+    try:
+        with resources.as_file(source) as path:
+            if target.is_file() and target.stat().st_size == path.stat().st_size:
+                return target
+            folder.mkdir(exist_ok=True)
+            # Written aside, then renamed: a server reading it meanwhile never sees half a file.
+            partial = folder / f".{PLOTLY_JS}.{os.getpid()}"
+            shutil.copy2(path, partial)  # its time too: a browser's heuristic freshness grows with its age
+            os.replace(partial, target)
+    except OSError as exc:
+        _LOG.error("polarize: plotly.js could not be written to %s (%s): figures will not draw", target, exc)
+        return None
+    return target
 
 
-def chart(figure: dict[str, Any], **options: Any) -> Any:
-    """``st.plotly_chart`` of a figure dict, without validating or copying it again.
+def _encoded(figure: dict[str, Any]) -> tuple[bytes, str]:
+    """The figure's JSON (plotly's encoder: numpy arrays too) and its digest, made once per figure dict.
+
+    Kept for the last ``_KEEP`` figures, each with the dict itself (so its ``id`` is not reused while
+    kept): every session shown a cached view sends the same bytes without encoding them again.
+    """
+    key = id(figure)
+    with _LOCK:
+        kept = _ENCODED.get(key)
+        if kept is not None and kept[0] is figure:
+            _ENCODED.move_to_end(key)
+            return kept[1], kept[2]
+    body = plotly_json.to_json_plotly(figure).encode()
+    digest = hashlib.blake2b(body, digest_size=12).hexdigest()
+    with _LOCK:
+        _ENCODED[key] = (figure, body, digest)
+        while len(_ENCODED) > _KEEP:
+            _ENCODED.popitem(last=False)
+    return body, digest
+
+
+def payload(figure: dict[str, Any], *, config: dict[str, Any] | None = None, clicks: bool = False) -> bytes:
+    """What the element is given for ``figure``: its head (one line of JSON) and the figure's JSON."""
+    body, digest = _encoded(figure)
+    head = {"plotly": ADDRESS, "config": config or {}, "clicks": clicks}
+    said = json.dumps(head, sort_keys=True, separators=(",", ":"))
+    head["revision"] = hashlib.blake2b(f"{digest}{said}".encode(), digest_size=12).hexdigest()
+    return json.dumps(head, separators=(",", ":")).encode() + b"\n" + body
+
+
+def chart(figure: dict[str, Any], *, key: str, config: dict[str, Any] | None = None,
+          on_click: Callable[[], None] | None = None) -> Any:
+    """Draw ``figure`` in the chart element keyed ``key`` (the same key: the same ``<div>``, updated).
 
     Parameters
     ----------
     figure : dict
-        A finished figure of ``polarize.plots`` (``data``, ``layout``, ``frames``); it is read,
-        never changed, so a cached view may share it.
-    **options
-        Passed to ``st.plotly_chart``.
+        A finished figure of ``polarize.plots`` (``data``, ``layout``, ``frames``); it is read, never
+        changed, so a cached view may share it.
+    key : str
+        The element's key: its ``<div>`` is kept while the page draws this key.
+    config : dict, optional
+        plotly.js's config for the chart.
+    on_click : callable, optional
+        Called (before the rerun) after a click on a point; ``st.session_state[key]["click"]`` holds
+        the points then, each a dict with its ``customdata``, ``x``, ``y``, ``curve_number`` and
+        ``point_index``.
+
+    Returns
+    -------
+    streamlit.components.v2.bidi_component.ComponentResult
     """
-    return st.plotly_chart(_Finished(figure), **options)
+    callbacks = {"on_click_change": on_click} if on_click is not None else {}
+    return _ELEMENT(key=key, data=payload(figure, config=config, clicks=on_click is not None), **callbacks)
+
+
+def preload() -> None:
+    """The element with no figure, out of sight (``ui.theme.LOADER``): the tab loads plotly.js now."""
+    with st.container(key=LOADER):
+        _ELEMENT(key="plotly_js", data=json.dumps({"load": True, "plotly": ADDRESS}).encode())

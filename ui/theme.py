@@ -25,7 +25,7 @@ import streamlit as st
 
 from polarize.plots.display import NARROW_BELOW
 
-__all__ = ["CAPTION_OPACITY", "HEAD", "PAGE", "SCREEN_READER", "VIEWPORT", "caption", "dark_style",
+__all__ = ["CAPTION_OPACITY", "HEAD", "LOADER", "PAGE", "SCREEN_READER", "VIEWPORT", "caption", "dark_style",
            "new_run", "present_style", "screen_reader", "style"]
 
 CAPTION_OPACITY = 0.8
@@ -33,9 +33,9 @@ CAPTION_OPACITY = 0.8
 
 SCREEN_READER = "polarize-sr"
 """The class of text for screen readers only (a figure's summary): in the page, out of sight."""
-PAGE, HEAD, VIEWPORT = "page", "head", "viewport"
-"""Keys of the containers of the page's main column, of its head (its title, lead and notes) and of
-the measuring component."""
+PAGE, HEAD, VIEWPORT, LOADER = "page", "head", "viewport", "plotly_loader"
+"""Keys of the containers of the page's main column, of its head (its title, lead and notes), of
+the measuring component and of the chart element that loads plotly.js early (``ui.charts.preload``)."""
 _CAPTIONS = "_captions"
 """Session key: captions drawn so far in this run (each in a container keyed by its number)."""
 
@@ -45,7 +45,7 @@ _HIDDEN = ("position: absolute; width: 1px; height: 1px; overflow: hidden; clip:
 _CSS = f"""<style>
 .st-key-{PAGE} {{margin-top: -3.8rem;}}
 .st-key-{HEAD} h1 {{font-size: 2.2rem; padding-bottom: 0.5rem;}}
-.st-key-{VIEWPORT} {{display: none;}}
+.st-key-{VIEWPORT}, .st-key-{LOADER} {{display: none;}}
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [class*='st-key-caption_'] {{opacity: {CAPTION_OPACITY};}}

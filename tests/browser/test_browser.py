@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.request
 
 import pytest
 from support.browser import (
@@ -18,6 +19,7 @@ from support.browser import (
     wait_for_figure,
     wait_until_settled,
 )
+from support.wire import listen
 
 from polarize import Experiment
 
@@ -133,6 +135,91 @@ def test_the_exported_dashboard_plays_offline(browser, tmp_path):
         "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3", timeout=10_000)
     context.close()
 
+
+
+# JavaScript: mark the main figure's <div> and count its draws from now on (``plotly_afterplot``).
+MARK_MAIN_FIGURE_JS = """() => {
+  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
+  g.__polarizeMarked = true;
+  window.__mainDraws = 0;
+  g.on('plotly_afterplot', () => { window.__mainDraws += 1; });
+}"""
+
+
+def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
+    """The chart element keeps its ``<div>`` and updates it (``Plotly.react``, ``ui.charts``): a rerun with
+    the same figure ("Reset to preset" on the preset's own values) draws nothing; after "New random
+    start" the main figure is a new one, in the same DOM node, drawn once (``st.plotly_chart`` made a
+    new node for a changed figure and drew it twice)."""
+    wire = listen(page)
+    page.goto(server.url + "/")
+    before = wait_for_figure(page, timeout=120)
+    wait_until_settled(page)
+    page.evaluate(MARK_MAIN_FIGURE_JS)
+    runs = wire.full_runs
+    page.get_by_role("button", name="Reset to preset").click()  # the page shows the preset already
+    deadline = time.monotonic() + 60
+    while wire.full_runs == runs:  # the tab's frames are counted while it waits
+        assert time.monotonic() < deadline, "Reset to preset ran no script"
+        page.wait_for_timeout(50)
+    wait_until_settled(page)
+    assert page.evaluate("() => window.__mainDraws") == 0 and wait_for_figure(page) == before
+    page.get_by_role("button", name="New random start").click()
+    after = wait_for_figure(page, different_from=before, timeout=60)
+    wait_until_settled(page)
+    assert json.loads(after)["end"] != json.loads(before)["end"]  # a new run's figure
+    assert page.evaluate("() => document.querySelector('.st-key-main_figure .js-plotly-plot')"
+                         ".__polarizeMarked === true"), "the figure was drawn in a new node"
+    assert page.evaluate("() => window.__mainDraws") == 1
+
+
+# JavaScript: the page's fetches of plotly.js (resource timing), and when the main figure's chart was
+# first seen (``__mainChartAt``, kept by ``FIRST_CHART_JS`` from the navigation on).
+PLOTLY_FETCHES_JS = """() => performance.getEntriesByType('resource')
+  .filter((e) => /plotly[^/]*\\.js$/.test(new URL(e.name).pathname))
+  .map((e) => ({url: e.name, start: e.startTime, transfer: e.transferSize, body: e.encodedBodySize}))"""
+FIRST_CHART_JS = """
+window.__mainChartAt = null;
+new MutationObserver(() => {
+  if (window.__mainChartAt === null && document.querySelector('.st-key-main_figure .js-plotly-plot'))
+    window.__mainChartAt = performance.now();
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_browser(server, browser):
+    """plotly.js, the very file the plotly package ships (its version matches the figures' schema),
+    comes from the app itself (``ui.charts``): once per tab, asked for before the main figure's chart
+    exists (while the page computes), and a second tab of the same browser takes it from the
+    browser's cache rather than downloading it again."""
+    from importlib import resources
+
+    from plotly.offline import get_plotlyjs_version
+
+    address = f"{server.url}/app/static/plotly-{get_plotlyjs_version()}.min.js"
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(FIRST_CHART_JS)
+    try:
+        fetches = []
+        for _ in range(2):
+            tab = context.new_page()
+            asked = []
+            tab.on("request", lambda r, asked=asked: asked.append(r.url) if ".js" in r.url
+                   and "plotly" in r.url.rsplit("/", 1)[-1] else None)
+            tab.goto(server.url + "/")
+            wait_for_figure(tab, timeout=120)
+            wait_until_settled(tab)
+            assert asked == [address], asked  # once, from the app
+            (fetched,) = tab.evaluate(PLOTLY_FETCHES_JS)
+            assert fetched["start"] < tab.evaluate("() => window.__mainChartAt")
+            fetches.append(fetched)
+        first, second = fetches
+        with urllib.request.urlopen(address, timeout=60) as reply:
+            assert reply.read() == (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+        assert first["transfer"] >= first["body"] > 1e6  # downloaded (gzip: about 1.5 MB)
+        assert second["transfer"] < second["body"] / 100, second  # from the cache (or a 304)
+    finally:
+        context.close()
 
 
 BASIN_POINT_JS = """(k) => {

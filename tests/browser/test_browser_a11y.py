@@ -129,7 +129,7 @@ def test_no_chart_toolbar_shows_over_the_legend(server, browser, width, height, 
     explorer = next(p for p in PAGES if p.default)
     context, page = opened(browser, server, explorer, width=width, height=height, query=query)
     try:
-        chart = page.locator('[data-testid="stPlotlyChart"]').first
+        chart = page.locator('.polarize-chart').first
         chart.scroll_into_view_if_needed()
         box = chart.bounding_box()
         page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
@@ -158,7 +158,7 @@ def test_playing_pausing_and_stepping_log_no_error(server, browser, name):
         press("Pause")
         press("Play")
         press("Step \u25b6")
-        page.locator('[data-testid="stPlotlyChart"]').first.hover()
+        page.locator('.polarize-chart').first.hover()
         for key in ("Space", "Space", "ArrowRight", "ArrowLeft", "Home"):
             page.keyboard.press(key)
             page.wait_for_timeout(400)

@@ -77,7 +77,7 @@ def test_every_page_presented_on_one_screen(server, browser):
             wait_until_settled(page, timeout=240)
             page.screenshot(path=str(shots / f"present-{WIDTH}-{spec.name}.png"))
             found[spec.name] = layout_problems(page) + fit_problems(page)
-            if spec.name != "deck" and not page.locator("[data-testid='stPlotlyChart']").count():
+            if spec.name != "deck" and not page.locator(".polarize-chart").count():
                 shown = page.locator("[data-testid='stAlert']").all_inner_texts()
                 found[spec.name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
     finally:

@@ -5,7 +5,8 @@ Sessions spread over the replicas and each is served; two visitors' decks stay e
 the replicas' disks (``POLARIZE_HOSTED=1``, as deploy/ sets it); a session's downloads and a deck upload work
 through the proxy on either replica, and reach it too with a cookie that leads to the other replica or
 with none (the other answers 404, and the proxy asks the next); the demo in a course page's cross-site
-iframe plays, downloads and uploads a deck; Streamlit's static files come from the proxy; the same
+iframe plays, downloads and uploads a deck; Streamlit's static files come from the proxy, and plotly.js
+from a replica through it, with headers that let a browser keep it; the same
 link on both replicas gives the same numbers from the cluster; a replica killed, its browser
 reconnects to the other and shows the same view, and downloads and uploads there after the killed
 one is back.
@@ -27,6 +28,8 @@ from support.browser import ARTIFACTS
 from support.decks import two_visitors
 from support.proxy import NGINX, Layout, NginxProxy, affinity_cookie
 from support.stream_client import held_session, open_page, upload
+
+from ui import charts
 
 pytest.importorskip("distributed")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -171,6 +174,17 @@ def test_downloads_uploads_and_static_files_on_each_replica(layout, browser, tmp
     assert any(refused), "neither download was asked of the other replica first (both were marked failed?)"
     static = [r for r in proxy.access() if r.path.startswith("/static/")]  # the browsers' JS and CSS
     assert static and all(r.upstream == "-" and r.status in (200, 304) for r in static)  # never a replica
+
+
+def test_plotly_js_is_served_through_the_proxy_for_browsers_to_keep(layout):
+    """The figures' plotly.js (``ui.charts``), from a replica's own copy, named by its version: the proxy
+    tells browsers to keep it (a new version is a new address)."""
+    proxy = layout["proxy"]
+    with urllib.request.urlopen(f"{proxy.url}/{charts.ADDRESS}", timeout=60) as reply:
+        body, headers = reply.read(), reply.headers
+    assert headers.get_content_type().endswith("javascript") and b"plotly.js v" in body[:100]
+    caching = ", ".join(headers.get_all("Cache-Control") or [])
+    assert "immutable" in caching and "max-age=2592000" in caching, caching
 
 
 def _cookie_to(proxy: NginxProxy, replica: str) -> str:

@@ -21,7 +21,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 
 def _charts(page) -> int:
-    return page.locator('[data-testid="stPlotlyChart"]').count()
+    return page.locator('.polarize-chart').count()
 
 
 def _until(page, done, timeout: float = 60.0) -> None:

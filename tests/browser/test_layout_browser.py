@@ -55,7 +55,7 @@ def test_no_text_overlaps_on_any_page(server, browser, size):
             ARTIFACTS.mkdir(exist_ok=True)
             tab.screenshot(path=str(ARTIFACTS / f"layout-{size}-{name}.png"))
             found[name] = layout_problems(tab)
-            if name != "deck" and not tab.locator("[data-testid='stPlotlyChart']").count():
+            if name != "deck" and not tab.locator(".polarize-chart").count():
                 shown = tab.locator("[data-testid='stAlert']").all_inner_texts()
                 found[name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
             if name in STATES and not tab.locator(STATES[name][1]).count():

@@ -34,7 +34,7 @@ def test_the_sweeps_page_opens_on_every_example_cleanly(server, browser, view):
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"sweeps-{view}-{example}.png"), full_page=True)
             problems = layout_problems(page) + (fit_problems(page) if extra else [])
-            charts = page.locator("[data-testid='stPlotlyChart']").count()
+            charts = page.locator(".polarize-chart").count()
             if charts < (1 if example == "ensemble" else 2):
                 problems.append(f"{charts} figures drawn")
             alerts = page.locator("[data-testid='stAlert']").all_inner_texts()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import figures
 
 from polarize.plots.display import NARROW_BELOW, Display, Mode
 from ui.viewport import KEY, STEP, read, remembered
@@ -76,7 +77,7 @@ def test_whatever_a_page_posts_reads_as_a_valid_display(posted):
 
 def _dashboard_columns(at: AppTest) -> set[tuple[float, float]]:
     """The x domains the Explorer's dashboard lays its panels out in."""
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = figures(at)[0]
     return {tuple(v["domain"]) for k, v in spec["layout"].items() if k.startswith("xaxis")}
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
-from support.app import open_deck_box, open_page
+from support.app import figures, open_deck_box, open_page
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
@@ -231,7 +230,7 @@ def _no_exception(at):
 
 
 def _dashboard(at):
-    return json.loads(at.get("plotly_chart")[0].proto.spec)
+    return figures(at)[0]
 
 
 @pytest.mark.parametrize("how", ["present", "embed"])

@@ -3,17 +3,20 @@
 Every page is a script of ``pages/`` (one call of ``ui.render``) routed by ``app.py``:
 ``page(name)`` opens the app at that page's address, as a visitor's first request to it would;
 ``open_page(at, name)`` switches an app already running to another page, as its menu entry does;
-``open_deck_box(at)`` opens the sidebar's "Present or add to a deck" box (drawn only while open).
+``open_deck_box(at)`` opens the sidebar's "Present or add to a deck" box (drawn only while open);
+``figures(at)`` reads the figures a page drew (``ui.charts``' elements) as plotly JSON.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
 from polarize.web import pages
-from ui import deckbar
+from ui import charts, deckbar
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -50,3 +53,18 @@ def open_deck_box(at: AppTest) -> AppTest:
     """
     at.session_state[deckbar.OPEN] = True
     return at
+
+
+def charts_drawn(at: AppTest) -> list[Any]:
+    """The chart elements (``ui.charts``) that hold a figure, in the order ``at``'s page drew them
+    (not the one that loads plotly.js: ``ui.charts.preload``)."""
+    return [e for e in at.get("bidi_component")
+            if e.proto.component_name == charts.NAME and b"\n" in e.proto.bytes]
+
+
+def figures(at: AppTest) -> list[dict[str, Any]]:
+    """The figures ``at``'s page drew, in order, each as plotly's JSON (``data``, ``layout``, ``frames``).
+
+    A chart element is given one line of JSON (its head: ``ui.charts.payload``), then the figure.
+    """
+    return [json.loads(e.proto.bytes.split(b"\n", 1)[1]) for e in charts_drawn(at)]

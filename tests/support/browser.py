@@ -254,7 +254,7 @@ SETTLED_JS = """() => {
   if (!title || !title.checkVisibility()) return false;
   if (document.querySelector('[data-testid="stSpinner"], [data-testid="stSkeleton"]')) return false;
   if (!(""" + VIEWPORT_SETTLED_JS + """)()) return false;
-  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  const charts = document.querySelectorAll('.polarize-chart');
   for (const chart of charts) {
     const g = chart.querySelector('.js-plotly-plot');
     if (!g || !g._fullLayout || !g.querySelector('.main-svg')) return false;
@@ -268,7 +268,7 @@ UNSETTLED_JS = """() => {
   const frame = document.querySelector("iframe[title*='viewport']");
   const body = frame && frame.contentDocument && frame.contentDocument.body;
   const busy = [...document.querySelectorAll('[data-testid="stSpinner"], [data-testid="stSkeleton"]')];
-  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+  const charts = [...document.querySelectorAll('.polarize-chart')];
   return JSON.stringify({
     script: app && app.getAttribute('data-test-script-state'),
     title: !!document.querySelector('h1'),

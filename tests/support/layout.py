@@ -43,7 +43,7 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
   };
   const cross = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > tol
                         && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > tol;
-  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+  document.querySelectorAll('.polarize-chart').forEach((chart, p) => {
     const g = chart.querySelector('.js-plotly-plot');
     const keyed = chart.closest('[class*="st-key-"]');
     const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
@@ -144,7 +144,7 @@ FIT_PROBLEMS_JS = """([tol, scroll]) => {
   const sidebar = document.querySelector('[data-testid="stSidebar"]');
   if (sidebar && sidebar.getAttribute('aria-expanded') !== 'false'
       && sidebar.getBoundingClientRect().right > tol) problems.push('the sidebar is not collapsed');
-  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, p) => {
+  document.querySelectorAll('.polarize-chart').forEach((chart, p) => {
     const keyed = chart.closest('[class*="st-key-"]');
     const key = keyed && [...keyed.classList].find((c) => c.startsWith('st-key-'));
     const title = key ? key.slice(7) : `figure ${p + 1}`;
@@ -186,7 +186,7 @@ def fit_problems(page: Any, tolerance: float = 2.0, *, scroll: bool = True) -> l
 # play (no buttons). The page is left at its top.
 MAIN_FIGURE_JS = """([tol, atTop, whole]) => {
   const H = window.innerHeight, W = window.innerWidth;
-  const chart = document.querySelector('[data-testid="stPlotlyChart"]');
+  const chart = document.querySelector('.polarize-chart');
   const svg = chart && chart.querySelector('.js-plotly-plot .main-svg');
   const shown = (selector) => svg
     ? [...chart.querySelectorAll(selector)].find((e) => e.checkVisibility()) : null;

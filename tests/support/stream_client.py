@@ -23,6 +23,8 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from support.wire import figure_element
+
 __all__ = ["PageLoad", "held_session", "open_page", "student_address", "upload"]
 
 
@@ -35,7 +37,7 @@ class PageLoad:
     link : str
         Path and query that was opened (``/rates?n=4``).
     figures : int
-        Plotly charts received.
+        Figures received (``support.wire.figure_element``).
     first_figure : float or None
         Seconds from connecting until the first chart arrived.
     finished : float or None
@@ -74,7 +76,7 @@ def _note(load: PageLoad, message: ForwardMsg, start: float) -> bool:
     if kind == "delta" and message.delta.WhichOneof("type") == "new_element":
         element = message.delta.new_element
         what = element.WhichOneof("type")
-        if what == "plotly_chart":
+        if figure_element(element):
             load.figures += 1
             if load.first_figure is None:
                 load.first_figure = time.perf_counter() - start

@@ -4,8 +4,9 @@ for the benchmark's peer, ``benchmarks/apps/dash_app.py``).
 
 Each frame the server sends on ``/_stcore/stream`` is one Streamlit ``ForwardMsg``, read here with
 Streamlit's own protobuf classes: a ``new_session`` message starts each run (a fragment run names its
-fragments, a run of the page's script none), and a figure arrives as a ``plotly_chart`` element or,
-when the browser holds that message already, as a reference to it (``ref_hash``).
+fragments, a run of the page's script none), and a figure arrives as a chart element of the app's
+(``ui.charts``; ``st.plotly_chart`` for Streamlit alone: ``figure_element``) or, when the browser holds
+that message already, as a reference to it (``ref_hash``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from ui.blocks import DRAFT
 
-__all__ = ["DashWire", "Wire", "listen", "listen_dash"]
+__all__ = ["DashWire", "Wire", "figure_element", "listen", "listen_dash"]
 
+CHART = "polarize_chart"
+"""The app's chart element's component name (``ui.charts.NAME``)."""
 VIEWPORT_KEY = "_viewport"
 """The end of the viewport component's widget id: its key (``ui.viewport.KEY``)."""
 
@@ -76,11 +79,11 @@ class Wire:
         elif kind == "delta" and self.running and msg.delta.fragment_id not in self.running:
             self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "plotly_chart" \
-                and f"_{DRAFT}" in msg.delta.new_element.plotly_chart.id:
+                and figure_element(msg.delta.new_element) \
+                and f"_{DRAFT}" in _element_id(msg.delta.new_element):
             self.drafts += 1
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
+                and figure_element(msg.delta.new_element):
             self.sent += 1
             self.bytes += len(payload)
             self.hashes.add(msg.hash)
@@ -102,6 +105,22 @@ class Wire:
     def counts(self) -> tuple[int, int, int, int, int]:
         """``(full_runs, fragment_runs, sent, referenced, bytes)`` so far."""
         return self.full_runs, self.fragment_runs, self.sent, self.referenced, self.bytes
+
+
+def _element_id(element: Any) -> str:
+    """The id of a figure's element (its key is in it): the app's chart element's, or Streamlit's chart's."""
+    kind = element.WhichOneof("type")
+    return element.bidi_component.id if kind == "bidi_component" else element.plotly_chart.id
+
+
+def figure_element(element: Any) -> bool:
+    """Whether a ``new_element`` (an ``Element`` message) draws a figure: the app's chart element with a
+    figure in it (not the one that only loads plotly.js), or Streamlit's own chart."""
+    kind = element.WhichOneof("type")
+    if kind == "bidi_component":
+        chart = element.bidi_component
+        return chart.component_name == CHART and chart.WhichOneof("data") == "bytes" and b"\n" in chart.bytes
+    return kind == "plotly_chart"
 
 
 def listen(page: Any) -> Wire:
