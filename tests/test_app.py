@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app import open_page
+from support.app import link_note, open_page
 
 from polarize import Experiment, simulate
 from polarize.clips import animate
@@ -171,10 +171,10 @@ def test_a_shared_link_sets_the_widgets():
 def test_garbage_link_warns_and_uses_defaults():
     at = explorer({"n": "many", "loss": "hinge", "bogus": "1", "horizon": "-3", "seed": "3"})
     no_exception(at)
-    (warning,) = at.warning
+    warning = link_note(at)  # one line over the figure, why each value was refused in its help
     for key in ("n", "loss", "horizon"):
-        assert f"`{key}=" in warning.value
-    assert "bogus" not in warning.value  # not a setting of ours: not ours to judge
+        assert f"`{key}=" in warning
+    assert "bogus" not in warning  # not a setting of ours: not ours to judge
     assert at.slider(key="explorer_n").value == 8 and at.selectbox(key="explorer_loss").value == "logistic"
     assert at.number_input(key="explorer_seed").value == 3  # the valid part of the link is kept
     assert "bogus" not in at.query_params  # the address is cleaned up
@@ -188,13 +188,13 @@ def test_a_link_gives_the_picture_the_menu_gives(normalizer):
     at = explorer({"normalizer": normalizer, "seed": "3", "a_scale": "0.5"})
     no_exception(at)
     assert not at.warning and not at.error
-    assert [i.value for i in at.info if "start" in i.value]  # the move is said, as from the menu
+    assert [c.value for c in at.caption if "start" in c.value]  # the move is said, as from the menu
     menu = explorer({"seed": "3", "a_scale": "0.5"})
     menu.selectbox(key="explorer_normalizer").set_value(normalizer).run()
     assert dict(at.query_params) == dict(menu.query_params)
     assert at.query_params["normalizer"] in ([normalizer], normalizer)
     assert dashboard(at)["layout"]["meta"] == dashboard(menu)["layout"]["meta"]
-    assert [i.value for i in at.info] == [i.value for i in menu.info]
+    assert [c.value for c in at.caption] == [c.value for c in menu.caption]
 
 
 def test_a_link_from_a_newsletter_opens_without_a_warning():
@@ -231,11 +231,11 @@ def test_every_normalizer_from_the_default_preset_gives_a_figure(normalizer):
     assert np.all(np.isfinite(scores)) and (np.any(scores) or not sigma.on_simplex)  # linear's s = a moves
     moved = normalizer in ("l2", "l1", "sum", "relu")
     assert (values["a_init"] == "shifted") == moved
-    notes = [i.value for i in at.info if "start" in i.value]
+    notes = [c.value for c in at.caption if "now start" in c.value]
     assert len(notes) == int(moved) and all(len(note.splitlines()) == 1 for note in notes)
     if moved:
         at.selectbox(key="explorer_loss").set_value("square").run()  # the note goes once the user moves on
-        assert not [i.value for i in at.info if "now start" in i.value]
+        assert not [c.value for c in at.caption if "now start" in c.value]
 
 
 def _in_order(node) -> list[str]:

@@ -87,7 +87,7 @@ def test_a_shared_link_reproduces_its_settings(server, page):
     assert slider_value(page, "Tokens n") == "5"
     assert page.get_by_role("spinbutton", name="Seed").input_value() == "3"
     assert selectbox_value(page, "Loss") == "square"
-    assert page.get_by_text("could not use").is_visible()  # the value it could not use is reported
+    assert page.get_by_text("could not be used").is_visible()  # the value it could not use is reported
     assert page.get_by_text("V_init=nope").is_visible()
     assert not page.get_by_text("utm_source").count()  # a parameter that is not ours: not reported
     shot(page, "explorer-shared-link")
@@ -112,7 +112,7 @@ def test_a_link_typed_in_other_case_runs_its_choice_and_names_it(server, browser
         title = page.locator("h1").first.inner_text()
         assert title == "Explorer: does L2: a\u00b2 / sum a\u00b2 polarize?", title
         assert page.get_by_text("in place of softmax").is_visible()
-        assert not page.get_by_text("could not use").count()
+        assert not page.get_by_text("could not be used").count()
         assert selectbox_value(page, "Loss") == "logistic"
     finally:
         context.close()

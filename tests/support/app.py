@@ -50,3 +50,11 @@ def open_deck_box(at: AppTest) -> AppTest:
     """
     at.session_state[deckbar.OPEN] = True
     return at
+
+
+def link_note(at: AppTest) -> str:
+    """The line over the page's figure naming the link's values it could not use, and its help (why
+    each could not be used), as one text; empty when there is none."""
+    notes = [f"{c.value}\n{c.proto.help}" for c in at.caption if "could not be used" in c.value]
+    assert len(notes) <= 1, notes
+    return notes[0] if notes else ""

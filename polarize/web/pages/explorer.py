@@ -131,10 +131,10 @@ def mend(values: Mapping[str, Any], key: str) -> Mend | None:
         if not isinstance(moved, Problem) and start_trouble(moved.experiment.resolved()) is None:
             was = "at a(0) = 0" if values["a_init"] == "zeros" else "at this start"
             name = NORMALIZERS[values["normalizer"]].short
+            # One line over the figure on a projector: the start's menu and the address say the rest.
             return Mend(changes, (
-                f"The normalizer {name} {trouble} {was}, so the logits now start at a(0) = {shift:g} + "
-                f"{scale:g} \u00d7 randn (shift + scale \u00d7 randn, as in the paper's normalizer "
-                "comparison); the address has the new start."))
+                f"{name} {trouble} {was}, so the logits now start at a(0) = {shift:g} + {scale:g} "
+                "\u00d7 randn, as in the paper's normalizer comparison."))
     return None
 
 
