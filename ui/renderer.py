@@ -146,26 +146,11 @@ def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
     return hashlib.sha256(repr((head, before)).encode()).hexdigest()[:16]
 
 
-_ON = "_page_on"
-"""Session key: the page shown last (a visit ends when another page is opened)."""
-
-
 def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
-    """Under the main figure: the guided first visit (open the first time in a session) and the
-    caption, neither on a slide."""
+    """Under the main figure: the page's caption, not on a slide (the guided first visit is at the top
+    of the sidebar's controls, ``ui.sidebar``)."""
     if presenting:
         return
-    page, state = spec.name, st.session_state
-    # The first visit lasts until another page is opened: its reruns (a control changed, the
-    # window measured) keep the tour open.
-    if state.get(_ON) != page:
-        if state.get(_ON) is not None:
-            state[f"_{state[_ON]}_toured"] = True
-        state[_ON] = page
-    if spec.tour:
-        with st.expander("First visit? What to watch for", icon=":material/tour:",
-                         expanded=f"_{page}_toured" not in state):
-            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
     caption = spec.caption(values)
     if caption:
         theme.caption(caption)

@@ -96,7 +96,7 @@ def open_link(spec: PageSpec, query: Mapping[str, Any]) -> Opened:
             ignored["preset"] = str(exc)
     if PRESENT in query and PRESENT not in owned and presenting(query) is None:
         ignored[PRESENT] = "presentation mode is true or false"
-    base = spec.defaults(preset)
+    base = spec.defaults(preset) | (dict(spec.presented) if presenting(query) else {})
     candidate: dict[str, Any] = {}
     for key, control in owned.items():
         if key in query and key != "preset":

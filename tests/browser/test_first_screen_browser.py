@@ -60,3 +60,69 @@ def test_a_link_s_note_shows_on_the_first_screen_with_play(server, browser, size
             assert play is not None and play[1] <= height, f"Play at {play} px of {height}"
     finally:
         context.close()
+
+
+# JavaScript: the top and bottom (px) of each of the sidebar's controls named (by its label's text),
+# of its "New random start" button and of the guided first visit's fold, as the page opens.
+SIDEBAR_JS = """(labels) => {
+  const box = (e) => { if (!e) return null; const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
+  const controls = document.querySelector('.st-key-controls');
+  const labelled = (text) => [...controls.querySelectorAll('label p, label')]
+    .find((e) => e.textContent.trim() === text);
+  const found = Object.fromEntries(labels.map((text) => [text, box(labelled(text))]));
+  found['New random start'] = box(document.querySelector('.st-key-explorer__reseed'));
+  found.tour = box(document.querySelector('[class*="st-key-tour_"] summary'));
+  return found;
+}"""
+FIRST = ("Tokens n", "Loss", "Normalizer \u03c3", "Seed")
+"""The controls a newcomer changes first, in the sidebar's order, then "New random start"."""
+
+
+def test_the_newcomer_s_controls_and_tour_come_first_in_the_sidebar(server, browser):
+    """At 1280 x 720 the guided first visit's fold shows without scrolling (it started at 1250 px, under
+    the figure) and the sidebar starts with tokens, loss, normalizer, seed and New random start, above
+    the preset (Tokens n was at 797 px, the normalizer at 1064, the seed at 1533)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/")
+        wait_for_figure(page, timeout=120)
+        wait_until_settled(page)
+        found = page.evaluate(SIDEBAR_JS, [*FIRST, "Preset", "Horizon (final time)"])
+        assert all(found.values()), found
+        assert 0 <= found["tour"][0] and found["tour"][1] <= 720, found["tour"]
+        tops = [found[name][0] for name in (*FIRST, "New random start", "Preset", "Horizon (final time)")]
+        assert tops == sorted(tops), found
+        assert found["Tokens n"][1] <= 720, found["Tokens n"]
+    finally:
+        context.close()
+
+
+# JavaScript: whether the Explorer's verdict ("Polarized?" and its answer) shows, and whether the fold
+# that keeps it for after Play does.
+VERDICT_JS = """() => {
+  const shown = (e) => !!e && e.checkVisibility() && e.getBoundingClientRect().height > 0;
+  const texts = [...document.querySelectorAll('.st-key-page p, .st-key-page summary')];
+  return {verdict: texts.some((e) => e.textContent.trim() === 'Polarized?' && shown(e)),
+          fold: texts.some((e) => e.textContent.includes('open after Play') && shown(e))};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_presented_explorer_keeps_its_verdict_for_after_play(server, browser, scheme):
+    """Presented at 1280 x 720, the Explorer folds its verdict and final numbers until opened (a
+    lecturer's reveal): they showed beside the figure before Play. A link that asks for them keeps them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/?present=true")
+        wait_for_figure(page, timeout=120)
+        wait_until_settled(page)
+        assert page.evaluate(VERDICT_JS) == {"verdict": False, "fold": True}
+        assert "verdict=after" in page.url  # the address holds what is shown
+        page.goto(server.url + "/?present=true&verdict=now")
+        wait_for_figure(page, timeout=120)
+        wait_until_settled(page)
+        assert page.evaluate(VERDICT_JS) == {"verdict": True, "fold": False}
+    finally:
+        context.close()

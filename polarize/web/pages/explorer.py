@@ -280,6 +280,7 @@ def title(values: Mapping[str, Any]) -> str:
 EXPLORER = PageSpec(
     name="explorer",
     lead=LEADS["explorer"], lead_of=lead, tour=TOURS["explorer"], nav_title="Explorer",
+    presented=(("verdict", "after"),),
     title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
