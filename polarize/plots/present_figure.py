@@ -27,7 +27,7 @@ size: beside a linear axis of the same font they were 23.5 px to its 18.8 in the
 
 def presented(figure: dict[str, Any], *, height: int, width: float,
               scale: float = style.PRESENT_SCALE, least_row: float = 0,
-              least_font: float = 0) -> dict[str, Any]:
+              even_logs: bool = False) -> dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
     Controls and legends placed outside the plot area (play buttons, the time slider, a legend
@@ -50,9 +50,8 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     least_row : float
         Fewest pixels of a row of panels (a phone's: ``geometry.LEAST_ROW``): a figure whose rows
         would be shorter at ``height`` is made taller than it.
-    least_font : float
-        Fewest pixels of any type once scaled (a hall's: ``style.PRESENT_LEAST``); a log axis's tick
-        labels as large as a linear one's (``even_log_ticks``).
+    even_logs : bool
+        A log axis's tick labels as large as a linear one's (``even_log_ticks``): a hall's.
 
     Returns
     -------
@@ -61,8 +60,7 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     """
     data = style.scale_fonts(copy.deepcopy(figure), scale)
     layout = data["layout"]
-    if least_font:
-        style.least_fonts(data, least_font)
+    if even_logs:
         even_log_ticks(layout)
     old_height = layout.get("height") or _DEFAULT_HEIGHT
     margin = {side: layout.get("margin", {}).get(side, _DEFAULT_MARGIN[side]) for side in _DEFAULT_MARGIN}
@@ -119,7 +117,7 @@ def even_log_ticks(layout: dict[str, Any]) -> dict[str, Any]:
                 and axis.get("exponentformat") == "power" and not axis.get("tickformat")):
             continue
         font = axis.get("tickfont") or {}
-        axis["tickfont"] = {**font, "size": round(float(font.get("size") or base) / LOG_TICK_GROWTH, 1)}
+        axis["tickfont"] = {**font, "size": float(font.get("size") or base) / LOG_TICK_GROWTH}  # unrounded
         span = axis.get("range")
         if "dtick" not in axis and isinstance(span, list | tuple) and len(span) == 2 \
                 and abs(span[1] - span[0]) >= 1:

@@ -28,7 +28,6 @@ __all__ = [
     "FONT_SIZE",
     "TRANSPARENT",
     "DARK",
-    "PRESENT_LEAST",
     "PRESENT_SCALE",
     "Palette",
     "axis_style",
@@ -41,7 +40,6 @@ __all__ = [
     "plotly_template",
     "in_dark",
     "palette",
-    "least_fonts",
     "scale_fonts",
     "set_palette",
     "token_colors",
@@ -55,9 +53,6 @@ PRESENT_SCALE = 1.25
 """Figures' type (and the margins and gaps around it) in presentation mode, times the usual. Less than
 the page's 1.5 (``ui.theme.PRESENT_TYPE``): five panels, their controls and the title fit 720 lines at
 1.25."""
-PRESENT_LEAST = 20
-"""The smallest type of a presented figure, in px (ticks, labels, a heatmap's numbers): read from the
-back of a hall at 1280 x 720 (issue 45: ticks were 17.5 px, the Sinks heatmap's labels 16)."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
 TRANSPARENT = "rgba(0,0,0,0)"
 """For open markers and hidden slider ticks."""
@@ -352,25 +347,6 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
                 if key.endswith("font") and sized and id(value) not in scaled:
                     scaled.add(id(value))
                     value["size"] = round(value["size"] * scale, 1)
-                walk(value)
-        elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
-            for item in node:
-                walk(item)
-
-    walk(figure)
-    return figure
-
-
-def least_fonts(figure: dict[str, Any], least: float) -> dict[str, Any]:
-    """Every font of a figure (as a dict: layout, traces, frames) at least ``least`` px, in place;
-    ``layout.font`` too, which the fonts without a size of their own follow. Returns ``figure``."""
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key.endswith("font") and isinstance(value, dict) \
-                        and isinstance(value.get("size"), int | float) and value["size"] < least:
-                    value["size"] = least
                 walk(value)
         elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
             for item in node:

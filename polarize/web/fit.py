@@ -21,7 +21,7 @@ from typing import Any
 from polarize.plots.display import Display, Mode
 from polarize.plots.geometry import LEAST_ROW
 from polarize.plots.present_figure import presented
-from polarize.plots.style import PRESENT_LEAST, PRESENT_SCALE, in_dark
+from polarize.plots.style import PRESENT_SCALE, in_dark
 from polarize.web.view import Caption, Columns, Metric, Plot, View
 
 __all__ = ["figure_first", "fit", "main_block"]
@@ -61,7 +61,7 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
         if isinstance(block, Plot):
             figure = presented(block.figure, height=display.figure_room, width=width, scale=scale,
                                least_row=LEAST_ROW if display.phone else 0,
-                               least_font=PRESENT_LEAST if display.mode is Mode.PRESENT else 0)
+                               even_logs=display.mode is Mode.PRESENT)
             block = replace(block, figure=in_dark(figure) if display.dark else figure,
                             caption="" if present else block.caption)
         elif isinstance(block, Metric) and present:

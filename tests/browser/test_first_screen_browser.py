@@ -126,3 +126,31 @@ def test_a_presented_explorer_keeps_its_verdict_for_after_play(server, browser, 
         assert page.evaluate(VERDICT_JS) == {"verdict": True, "fold": False}
     finally:
         context.close()
+
+
+# JavaScript: the main figure's slider step now, and how many steps it has.
+STEP_JS = """() => {
+  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
+  const slider = g._fullLayout.sliders[0];
+  return [slider.active, slider.steps.length];
+}"""
+
+
+@pytest.mark.parametrize("size", ["projector", "phone"])
+def test_play_on_the_sinks_page_plays_from_its_first_step(server, browser, size):
+    """Issue 45, item 1: the page opens on its last training step (the trained picture) and Play was
+    said to do nothing until Reset; a click on Play plays from the first step on."""
+    width, height, _ = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=size == "phone")
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/sinks")
+        wait_until_settled(page, timeout=240)
+        _, steps = page.evaluate(STEP_JS)
+        assert steps > 2
+        buttons = page.locator(".st-key-main_figure .updatemenu-button")
+        buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
+        page.wait_for_function(f"() => {{ const [a] = ({STEP_JS})(); return a >= 1 && a < {steps - 1}; }}",
+                               timeout=30_000)
+    finally:
+        context.close()
