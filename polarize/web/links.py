@@ -138,9 +138,10 @@ def _culprit(spec: PageSpec, base: Values, candidate: dict[str, Any], problem: P
 
 
 def to_query(spec: PageSpec, values: Values, *, present: bool = False) -> dict[str, str]:
-    """The query string of a link to these values: every control, as text, in sidebar order
-    (then ``present=true`` in presentation mode)."""
-    query = {c.key: c.to_text(values[c.key]) for c in spec.controls if c.key in values}
+    """The query string of a link to these values: every control, as text, the preset first (the
+    others read over it), then in sidebar order (then ``present=true`` in presentation mode)."""
+    ordered = sorted(spec.controls, key=lambda c: c.key != "preset")  # stable: the sidebar's order after
+    query = {c.key: c.to_text(values[c.key]) for c in ordered if c.key in values}
     return query | ({PRESENT: "true"} if present else {})
 
 
