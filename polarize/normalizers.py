@@ -7,7 +7,8 @@ Each normalizer is a small immutable object with two methods,
 
 both acting on the last axis and batched over any leading axes. ``NORMALIZERS``
 (a ``polarize.registry.Registry``) maps each public name to its class, and each class
-carries its own facts: ``label`` (its name in menus and tables), ``on_simplex``
+carries its own facts: ``label`` (its name in menus and tables), ``short`` (its name in a
+sentence), ``on_simplex``
 (whether its scores are a distribution wherever it is defined), ``replicator`` (whether its
 VJP has the replicator form) and ``kinks()`` (where it is not smooth, for ``polarize.switching``).
 Adding a normalizer is one class registered there: the menus, the comparison page and the command
@@ -98,6 +99,8 @@ class Normalizer(Protocol):
         Its key in ``NORMALIZERS`` (and in a configuration or a link).
     label : str
         Its name for people (menus, tables).
+    short : str
+        Its name for people in a sentence or a panel's title ("L2", where ``label`` gives the formula).
     on_simplex : bool
         Whether its scores lie on the simplex (non-negative, unit sum up to ``eps``) wherever any of
         them is non-zero (relu's "dead" state, every score 0, is the one exception).
@@ -108,6 +111,7 @@ class Normalizer(Protocol):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    short: ClassVar[str]
     on_simplex: ClassVar[bool]
     replicator: ClassVar[bool]
 
@@ -183,6 +187,7 @@ class Softmax(_Smooth):
     temperature: float = 1.0
     name: ClassVar[str] = "softmax"
     label: ClassVar[str] = "softmax"
+    short: ClassVar[str] = "softmax"
     on_simplex: ClassVar[bool] = True
     replicator: ClassVar[bool] = True
 
@@ -204,6 +209,7 @@ class Sigmoid(_Smooth):
 
     name: ClassVar[str] = "sigmoid"
     label: ClassVar[str] = "sigmoid"
+    short: ClassVar[str] = "sigmoid"
     on_simplex: ClassVar[bool] = False
     replicator: ClassVar[bool] = False
 
@@ -227,6 +233,7 @@ class ReLU:
     eps: float = 0.0
     name: ClassVar[str] = "relu"
     label: ClassVar[str] = "ReLU / sum"
+    short: ClassVar[str] = "ReLU"
     on_simplex: ClassVar[bool] = True
     replicator: ClassVar[bool] = False
 
@@ -256,6 +263,7 @@ class L1:
     eps: float = 0.0
     name: ClassVar[str] = "l1"
     label: ClassVar[str] = "L1: |a| / sum |a|"
+    short: ClassVar[str] = "L1"
     on_simplex: ClassVar[bool] = True
     replicator: ClassVar[bool] = False
 
@@ -281,6 +289,7 @@ class Sum(_Smooth):
     eps: float = 0.0
     name: ClassVar[str] = "sum"
     label: ClassVar[str] = "sum: a / sum a"
+    short: ClassVar[str] = "sum"
     on_simplex: ClassVar[bool] = False
     replicator: ClassVar[bool] = False
 
@@ -301,6 +310,7 @@ class L2(_Smooth):
     eps: float = 0.0
     name: ClassVar[str] = "l2"
     label: ClassVar[str] = "L2: a\u00b2 / sum a\u00b2"
+    short: ClassVar[str] = "L2"
     on_simplex: ClassVar[bool] = True
     replicator: ClassVar[bool] = False
 
@@ -333,6 +343,7 @@ class Linear(_Smooth):
 
     name: ClassVar[str] = "linear"
     label: ClassVar[str] = "linear (identity)"
+    short: ClassVar[str] = "linear"
     on_simplex: ClassVar[bool] = False
     replicator: ClassVar[bool] = False
 
@@ -353,6 +364,7 @@ class Sparsemax:
 
     name: ClassVar[str] = "sparsemax"
     label: ClassVar[str] = "sparsemax"
+    short: ClassVar[str] = "sparsemax"
     on_simplex: ClassVar[bool] = True
     replicator: ClassVar[bool] = False
 

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app import WHOLE_PAGE_SECONDS, figures, open_page
+from support.app import WHOLE_PAGE_SECONDS, figures, link_note, open_page
 from support.app import page as app_page
 
 from polarize.clips import animate
@@ -347,7 +347,7 @@ def test_the_preset_loads_its_values():
 def test_a_garbage_link_warns_and_uses_the_defaults(name):
     at = page(name, {"horizon": "banana", "seed": "-3", "nonsense": "1", "utm_source": "x"})
     no_exception(at)
-    (warning,) = [w.value for w in at.warning if "could not use" in w.value]
+    warning = link_note(at)
     assert "`horizon=banana`: must be a number" in warning
     assert "`seed=-3`: must be between 0 and 4294967295" in warning
     assert "nonsense" not in warning and "utm_source" not in warning  # not ours to judge
@@ -384,7 +384,7 @@ def test_a_foreign_parameter_opens_the_page_without_a_warning():
 
 def test_link_values_are_shown_as_text_not_markdown():
     at = page("rates", {"seed": "**x** `y` $z$"})
-    (warning,) = [w.value for w in at.warning if "could not use" in w.value]
+    warning = link_note(at)
     assert "`` seed=**x** `y` $z$ ``: must be a number" in warning
 
 

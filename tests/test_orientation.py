@@ -24,21 +24,19 @@ def test_every_page_opens_with_a_two_sentence_lead(spec):
     assert lead in [m.value for m in at.markdown]
 
 
-def test_the_explorer_guides_a_first_visit_then_folds_it_away():
+def test_the_explorer_s_guided_visit_is_first_in_the_sidebar():
+    """Under the figure it started at 1250 px of a 1280 x 720 window (issue 45): it is now folded at
+    the top of the sidebar's controls, where it shows without scrolling, on every visit."""
     at = AppTest.from_file(APP, default_timeout=120).run()
-    (tour,) = [e for e in at.expander if "First visit" in e.label]
-    assert tour.proto.expanded
+    (tour,) = [e for e in at.sidebar.expander if "First visit" in e.label]
+    assert not tour.proto.expanded
     text = tour.markdown[0].value
     for panel in ("Scores on the simplex", "Entropy", "Repulsion", "Loss", "Play", "Normalizer"):
         assert panel in text
     assert text.count("\n") == len(TOURS["explorer"]) - 1 and pages.EXPLORER.tour == TOURS["explorer"]
-    at.run()  # a rerun (a control changed, the window measured) is the same visit
-    (tour,) = [e for e in at.expander if "First visit" in e.label]
-    assert tour.proto.expanded
+    assert not [e for e in at.main.expander if "First visit" in e.label]  # one tour, not two
     open_page(at, "deck").run()
-    open_page(at, "explorer").run()
-    (tour,) = [e for e in at.expander if "First visit" in e.label]
-    assert not tour.proto.expanded  # seen once in this session
+    assert not [e for e in at.expander if "First visit" in e.label]  # the deck page has none
 
 
 def test_a_slide_has_no_lead_or_tour():

@@ -42,6 +42,7 @@ class Tempered:
 
     name: ClassVar[str] = "tempered"
     label: ClassVar[str] = LABEL
+    short: ClassVar[str] = "tempered"
     on_simplex: ClassVar[bool] = True
     replicator: ClassVar[bool] = True
 

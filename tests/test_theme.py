@@ -56,10 +56,10 @@ def test_the_display_reads_dark_with_care():
     assert not read({"dark": "true"}).dark_page and not read(None).dark_page
 
 
-def test_presentation_mode_draws_dark_figures_only_when_dark_was_chosen_in_the_menu():
+def test_presentation_mode_draws_dark_figures_on_a_dark_page():
     chosen = read({"dark": True, "dark_chosen": True}, presenting=True)
     assert chosen.dark and chosen.dark_chosen
     assert not read({"dark": False, "dark_chosen": True}).dark_chosen  # a light page
     assert not read({"dark": True, "dark_chosen": "true"}).dark_chosen
-    assert not read({"dark": True}, presenting=True).dark  # a projector: light, unless chosen
+    assert read({"dark": True}, presenting=True).dark  # no white card on a black page (issue 45)
     assert read({"dark": True}).dark and not read({"dark": False}).dark

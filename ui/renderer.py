@@ -63,10 +63,11 @@ def render(spec: PageSpec) -> None:
         transport.controls(view)
 
 
-def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> View | None:
+def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, str]],
+          presenting: bool) -> View | None:
     """The page's main column: its head, then its view (``_body``); the view (None: an error shown)."""
     with st.container(key=theme.HEAD):
-        head = _head(spec, values, ignored, presenting)
+        head = _head(spec, values, ignored, mended_note(spec, values), presenting)
     try:
         job = spec.make_job(values, decks=deckbar.visitor_store() if spec.decks else None)
     except DeckError as exc:  # the server's deck file cannot be used: said on the page, in one line
@@ -75,12 +76,11 @@ def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
         viewport.measure(_place(head))
         st.error(job.message, icon=":material/error:")
         return None
-    return _body(spec, values, job, head, presenting, mended_note(spec, values))
+    return _body(spec, values, job, head, presenting)
 
 
 @st.fragment
-def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, presenting: bool,
-          note: str) -> View:
+def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, presenting: bool) -> View:
     """The page's view fitted to the display the page posted, and the component measuring it: a
     fragment (``st.fragment``), so that a measure posted reruns this alone, not the page's script.
 
@@ -106,15 +106,14 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, present
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
                                                                 lambda: fit(view, display))
     viewport.measure(place)
-    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting, note), held=viewport.held(place))
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
     return fitted
 
 
-def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], presenting: bool) -> tuple:
-    """The title, the presentation bar, the lead and what the opening link had that was ignored;
-    what was drawn (the place of the main figure below depends on it). The note on a move off a
-    dead end goes under the figure (``_below_figure``): above it, it squeezed the Explorer's
-    dashboard on a projector.
+def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, str]], note: str,
+          presenting: bool) -> tuple:
+    """The title, the presentation bar, the lead, and what the link changed (``_link_note``); what
+    was drawn (the place of the main figure below depends on it).
 
     Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
@@ -123,10 +122,23 @@ def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, str], prese
     bar = deck_show.show_bar(presenting)
     if lead:
         st.markdown(lead)
+    _link_note(ignored, note)
+    return (spec.name, presenting, title, bar, lead, tuple(ignored.values()), note)
+
+
+def _link_note(ignored: dict[str, tuple[str, str]], note: str) -> None:
+    """What the link (or a choice) changed, just above the main figure where it shows, in a line each:
+    the link's values this page could not use (why, in the line's help) and a move off a dead end
+    (``state.mended_note``). A warning box of the reasons pushed the Explorer's Play button to 870 px
+    of a 1280 x 720 window, and the move's note under the figure sat at 1140 px, out of view."""
     if ignored:
-        st.warning("This link had values this page could not use; it used the defaults instead:\n\n"
-                   + "\n".join(f"- {line}" for line in ignored.values()), icon=":material/link_off:")
-    return (spec.name, presenting, title, bar, lead, tuple(ignored.values()))
+        shown = ", ".join(value for value, _ in ignored.values())
+        theme.caption(f":material/link_off: This link's {shown} could not be used here: "
+                      f"{'the default' if len(ignored) == 1 else 'the defaults'} instead.",
+                      help="\n".join(f"- {value}: {why}" for value, why in ignored.values()),
+                      key="link_ignored")
+    if note:
+        theme.caption(f":material/swap_horiz: {note}", key="link_mended")
 
 
 def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
@@ -134,32 +146,11 @@ def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
     return hashlib.sha256(repr((head, before)).encode()).hexdigest()[:16]
 
 
-_ON = "_page_on"
-"""Session key: the page shown last (a visit ends when another page is opened)."""
-
-
-def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool, note: str) -> None:
-    """Under the main figure: the note on the page's move off a dead end (``state.mended_note``),
-    then the guided first visit (open the first time in a session) and the caption, neither on a slide.
-
-    Not above the figure, where a newcomer would look first: there, even folded to one line, it left
-    the Explorer's dashboard too little of a 1280 x 720 window (its axis titles under the transport).
-    """
-    if note:
-        st.info(note, icon=":material/swap_horiz:")
+def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
+    """Under the main figure: the page's caption, not on a slide (the guided first visit is at the top
+    of the sidebar's controls, ``ui.sidebar``)."""
     if presenting:
         return
-    page, state = spec.name, st.session_state
-    # The first visit lasts until another page is opened: its reruns (a control changed, the
-    # window measured) keep the tour open.
-    if state.get(_ON) != page:
-        if state.get(_ON) is not None:
-            state[f"_{state[_ON]}_toured"] = True
-        state[_ON] = page
-    if spec.tour:
-        with st.expander("First visit? What to watch for", icon=":material/tour:",
-                         expanded=f"_{page}_toured" not in state):
-            st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
     caption = spec.caption(values)
     if caption:
         theme.caption(caption)

@@ -16,11 +16,12 @@ __all__ = ["sidebar"]
 
 
 def sidebar(spec: PageSpec, *, presenting: bool = False) -> dict[str, Any]:
-    """Draw the page's controls (derived values set, rules applied; in presentation mode without
-    their help and captions); their values."""
+    """Draw the page's guided first visit (``_tour``) and its controls (derived values set, rules
+    applied; in presentation mode without the tour, their help and captions); their values."""
     values = settle(spec, current_values(spec))
     state, group, row = st.session_state, "", []
-    starts.buttons(spec, load_preset, widget_key)
+    if spec.tour and not presenting:
+        _tour(spec)
     with st.sidebar, st.container(key="controls"):  # its multiselects' tags: ``ui.theme``
         for control in spec.controls:
             key = widget_key(spec, control.key)
@@ -35,7 +36,16 @@ def sidebar(spec: PageSpec, *, presenting: bool = False) -> dict[str, Any]:
             else:
                 row, where = [], st
             _widget(spec, control, where, values, presenting)
+            starts.buttons(spec, control.key, load_preset, widget_key)
     return values
+
+
+def _tour(spec: PageSpec) -> None:
+    """The guided first visit, folded, first in the sidebar under the pages' menu: under the figure
+    it started at 1250 px of a 1280 x 720 window, out of a newcomer's view."""
+    with st.sidebar.expander("First visit? What to watch for", icon=":material/tour:",
+                             key=f"tour_{spec.name}"):
+        st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(spec.tour, 1)))
 
 
 def _widget(spec: PageSpec, control: Control, where: Any, values: dict[str, Any], presenting: bool) -> None:

@@ -26,13 +26,14 @@ def widget_key(spec: PageSpec, key: str) -> str:
     return f"{spec.name}_{key}"
 
 
-def init_state(spec: PageSpec) -> dict[str, str]:
+def init_state(spec: PageSpec) -> dict[str, tuple[str, str]]:
     """Give the page's widgets their values: from the link on a first visit, else as last left.
 
     Returns
     -------
     dict
-        What the opening link had that was ignored (key -> a line of markdown), for as long as the
+        What the opening link had that was ignored (key -> its ``key=value`` as a markdown code span,
+        and why in words), for as long as the
         controls still hold the link's values; empty otherwise.
     """
     state, saved_key, link_key = st.session_state, f"_{spec.name}_saved", f"_{spec.name}_link"
@@ -45,7 +46,7 @@ def init_state(spec: PageSpec) -> dict[str, str]:
             query = st.query_params.to_dict()
             saved, ignored, note = links.open_link(spec, query)
             saved = settle(spec, saved)
-            state[link_key] = (saved, {key: f"{echo(f'{key}={query[key]}')}: {reason}"
+            state[link_key] = (saved, {key: (echo(f"{key}={query[key]}"), reason)
                                        for key, reason in ignored.items()})
             if note:  # the link was moved off a dead end, as the menu moves: said the same way
                 state[f"_{spec.name}_mended"] = (saved, note)

@@ -80,13 +80,14 @@ def present_style(presenting: bool) -> None:
         st.html(_PRESENT_CSS)
 
 
-def caption(text: str, where: Any = st) -> None:
+def caption(text: str, where: Any = st, *, help: str | None = None, key: str | None = None) -> None:
     """``text`` as a caption in ``where`` (the page, the sidebar, a column), at the contrast WCAG AA
-    asks of small type: in a container of its own, keyed ``caption_<n>`` (``n``: this run's count)."""
+    asks of small type: in a container of its own, keyed ``caption_<key>`` (by default ``key`` is
+    this run's count of captions); ``help`` in its tooltip."""
     count = st.session_state.get(_CAPTIONS, 0) + 1
     st.session_state[_CAPTIONS] = count
-    with where.container(key=f"caption_{count}"):
-        st.caption(text)
+    with where.container(key=f"caption_{count if key is None else key}"):
+        st.caption(text, help=help)
 
 
 def new_run() -> None:

@@ -83,7 +83,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
         One panel per normalizer (4 per row), ``n`` curves each.
     """
     top = style.top_tokens(rows[0].result.s[-1])  # one token order for every panel: the first run's
-    panels = [Panel(title=f"{row.normalizer}",
+    panels = [Panel(title=row.result.experiment.sigma.short,
                     lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=stopped_note(row.result)) for k, row in enumerate(rows)]

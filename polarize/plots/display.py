@@ -53,8 +53,7 @@ class Display:
     dark_page : bool
         The page shows a dark theme (the system's or the app menu's).
     dark_chosen : bool
-        The dark theme was chosen in the app menu: presentation mode (light for a projector)
-        draws its figures dark only then.
+        The dark theme was chosen in the app menu (not only the system's).
     deck : bool
         A lecture deck is being presented: its bar (Previous, Next, End) is above the page.
     header : int
@@ -120,8 +119,9 @@ class Display:
 
     @property
     def dark(self) -> bool:
-        """Figures drawn dark: on a dark page, but in presentation mode only if dark was chosen."""
-        return self.dark_page and (self.dark_chosen or not self.presenting)
+        """Figures drawn dark: on a dark page, presented or not. Presentation mode drew them light
+        unless dark was chosen in the app menu: a white card on a black page (issue 45)."""
+        return self.dark_page
 
     @property
     def column_width(self) -> int:

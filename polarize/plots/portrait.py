@@ -15,7 +15,7 @@ from plotly.colors import get_colorscale, sample_colorscale
 
 from polarize.ensemble import Ensemble
 from polarize.plots import style
-from polarize.plots.numbers import rounded
+from polarize.plots.numbers import log_span, rounded
 from polarize.plots.polygon import project_to_polygon, simplex_vertices
 from polarize.science.basins import Basins, NaiveOdds
 from polarize.science.flow_field import naive_winner, slice_shares, square_to_triangle
@@ -266,8 +266,10 @@ def odds_figure(odds: NaiveOdds, *, height: int = 360) -> dict[str, Any]:
     layout = style.base_layout(height=height, delta=-2) | dict(
         # Above the plot, from its top edge: anchored at its top it hung into the plot.
         legend=dict(orientation="h", y=1.02, yanchor="bottom", font=style.font(-4)),
-        xaxis=dict(type="log", title=dict(text="scale of random a(0) = scale \u00d7 randn",
-                                          font=style.font(-2)), **style.axis_style()),
+        # Its range given, so that a hall's fit can label whole decades (``present_figure``).
+        xaxis=dict(type="log", range=log_span(odds.scales),
+                   title=dict(text="scale of random a(0) = scale \u00d7 randn", font=style.font(-2)),
+                   **style.axis_style()),
         yaxis=dict(range=[0, 1.02], title=dict(text="P(naive prediction wins)", font=style.font(-2)),
                    **style.axis_style()))
     return dict(data=[band, line], layout=layout | dict(template=style.plotly_template()), frames=[])

@@ -15,7 +15,7 @@ from polarize.science.studies import (
     polarization_rate,
     sweep,
 )
-from polarize.science.time_words import format_time
+from polarize.science.time_words import format_time, format_value
 from polarize.science.verdict import (
     PARTLY_ENTROPY,
     PARTLY_SHARE,
@@ -46,6 +46,7 @@ __all__ = [
     "ends",
     "flow_vs_descent",
     "format_time",
+    "format_value",
     "judge",
     "kl_floor",
     "outcome_groups",

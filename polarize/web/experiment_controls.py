@@ -50,21 +50,24 @@ def is_tied(name: str) -> bool:
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control("preset", "Preset", "select", options=tuple(PRESETS),
-            help="A named experiment; the paper's toy runs use its own random draws.",
-            caption=lambda name: PRESETS[name].description),
+    # A newcomer's first changes at the top (issue 45): what is run, then the preset and the rest.
     Control("n", "Tokens n", "slider", 2, MAX_TOKENS, integer=True,
             help="Number of tokens: the logits a and scores s have n entries."),
-    Control("d", "Value dimension d", "slider", 1, MAX_TOKENS, integer=True,
-            help="Rows of V (the number of classes for the cross-entropy loss).",
-            derive=lambda v: v["n"] if is_tied(v["preset"]) else None,
-            off_help=" The tied model needs d = n."),
     Control("loss", "Loss", "select", options=LOSSES.names, names=LOSSES.labels,
             help="Logistic on the margin β*ᵀVs; square ½|Vs \u2212 β*|²; "
                  "cross-entropy of softmax(Vs) against p*."),
     Control("normalizer", "Normalizer \u03c3", "select", options=NORMALIZERS.names,
             names=NORMALIZERS.labels,
             help="How logits become scores s = \u03c3(a). Only softmax has the replicator form."),
+    Control("seed", "Seed", "number", 0, 2**32 - 1, step=1, integer=True,
+            help="Seed of every random draw (V, a, β*)."),
+    Control("preset", "Preset", "select", options=tuple(PRESETS),
+            help="A named experiment; the paper's toy runs use its own random draws.",
+            caption=lambda name: PRESETS[name].description),
+    Control("d", "Value dimension d", "slider", 1, MAX_TOKENS, integer=True,
+            help="Rows of V (the number of classes for the cross-entropy loss).",
+            derive=lambda v: v["n"] if is_tied(v["preset"]) else None,
+            off_help=" The tied model needs d = n."),
     Control("temperature", "Temperature", "number", 0.05, 20.0, step=0.1,
             help="Softmax temperature: s = softmax(a / T).",
             derive=lambda v: None if takes(v["normalizer"], "temperature") else 1.0,
@@ -78,8 +81,6 @@ CONTROLS: tuple[Control, ...] = (
     Control("horizon", "Horizon (final time)", "select_slider", options=HORIZONS, names_of=format_time,
             help="How long to run, on a log scale. "
                  "Polarization under the logistic loss is slow: like 1/log² t."),
-    Control("seed", "Seed", "number", 0, 2**32 - 1, step=1, integer=True,
-            help="Seed of every random draw (V, a, β*)."),
     Control("a_init", "Logits a(0)", "select", options=A_INITS, names=text.A_INIT_NAMES,
             group="Initialization",
             help="Starting logits; zeros start from uniform scores."),

@@ -60,7 +60,8 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
             continue
         if isinstance(block, Plot):
             figure = presented(block.figure, height=display.figure_room, width=width, scale=scale,
-                               least_row=LEAST_ROW if display.phone else 0)
+                               least_row=LEAST_ROW if display.phone else 0,
+                               even_logs=display.mode is Mode.PRESENT)
             block = replace(block, figure=in_dark(figure) if display.dark else figure,
                             caption="" if present else block.caption)
         elif isinstance(block, Metric) and present:

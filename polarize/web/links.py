@@ -96,7 +96,7 @@ def open_link(spec: PageSpec, query: Mapping[str, Any]) -> Opened:
             ignored["preset"] = str(exc)
     if PRESENT in query and PRESENT not in owned and presenting(query) is None:
         ignored[PRESENT] = "presentation mode is true or false"
-    base = spec.defaults(preset)
+    base = spec.defaults(preset) | (dict(spec.presented) if presenting(query) else {})
     candidate: dict[str, Any] = {}
     for key, control in owned.items():
         if key in query and key != "preset":
@@ -138,9 +138,10 @@ def _culprit(spec: PageSpec, base: Values, candidate: dict[str, Any], problem: P
 
 
 def to_query(spec: PageSpec, values: Values, *, present: bool = False) -> dict[str, str]:
-    """The query string of a link to these values: every control, as text, in sidebar order
-    (then ``present=true`` in presentation mode)."""
-    query = {c.key: c.to_text(values[c.key]) for c in spec.controls if c.key in values}
+    """The query string of a link to these values: every control, as text, the preset first (the
+    others read over it), then in sidebar order (then ``present=true`` in presentation mode)."""
+    ordered = sorted(spec.controls, key=lambda c: c.key != "preset")  # stable: the sidebar's order after
+    query = {c.key: c.to_text(values[c.key]) for c in ordered if c.key in values}
     return query | ({PRESENT: "true"} if present else {})
 
 

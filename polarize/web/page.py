@@ -107,6 +107,9 @@ class PageSpec:
         (``leading``); ``lead`` is the one for the page's defaults.
     tour : tuple of str
         The steps of the page's guided first visit (markdown, our own text), or none.
+    presented : tuple of (str, value) pairs
+        Control values a presented link (``?present=true``) opens with unless it sets them itself:
+        the Explorer keeps its verdict for after Play, a lecturer's reveal.
     """
 
     name: str
@@ -129,6 +132,7 @@ class PageSpec:
     lead: str = ""
     lead_of: Callable[[Values], str] | None = None
     tour: tuple[str, ...] = ()
+    presented: tuple[tuple[str, Any], ...] = ()
 
     def show(self, job: Any, display: Display = DEFAULT) -> View:
         """``view(job)``, its figures built for ``display`` (panels stacked on a phone); not fitted

@@ -10,7 +10,15 @@ import numpy as np
 from polarize.config import Experiment
 from polarize.losses import LOSSES
 from polarize.plots.dashboard import titles
-from polarize.science import distance_to_simplex, ends, format_time, judge, simplex_shares, slow_tail
+from polarize.science import (
+    distance_to_simplex,
+    ends,
+    format_time,
+    format_value,
+    judge,
+    simplex_shares,
+    slow_tail,
+)
 
 __all__ = ["A_INIT_NAMES", "V_INIT_NAMES", "init_note",
            "not_a_distribution", "panel_captions", "summary_metrics"]
@@ -35,8 +43,8 @@ def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
         shown = [("Final entropy", "\u2014", f"No entropy: {why}."),
                  ("Winning token", "\u2014", f"No winner: {why}.")]
     else:
-        shown = [("Final entropy", f"{result.entropy[-1]:.3g}", "Entropy of the final scores, in nats; "
-                  "uniform "
+        shown = [("Final entropy", format_value(float(result.entropy[-1])),
+                  "Entropy of the final scores, in nats; uniform "
                   f"scores have log n = {math.log(n):.3g}, one-hot 0."),
                  ("Winning token", f"{result.winner}",
                   "The token with the largest final score (tokens count from 0).")]
@@ -44,7 +52,7 @@ def summary_metrics(result: Any) -> list[tuple[str, str, str]]:
     return [
         *shown,
         ("1 \u2212 max s", "\u2014", f"No largest share: {why}.") if dead else _distance_metric(result),
-        ("Final loss", f"{result.loss[-1]:.3g}", "The loss at the last saved time."),
+        ("Final loss", format_value(float(result.loss[-1])), "The loss at the last saved time."),
         ("Time reached", format_time(float(result.t[-1])), "The last saved time t."),
     ]
 
@@ -65,11 +73,11 @@ def not_a_distribution(s: np.ndarray) -> str:
 def _distance_metric(result: Any) -> tuple[str, str, str]:
     """``1 - max s`` on the simplex; off it, where ``1 - max s`` means nothing, the distance to it."""
     if result.experiment.sigma.on_simplex:
-        return ("1 \u2212 max s", f"{result.one_minus_max[-1]:.3g}",
+        return ("1 \u2212 max s", format_value(float(result.one_minus_max[-1])),
                 "The weight left for all tokens but the winner: 0 at a vertex of the simplex.")
     s = np.asarray(result.s[-1], dtype=float)
-    return ("Distance to the simplex", f"{distance_to_simplex(s):.3g}",
-            f"{result.experiment.normalizer} scores need not lie on the simplex, so 1 \u2212 max s means "
+    return ("Distance to the simplex", format_value(float(distance_to_simplex(s))),
+            f"{result.experiment.sigma.short} scores need not lie on the simplex, so 1 \u2212 max s means "
             "nothing here: this is the Euclidean distance from s to the simplex (0 on it).")
 
 
@@ -98,12 +106,16 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from
     simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
                "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
     if not experiment.sigma.on_simplex:
-        simplex += f" ({experiment.normalizer} scores need not sum to 1: the point shows their shares.)"
+        simplex += f" ({experiment.sigma.short} scores need not sum to 1: the point shows their shares.)"
     points = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
               r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: the logits of tokens right of the dashed mean "
               "rise, the others fall, and the gaps widen (rich get richer). A share need not follow its "
               r"own logit at once: with $s = (0.8, 0.1, 0.1)$ and $u = (1, 1.1, 0)$ the fittest token's "
               "logit rises, yet its share falls (the leader's rises faster).")
+    if not experiment.sigma.replicator:
+        points = (r"Each token at (fitness $u_i$, score $s_i$). Only softmax has the replicator form "
+                  r"$\dot a_i = s_i\,(u_i - s\cdot u)/T$: under " + experiment.sigma.short
+                  + " a token right of the dashed mean need not gain logit, nor gain share.")
     if logistic:
         points += (r" Diamonds: value projections $p_i = v_i\cdot\beta^*$; circles: fitness "
                    r"$u_i = c\,p_i$, which shrinks as the loss vanishes while the spread in $p$ keeps "
@@ -112,7 +124,7 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from
     if logistic:
         loss = ("Log-log axes. The logistic loss never reaches 0, so the flow never stops pushing; "
                 + ("with scores on the simplex it decays like $1/t$." if on_simplex else
-                   f"{experiment.normalizer} scores are off the simplex, and it need not decay like $1/t$."))
+                   f"{experiment.sigma.short} scores are off the simplex, and it need not decay like $1/t$."))
     else:
         loss = ("Log-log axes. The loss falls toward its floor (for the square loss, exponentially fast, "
                 "without reaching it in finite time) and the fitness vanishes with it, so the scores "
@@ -154,7 +166,7 @@ def _scores_caption(result: Any) -> str:
 def _dead_captions(experiment: Experiment, dead_from: float, repulsion: str) -> list[str]:
     """The panels of a dead run (every score 0 from ``dead_from`` on): no distribution, nothing moves."""
     when = "from the start" if dead_from <= 0 else f"from t = {format_time(dead_from)}"
-    gone = (f"Every score is 0 {when} ({experiment.normalizer} switched every token off): "
+    gone = (f"Every score is 0 {when} ({experiment.sigma.short} switched every token off): "
             "there is no distribution")
     words = {
         "simplex": f"{gone}, so no point on the simplex there.",
@@ -175,7 +187,7 @@ def _replicator_caption(experiment: Experiment) -> str:
              "largest at that time (the label above gives it; hover for each value), so the bars stay "
              "readable as the fitness fades. ")
     if not experiment.sigma.replicator:
-        return words + (f"Only softmax has the replicator form: under {experiment.normalizer} a bar's sign "
+        return words + (f"Only softmax has the replicator form: under {experiment.sigma.short} a bar's sign "
                         "need not be the direction its logit moves.")
     words += (r"Softmax moves the logits as $\dot a_i = s_i\,(u_i - s\cdot u)/T$: tokens above zero gain "
               "logit, those below lose it. As one token takes over, the mean fitness becomes its own "

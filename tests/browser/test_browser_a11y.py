@@ -111,7 +111,7 @@ def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, brow
             assert page.locator('[data-testid="stAlertContentError"]').count() == 0, name
             moved = name in ("l2", "l1", "sum", "relu")
             assert ("a_init=shifted" in page.url) == moved, name
-            assert page.get_by_text("the address has the new start").count() == int(moved), name
+            assert page.get_by_text("so the logits now start at").count() == int(moved), name
     finally:
         context.close()
 

@@ -104,3 +104,41 @@ def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
     later = page.evaluate(BARS_JS)
     assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
     assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []
+
+
+# JavaScript: each figure's tick labels' sizes as drawn (px, log and linear axes alike; a colour bar's
+# aside) and the lightness (0 to 1) of its background.
+TYPE_JS = """() => [...document.querySelectorAll('.st-key-page .js-plotly-plot')].map((g) => {
+  const shown = (t) => t.checkVisibility() && t.textContent.trim() && t.getBoundingClientRect().width > 0;
+  const ticks = [...g.querySelectorAll('g[class$="tick"] > text')]
+    .filter((t) => /^[xy]\\d*tick$/.test(t.parentElement.getAttribute('class').split(' ')[0]) && shown(t));
+  const rgb = getComputedStyle(g.querySelector('.main-svg')).backgroundColor.match(/[\\d.]+/g).map(Number);
+  return {ticks: [...new Set(ticks.map((t) => parseFloat(getComputedStyle(t).fontSize)))].sort(),
+          light: (rgb[0] + rgb[1] + rgb[2]) / 765};
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_hall_reads_log_and_linear_ticks_alike_in_the_page_s_colours(server, browser, scheme):
+    """Presented at 1280 x 720 (issue 45, item 7): a log axis's tick labels as large as a linear one's in
+    the same figure (plotly drew them 1.25 times larger, 23.5 px beside 18.8 in the Explorer, and the
+    Phase portrait's between-decade labels at 13 px), and on a dark page dark figures (a white card
+    before, unless dark was chosen in the app's menu)."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=scheme)
+    page = context.new_page()
+    found = []
+    try:
+        for name in ("explorer", "sinks", "phase", "descent"):
+            path = next(spec.url_path for spec in PAGES if spec.name == name)
+            page.goto(f"{server.url}/{path}?present=true")
+            wait_until_settled(page, timeout=240)
+            figures = page.evaluate(TYPE_JS)
+            assert figures, name
+            for k, seen in enumerate(figures):
+                if seen["ticks"] and seen["ticks"][-1] - seen["ticks"][0] > 0.25:  # px, rounding aside
+                    found.append(f"{name} figure {k}: tick labels at {seen['ticks']} px")
+                if (seen["light"] > 0.5) != (scheme == "light"):
+                    found.append(f"{name} figure {k}: lightness {seen['light']:.2f} on a {scheme} page")
+    finally:
+        context.close()
+    assert not found, "\n".join(found)

@@ -173,7 +173,7 @@ def test_a_display_says_its_mode_and_room():
     assert Display(top=200).figure_room == 720 - 200 - Display().gap
     # Less than half the window below what is above it: the figure takes the window under the header.
     assert Display(top=500).figure_room == 720 - Display().header - Display().gap
-    assert Display(dark_page=True).dark and not Display(dark_page=True, presenting=True).dark
+    assert Display(dark_page=True).dark and Display(dark_page=True, presenting=True).dark
     assert Display(dark_page=True, dark_chosen=True, presenting=True).dark
 
 

@@ -68,3 +68,11 @@ def figures(at: AppTest) -> list[dict[str, Any]]:
     A chart element is given one line of JSON (its head: ``ui.charts.payload``), then the figure.
     """
     return [json.loads(e.proto.bytes.split(b"\n", 1)[1]) for e in charts_drawn(at)]
+
+
+def link_note(at: AppTest) -> str:
+    """The line over the page's figure naming the link's values it could not use, and its help (why
+    each could not be used), as one text; empty when there is none."""
+    notes = [f"{c.value}\n{c.proto.help}" for c in at.caption if "could not be used" in c.value]
+    assert len(notes) <= 1, notes
+    return notes[0] if notes else ""

@@ -84,7 +84,8 @@ def undefined_start(resolved: Experiment) -> Problem | None:
         resolved.sigma.forward(np.asarray(resolved.a0))
     except (DegenerateStateError, ConfigError) as exc:
         return Problem(("normalizer", "a_init", "a_scale", "a_shift"), (
-            f"The {resolved.normalizer} normalizer is undefined at the starting logits ({exc}). "
+            f"The {NORMALIZERS[resolved.normalizer].short} normalizer is undefined at the starting logits "
+            f"({exc}). "
             "Choose another normalizer, or another start for the logits, e.g. shift + scale \u00d7 randn."))
     return None
 
@@ -129,11 +130,11 @@ def mend(values: Mapping[str, Any], key: str) -> Mend | None:
         moved = job({**values, **changes})
         if not isinstance(moved, Problem) and start_trouble(moved.experiment.resolved()) is None:
             was = "at a(0) = 0" if values["a_init"] == "zeros" else "at this start"
-            name = NORMALIZERS[values["normalizer"]].label.split(":")[0]
+            name = NORMALIZERS[values["normalizer"]].short
+            # One line over the figure on a projector: the start's menu and the address say the rest.
             return Mend(changes, (
-                f"The normalizer {name} {trouble} {was}, so the logits now start at a(0) = {shift:g} + "
-                f"{scale:g} \u00d7 randn (shift + scale \u00d7 randn, as in the paper's normalizer "
-                "comparison); the address has the new start."))
+                f"{name} {trouble} {was}, so the logits now start at a(0) = {shift:g} + {scale:g} "
+                "\u00d7 randn, as in the paper's normalizer comparison."))
     return None
 
 
@@ -255,8 +256,10 @@ def caption(values: Mapping[str, Any]) -> str:
 def running(values: Mapping[str, Any]) -> str:
     """The spinner's words while a run is made: which run, to what time."""
     how = METHODS[values["method"]].doing
+    chosen = values["normalizer"]
+    sigma = NORMALIZERS[chosen].short if chosen in NORMALIZERS else "its normalizer"
     return (f"Simulating {how} of {values['n']} tokens to t = {format_time(values['horizon'])} "
-            f"({LOSSES.labels.get(values['loss'], values['loss'])} loss, {values['normalizer']})...")
+            f"({LOSSES.labels.get(values['loss'], values['loss'])} loss, {sigma})...")
 
 
 def lead(values: Mapping[str, Any]) -> str:
@@ -277,6 +280,7 @@ def title(values: Mapping[str, Any]) -> str:
 EXPLORER = PageSpec(
     name="explorer",
     lead=LEADS["explorer"], lead_of=lead, tour=TOURS["explorer"], nav_title="Explorer",
+    presented=(("verdict", "after"),),
     title="Explorer: does it polarize?",
     icon=":material/animation:",
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,

@@ -10,7 +10,7 @@ from polarize.config import ConfigError, Experiment
 from polarize.losses import LOSSES
 from polarize.plots import kappa_figure, losses_figure, regression_figure
 from polarize.presets import PAPER_KAPPAS, paper_regression
-from polarize.science import ends, judge, kl_floor
+from polarize.science import ends, format_value, judge, kl_floor
 from polarize.science.deadline import Deadline, Partial, simulated
 from polarize.web import overtime
 from polarize.web.controls import Control
@@ -109,9 +109,10 @@ def draw(values: Mapping[str, Any], outcome: tuple[dict, dict], narrow: bool = F
                 "(the paper's observation). " + _endings(regression, "\u03ba = {}", "{:g}".format))),
         )
     metrics = tuple(metric for loss, floor in floors.items() for metric in (
-        Metric(f"{LOSSES[loss].short} floor {LOSSES[loss].floor_name}", f"{floor:.4g}",
+        Metric(f"{LOSSES[loss].short} floor {LOSSES[loss].floor_name}", format_value(float(floor)),
                "The lowest loss it can reach."),
-        Metric(f"{LOSSES[loss].short} final loss", f"{losses[loss].loss[-1]:.4g}", "At the horizon.")))
+        Metric(f"{LOSSES[loss].short} final loss", format_value(float(losses[loss].loss[-1])),
+               "At the horizon.")))
     return Drawn(plots=plots, table=table, runs=runs, notes=stopped_notes(runs), metrics=metrics)
 
 

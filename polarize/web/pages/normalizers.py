@@ -69,7 +69,7 @@ def draw(values: Mapping[str, Any], rows: list[Any], narrow: bool = False) -> Dr
         f"The same start (n = {n}) under each normalizer; press Play and the {len(rows)} panels run "
         f"together, evenly in log time. At t = {format_time(max(float(r.result.t[-1]) for r in rows))}: "
         f"{describe_normalizers(rows)} Only softmax moves each logit in proportion to its own share; "
-        "the normalized maps (relu, l1, l2, sparsemax, sum) share its centring u\u1d62 \u2212 s\u00b7u but "
+        "the normalized maps (ReLU, L1, L2, sparsemax, sum) share its centring u\u1d62 \u2212 s\u00b7u but "
         "not that weighting, and sigmoid has a weighting s\u1d62(1 \u2212 s\u1d62) but no centring. "
         "A panel that stops early says why, in red."))
     return Drawn(plots=(plot,), table=table, runs=runs, notes=stopped_notes(runs))

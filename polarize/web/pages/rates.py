@@ -10,7 +10,7 @@ import numpy as np
 from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
 from polarize.plots import rate_figure
-from polarize.science import format_time, polarization_rate
+from polarize.science import format_time, format_value, polarization_rate
 from polarize.science.deadline import Deadline, Partial
 from polarize.web import overtime
 from polarize.web.leads import LEADS
@@ -109,7 +109,7 @@ def draw(values: Mapping[str, Any], result: Result, narrow: bool = False) -> Dra
         Metric("Predicted slope", f"{rate.corrected_slope:.3f}", "The same fit of the corrected asymptotics "
                "2(n\u22121)/(n (z \u2212 q\u0304)\u00b2); its local slope \u22122z/(z \u2212 q\u0304) "
                f"is {rate.local_slope[-1]:.3f} at the end."),
-        Metric("1 \u2212 max s at the end", f"{rate.gap[-1]:.3g}",
+        Metric("1 \u2212 max s at the end", format_value(float(rate.gap[-1])),
                f"At t = {format_time(float(rate.t[-1]))}, "
                f"n = {n}.")))
 
