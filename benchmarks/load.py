@@ -45,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the app's ui, which the test helpers read names from
 
 from support.browser import AppServer  # noqa: E402
 from support.stream_client import PageLoad, open_page  # noqa: E402

@@ -45,6 +45,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the app's ui, which the test helpers read names from
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from load import PeakRss, cpu_seconds, rss_mb  # noqa: E402

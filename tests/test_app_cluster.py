@@ -39,6 +39,7 @@ from polarize.science.deadline import within_budget
 from polarize.science.studies import compare_normalizers
 from polarize.serve import cluster as app_cluster
 from polarize.serve.runner import RunTimeout, call_with_timeout
+from polarize.web.pages import COMPARISONS
 
 cluster = cluster_fixture(workers=2)
 LIMIT = 120.0  # seconds: a busy test machine must not cut the runs compared here
@@ -396,6 +397,8 @@ def test_a_malformed_scheduler_is_refused_before_any_run(monkeypatch):
 
 
 _LINK_KEYS = """
+import concurrent.futures
+
 from polarize.serve.cluster import task_key
 from polarize.web import limited
 from polarize.web.links import read_link
@@ -407,7 +410,20 @@ def submitted(function, *args, timeout=None):
     raise RuntimeError("the key is all this process needs")
 
 
+class Submitted:  # what runner.call_all hands a comparison page: futures, failed once their keys are out
+
+    def __init__(self, calls, timeout=None):
+        self.futures = [concurrent.futures.Future() for _ in calls]
+        for (function, args), future in zip(calls, self.futures):
+            print(page.name, task_key(function, args))
+            future.set_exception(RuntimeError("the key is all this process needs"))
+
+    def completed(self):
+        yield from range(len(self.futures))
+
+
 limited.call_with_timeout = submitted
+limited.call_all = Submitted
 for page, link in ((EXPLORER, {"n": "5", "seed": "3"}), *((p, {}) for p in COMPARISONS)):
     values, _ = read_link(page, link)
     page.show(page.make_job(page.settle(values)))
@@ -425,7 +441,8 @@ def test_the_same_link_has_the_same_key_on_every_replica():
     assert "explorer polarize-polarize.integrate.simulate_within-" in keys[0]
     assert keys[0] == keys[1]
     lines = keys[0].splitlines()
-    assert len(set(lines)) == len(lines) >= 2  # one a page, none alike
+    assert len(set(lines)) == len(lines) >= 2  # one a run, none alike
+    assert {line.split()[0] for line in lines} == {"explorer", *(p.name for p in COMPARISONS)}
 
 
 def test_a_live_training_on_the_cluster_reports_its_progress_and_matches_one_here(on_cluster):

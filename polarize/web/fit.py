@@ -22,7 +22,7 @@ from polarize.plots.display import Display, Mode
 from polarize.plots.geometry import LEAST_ROW
 from polarize.plots.present_figure import presented
 from polarize.plots.style import PRESENT_SCALE, in_dark
-from polarize.web.view import Caption, Columns, Metric, Plot, View
+from polarize.web.view import Caption, Columns, Folded, Metric, Plot, View
 
 __all__ = ["figure_first", "fit", "main_block"]
 
@@ -66,6 +66,8 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
                             caption="" if present else block.caption)
         elif isinstance(block, Metric) and present:
             block = replace(block, help="")
+        elif isinstance(block, Folded):  # a verdict kept for after Play: fitted as if shown
+            block = replace(block, blocks=_blocks(block.blocks, display, width, present=present, scale=scale))
         elif isinstance(block, Columns):
             shares = block.widths or (1,) * len(block.columns)
             places = [width if display.phone else width * share / sum(shares) - display.column_gap

@@ -59,17 +59,17 @@ BACKGROUNDS_JS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
 
 
 @pytest.mark.parametrize(("scheme", "query", "dark"),
-                         [("light", "", False), ("dark", "", True), ("dark", "?present=true", False)])
-def test_figures_follow_the_system_theme_but_slides_stay_light_unless_dark_is_chosen(server, browser, scheme,
-                                                                                     query, dark):
+                         [("light", "", False), ("dark", "", True), ("dark", "?present=true", True)])
+def test_figures_follow_the_page_s_theme_presented_too(server, browser, scheme, query, dark):
+    """A presented page on a dark system theme is dark, and its figures with it: they were drawn light,
+    a white card on a black page in a dark hall (issue 45)."""
     explorer = next(p for p in PAGES if p.default)
     context, page = opened(browser, server, explorer, scheme=scheme, query=query)
     try:
         page.wait_for_function(f"() => ({BACKGROUNDS_JS})().length > 0")
         expected = style.DARK.background if dark else style.palette().background
         assert set(page.evaluate(BACKGROUNDS_JS)) == {expected}
-        # The app menu's switch: the figures are drawn again for the other theme; a slide's, for
-        # Dark chosen there (the page was dark already).
+        # The app menu's switch: the figures are drawn again for the other theme.
         page.get_by_test_id("stMainMenu").click()
         page.get_by_test_id(f"stMainMenuItem-theme-{'Light' if dark else 'Dark'}").click()
         other = style.palette().background if dark else style.DARK.background
