@@ -49,7 +49,8 @@ def test_root_shows_the_dashboard_with_its_play_button(server, page):
     buttons = page.locator(".js-plotly-plot .updatemenu-button")
     assert buttons.count() >= 2
     assert "Play" in buttons.first.text_content()
-    assert page.get_by_text("Polarized?").is_visible()
+    # The numbers under the figure arrive after it (the chart element draws as soon as it is sent).
+    page.get_by_text("Polarized?").wait_for(state="visible", timeout=30_000)
     # Play moves the time slider: the animation runs in the browser, no rerun needed.
     buttons.first.click()
     page.wait_for_function(
