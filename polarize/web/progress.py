@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from polarize.web.view import View
@@ -28,13 +28,18 @@ _LISTENER: contextvars.ContextVar[Callable[[float, str], None] | None] = context
 
 
 @contextlib.contextmanager
-def progress_notices(listener: Callable[[float, str], None]) -> Iterator[None]:
-    """While inside, ``report(fraction, text)`` from this thread calls ``listener(fraction, text)``."""
-    token = _LISTENER.set(listener)
+def _heard(var: contextvars.ContextVar[Any], listener: Any) -> Iterator[None]:
+    """``var`` holds ``listener`` for this thread while inside."""
+    token = var.set(listener)
     try:
         yield
     finally:
-        _LISTENER.reset(token)
+        var.reset(token)
+
+
+def progress_notices(listener: Callable[[float, str], None]) -> contextlib.AbstractContextManager[None]:
+    """While inside, ``report(fraction, text)`` from this thread calls ``listener(fraction, text)``."""
+    return _heard(_LISTENER, listener)
 
 
 def report(fraction: float, text: str) -> None:
@@ -48,14 +53,9 @@ _DRAFTS: contextvars.ContextVar[Callable[[View, str], None] | None] = contextvar
     "drafts", default=None)
 
 
-@contextlib.contextmanager
-def draft_notices(listener: Callable[[View, str], None]) -> Iterator[None]:
+def draft_notices(listener: Callable[[View, str], None]) -> contextlib.AbstractContextManager[None]:
     """While inside, ``draft(view, text)`` from this thread calls ``listener(view, text)``."""
-    token = _DRAFTS.set(listener)
-    try:
-        yield
-    finally:
-        _DRAFTS.reset(token)
+    return _heard(_DRAFTS, listener)
 
 
 def drafting() -> bool:
