@@ -19,9 +19,10 @@ for them (``shared_server``): at most one per core.
 
 The browser tests were all one group (``--dist loadgroup``), one process's: they took 17 to 21 of
 the suite's 36 process-minutes in a run of 17:49 (its 80 slowest durations), about one process's
-half or more: in one process of their own they set the suite's time alone. And since pytest 9.2, xdist 3.8's groups
-were lost on the way to its scheduler (pytest-dev/pytest-xdist#1386): every test went to whichever
-process was free, with every module fixture, Dask cluster and deployment made in both processes.
+half or more: in one process of their own they set the suite's time alone. And since pytest 9.2,
+xdist 3.8's groups were lost on the way to its scheduler (pytest-dev/pytest-xdist#1386): every test
+went to whichever process was free, with every module fixture, Dask cluster and deployment made in
+both processes.
 """
 
 from __future__ import annotations
