@@ -10,16 +10,24 @@ Hypothesis profiles (``HYPOTHESIS_PROFILE`` picks one; ``ci`` by default):
 
 A test's own ``@settings(max_examples=...)`` still bounds that test further.
 
-The suite runs on several processes (pytest-xdist; ``-n auto --dist loadgroup`` in
-pyproject.toml). ``pytest_collection_modifyitems`` puts every browser test in one group, so that
-they share one app server and never compete with each other for the CPU, and
-every other module in a group of its own, so that its module-scoped fixtures are computed once.
-The browser group and the modules with slow tests go first: the longest work starts first and
-the processes finish together.
+The suite runs on several processes (pytest-xdist; ``-n auto --dist loadfile --no-loadscope-reorder``
+in pyproject.toml): each module whole in one process, so that its module-scoped fixtures are computed
+once, the modules in the order ``pytest_collection_modifyitems`` gives them. The browser modules go
+first, then the modules with slow tests, then the others, larger first: the longest work starts first
+and the processes finish together. Each process that runs browser tests starts its own app server
+for them (``shared_server``): at most one per core.
+
+The browser tests were all one group (``--dist loadgroup``), one process's: they took 17 to 21 of
+the suite's 36 process-minutes in a run of 17:49 (its 80 slowest durations), about one process's
+half or more: in one process of their own they set the suite's time alone. And since pytest 9.2,
+xdist 3.8's groups were lost on the way to its scheduler (pytest-dev/pytest-xdist#1386): every test
+went to whichever process was free, with every module fixture, Dask cluster and deployment made in
+both processes.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
 from dataclasses import dataclass
@@ -128,13 +136,14 @@ def fifo_cleanup():
             pass
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for ``--dist loadgroup`` and put the long groups first (see the module's notes)."""
-    def group(item: pytest.Item) -> str:
-        return "browser" if item.get_closest_marker("browser") else item.nodeid.split("::")[0]
+    """The browser modules first, then the modules with slow tests, then the others, larger first: the
+    order in which xdist hands them out (see the module's notes)."""
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::")[0]
 
-    slow = {group(item) for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: (group(item) != "browser", group(item) not in slow))  # stable
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group(item)))
+    browser = {module(item) for item in items if item.get_closest_marker("browser")}
+    slow = {module(item) for item in items if item.get_closest_marker("slow")}
+    size = collections.Counter(module(item) for item in items)
+    items.sort(key=lambda item: (module(item) not in browser, module(item) not in slow,
+                                 -size[module(item)]))  # stable: a module's tests keep their order

@@ -243,9 +243,11 @@ def test_a_sinks_cell_is_the_training_of_its_config(tmp_path):
 
 @pytest.mark.parametrize("address", ["nonsense", "tcp://", "tcp://host", "tcp://host:port", "127.0.0.1:8786",
                                      "", 8786])
-def test_a_malformed_scheduler_is_refused_before_any_work(tmp_path, address):
+def test_a_malformed_scheduler_is_refused_before_any_work(tmp_path, monkeypatch, address):
+    from polarize.serve import cluster as app_cluster
     from polarize.sweeps import run_sweep
 
+    monkeypatch.setattr(app_cluster, "CONNECT_SECONDS", 2)  # 127.0.0.1:8786: nobody answers, 10 s otherwise
     out = tmp_path / "results"
     with pytest.raises(ConfigError) as info:
         run_sweep(_runs_sweep(), out, scheduler=address)
@@ -264,11 +266,13 @@ def test_the_command_line_refuses_a_malformed_scheduler_in_one_line(tmp_path, ca
     assert err.startswith("polarize: error: scheduler: ") and err.count("\n") == 1 and not out.exists()
 
 
-def test_an_unreachable_scheduler_is_refused_before_any_work(tmp_path):
+def test_an_unreachable_scheduler_is_refused_before_any_work(tmp_path, monkeypatch):
     import socket
 
+    from polarize.serve import cluster as app_cluster
     from polarize.sweeps import run_sweep
 
+    monkeypatch.setattr(app_cluster, "CONNECT_SECONDS", 2)  # how long it tries is not what is tested
     with socket.socket() as probe:  # a port with nothing listening
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

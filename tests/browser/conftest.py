@@ -1,8 +1,8 @@
-"""The browser tests' fixtures: the one app server they share, and headless Chromium.
+"""The browser tests' fixtures: the app server they share, and headless Chromium.
 
 Every module here drives the real app (``streamlit run app.py``) in headless Chromium or through
-real processes, and carries the ``browser`` mark; tests/conftest.py groups the marked tests so that
-they share this one server and never compete with each other for the CPU.
+real processes, and carries the ``browser`` mark; tests/conftest.py hands these modules out first,
+each whole to one process, which starts one server for all the browser tests it runs.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 @pytest.fixture(scope="session")
 def shared_server():
-    """The app (``streamlit run app.py``) on a free port, started once for every browser test module
-    that does not need a fresh one (``server``): starting it costs seconds."""
+    """The app (``streamlit run app.py``) on a free port, started once in each process for every browser
+    test module that does not need a fresh one (``server``): starting it costs seconds."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 

@@ -108,7 +108,11 @@ class DaskCluster:
         self._start(self.address.rpartition(":")[2])
 
     def __exit__(self, *exc: object) -> None:
-        stop(self.procs)
+        # The workers first, while their scheduler still answers: a worker whose scheduler went first
+        # kept trying to reach it until ``stop`` killed it, 5 s each (10 s of a module's teardown).
+        schedulers = [proc for proc in self.procs if proc.args[1] == "scheduler"]
+        stop([proc for proc in self.procs if proc not in schedulers])
+        stop(schedulers)
 
     def as_dict(self) -> dict[str, Any]:
         return {"address": self.address, "file": self.file, "folder": self.folder, "procs": self.procs}
