@@ -311,9 +311,10 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
     # The step sizes title their columns once and the two rows say what they hold, over one time axis
     # (``multiples``): titled panel by panel, the rows were 49 px tall at 1280 x 720. The legend keys
     # the tokens' colours and the two strokes (solid: the flow, dashed: descent).
-    # (One point each, which draws no line: plotly.js leaves a trace without points out of the legend.)
+    # (One point each, which draws no line: plotly.js leaves a trace without points out of the legend;
+    # the last, as a log time axis has no room for t = 0.)
     first = comparisons[0].flow
-    key = tuple(Line(x=first.t[:1], y=first.s[:1, 0], name=name, dash=dash, width=2.2, moving=False,
+    key = tuple(Line(x=first.t[-1:], y=first.s[-1:, 0], name=name, dash=dash, width=2.2, moving=False,
                      legend=True) for name, dash in (("flow (solid)", "solid"), ("descent (dashed)", "dash")))
     for c in comparisons:
         note = "" if c.same_winner else c.message.split(": ", 1)[-1]
