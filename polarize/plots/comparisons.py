@@ -274,10 +274,9 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
         ``U``'s column at ``argmax alpha`` against the largest and smallest of the others.
     """
     panels = [panel for D, r in results.items() for panel in tied_panels(D, r)]
-    # A phone, or more rows than a projector's window holds with a title over each (the titles ran
-    # across the panels above): the three quantities keep their columns, titled once, each row says
-    # its D.
-    if narrow or len(results) > 2:
+    # More than one row: the three quantities keep their columns, titled once, and each row says its D
+    # (a title over each row took the room of its panels: 35 px at 1280 x 720, and the D's went unsaid).
+    if narrow or len(results) > 1:
         panels = [replace(panel, title=_TIED_PHONE[k % 3] if k < 3 else "",
                           y_title=f"D = {D}" if k % 3 == 0 else "", note="")
                   for k, (D, panel) in enumerate(zip(np.repeat(list(results), 3), panels, strict=True))]
@@ -286,7 +285,7 @@ def tied_figure(results: Mapping[int, Result], *, frames: int = FRAMES, animated
 
 
 _TIED_PHONE = ("loss", "\u03b1<sub>i</sub>(t)", "norms of U")
-"""The tied figure's column titles on a phone (its first row's; on a desktop each panel says its D)."""
+"""The tied figure's column titles (its first row's) when it has more than one row: each row says its D."""
 
 
 def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated: bool = True,
@@ -309,21 +308,30 @@ def descent_figure(comparisons: Sequence[Any], *, frames: int = FRAMES, animated
     gaps = np.concatenate([c.distance for c in comparisons])
     shared = log_span(gaps[np.isfinite(gaps)])  # one distance scale for every step size
     order = style.top_tokens(comparisons[0].flow.s[-1])  # the flow's order, for flow and descent alike
+    # The step sizes title their columns once and the two rows say what they hold, over one time axis
+    # (``multiples``): titled panel by panel, the rows were 49 px tall at 1280 x 720. The legend keys
+    # the tokens' colours and the two strokes (solid: the flow, dashed: descent).
+    # (One point each, which draws no line: plotly.js leaves a trace without points out of the legend;
+    # the last, as a log time axis has no room for t = 0.)
+    first = comparisons[0].flow
+    key = tuple(Line(x=first.t[-1:], y=first.s[-1:, 0], name=name, dash=dash, width=2.2, moving=False,
+                     legend=True) for name, dash in (("flow (solid)", "solid"), ("descent (dashed)", "dash")))
     for c in comparisons:
         note = "" if c.same_winner else c.message.split(": ", 1)[-1]
-        top.append(Panel(title=f"lr = {c.lr:g}: solid flow, dashed descent", y_floor=(0.0, 1.0),
+        top.append(Panel(title=f"lr = {c.lr:g}", y_floor=(0.0, 1.0),
                          y_title="score s<sub>i</sub>" if not top else "", note=note,
-                         lines=token_lines(c.flow.t, c.flow.s, width=1.8, top=order, legend=True)
+                         lines=(key if not top else ())
+                         + token_lines(c.flow.t, c.flow.s, width=1.8, top=order, legend=True)
                          + token_lines(c.descent.t, c.descent.s, prefix="gd token", dash="dash", width=2.6,
                                        top=order)))
         k = len(c.distance)
-        bottom.append(Panel(title=f"lr = {c.lr:g}: |s<sub>gd</sub> \u2212 s<sub>flow</sub>|",
+        bottom.append(Panel(title="",
                             y_title="distance" if not bottom else "", log_y=True,
                             y_range=tuple(shared) if shared else None,
                             lines=(Line(x=c.descent.t[:k], y=c.distance, name="distance", width=3,
                                         color=style.PALETTE.alert if c.diverged else style.PALETTE.ink),)))
     return animated_grid(top + bottom, cols=len(comparisons), frames=frames, row_height=DESCENT_ROW,
-                         animated=animated, narrow=narrow)
+                         legend=True, animated=animated, narrow=narrow)
 
 
 def rate_figure(result: Result, rate: Any, *, frames: int = FRAMES, animated: bool = True,

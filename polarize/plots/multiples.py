@@ -206,15 +206,15 @@ def _subplots(specs: list, titles: list[str], *, cols: int, gap: float, narrow: 
     return layout
 
 
-def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, int]], *,
-             narrow: bool) -> int:
+def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, int]]) -> int:
     """Pixels between two rows of panels: the upper row's ticks and x title, then the lower row's title.
 
-    On a phone, panels over one time axis label it once, under the lowest (``crowding.uncrowded``),
-    and only the lower rows' titles count (the tied figure titles its columns once, above the first).
+    Panels over one time axis label it once, under the lowest (``crowding.uncrowded``), and only the
+    lower rows' titles count (a figure that titles its columns once, above the first, has none): on
+    a 1280 x 720 projector as on a phone, the upper rows' ticks and titles left rows of 35 to 60 px.
     """
     lines = [t.count("<br>") + 1 for t in titles if t]
-    if not (narrow and all(p.log_x for p in panels)):
+    if not all(p.log_x for p in panels):
         return ROW_GAP + TITLE_LINE * max(lines, default=1)
     below = [t.count("<br>") + 1 for t, (row, _) in zip(titles, where, strict=True) if row and t]
     return SHARED_GAP + TITLE_LINE * max(below, default=0)
@@ -270,7 +270,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     top, bottom = margins(top, narrow=narrow, animated=animated)  # on a phone the transport on top
     bottom = bottom or GRID_BOTTOM
     height = height or row_height * rows + top + (bottom if animated else 90 - GRID_TOP)
-    gap = _row_gap(panels, titles, where, narrow=narrow) / (height - top - bottom)
+    gap = _row_gap(panels, titles, where) / (height - top - bottom)
     layout = _subplots(specs, titles, cols=cols, gap=gap, narrow=narrow)
     cleaned = [[_clean(line, p) for line in p.lines] for p in panels]
     times = _frame_times(panels, cleaned, frames) if animated else np.array([])

@@ -26,7 +26,7 @@ size: beside a linear axis of the same font they were 23.5 px to its 18.8 in the
 
 
 def presented(figure: dict[str, Any], *, height: int, width: float,
-              scale: float = style.PRESENT_SCALE, least_row: float = 0,
+              scale: float = style.PRESENT_SCALE, least_row: float = 0, least_font: float = 0,
               even_logs: bool = False) -> dict[str, Any]:
     """A copy of ``figure`` with every font and margin ``scale`` times larger, at most ``height`` px tall.
 
@@ -50,6 +50,9 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     least_row : float
         Fewest pixels of a row of panels (a phone's: ``geometry.LEAST_ROW``): a figure whose rows
         would be shorter at ``height`` is made taller than it.
+    least_font : float
+        Fewest pixels of any type once scaled (a hall's: ``style.PRESENT_LEAST``); the gaps between
+        rows of panels then grow as much as the smallest tick labels (``style.least_growth``).
     even_logs : bool
         A log axis's tick labels as large as a linear one's (``even_log_ticks``): a hall's.
 
@@ -58,7 +61,10 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     dict
         A new figure dict.
     """
+    growth = style.least_growth(figure["layout"], scale, least_font)
     data = style.scale_fonts(copy.deepcopy(figure), scale)
+    if least_font:
+        style.least_fonts(data, least_font)
     layout = data["layout"]
     if even_logs:
         even_log_ticks(layout)
@@ -67,6 +73,9 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     old_plot = max(old_height - margin["t"] - margin["b"], 1)
     new_height = int(min(height, old_height * scale))
     grow = min(scale, max(new_height - LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
+    # The gaps between rows hold a row's tick labels and the next row's titles: they grow with the
+    # smallest type (raised to ``least_font``), the margins (titles, the transport) with the scale.
+    between = grow * growth / scale
     margin = {side: round(value * grow) for side, value in margin.items()}
     # A legend above the plot may take more rows at the larger type: room for it, or plotly would
     # push the plot down itself and the controls below (placed in fractions of it) up into it.
@@ -87,7 +96,7 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     # Rows of panels no shorter than ``least_row`` (their gaps, kept in px, must not crush them):
     # a figure with more rows than its window holds is taller than the window, and legible.
     gap, rows = _gaps(layout)
-    least = round(gap * old_plot * grow + rows * least_row)
+    least = round(gap * old_plot * between + rows * least_row)
     if least_row and new_plot < least:
         new_height += least - new_plot
         new_plot = least
@@ -97,7 +106,7 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     for item in [*_transport(layout), *_legends(layout)]:
         item["y"] = _moved(item.get("y"), ratio)
     frames = [f["layout"] for f in data.get("frames", []) if isinstance(f.get("layout"), dict)]
-    _open_rows(layout, ratio, frames)
+    _open_rows(layout, old_plot * between / new_plot, frames)
     _keep_title(layout, old_height * grow, new_height)
     layout.update(height=new_height, margin=margin)
     uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
@@ -239,7 +248,7 @@ def _open_rows(layout: dict[str, Any], ratio: float, frames: Sequence[dict[str, 
     """
     axes, edges, spans, gaps = _rows(layout)
     gap = sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g)
-    if not any(gaps) or gap * ratio > 0.6:
+    if not any(gaps) or gap * ratio > 0.7:
         return
     panels = (1 - gap * ratio) / (1 - gap)
     new = [0.0]

@@ -28,6 +28,7 @@ __all__ = [
     "FONT_SIZE",
     "TRANSPARENT",
     "DARK",
+    "PRESENT_LEAST",
     "PRESENT_SCALE",
     "Palette",
     "axis_style",
@@ -40,6 +41,7 @@ __all__ = [
     "plotly_template",
     "in_dark",
     "palette",
+    "least_fonts",
     "scale_fonts",
     "set_palette",
     "token_colors",
@@ -53,6 +55,11 @@ PRESENT_SCALE = 1.25
 """Figures' type (and the margins and gaps around it) in presentation mode, times the usual. Less than
 the page's 1.5 (``ui.theme.PRESENT_TYPE``): five panels, their controls and the title fit 720 lines at
 1.25."""
+PRESENT_LEAST = 20
+"""The least type of a presented figure's data, in px, after ``PRESENT_SCALE`` (ticks, axis and
+panel titles, notes, a heatmap's labels): what the back of a hall reads at 1280 x 720 (issue 45:
+ticks were 17.5 px, the Sinks heatmaps' labels 16, the Phase portrait's colour bar 15). The fit
+(``present_figure.presented``) raises every font to it and widens the gaps between rows with it."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
 TRANSPARENT = "rgba(0,0,0,0)"
 """For open markers and hidden slider ticks."""
@@ -354,6 +361,46 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
 
     walk(figure)
     return figure
+
+
+def least_fonts(figure: dict[str, Any], least: float) -> dict[str, Any]:
+    """Every font of a figure's data (as a dict: layout, traces, frames) at least ``least`` px, in place.
+
+    Ticks, axis and panel titles, notes, a heatmap's labels, a colour bar's; ``layout.font`` too, which
+    the fonts without a size of their own follow. Not a legend's (a key beside the data, in a row the
+    figure's width bounds: plotly.js ran the Explorer's out of the figure at 20 px) nor a hover
+    label's; a font of 2 px or less is a label kept hidden (the slider's steps'). Returns ``figure``.
+    """
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key.startswith(("legend", "hoverlabel")):
+                    continue
+                if key.endswith("font") and isinstance(value, dict) \
+                        and isinstance(value.get("size"), int | float) and 2 < value["size"] < least:
+                    value["size"] = least
+                walk(value)
+        elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
+            for item in node:
+                walk(item)
+
+    walk(figure)
+    return figure
+
+
+def least_growth(layout: dict[str, Any], scale: float, least: float) -> float:
+    """How many times larger a figure's axis type grows, ``scale`` times larger and raised to ``least`` px
+    (``least_fonts``): its smallest tick labels' growth, at least ``scale``.
+
+    The room kept around the type (margins, the gaps between rows, the transport's distance from
+    the plot) grows as much, or the larger labels run into the next row's titles and the Play row.
+    """
+    base = float(layout.get("font", {}).get("size") or 12)
+    sizes = [float((value.get("tickfont") or {}).get("size") or base) for key, value in layout.items()
+             if key[1:5] == "axis" and key[0] in "xy" and isinstance(value, dict)]
+    smallest = min(sizes, default=base)
+    return max(scale, least / smallest) if least and smallest > 2 else scale
 
 
 _TAG = re.compile(r"<[^>]*>")

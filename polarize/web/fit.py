@@ -8,8 +8,9 @@ the transport on top), then fits it here, once per display:
   and legends kept in pixels (``plots.present_figure.presented``); on a phone, where Streamlit
   stacks columns, each figure takes the column's width and its rows keep ``geometry.LEAST_ROW`` px;
 - in presentation mode (``?present=true`` or embedded) the figures take ``style.PRESENT_SCALE``
-  times their type and captions and help go (the lecturer says them); on a phone only the small
-  print goes (at the larger type its stacked panels would overlap);
+  times their type, none under ``style.PRESENT_LEAST`` px (``?present=true``), and captions and
+  help go (the lecturer says them); on a phone only the small print goes (at the larger type its
+  stacked panels would overlap);
 - on a dark page the figures are repainted in the dark palette (``style.in_dark``).
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 from polarize.plots.display import Display, Mode
 from polarize.plots.geometry import LEAST_ROW
 from polarize.plots.present_figure import presented
-from polarize.plots.style import PRESENT_SCALE, in_dark
+from polarize.plots.style import PRESENT_LEAST, PRESENT_SCALE, in_dark
 from polarize.web.view import Caption, Columns, Folded, Metric, Plot, View
 
 __all__ = ["figure_first", "fit", "main_block"]
@@ -61,6 +62,7 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
         if isinstance(block, Plot):
             figure = presented(block.figure, height=display.figure_room, width=width, scale=scale,
                                least_row=LEAST_ROW if display.phone else 0,
+                               least_font=PRESENT_LEAST if display.mode is Mode.PRESENT else 0,
                                even_logs=display.mode is Mode.PRESENT)
             block = replace(block, figure=in_dark(figure) if display.dark else figure,
                             caption="" if present else block.caption)

@@ -19,9 +19,9 @@ from support.browser import (
     wait_for_figure,
     wait_until_settled,
 )
-from support.layout import fit_problems, layout_problems
+from support.layout import drawn, fit_problems, layout_problems
 
-from polarize.plots.style import FONT_SIZE, PRESENT_SCALE
+from polarize.plots.style import FONT_SIZE, PRESENT_LEAST, PRESENT_SCALE
 from polarize.web.pages import PAGES
 
 pytestmark = BROWSER
@@ -115,6 +115,33 @@ TYPE_JS = """() => [...document.querySelectorAll('.st-key-page .js-plotly-plot')
   return {ticks: [...new Set(ticks.map((t) => parseFloat(getComputedStyle(t).fontSize)))].sort(),
           light: (rgb[0] + rgb[1] + rgb[2]) / 765};
 })"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_hall_reads_every_figure_s_type_at_least_20_px(server, browser, scheme):
+    """Presented at 1280 x 720 (issue 45, item 7): no tick label, axis or panel title, note or
+    heatmap label of any figure under ``PRESENT_LEAST`` px as drawn (ticks were 17.5 px, the Sinks
+    heatmaps' labels 16, the Phase portrait's colour bar 15), on every page with figures, and nothing
+    overlapping at that size."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=scheme)
+    page = context.new_page()
+    found = []
+    try:
+        for spec in PAGES:
+            if spec.name == "deck":
+                continue
+            page.goto(f"{server.url}/{spec.url_path}?present=true")
+            wait_until_settled(page, timeout=300)
+            figures = drawn(page)
+            assert figures, spec.name
+            for k, seen in enumerate(figures):
+                if seen["smallest"][0] < PRESENT_LEAST - 0.05:
+                    px, text = seen["smallest"]
+                    found.append(f"{spec.name} figure {k}: {text!r} at {px} px")
+            found += [f"{spec.name}: {line}" for line in layout_problems(page)]
+    finally:
+        context.close()
+    assert not found, "\n".join(found)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

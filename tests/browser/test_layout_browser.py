@@ -23,7 +23,7 @@ from support.browser import (
     BROWSER,
     wait_until_settled,
 )
-from support.layout import layout_problems, main_figure_problems
+from support.layout import drawn, layout_problems, main_figure_problems
 
 from polarize.web.pages import PAGES
 
@@ -103,3 +103,39 @@ def _main_figures(tabs: dict, found: dict, size: str, *, present: bool) -> list[
             played.append(name)
             found.setdefault(f"{name} ({mode})", []).extend(problems)
     return played
+
+
+LEAST_PANEL = 80
+"""Fewest pixels of a panel's plot area a person reads at 1280 x 720 (issue 45)."""
+ROWS_AND_KEYS = {"descent": ("legend", {"flow (solid)", "descent (dashed)"}),
+                 "tied": ("rows", {"D = 10", "D = 100"})}
+"""Page -> what its main figure must say, as drawn: the legend's entries or the rows' labels."""
+
+
+@pytest.mark.parametrize(("size", "present"), [("projector", False), ("projector", True), ("phone", False)])
+def test_grids_of_panels_are_tall_enough_and_say_their_rows_and_colours(server, browser, size, present):
+    """Issue 45, item 5, read from the drawn figures: at 1280 x 720, normal and presented, every panel
+    of the grids of Flow vs descent, Massive activations and Normalizers at least ``LEAST_PANEL`` px
+    tall as the page opens, with the figure and its Play on the first screen (they were 49, 35 and
+    59 px); Flow vs descent's legend names its strokes (flow solid, descent dashed: none before) and
+    Massive activations labels its rows with their D (at 1280 they had no label), on a phone too."""
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    found = []
+    try:
+        for name in ("descent", "tied", "normalizers"):
+            page.goto(f"{server.url}/{name}{'?present=true' if present else ''}")
+            wait_until_settled(page, timeout=300)
+            figure = drawn(page)[0]
+            if size != "phone":
+                if min(figure["panels"]) < LEAST_PANEL - 0.5:
+                    found.append(f"{name}: panels {sorted(round(h) for h in figure['panels'])} px tall")
+                found += [f"{name}: {line}" for line in main_figure_problems(page, at_top=True) or []]
+            if name in ROWS_AND_KEYS:
+                part, said = ROWS_AND_KEYS[name]
+                if not said <= set(figure[part]):
+                    found.append(f"{name}: its {part} says {figure[part]}, not all of {sorted(said)}")
+    finally:
+        context.close()
+    assert not found, "\n".join(found)

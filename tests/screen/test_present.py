@@ -15,7 +15,7 @@ from support.figures import dashboard_figure
 from polarize import Experiment, simulate
 from polarize.plots.display import Display
 from polarize.plots.present_figure import LOG_TICK_GROWTH
-from polarize.plots.style import FONT_SIZE, PRESENT_SCALE, scale_fonts
+from polarize.plots.style import FONT_SIZE, PRESENT_LEAST, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
 from polarize.web.fit import figure_first, fit, main_block
@@ -110,7 +110,11 @@ def test_rows_of_panels_keep_their_gap_scaled_with_the_type(figure):
         return (fig.layout.yaxis2.domain[0] - fig.layout.yaxis4.domain[1]) * plot
 
     big = _shown(figure, Display(presenting=True, height=740))
-    assert gap(big) == pytest.approx(PRESENT_SCALE * gap(figure), rel=0.02)
+    # The gap holds tick labels and titles: it grows as the smallest tick labels do (scaled, then
+    # raised to a hall's least type).
+    ticks = min(axis.tickfont.size or figure.layout.font.size for axis in
+                (figure.layout[key] for key in figure.layout if key.startswith(("xaxis", "yaxis"))))
+    assert gap(big) == pytest.approx(max(PRESENT_SCALE, PRESENT_LEAST / ticks) * gap(figure), rel=0.02)
     assert tuple(big.layout.yaxis.domain) == (0, 1)  # the simplex spans both rows and keeps doing so
     titles = {note.text: note.y for note in big.layout.annotations if note.yref in (None, "paper")}
     assert titles["Loss"] == pytest.approx(big.layout.yaxis5.domain[1])  # a panel's title follows it
@@ -421,7 +425,8 @@ def test_every_panel_takes_the_same_type_in_presentation_mode():
     growth = {key: LOG_TICK_GROWTH if layout[key].get("type") == "log" else 1 for key in axes}
     sizes = {key: layout[key]["tickfont"]["size"] * growth[key] for key in axes}
     assert len(sizes) == 8 and len(set(sizes.values())) == 1, sizes
-    assert sizes["yaxis"] == pytest.approx(grid.layout.yaxis2.tickfont.size * PRESENT_SCALE, abs=0.1)
+    least = max(grid.layout.yaxis2.tickfont.size * PRESENT_SCALE, PRESENT_LEAST)
+    assert sizes["yaxis"] == pytest.approx(least, abs=0.1)
     shared = {"size": 10}
     scaled = scale_fonts({"layout": {"xaxis": {"tickfont": shared}, "yaxis": {"tickfont": shared}}}, 2.0)
     assert scaled["layout"]["yaxis"]["tickfont"]["size"] == 20  # one font, scaled once

@@ -5,7 +5,8 @@
   page, a page wider than the window;
 - ``fit_problems``: in presentation mode, a figure taller than the window or a control outside it;
 - ``main_figure_problems``: the page's main figure and its Play button, slider and time counter not
-  inside the window together.
+  inside the window together;
+- ``drawn``: what each figure draws: its panels' heights, its rows' labels, its legend, its least type.
 """
 
 from __future__ import annotations
@@ -234,3 +235,35 @@ def main_figure_problems(page: Any, *, at_top: bool = False, whole: bool = True,
         One line a problem; None when the page's first figure does not play.
     """
     return page.evaluate(MAIN_FIGURE_JS, [tolerance, at_top, whole])
+
+
+# ---- what each figure draws: its panels' heights, its rows' labels, its legend, its least type -------
+
+# JavaScript: for each figure of the page (in order), as drawn: the heights (px) of its panels' plot
+# areas, the texts of its y axis titles (a row's label) and of its legend's entries, and its smallest
+# type with that text: every visible text of the figure but its legend's, its transport's, its hover
+# labels' and its toolbar's (ticks, axis and panel titles, notes, a heatmap's labels, a colour bar's).
+DRAWN_JS = """() => [...document.querySelectorAll('.st-key-page .polarize-chart')].map((chart) => {
+  const g = chart.querySelector('.js-plotly-plot');
+  const shown = (t) => t.checkVisibility() && t.textContent.trim() && t.getBoundingClientRect().width > 0;
+  const size = (t) => parseFloat(getComputedStyle(t).fontSize);
+  const texts = [...g.querySelectorAll('.main-svg text')].filter(shown);
+  const data = texts.filter((t) => !t.closest(
+    '.legend, .updatemenu-container, .slider-container, .hoverlayer, .modebar'));
+  const smallest = data.reduce((m, t) => (size(t) < m[0] ? [size(t), t.textContent.trim()] : m),
+                               [Infinity, '']);
+  return {
+    panels: [...g.querySelectorAll('.draglayer .nsewdrag')].map((r) => r.getBoundingClientRect().height)
+      .filter((h) => h >= 1),
+    rows: texts.filter((t) => /^y\\d*title$/.test(t.getAttribute('class') || ''))
+      .map((t) => t.textContent.trim()),
+    legend: texts.filter((t) => t.classList.contains('legendtext')).map((t) => t.textContent.trim()),
+    smallest,
+  };
+})"""
+
+
+def drawn(page: Any) -> list[dict[str, Any]]:
+    """Each figure of the page as drawn (``DRAWN_JS``): ``panels`` (px tall), ``rows`` (y titles),
+    ``legend`` (entries), ``smallest`` ([px, text] of its least type, its legend and controls aside)."""
+    return page.evaluate(DRAWN_JS)
