@@ -40,7 +40,9 @@ TABLES_JS = """(tol) => {
     }
     const heads = [...table.querySelectorAll('thead th')].map((th) => {
       const r = th.getBoundingClientRect();
-      const out = r.left < Math.max(box.left, 0) - tol || r.right > Math.min(box.right, W) + tol;
+      // The grid's header cells for screen readers are not laid out (0 x 0 px): it draws its own.
+      const laid = r.width > 0 || r.height > 0;
+      const out = laid && (r.left < Math.max(box.left, 0) - tol || r.right > Math.min(box.right, W) + tol);
       if (out) hidden.push(`column "${th.textContent.trim()}" at ${r.left} to ${r.right} px`);
       return th.textContent.trim();
     });
