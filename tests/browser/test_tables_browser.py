@@ -3,15 +3,16 @@
 On a 390 x 844 phone (normal and presented) and on a presented 1280 x 720 projector, every column of
 every table of the comparison pages shows within the table's box and the window: nothing is hidden
 behind a sideways scroll (the Normalizers grid had 541 px of columns in a 354 px box and showed 3
-of 7 presented on a phone; Flow vs descent's table 506 px in 390). And the Sweeps page's figure is
-on a presented projector's first screen (a grid table above it pushed it to 471-996 px of 720).
-Widths and positions are read from the page. Skipped, with the reason, when Debian's
+of 7 presented on a phone; Flow vs descent's table 506 px in 390), with no accessibility rule broken
+(axe-core). And the Sweeps page's figure is on a presented projector's first screen (a grid table
+above it pushed it to 471-996 px of 720). Widths and positions are read from the page. Skipped, with the reason, when Debian's
 /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
 
 import pytest
+from support.axe import axe_violations
 from support.browser import BROWSER, wait_until_settled
 
 pytestmark = BROWSER
@@ -66,6 +67,7 @@ def test_every_column_of_a_table_shows_within_its_room(server, browser, size, pa
         heads = [t["heads"] for t in tables if t["heads"]]
         # A table in parts names its rows in each part, by its first column.
         assert len({h[0] for h in heads}) <= 1, heads
+        assert axe_violations(page) == []  # tables in parts are tables still, read out as such
     finally:
         context.close()
 
