@@ -50,12 +50,12 @@ def test_root_shows_the_dashboard_with_its_play_button(server, page):
     assert buttons.count() >= 2
     assert "Play" in buttons.first.text_content()
     # The numbers under the figure arrive after it (the chart element draws as soon as it is sent).
-    page.get_by_text("Polarized?").wait_for(state="visible", timeout=30_000)
+    page.get_by_text("Polarized?").wait_for(state="visible")
     # Play moves the time slider: the animation runs in the browser, no rerun needed.
     buttons.first.click()
     page.wait_for_function(
         "() => { const g = document.querySelector('.js-plotly-plot'); "
-        "return g._fullLayout.sliders[0].active > 3; }", timeout=10_000)
+        "return g._fullLayout.sliders[0].active > 3; }")
     shot(page, "explorer-default")
 
 
@@ -80,7 +80,7 @@ def test_changing_n_redraws_the_figure(server, page):
     after = json.loads(wait_for_figure(page, different_from=before))
     assert after["n"] == 9, after
     assert time.perf_counter() - start < 10
-    page.wait_for_function("() => window.location.search.includes('n=9')", timeout=10_000)
+    page.wait_for_function("() => window.location.search.includes('n=9')")
 
 
 def test_a_shared_link_reproduces_its_settings(server, page):
@@ -110,7 +110,7 @@ def test_a_link_typed_in_other_case_runs_its_choice_and_names_it(server, browser
     page = context.new_page()
     try:
         page.goto(server.url + "/?normalizer=L2&loss=Logistic")
-        wait_for_figure(page, timeout=120)
+        wait_for_figure(page)
         wait_until_settled(page)
         title = page.locator("h1").first.inner_text()
         assert title == "Explorer: does L2: a\u00b2 / sum a\u00b2 polarize?", title
@@ -144,7 +144,7 @@ def test_words_name_the_chosen_normalizer_by_its_label_and_no_value_is_cut(serve
     try:
         for address in ("/?normalizer=l2", "/?normalizer=l2&repulsion=replicator"):
             page.goto(server.url + address)
-            wait_for_figure(page, timeout=120)
+            wait_for_figure(page)
             wait_until_settled(page)
             words = page.evaluate("() => document.body.innerText")
             assert not re.search(r"\bl2\b", words), re.findall(r".{60}\bl2\b.{20}", words)
@@ -173,7 +173,7 @@ def test_the_exported_dashboard_plays_offline(browser, tmp_path):
     assert json.loads(wait_for_figure(page))["n"] == 4
     page.locator(".updatemenu-button").first.click()
     page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3", timeout=10_000)
+        "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3")
     context.close()
 
 
@@ -194,7 +194,7 @@ def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
     new node for a changed figure and drew it twice)."""
     wire = listen(page)
     page.goto(server.url + "/")
-    before = wait_for_figure(page, timeout=120)
+    before = wait_for_figure(page)
     wait_until_settled(page)
     page.evaluate(MARK_MAIN_FIGURE_JS)
     runs = wire.full_runs
@@ -206,7 +206,7 @@ def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
     wait_until_settled(page)
     assert page.evaluate("() => window.__mainDraws") == 0 and wait_for_figure(page) == before
     page.get_by_role("button", name="New random start").click()
-    after = wait_for_figure(page, different_from=before, timeout=60)
+    after = wait_for_figure(page, different_from=before)
     wait_until_settled(page)
     assert json.loads(after)["end"] != json.loads(before)["end"]  # a new run's figure
     assert page.evaluate("() => document.querySelector('.st-key-main_figure .js-plotly-plot')"
@@ -248,7 +248,7 @@ def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_br
             tab.on("request", lambda r, asked=asked: asked.append(r.url) if ".js" in r.url
                    and "plotly" in r.url.rsplit("/", 1)[-1] else None)
             tab.goto(server.url + "/")
-            wait_for_figure(tab, timeout=120)
+            wait_for_figure(tab)
             wait_until_settled(tab)
             assert asked == [address], asked  # once, from the app
             (fetched,) = tab.evaluate(PLOTLY_FETCHES_JS)
@@ -281,7 +281,7 @@ BASIN_POINT_JS = """(k) => {
 
 def test_clicking_the_basin_map_starts_a_run_there(server, page):
     page.goto(server.url + "/phase?resolution=30")
-    page.wait_for_function(f"() => ({BASIN_POINT_JS})(0) !== null", timeout=60_000)
+    page.wait_for_function(f"() => ({BASIN_POINT_JS})(0) !== null")
     wait_until_settled(page)  # fitted to the window: its one rerun redraws the map under the pointer
     first, second = (page.get_by_label(f"Start: share of the {nth} token", exact=True)
                      for nth in ("1st", "2nd"))
@@ -290,18 +290,17 @@ def test_clicking_the_basin_map_starts_a_run_there(server, page):
     k = 4 * 30 + 15  # the grid square at shares (0.613, 0.187, 0.200): far from the default start
     point = page.evaluate(BASIN_POINT_JS, k)
     page.mouse.click(point["x"], point["y"])
-    page.wait_for_function("() => /pick_a=0\\.6/.test(window.location.search)", timeout=30_000)
+    page.wait_for_function("() => /pick_a=0\\.6/.test(window.location.search)")
     link = dict(part.split("=") for part in page.evaluate("window.location.search")[1:].split("&"))
     # The sidebar follows the link (the number inputs redraw with the clicked start).
     page.wait_for_function(
         "([a, b]) => { const boxes = [...document.querySelectorAll('input[type=number]')];"
         " return boxes.some(x => x.value === a) && boxes.some(x => x.value === b); }",
-        arg=[link["pick_a"], link["pick_b"]], timeout=30_000)
+        arg=[link["pick_a"], link["pick_b"]])
     assert float(first.input_value()) == float(link["pick_a"])
     assert float(second.input_value()) == float(link["pick_b"])
     # The page ran from there: the red run now starts on the clicked square (within its size).
     page.wait_for_function(f"() => {{ const p = ({BASIN_POINT_JS})({k}); "
                            "return p !== null && p.run !== null"
-                           " && Math.hypot(p.run[0] - p.square[0], p.run[1] - p.square[1]) < 0.03; }",
-                           timeout=30_000)
+                           " && Math.hypot(p.run[0] - p.square[0], p.run[1] - p.square[1]) < 0.03; }")
     shot(page, "phase-clicked")

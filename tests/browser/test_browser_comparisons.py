@@ -52,11 +52,11 @@ def test_a_link_to_a_page_opens_inside_the_app_on_a_fresh_server(server, browser
     try:
         page.goto(f"{server.url}/rates?n=4")
         nav = page.locator("[data-testid='stSidebarNav']")
-        nav.get_by_text("Massive activations").wait_for(timeout=30_000)
+        nav.get_by_text("Massive activations").wait_for()
         entries = {line for line in nav.inner_text().split("\n") if line}
         assert {"Explorer", "Rates", "About the maths"} <= entries
         assert not entries & {"app", "rates", "maths"}  # the legacy menu lists file names
-        page.get_by_text("Rates: how slow is polarization?").wait_for(timeout=30_000)
+        page.get_by_text("Rates: how slow is polarization?").wait_for()
         assert not page.get_by_text("Page not found").count()
     finally:
         context.close()
@@ -68,7 +68,7 @@ def test_each_comparison_page_plays(server, browser, name):
     page = context.new_page()
     try:
         page.goto(f"{server.url}/{name}")
-        page.wait_for_function(f"() => ({GRID_JS})() !== null", timeout=30_000, polling=50)
+        page.wait_for_function(f"() => ({GRID_JS})() !== null", polling=50)
         wait_until_settled(page)  # fitted to the window: its one rerun redraws the figure, Play too
         grid = page.evaluate(GRID_JS)
         assert grid["frames"] >= 20, grid
@@ -81,7 +81,7 @@ def test_each_comparison_page_plays(server, browser, name):
         play = page.locator(".js-plotly-plot .updatemenu-button").first
         assert "Play" in play.text_content()
         play.click()
-        page.wait_for_function(SLIDER_MOVED_JS, timeout=10_000)
+        page.wait_for_function(SLIDER_MOVED_JS)
         page.screenshot(path=str(ARTIFACTS / f"compare-{name}-full.png"), full_page=True)
     finally:
         context.close()
@@ -103,15 +103,15 @@ def test_normalizers_draws_its_panels_as_their_runs_return(server, browser):
     page = context.new_page()
     try:
         page.goto(f"{server.url}/normalizers")
-        page.wait_for_function(f"() => ({GRID_JS})() !== null", timeout=60_000, polling=50)
+        page.wait_for_function(f"() => ({GRID_JS})() !== null", polling=50)
         wait_until_settled(page)
         set_number(page, "Seed", 7)
-        draft = page.wait_for_function(DRAFT_JS, timeout=120_000, polling=20).json_value()
+        draft = page.wait_for_function(DRAFT_JS, polling=20).json_value()
         assert 1 <= draft["panels"] < 8 and "still running" in draft["text"], draft
         page.wait_for_function(f"""() => {{ const grid = ({GRID_JS})();
                                            return grid !== null && grid.panels === 8
                                              && !document.querySelector('[class*="st-key-draft_"]'); }}""",
-                               timeout=120_000, polling=50)
+                               polling=50)
         wait_until_settled(page)
         assert not page.get_by_text("Traceback").count()
     finally:

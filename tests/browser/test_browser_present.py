@@ -53,7 +53,7 @@ def projector(browser):
 def test_presentation_mode_fits_a_projector(server, projector):
     page = projector
     page.goto(f"{server.url}/?present=true&n=5")
-    wait_for_figure(page, timeout=90)
+    wait_for_figure(page)
     wait_until_settled(page)
     seen = page.evaluate(LAYOUT_JS)
     assert seen["captions"] == 0
@@ -98,8 +98,7 @@ def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
     first = page.evaluate(BARS_JS)
     assert first and first[0]
     page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
-    page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}",
-                           timeout=10_000)
+    page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}")
     page.wait_for_timeout(300)
     later = page.evaluate(BARS_JS)
     assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play

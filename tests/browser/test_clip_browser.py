@@ -22,7 +22,7 @@ def test_the_gif_is_made_with_a_progress_bar_then_downloaded(server, browser, tm
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(f"{server.url}/?n=4&d=4&horizon=1000")
-        wait_for_figure(page, timeout=90)
+        wait_for_figure(page)
         page.get_by_role("button", name="Make clip (GIF)", exact=True).click()
         download = page.get_by_role("button", name="Clip (GIF)", exact=True)
         seen: list[str] = []

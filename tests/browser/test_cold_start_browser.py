@@ -32,7 +32,7 @@ def test_visitors_arriving_together_on_a_cold_server_all_get_the_page(server, br
             tab.goto(f"{server.url}/maths", wait_until="commit")
         errors = []
         for i, tab in enumerate(tabs):
-            tab.wait_for_function(_SHOWN, timeout=120_000)
+            tab.wait_for_function(_SHOWN)
             if not tab.locator("h1").count():
                 errors.append(f"tab {i}: " + tab.inner_text("body")[:200])
         assert not errors, "\n".join(errors)

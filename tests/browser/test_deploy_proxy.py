@@ -96,7 +96,7 @@ def _browser_on(browser, proxy: NginxProxy, replica: str, path: str):
         context = browser.new_context(viewport={"width": 1280, "height": 720}, accept_downloads=True)
         page = context.new_page()
         page.goto(proxy.url + path)
-        page.locator("[data-testid='stApp']").wait_for(timeout=60_000)
+        page.locator("[data-testid='stApp']").wait_for()
         cookie = next(c["value"] for c in context.cookies() if c["name"] == "polarize_replica")
         if proxy.replica_of(cookie) == replica:
             return context, page, cookie
@@ -120,7 +120,7 @@ def _download(page, proxy: NginxProxy, cookie: str, replica: str, other: str) ->
     asked with a cookie that leads to the other replica, answered by the session's replica too (whether
     the other was asked first: it answered 404, and the proxy asked the next)."""
     before = len(proxy.access())
-    with page.expect_download(timeout=60_000) as started:
+    with page.expect_download() as started:
         page.locator("[data-testid='stDownloadButton'] button").first.click()
     content = open(started.value.path(), "rb").read()
     assert content
@@ -158,11 +158,11 @@ def test_downloads_uploads_and_static_files_on_each_replica(layout, browser, tmp
         context, page, cookie = _browser_on(browser, proxy, replica, "/deck")
         try:
             page.goto(f"{proxy.url}/?n=4&seed={seed}")
-            page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+            page.locator(".js-plotly-plot").first.wait_for()
             refused.append(_download(page, proxy, cookie, replica, cookies[replica]))
             page.goto(proxy.url + "/deck")
             page.locator("input[type='file']").set_input_files(str(deck))
-            page.get_by_text("Imported the deck").wait_for(timeout=60_000)
+            page.get_by_text("Imported the deck").wait_for()
             uploads = [r for r in proxy.access() if r.affinity == cookie and "/_stcore/upload_file" in r.path]
             assert uploads and {r.upstream for r in uploads} == {replica}
             assert all(r.status < 300 for r in uploads)
@@ -258,15 +258,14 @@ def test_the_demo_embedded_in_a_course_page_plays_downloads_and_uploads(layout, 
             page.goto(course)
             frame = page.frame_locator("#polarize")
             play = frame.locator(".js-plotly-plot .updatemenu-button").first
-            play.wait_for(timeout=180_000)
+            play.wait_for()
             assert "Play" in play.text_content()
             play.click()  # plays: the time slider moves
             page.frame(url=lambda u: u.startswith(proxy.url)).wait_for_function(
-                "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3",
-                timeout=30_000)
+                "() => document.querySelector('.js-plotly-plot')._fullLayout.sliders[0].active > 3")
             sizes = []
             for _ in range(6):  # each download routed anew: about half to the other replica first
-                with page.expect_download(timeout=60_000) as started:
+                with page.expect_download() as started:
                     frame.locator("[data-testid='stDownloadButton'] button").first.click()
                 sizes.append(os.path.getsize(started.value.path()))
             assert all(sizes) and len(set(sizes)) == 1, sizes
@@ -275,7 +274,7 @@ def test_the_demo_embedded_in_a_course_page_plays_downloads_and_uploads(layout, 
             page.evaluate("url => { document.getElementById('polarize').src = url; }",
                           f"{proxy.url}/deck?embed=true")
             frame.locator("input[type='file']").set_input_files(str(deck))
-            frame.get_by_text("Imported the deck").wait_for(timeout=60_000)
+            frame.get_by_text("Imported the deck").wait_for()
             uploads = [r for r in proxy.access()[before:] if r.path.startswith("/_stcore/upload_file")]
             for asked in (downloads, uploads):
                 assert asked and all(r.status < 300 for r in asked), asked
@@ -303,7 +302,7 @@ def test_a_replica_lost_its_browsers_reconnect_to_the_other(layout, browser, tmp
     victim, survivor = list(layout["replicas"])
     context, page, cookie = _browser_on(browser, proxy, victim, LINK)
     try:
-        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        page.locator(".js-plotly-plot").first.wait_for()
         title, query = page.locator("h1").first.inner_text(), page.evaluate("location.search")
         os.killpg(layout["replicas"][victim].process.pid, signal.SIGKILL)
         # Streamlit's page reconnects by itself, and the proxy passes the dead replica over.
@@ -311,8 +310,8 @@ def test_a_replica_lost_its_browsers_reconnect_to_the_other(layout, browser, tmp
         while proxy.replica_of(cookie) != survivor and time.monotonic() < deadline:
             time.sleep(0.2)
         assert proxy.replica_of(cookie) == survivor
-        page.locator("[data-testid='stStatusWidget']").wait_for(state="detached", timeout=90_000)
-        page.locator(".js-plotly-plot").first.wait_for(timeout=90_000)
+        page.locator("[data-testid='stStatusWidget']").wait_for(state="detached")
+        page.locator(".js-plotly-plot").first.wait_for()
         assert page.locator("h1").first.inner_text() == title and page.evaluate("location.search") == query
 
         # The first replica back on its port: the cookie's requests go to it again (once the proxy
@@ -332,7 +331,7 @@ def test_a_replica_lost_its_browsers_reconnect_to_the_other(layout, browser, tmp
         with held_session(layout["replicas"][victim].url):
             pass
         before = len(proxy.access())
-        with page.expect_download(timeout=60_000) as started:
+        with page.expect_download() as started:
             page.locator("[data-testid='stDownloadButton'] button").first.click()
         assert os.path.getsize(started.value.path()) > 0
         media = [r for r in proxy.access()[before:] if r.affinity == cookie and r.path.startswith("/media/")]
@@ -340,7 +339,7 @@ def test_a_replica_lost_its_browsers_reconnect_to_the_other(layout, browser, tmp
         page.get_by_role("link", name="Lecture decks").click()  # the same session: no reload
         page.wait_for_url("**/deck*")
         page.locator("input[type='file']").set_input_files(str(deck))
-        page.get_by_text("Imported the deck").wait_for(timeout=60_000)
+        page.get_by_text("Imported the deck").wait_for()
         puts = [r for r in proxy.access()[before:] if "/_stcore/upload_file" in r.path]
         assert puts and {(r.status, r.upstream) for r in puts} == {(204, survivor)}, puts
         assert puts[0].tried[0] == victim  # the cookie's replica asked first: it said 404

@@ -49,7 +49,7 @@ def test_a_link_s_note_shows_on_the_first_screen_with_play(server, browser, size
     page = context.new_page()
     try:
         page.goto(f"{server.url}/{address}{mode}")
-        wait_for_figure(page, timeout=120)
+        wait_for_figure(page)
         wait_until_settled(page)
         shown = page.locator(".st-key-page").get_by_text(words)
         assert shown.count() >= 1, page.locator(".st-key-page").inner_text()[:600]
@@ -86,7 +86,7 @@ def test_the_newcomer_s_controls_and_tour_come_first_in_the_sidebar(server, brow
     page = context.new_page()
     try:
         page.goto(server.url + "/")
-        wait_for_figure(page, timeout=120)
+        wait_for_figure(page)
         wait_until_settled(page)
         found = page.evaluate(SIDEBAR_JS, [*FIRST, "Preset", "Horizon (final time)"])
         assert all(found.values()), found
@@ -116,12 +116,12 @@ def test_a_presented_explorer_keeps_its_verdict_for_after_play(server, browser, 
     page = context.new_page()
     try:
         page.goto(server.url + "/?present=true")
-        wait_for_figure(page, timeout=120)
+        wait_for_figure(page)
         wait_until_settled(page)
         assert page.evaluate(VERDICT_JS) == {"verdict": False, "fold": True}
         assert "verdict=after" in page.url  # the address holds what is shown
         page.goto(server.url + "/?present=true&verdict=now")
-        wait_for_figure(page, timeout=120)
+        wait_for_figure(page)
         wait_until_settled(page)
         assert page.evaluate(VERDICT_JS) == {"verdict": True, "fold": False}
     finally:
@@ -150,8 +150,7 @@ def test_play_on_the_sinks_page_plays_from_its_first_step(server, browser, size)
         assert steps > 2
         buttons = page.locator(".st-key-main_figure .updatemenu-button")
         buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
-        page.wait_for_function(f"() => {{ const [a] = ({STEP_JS})(); return a >= 1 && a < {steps - 1}; }}",
-                               timeout=30_000)
+        page.wait_for_function(f"() => {{ const [a] = ({STEP_JS})(); return a >= 1 && a < {steps - 1}; }}")
     finally:
         context.close()
 

@@ -39,7 +39,7 @@ def explorer(server, browser):
     page = context.new_page()
     wire = listen(page)
     page.goto(server.url + "/")
-    wait_for_figure(page, timeout=120)
+    wait_for_figure(page)
     wait_until_settled(page)
     yield page, wire
     context.close()
@@ -79,7 +79,7 @@ def test_a_later_session_of_the_same_browser_draws_the_figure_in_its_first_run(e
     page = first.context.new_page()
     wire = listen(page)
     page.goto(first.url)
-    wait_for_figure(page, timeout=120)
+    wait_for_figure(page)
     wait_until_settled(page)
     assert wire.counts()[:4] == (1, 0, _charts(page), 0)
     box = "() => document.querySelector('.st-key-main_figure').getBoundingClientRect().toJSON()"
@@ -108,6 +108,6 @@ def test_keep_playing_and_add_to_deck_rerun_alone(explorer):
     page.get_by_text("Present or add to a deck").click()
     page.get_by_label("Slide title").fill("Alone")
     page.get_by_role("button", name="Add to deck").click()
-    page.get_by_text(re.compile(r"Added slide \d+ to the deck")).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"Added slide \d+ to the deck")).wait_for()
     wait_until_settled(page)
     assert _since(wire, before) == (0, 2, 0, 0)

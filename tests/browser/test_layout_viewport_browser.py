@@ -48,7 +48,7 @@ def _open(browser, server, width: int, height: int, query: str = ""):
 def _wait_for(page, pattern: str) -> dict[str, str]:
     """Wait until the script's line matches ``pattern`` (a regex); its fields."""
     line = page.get_by_text(re.compile(pattern))
-    line.wait_for(timeout=30_000)
+    line.wait_for()
     return dict(part.split("=") for part in line.text_content().split())
 
 
@@ -70,11 +70,11 @@ def test_a_window_is_measured_once_then_only_when_it_changes(browser, server):
         assert _wait_for(page, "mode=normal height=720 held=False")["runs"] == "2"
         # The frame has measured the window and has nothing more to post: Python's assumption holds.
         frame = page.frame_locator("iframe[title*='viewport']").locator("body[data-measured]")
-        frame.wait_for(state="attached", timeout=30_000)
+        frame.wait_for(state="attached")
         page.wait_for_function("""() => {
           const body = document.querySelector("iframe[title*='viewport']").contentDocument.body;
           return body.dataset.posted === '' && body.dataset.pending === undefined;
-        }""", timeout=30_000)
+        }""")
         assert _wait_for(page, "mode=normal")["runs"] == "2"
         page.set_viewport_size({"width": 390, "height": 720})
         assert _wait_for(page, "mode=phone")["runs"] == "3"

@@ -40,7 +40,7 @@ WATCH_RUNS_JS = """() => {
 
 
 def _frame(page, wanted: int) -> None:
-    page.wait_for_function(f"() => ({ACTIVE})() === {wanted}", timeout=10_000)
+    page.wait_for_function(f"() => ({ACTIVE})() === {wanted}")
 
 
 def test_the_offline_html_has_the_keys_and_the_step_buttons(browser, tmp_path):
@@ -54,8 +54,8 @@ def test_the_offline_html_has_the_keys_and_the_step_buttons(browser, tmp_path):
     try:
         page = context.new_page()
         page.goto(path.as_uri())  # file://, no server, no network
-        wait_for_figure(page, timeout=30)
-        page.wait_for_function(READY, timeout=10_000)  # the inline script runs in the page itself
+        wait_for_figure(page)
+        page.wait_for_function(READY)  # the inline script runs in the page itself
         _frame(page, 0)
         page.keyboard.press("ArrowRight")  # no pointer over the figure: the first one in view
         _frame(page, 1)
@@ -64,7 +64,7 @@ def test_the_offline_html_has_the_keys_and_the_step_buttons(browser, tmp_path):
         page.locator(".updatemenu-button").filter(has_text="Step \u25b6").click()
         _frame(page, 1)
         page.keyboard.press("Space")  # plays from the current frame
-        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+        page.wait_for_function(f"() => ({ACTIVE})() > 3")
     finally:
         context.close()
 
@@ -79,12 +79,12 @@ def test_a_key_and_play_pressed_as_the_figure_first_draws_are_kept(server, brows
         page = context.new_page()
         page.add_init_script(f"({WATCH_RUNS_JS})()")
         page.goto(f"{server.url}/{path}")
-        page.wait_for_function("() => Boolean(window.__firstChart?._fullLayout?.sliders)", timeout=120_000)
-        page.wait_for_function(READY, timeout=30_000)
+        page.wait_for_function("() => Boolean(window.__firstChart?._fullLayout?.sliders)")
+        page.wait_for_function(READY)
         page.keyboard.press("ArrowRight")  # no pointer over the figure: the first one in view
         _frame(page, 1)
         page.locator(".updatemenu-button").filter(has_text="\u25b6").first.click()  # Play
-        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+        page.wait_for_function(f"() => ({ACTIVE})() > 3")
         wait_until_settled(page, timeout=60)  # the window measured, nothing more to post
         assert page.evaluate("window.__runsAfterDraw") == 0
         assert page.evaluate("document.querySelector('.js-plotly-plot') === window.__firstChart")
@@ -98,8 +98,8 @@ def test_keys_step_buttons_and_keep_playing(server, browser):
     try:
         page = context.new_page()
         page.goto(server.url + "/")
-        before = wait_for_figure(page, timeout=120)
-        page.wait_for_function(READY, timeout=30_000)
+        before = wait_for_figure(page)
+        page.wait_for_function(READY)
         _frame(page, 0)
         page.mouse.move(500, 400)  # over the dashboard: the keys act on the figure pointed at
         page.keyboard.press("ArrowRight")
@@ -109,9 +109,9 @@ def test_keys_step_buttons_and_keep_playing(server, browser):
         page.keyboard.press("ArrowLeft")
         _frame(page, 1)
         page.keyboard.press("Space")  # plays from the current frame...
-        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=10_000)
+        page.wait_for_function(f"() => ({ACTIVE})() > 3")
         page.keyboard.press("Space")  # ...and pauses
-        page.wait_for_function(f"() => !({PLAYING})()", timeout=5_000)
+        page.wait_for_function(f"() => !({PLAYING})()")
         paused = page.evaluate(ACTIVE)
         page.wait_for_timeout(400)
         assert page.evaluate(ACTIVE) == paused
@@ -131,13 +131,13 @@ def test_keys_step_buttons_and_keep_playing(server, browser):
         page.screenshot(path=str(ARTIFACTS / "transport-1280.png"))
         # Keep playing: after a control changes, the new figure plays by itself.
         page.get_by_text("Keep playing after a change").click()
-        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=20_000)
+        page.wait_for_function(f"() => ({ACTIVE})() > 3")
         page.evaluate("() => document.activeElement.blur()")  # the keys are the figure's again
         page.keyboard.press("Home")  # stopped at the start: only playing by itself moves it on
         _frame(page, 0)
         page.get_by_role("button", name="New random start").click()
-        wait_for_figure(page, different_from=before, timeout=120)
-        page.wait_for_function(f"() => ({ACTIVE})() > 3", timeout=20_000)
+        wait_for_figure(page, different_from=before)
+        page.wait_for_function(f"() => ({ACTIVE})() > 3")
     finally:
         context.close()
 
@@ -159,12 +159,12 @@ def test_the_attention_panels_titles_stay_in_place_as_it_steps(server, browser, 
         page = context.new_page()
         page.goto(f"{server.url}/{path}")
         wait_until_settled(page, timeout=300)
-        page.wait_for_function(READY, timeout=30_000)
+        page.wait_for_function(READY)
         before = page.evaluate(TITLE_TOPS)
         page.locator(".updatemenu-button").nth(2).click()  # Reset: the first step, with its own titles
         _frame(page, 0)
         page.wait_for_function(f"() => JSON.stringify(({TITLE_TOPS})().map((t) => t[0])) !== "
-                               f"{json.dumps(json.dumps([text for text, _ in before]))}", timeout=10_000)
+                               f"{json.dumps(json.dumps([text for text, _ in before]))}")
         after = page.evaluate(TITLE_TOPS)
         assert [top for _, top in after] == [top for _, top in before], (before, after)
     finally:

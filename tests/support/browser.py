@@ -170,9 +170,40 @@ class AppServer:
         self._home.cleanup()
 
 
+PATIENCE_MS = 180_000
+"""How long a browser test waits for a state before it fails: the default of every context a test's
+browser makes (``launch_browser``). A test asserts the state, not how soon it comes: on this 2-core
+machine loaded twenty times over, a comparison page took more than 30 s to draw its grid."""
+
+
+class _PatientBrowser:
+    """A Playwright ``Browser`` whose new contexts wait ``PATIENCE_MS`` for a state (any other
+    attribute is the browser's own)."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def new_context(self, **options: Any) -> Any:
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(PATIENCE_MS)
+        context.set_default_navigation_timeout(PATIENCE_MS)
+        return context
+
+    def new_page(self, **options: Any) -> Any:
+        page = self._browser.new_page(**options)
+        page.set_default_timeout(PATIENCE_MS)
+        page.set_default_navigation_timeout(PATIENCE_MS)
+        return page
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+
 def launch_browser(playwright: Any) -> Any:
-    """Headless system Chromium with a fresh profile (``launch`` makes a temporary one)."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    """Headless system Chromium with a fresh profile (``launch`` makes a temporary one), its contexts
+    patient (``PATIENCE_MS``)."""
+    return _PatientBrowser(playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                                      headless=True))
 
 
 def figure_signature(page: Any) -> str | None:
@@ -180,13 +211,13 @@ def figure_signature(page: Any) -> str | None:
     return page.evaluate(FIGURE_SIGNATURE_JS)
 
 
-def wait_for_figure(page: Any, *, different_from: str | None = None, timeout: float = 30.0) -> str:
+def wait_for_figure(page: Any, *, different_from: str | None = None) -> str:
     """Wait until a dashboard is drawn (and, if given, differs from ``different_from``), and the page
     will not rerun to fit it (``VIEWPORT_SETTLED_JS``); its signature."""
     page.wait_for_function(
         f"""() => {{ const s = ({FIGURE_SIGNATURE_JS})();
                     return s !== null && s !== {_js(different_from)} && ({VIEWPORT_SETTLED_JS})(); }}""",
-        timeout=timeout * 1000, polling=25,
+        polling=25,
     )
     signature = figure_signature(page)
     assert signature is not None
