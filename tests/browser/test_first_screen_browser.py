@@ -185,7 +185,7 @@ def test_a_presented_explorer_draws_its_curves_only_as_far_as_play_has_gone(serv
     page = context.new_page()
     try:
         page.goto(f"{server.url}/?present=true")
-        wait_for_figure(page, timeout=120)
+        wait_for_figure(page)
         wait_until_settled(page)
         before = page.evaluate(CURVES_JS)
         for key, drawn in before.items():
@@ -193,7 +193,7 @@ def test_a_presented_explorer_draws_its_curves_only_as_far_as_play_has_gone(serv
         _, steps = page.evaluate(STEP_JS)
         buttons = page.locator(".st-key-main_figure .updatemenu-button")
         buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
-        page.wait_for_function(f"() => ({STEP_JS})()[0] === {steps - 1}", timeout=90_000)
+        page.wait_for_function(f"() => ({STEP_JS})()[0] === {steps - 1}")
         after = page.evaluate(CURVES_JS)
         for key, drawn in after.items():
             assert drawn["curves"] >= before[key]["curves"] + 0.3 * width / 4, (key, before, after)

@@ -5,8 +5,8 @@ every table of the comparison pages shows within the table's box and the window:
 behind a sideways scroll (the Normalizers grid had 541 px of columns in a 354 px box and showed 3
 of 7 presented on a phone; Flow vs descent's table 506 px in 390), with no accessibility rule broken
 (axe-core). And the Sweeps page's figure is on a presented projector's first screen (a grid table
-above it pushed it to 471-996 px of 720). Widths and positions are read from the page. Skipped, with the reason, when Debian's
-/usr/bin/chromium (or Playwright) is missing.
+above it pushed it to 471-996 px of 720). Widths and positions are read from the page. Skipped, with
+the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
