@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
-from support.app import figures, link_note, open_deck_box, open_page
+from support.app import figures, link_note, open_deck_box, open_page, table_column
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
@@ -341,7 +341,7 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
     assert not any(str(tmp_path) in c.value for c in other.caption)
     assert any("for this visit only" in c.value for c in other.caption)
     open_page(app, "deck").run()
-    assert [r["title"] for r in app.dataframe[0].value.to_dict("records")] == ["mine"]
+    assert table_column(app, "title") == ["mine"]
     assert not (tmp_path / "decks.sqlite3").exists()
 
 
