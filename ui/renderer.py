@@ -107,7 +107,8 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, present
                                                                 lambda: fit(view, display))
     viewport.measure(place)
     _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
-    starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
+    if fitted.error is None and not fitted.passing:  # else the server is busy or the settings fail
+        starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
     return fitted
 
 
