@@ -8,8 +8,8 @@ draws the widgets, which is when Streamlit lets their values change.
 On a page that asks for it (``PageSpec.ahead``), the next "New random start" is known before the
 press: its seed is drawn when the page is shown (kept in the session, ``NEXT``) and its view made
 in the background while the workers are idle (``ahead``), so the press finds it made. A press is
-then a script run that draws what is made already, no run, no figure built or encoded: the click
-waited for the run before (about half of it, at load 3 to 20).
+then a script run that draws what is made already, no run, no figure built, fitted or encoded:
+what is left of a press is Streamlit's rerun of the page and the browser's ``Plotly.react``.
 """
 
 from __future__ import annotations
