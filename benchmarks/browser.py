@@ -87,6 +87,8 @@ from support.browser import (  # noqa: E402
 )
 from support.wire import figure_element, listen, listen_dash  # noqa: E402
 
+from ui.blocks import DRAFT  # noqa: E402
+
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
 
@@ -262,18 +264,21 @@ class Measure:
 @dataclass(frozen=True)
 class Parts:
     """Where a change's time went, in seconds from the click (None: not seen): the script's run began
-    (its ``new_session`` message reached the tab), the first figure's message reached the tab, the last
-    ``Plotly.react`` began, and how long it took. Dash's answer is not read: its first two are None."""
+    (its ``new_session`` message reached the tab), the first figure's message reached the tab (a
+    comparison's first draft, then the first figure of the whole view), the last ``Plotly.react``
+    began, and how long it took. Dash's answer is not read: its first three are None."""
 
     run: float | None
+    draft: float | None
     figure: float | None
     react: float | None
     react_seconds: float | None
 
 
 class Timeline:
-    """What each binary frame the server sent a tab was, in order (``run``, ``fragment``, ``figure``,
-    ``finished``, or ``""``), to be matched with the times the page saw them arrive (``window.__frames``)."""
+    """What each binary frame the server sent a tab was, in order (``run``, ``fragment``, ``draft``,
+    ``figure``, ``finished``, or ``""``), to be matched with the times the page saw them arrive
+    (``window.__frames``)."""
 
     def __init__(self) -> None:
         self.kinds: list[str] = []
@@ -289,7 +294,9 @@ class Timeline:
             self.kinds.append("fragment" if msg.metadata.run.fragment_ids else "run")
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
                 and figure_element(msg.delta.new_element):
-            self.kinds.append("figure")
+            # A draft's chart is keyed with DRAFT (``ui.blocks.draw_draft``), as ``Wire`` tells them.
+            drafted = f"_{DRAFT}" in msg.delta.new_element.bidi_component.id
+            self.kinds.append("draft" if drafted else "figure")
         else:
             self.kinds.append("finished" if kind == "script_finished" else "")
 
@@ -318,7 +325,7 @@ def _parts(page: Any, since: tuple[int, int, int], now: float) -> Parts:
         return next(((at - now) / 1000 for seen, at in zip(kinds, frames, strict=True) if seen == kind), None)
 
     react = reacts[-1] if reacts else None
-    return Parts(first("run"), first("figure"), (react[0] - now) / 1000 if react else None,
+    return Parts(first("run"), first("draft"), first("figure"), (react[0] - now) / 1000 if react else None,
                  (react[1] - react[0]) / 1000 if react else None)
 
 
@@ -527,7 +534,8 @@ def _told_parts(measures: list[Measure]) -> str:
 
     if not parts:
         return ""
-    return (f"  from the click: run {median('run')}, figure's message {median('figure')}, "
+    drafts = f"first draft's {median('draft')}, " if any(p.draft is not None for p in parts) else ""
+    return (f"  from the click: run {median('run')}, {drafts}figure's message {median('figure')}, "
             f"Plotly.react {median('react')} taking {median('react_seconds')}")
 
 
