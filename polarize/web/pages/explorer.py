@@ -289,4 +289,4 @@ EXPLORER = PageSpec(
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     mend=mend,
     view=lambda shown, narrow=False: explore(*shown, narrow=narrow), caption=caption, spinner=running,
-    titled=title)
+    titled=title, ahead=True)
