@@ -18,7 +18,7 @@ from support.figures import page_figure
 from polarize.plots.display import Display
 from polarize.plots.geometry import LEAST_ROW
 from polarize.plots.present_figure import presented
-from polarize.plots.style import PRESENT_SCALE
+from polarize.plots.style import PRESENT_LEAST, PRESENT_SCALE
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -116,7 +116,7 @@ def _same_as_pythons(page, name: str, *, phone: bool, present: bool) -> float:
     guess = Display(width=390 if phone else 1280, height=844 if phone else 720, presenting=present)
     python = presented(page_figure(name, phone=phone), height=seen["room"], width=guess.column_width,
                        scale=PRESENT_SCALE if present else 1.0, least_row=LEAST_ROW if phone else 0,
-                       even_logs=present)["layout"]
+                       least_font=PRESENT_LEAST if present else 0, even_logs=present)["layout"]
     assert seen["height"] == pytest.approx(python["height"], abs=1)
     assert (seen["t"], seen["b"]) == pytest.approx((python["margin"]["t"], python["margin"]["b"]), abs=1)
     plot = python["height"] - python["margin"]["t"] - python["margin"]["b"]
