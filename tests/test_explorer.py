@@ -291,9 +291,8 @@ def test_the_view_shows_the_run():
     assert [m.label for m in numbers[3:]] == ["Final entropy", "Winning token", "1 \u2212 max s",
                                               "Final loss", "Time reached"]
     captions = [c.text for column in view.blocks[1].columns for c in column]
-    assert [c.split(".**")[0] for c in captions] == ["**Scores on the simplex", "**Scores s_i(t)",
-                                                     "**Repulsion: fitness vs score", "**Entropy H(s(t))",
-                                                     "**Loss"]
+    assert [c.split(".**")[0] for c in captions] == ["**Simplex of scores", "**Scores s_i(t)",
+                                                     "**Fitness vs score", "**Entropy H(s(t))", "**Loss"]
     clip = [f"Clip ({kind})" for suffix, (kind, _) in export.CLIPS.items()  # a browser and the extra
             if animate.available(suffix)]
     assert [d.label for d in view.downloads] == ["Trajectory (CSV)", "Trajectory (JSON)",
