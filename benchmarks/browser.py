@@ -19,7 +19,10 @@ Explorer and two comparison pages (Normalizers, Loss) it measures, as the median
 - cached control: the same, going back to a seed already shown;
 
 and, for each of those, the seconds until the page is settled as well (the script's run ended,
-the viewport component has measured the page after it and has nothing to post), and, counted
+the viewport component has measured the page after it and has nothing to post), for a change where
+its time went (``Parts``: from the click, when the script's run began and when the figure's message
+reached the tab, as the page saw its websocket's frames arrive, and when the last ``Plotly.react``
+began and how long it took), and, counted
 from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
 or as a reference to one the browser holds already), the browser's
@@ -61,6 +64,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,14 +85,18 @@ from support.browser import (  # noqa: E402
     unsettled,
     wait_until_settled,
 )
-from support.wire import listen, listen_dash  # noqa: E402
+from support.wire import figure_element, listen, listen_dash  # noqa: E402
+
+from ui.blocks import DRAFT  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
 
-# Before any page script: every long task of the page's main thread, and the time of the last change
+# Before any page script: every long task of the page's main thread, the time of the last change
 # inside the main figure (MAIN, its Plotly element: Plotly's drawing is changes of its nodes; Streamlit
-# marking the figure's container stale during a run is not), kept for a look from outside.
+# marking the figure's container stale during a run is not), the arrival of each binary frame on the
+# page's websockets (Streamlit's messages, in the order ``Timeline`` reads them) and the start and end of
+# each ``Plotly.react``, kept for a look from outside.
 LONG_TASKS_JS = """
 window.__longTasks = [];
 new PerformanceObserver((list) => {
@@ -104,6 +112,31 @@ new MutationObserver((records) => {
     }
   }
 }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
+window.__frames = [];
+const PageSocket = window.WebSocket;
+window.WebSocket = class extends PageSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener('message', (e) => {
+      if (typeof e.data !== 'string') window.__frames.push(performance.now());
+    });
+  }
+};
+window.__reacts = [];
+let plotly = window.Plotly;
+Object.defineProperty(window, 'Plotly', {configurable: true, get() { return plotly; }, set(value) {
+  plotly = value;
+  if (value && value.react && !value.__timed) {
+    const react = value.react;
+    value.__timed = true;
+    value.react = function (...args) {
+      const start = performance.now();
+      const done = react.apply(this, args);
+      Promise.resolve(done).then(() => window.__reacts.push([start, performance.now()]));
+      return done;
+    };
+  }
+}});
 """
 
 # A short signature of the page's main figure (MAIN: its traces' lengths and last points), or null while
@@ -225,6 +258,81 @@ class Measure:
     cpu: float | None = None
     posted: int = 0
     main_thread: float | None = None
+    parts: Parts | None = None
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Where a change's time went, in seconds from the click (None: not seen): the script's run began
+    (its ``new_session`` message reached the tab), the first figure's message reached the tab (a
+    comparison's first draft, then the first figure of the whole view), the last ``Plotly.react``
+    began, and how long it took. Dash's answer is not read: its first three are None."""
+
+    run: float | None
+    draft: float | None
+    figure: float | None
+    react: float | None
+    react_seconds: float | None
+
+
+class Timeline:
+    """What each binary frame the server sent a tab was, in order (``run``, ``fragment``, ``draft``,
+    ``figure``, ``finished``, or ``""``), to be matched with the times the page saw them arrive
+    (``window.__frames``)."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+
+    def frame(self, payload: Any) -> None:
+        if isinstance(payload, str):
+            return
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = ForwardMsg.FromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.kinds.append("fragment" if msg.metadata.run.fragment_ids else "run")
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
+                and figure_element(msg.delta.new_element):
+            # A draft's chart is keyed with DRAFT (``ui.blocks.draw_draft``), as ``Wire`` tells them.
+            drafted = f"_{DRAFT}" in msg.delta.new_element.bidi_component.id
+            self.kinds.append("draft" if drafted else "figure")
+        else:
+            self.kinds.append("finished" if kind == "script_finished" else "")
+
+
+_TIMELINES: weakref.WeakKeyDictionary[Any, Timeline] = weakref.WeakKeyDictionary()
+"""Each Streamlit page's ``Timeline``, by its Playwright page (``first_visit`` starts it)."""
+
+
+def _timed(page: Any) -> None:
+    """Start ``page``'s ``Timeline`` (before it opens the app)."""
+    timeline = _TIMELINES[page] = Timeline()
+    page.on("websocket", lambda socket: socket.on("framereceived", timeline.frame))
+
+
+def _parts(page: Any, since: tuple[int, int, int], now: float) -> Parts:
+    """The ``Parts`` of a change that began at ``now`` (the page's clock), when the page had seen
+    ``since`` = (frames, reacts, frames read by its ``Timeline``)."""
+    frames = page.evaluate(f"() => window.__frames.slice({since[0]})")
+    reacts = page.evaluate(f"() => window.__reacts.slice({since[1]})")
+    timeline = _TIMELINES.get(page)
+    kinds = timeline.kinds[since[2]:] if timeline is not None else []
+
+    def first(kind: str) -> float | None:
+        if len(kinds) != len(frames):  # a frame not matched (a reconnect): not told
+            return None
+        return next(((at - now) / 1000 for seen, at in zip(kinds, frames, strict=True) if seen == kind), None)
+
+    react = reacts[-1] if reacts else None
+    return Parts(first("run"), first("draft"), first("figure"), (react[0] - now) / 1000 if react else None,
+                 (react[1] - react[0]) / 1000 if react else None)
+
+
+def _seen(page: Any) -> tuple[int, int, int]:
+    timeline = _TIMELINES.get(page)
+    counts = page.evaluate("() => [window.__frames.length, window.__reacts.length]")
+    return counts[0], counts[1], len(timeline.kinds) if timeline is not None else 0
 
 
 def server_cpu(pgid: int) -> float:
@@ -282,6 +390,8 @@ def first_visit(browser: Any, url: str, server: Any, target: Target = APP, timeo
         context.add_init_script(target.observers())
     page = context.new_page()
     wire = target.listen(page)
+    if target.listen is listen:  # a Streamlit page: its frames' kinds read for ``Parts``
+        _timed(page)
     cdp = context.new_cdp_session(page)
     cdp.send("Performance.enable")
     busy = main_thread(cdp)
@@ -314,7 +424,7 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
            timeout: float = 60.0) -> Measure:
     """``commit()`` a change (its input already made): measured until the new figure is drawn."""
     before = page.evaluate(target.signature())
-    counts, posted = wire.counts(), len(wire.measures)
+    counts, posted, seen = wire.counts(), len(wire.measures), _seen(page)
     now = page.evaluate("() => performance.now()")
     start = time.perf_counter()
     commit()
@@ -324,7 +434,7 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
     drawn = (page.evaluate("() => window.__mainDrawn") - now) / 1000
     since = tuple(a - b for a, b in zip(wire.counts(), counts, strict=True))
     return Measure(drawn, settled, since, _long_tasks_since(page, now), page.locator(target.figures).count(),
-                   posted=len(wire.measures) - posted)
+                   posted=len(wire.measures) - posted, parts=_parts(page, seen, now))
 
 
 def change_seed(page: Any, wire: Any, seed: int, target: Target = APP, timeout: float = 60.0) -> Measure:
@@ -411,7 +521,22 @@ def report(name: str, kind: str, measures: list[Measure]) -> None:
           + (f"main thread {_median(busy):5.2f} s  " if busy else "")
           + f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
           f"(+{referenced} by reference, {size / 1e3:.0f} kB)"
-          + (f"  server {_median(cpu):.2f} CPU-s" if cpu else ""), flush=True)
+          + (f"  server {_median(cpu):.2f} CPU-s" if cpu else "") + _told_parts(measures), flush=True)
+
+
+def _told_parts(measures: list[Measure]) -> str:
+    """Where a change's time went (``Parts``, medians of those seen), or nothing for a visit."""
+    parts = [m.parts for m in measures if m.parts is not None]
+
+    def median(name: str) -> str:
+        seen = [getattr(p, name) for p in parts if getattr(p, name) is not None]
+        return f"{_median(seen):.2f} s" if seen else "-"
+
+    if not parts:
+        return ""
+    drafts = f"first draft's {median('draft')}, " if any(p.draft is not None for p in parts) else ""
+    return (f"  from the click: run {median('run')}, {drafts}figure's message {median('figure')}, "
+            f"Plotly.react {median('react')} taking {median('react_seconds')}")
 
 
 def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:

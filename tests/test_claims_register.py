@@ -675,7 +675,11 @@ DOCUMENTS: dict[str, str] = {
     "The models (`polarize/models.py`, `MODELS`) say which": "setting",
 
     # docs/browser-fit.md (a design note: what is planned, not a fact of the app or of the dynamics)
-    "Issue 41's second part, not built yet.": "setting",
+    "Issue 41's second part: steps 1 and 2 below are built": "setting",
+    "Built: 1 (`present_figure.described` and `fitted`": "tests/browser/test_fit_browser.py",
+    "What 3 needs first: `crowding.uncrowded`": "setting",
+    "Without a measure, the server fits for the room under": "setting",
+    "So the element must make those choices for the height": "setting",
     "The server fits each figure to the window (`polarize.we": "setting",
     "**The fit, twice, from that description.** Python keeps": "setting",
     "**The theme in the element.** Streamlit gives a v2 comp": "setting",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.app import open_page
+from support.app import open_page, table_column
 from support.decks import SLIDES, relinked, tampered
 from support.decks import many_slides as _many_slides
 
@@ -179,7 +179,7 @@ def test_the_page_shows_an_edited_decks_changes_and_replaces_it_when_asked(tmp_p
     assert not at.exception and [s.value for s in at.success] == [
         "Replaced the deck `Lecture *3* <b>`: it has the file's 2 slides."]
     assert not at.info and DeckStore.shared().get("Lecture *3* <b>").slides == EDITED
-    assert [row for row in at.dataframe[0].value["title"]] == [s.title for s in EDITED]  # the page shows it
+    assert table_column(at, "title") == [s.title for s in EDITED]  # the page shows it
 
 
 def test_the_page_imports_a_copy_or_nothing_as_answered(tmp_path, monkeypatch):

@@ -276,6 +276,43 @@ def test_a_lecturer_can_keep_the_verdict_for_after_play():
     assert ex.build_experiment(values) == ex.build_experiment(DEFAULTS)  # the same run
 
 
+def test_a_verdict_kept_for_after_play_keeps_the_curves_too():
+    """Before Play the time panels drew the whole run (the scores settling on their winner, the entropy
+    falling to its end) beside the folded verdict: with the verdict kept, each curve reaches only as far
+    as the frame shown, and the last frame draws it whole. Read against the run's own times and scores."""
+    values = {**DEFAULTS, "verdict": "after"}
+    kept, shown = ex.explore(*ex.job(values)), ex.explore(*ex.job(DEFAULTS))
+    figure, whole = kept.plots()[0].figure, shown.plots()[0].figure
+    go.Figure(figure)  # still a valid plotly figure
+    result = kept.data
+    t, s = np.asarray(result.t, dtype=float), np.asarray(result.s, dtype=float)
+    first, last = int(figure["frames"][0]["name"]), int(figure["frames"][-1]["name"])
+    scores = [(i, tr) for i, tr in enumerate(figure["data"]) if tr.get("uid", "").startswith("scores-token")]
+    assert len(scores) == s.shape[1]
+    for i, trace in scores:  # before Play: nothing past the first frame's time
+        assert all(x <= t[first] * 1.001 + 1e-12 for x in trace["x"]), trace["x"][-3:]
+        token = int(trace["uid"].removeprefix("scores-token"))
+        drawn = whole["data"][i]
+        assert len(drawn["x"]) > 10 and np.isclose(drawn["y"][-1], s[-1, token], rtol=1e-3)
+    for frame in figure["frames"][1:-1]:
+        k = int(frame["name"])
+        for i, _ in scores:
+            state = frame["data"][frame["traces"].index(i)]
+            assert state["x"] and max(state["x"]) <= t[k] * 1.001 and min(state["x"]) >= 0
+    end = figure["frames"][-1]
+    for i, _ in scores:  # the last frame: the whole curve, to the run's end
+        state = end["data"][end["traces"].index(i)]
+        assert state["x"] == whole["data"][i]["x"] and np.isclose(max(state["x"]), t[last], rtol=1e-3)
+    assert [tr["uid"] for tr in figure["data"]] == [tr["uid"] for tr in whole["data"]]
+    # Nor does the legend lead with the winner (the shown figure ranks the tokens by their end scores).
+    winner = int(np.argmax(s[-1]))
+    ranks = {int(tr["uid"].removeprefix("scores-token")): tr["legendrank"] for _, tr in scores}
+    assert sorted(ranks, key=ranks.get) == sorted(ranks) and winner != 0
+    shown_ranks = {int(tr["uid"].removeprefix("scores-token")): tr["legendrank"]
+                   for tr in whole["data"] if tr.get("uid", "").startswith("scores-token")}
+    assert min(shown_ranks, key=shown_ranks.get) == winner  # the figure with its verdict shown does
+
+
 def test_the_view_shows_the_run():
     view = ex.explore(Experiment(n=5, d=5))
     assert view.error is None and view.warnings == ()

@@ -128,6 +128,35 @@ def test_reset_to_preset_and_a_new_random_start(app):
     assert len(after) == len(before) and after != before  # new draws, a new run
 
 
+def test_a_new_random_start_is_made_before_the_press(app, monkeypatch):
+    """The next start's seed is drawn when the page shows and its view made while the reader looks:
+    the press's script run shows it without running or building anything (issue 41)."""
+    import threading
+
+    from polarize.web.page import PageSpec
+    from polarize.web.pages import by_name
+    from ui import renderer, starts
+
+    at, spec = app, by_name("explorer")
+    starts.made_ahead(timeout=120)
+    upcoming = at.session_state[starts.NEXT.format(page="explorer")]
+    values = {key: at.session_state[f"explorer_{key}"] for key in spec.keys}
+    assert upcoming != values["seed"]
+    job = spec.make_job(spec.settle({**values, "seed": upcoming}))
+    assert renderer.VIEWS.peek(("explorer", job, False)) is not None
+
+    made, show = [], PageSpec.show
+    monkeypatch.setattr(PageSpec, "show", lambda self, *args: (made.append(threading.current_thread().name),
+                                                             show(self, *args))[1])
+    at.button(key="explorer__reseed").click().run()
+    assert not at.exception
+    assert at.number_input(key="explorer_seed").value == upcoming
+    assert at.query_params["seed"] == str(upcoming)  # in the link
+    assert [name for name in made if not name.startswith("polarize-ahead")] == []  # the press made nothing
+    # ...and the start after it is drawn anew, other than this one.
+    assert at.session_state[starts.NEXT.format(page="explorer")] != upcoming
+
+
 def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     at = app
     assert _script_settings(at)["autoplay"] is False

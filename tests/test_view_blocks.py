@@ -1,9 +1,14 @@
-"""The one walk over a view's blocks, and the one rebuild of them (columns at any depth)."""
+"""The one walk over a view's blocks, the one rebuild of them (columns at any depth), and a table laid out for
+its room."""
 
 from __future__ import annotations
 
-from polarize.web.fit import figure_first, main_block
-from polarize.web.view import Caption, Columns, Metric, Plot, Text, View, rebuild, walk
+import pytest
+
+from polarize.plots.display import PRESENT_TYPE, Display
+from polarize.web.fit import figure_first, fit, main_block
+from polarize.web.tables import TYPE_PX, Layout, layout
+from polarize.web.view import Caption, Columns, Metric, Plot, Table, Text, View, rebuild, walk
 
 FIGURE = {"data": [], "layout": {}, "frames": []}
 
@@ -30,3 +35,52 @@ def test_numbers_above_the_figure_move_below_it():
     numbers, plot = Columns(((Metric("m", "1"),), (Metric("n", "2"),))), Plot("p", FIGURE)
     view = figure_first(View(blocks=(Text("t"), numbers, plot)))
     assert view.blocks == (Text("t"), plot, numbers)
+
+
+def test_a_table_above_the_figure_moves_below_it_and_is_fitted_to_the_page_s_width():
+    table, plot = Table(({"axis": "n", "values": "4, 8"},)), Plot("p", FIGURE)
+    assert figure_first(View(blocks=(Text("t"), table, plot))).blocks == (Text("t"), plot, table)
+    for display, scale in ((Display(width=390, height=844), 1.0), (Display(presenting=True), PRESENT_TYPE)):
+        fitted = next(b for b in fit(View(blocks=(plot, table)), display).blocks if isinstance(b, Table))
+        assert (fitted.room, fitted.scale) == (display.column_width, scale)
+
+
+# A comparison's rows as the Normalizers page has them: the first column names the run.
+ROWS = tuple({"normalizer": name, "final entropy": 0.1633, "max s": 0.9764, "loss": "2.96e-06",
+              "on simplex": True, "status": "finished", "message": ""}
+             for name in ("softmax", "sigmoid", "relu", "sparsemax"))
+
+
+def _words_px(words, type_px):
+    """Our own generous width of the widest word (0.6 of the type a character) and a cell's padding."""
+    return max(0.6 * type_px * len(w) for w in words) + 17 * type_px / TYPE_PX
+
+
+def test_a_wide_room_takes_the_sortable_grid_and_no_room_said_keeps_it():
+    assert layout(ROWS, 1000) == Layout(grid=True, parts=(tuple(ROWS[0]),))
+    assert layout(ROWS, None).grid
+    sentence = ({"lr": 5, "what happened": "descent ends on token 0, the flow on token 1: too large"},)
+    assert layout(sentence, None, wrap=True) == Layout(grid=False, parts=(("lr", "what happened"),))
+    assert not layout(sentence, 2000, wrap=True).grid  # the grid would cut the sentence
+
+
+@pytest.mark.parametrize(("room", "scale"), [(354, 1.0), (340, 1.5), (250, 1.0)])
+def test_a_narrow_room_takes_parts_that_fit_each_naming_its_rows(room, scale):
+    chosen = layout(ROWS, room, scale=scale)
+    columns = tuple(ROWS[0])
+    assert not chosen.grid and len(chosen.parts) > 1
+    assert all(part[0] == "normalizer" for part in chosen.parts)
+    assert tuple(c for part in chosen.parts for c in part[1:]) == columns[1:]  # each once, in order
+    type_px = TYPE_PX * scale
+    for part in chosen.parts:
+        # Each part's columns fit by their longest words (as a plain table wraps them), unless a
+        # part is its name and one column: that column could go nowhere narrower.
+        words = {c: [*c.split(), *(w for row in ROWS for w in str(row[c]).split())] for c in part}
+        need = sum(_words_px(words[c], type_px) for c in part)
+        assert need <= room * 1.15 or len(part) == 2, (part, need, room)
+
+
+def test_a_table_that_fits_wrapped_is_one_plain_table():
+    rows = ({"axis": "normalizer \u03c3", "values": "softmax, sparsemax, l2", "count": 3},)
+    chosen = layout(rows, 300)
+    assert chosen == Layout(grid=False, parts=(("axis", "values", "count"),))

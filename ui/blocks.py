@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from polarize.serve.admission import ServerBusy
+from polarize.web import tables
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
@@ -73,21 +74,23 @@ def _plot(block: Plot, page: str) -> None:
         theme.caption(block.caption)
 
 
-LONG_CELL = 32
-"""Characters of a cell's text above which a table is drawn whole (it wraps) rather than as a grid."""
-
-
 def _table(block: Table, page: str) -> None:
-    """A grid (sortable, scrolls), or a plain table whose cells wrap for a ``wrap`` table with long text.
+    """The sortable grid, or plain tables whose cells wrap, as ``tables.layout`` chooses for the room.
 
     The grid cuts a long cell at its column's width (Flow vs descent's "what happened" was read
-    as "descent ends on tok..."); a plain table shows all of it, and is read out as a table.
+    as "descent ends on tok...") and hid the columns past a phone's width; a plain table shows all
+    of its text, and is read out as a table. Parts follow each other in a container keyed
+    ``tables_<page>`` (``theme.TABLES``; each part in one keyed ``table_<page>_<i>``).
     """
     rows = list(block.rows)
-    if block.wrap and any(len(str(value)) > LONG_CELL for row in rows for value in row.values()):
-        st.table(rows)
-    else:
+    chosen = tables.layout(rows, block.room, scale=block.scale, wrap=block.wrap)
+    if chosen.grid:
         st.dataframe(rows, key=f"{page}_table", hide_index=True)
+        return
+    with st.container(key=f"{theme.TABLES}_{page}"):
+        for i, part in enumerate(chosen.parts):
+            with st.container(key=f"table_{page}_{i}"):
+                st.table([{column: row.get(column) for column in part} for row in rows])
 
 
 def _clicked(block: Plot, page: str) -> None:

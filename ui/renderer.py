@@ -29,7 +29,7 @@ from polarize.web.pages import by_name
 from polarize.web.pages.deck import shown_error
 from polarize.web.progress import draft_notices, progress_notices
 from polarize.web.view import View
-from ui import deck_show, deckbar, mode, theme, transport, viewport
+from ui import charts, deck_show, deckbar, mode, starts, theme, transport, viewport
 from ui.blocks import APP_RERUN, draw_block, draw_downloads, draw_draft, unshown_answers
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
@@ -107,7 +107,19 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, present
                                                                 lambda: fit(view, display))
     viewport.measure(place)
     _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
+    if fitted.error is None and not fitted.passing:  # else the server is busy or the settings fail
+        starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
     return fitted
+
+
+def _made(spec: PageSpec, job: Any, display: Display) -> None:
+    """The view of ``job`` made and kept as this page's next script run would find it: computed
+    (``VIEWS``), fitted to ``display`` (``FITTED``) and each figure's JSON encoded (``ui.charts``).
+    Made ahead of a press (``starts.ahead``), in a thread that is no session's."""
+    view = shared_view(spec, job, display)
+    if not view.passing:
+        for plot in FITTED.get((spec.name, job, display), lambda: fit(view, display)).plots():
+            charts.payload(plot.figure)
 
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, str]], note: str,

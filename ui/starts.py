@@ -4,23 +4,45 @@ A page with a ``preset`` control gets "Reset to preset" (every control back to t
 preset's values); a page with a ``seed`` control gets "New random start" (a new seed, so new
 random draws of everything the seed draws). Both act in a button callback, before the rerun
 draws the widgets, which is when Streamlit lets their values change.
+
+On a page that asks for it (``PageSpec.ahead``), the next "New random start" is known before the
+press: its seed is drawn when the page is shown (kept in the session, ``NEXT``) and its view made
+in the background while the workers are idle (``ahead``), so the press finds it made. A press is
+then a script run that draws what is made already, no run, no figure built, fitted or encoded:
+what is left of a press is Streamlit's rerun of the page and the browser's ``Plotly.react``.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import logging
 import random
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
 
 import streamlit as st
 
-from polarize.web.page import PageSpec
+from polarize.serve.runner import idle
+from polarize.web.page import PageSpec, Problem
 
-__all__ = ["SEEDS", "buttons", "new_seed"]
+__all__ = ["MOST_AHEAD", "NEXT", "SEEDS", "ahead", "buttons", "made_ahead", "new_seed"]
 
 SEEDS = 100_000
 """New seeds are drawn below this (when the control allows): short enough to read out and type."""
 
+NEXT = "_{page}_next_seed"
+"""Session key (``NEXT.format(page=...)``): the seed the page's next "New random start" gives."""
+MOST_AHEAD = 4
+"""Views waiting to be made ahead, for the whole server: past these, a page's next start is not made
+ahead (its press runs it, as any change)."""
+
 _RANDOM = random.SystemRandom()
+_LOG = logging.getLogger(__name__)
+# One view made ahead at a time, in a thread of its own: never two beside a visitor's run.
+_MAKER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="polarize-ahead")
+_WANTED: set[Hashable] = set()  # (page, job) waiting or being made
+_WANTED_LOCK = threading.Lock()
 
 
 def new_seed(low: int, high: int, now: int | None) -> int:
@@ -62,5 +84,79 @@ def buttons(spec: PageSpec, control: str, reset: Callable[[PageSpec], None],
 
 
 def _reseed(spec: PageSpec, widget: str) -> None:
+    """Button callback: the seed drawn ahead (``NEXT``), else a new one."""
     control = spec.control("seed")
-    st.session_state[widget] = new_seed(int(control.low), int(control.high), st.session_state.get(widget))
+    low, high, now = int(control.low), int(control.high), st.session_state.get(widget)
+    drawn = st.session_state.pop(NEXT.format(page=spec.name), None)
+    fits = drawn is not None and low <= drawn <= high and drawn != now
+    st.session_state[widget] = drawn if fits else new_seed(low, high, now)
+
+
+def ahead(spec: PageSpec, values: dict[str, Any],
+          make: Callable[[Hashable], Any]) -> concurrent.futures.Future | None:
+    """Draw the seed of the page's next "New random start" (kept in the session, ``NEXT``) and have
+    ``make(job)`` make its view in the background, if the page asks for it (``PageSpec.ahead``) and
+    its seed is in use.
+
+    ``make`` runs in a thread of its own (no Streamlit call in it: it is no session's), one view at a
+    time, and only while the workers are idle (``runner.idle``) when its turn comes: a view made
+    ahead never makes a visitor's own run wait. A job that is waiting or being made already is not
+    handed over again, and at most ``MOST_AHEAD`` wait.
+
+    Parameters
+    ----------
+    values : dict
+        The page's values now (settled): the job is theirs with the seed drawn ahead.
+    make : callable
+        ``make(job)``: makes and keeps the view of ``job`` where the next script run finds it.
+
+    Returns
+    -------
+    concurrent.futures.Future or None
+        The making (its result: whether it was made, or left for the press because the workers
+        were busy), or None when nothing was handed over.
+    """
+    if not spec.ahead or "seed" not in values:
+        return None
+    control = spec.control("seed")
+    if not control.enabled(values):
+        return None
+    key, now = NEXT.format(page=spec.name), values["seed"]
+    drawn = st.session_state.get(key)
+    if drawn is None or drawn == now:
+        drawn = st.session_state[key] = new_seed(int(control.low), int(control.high), now)
+    job = spec.make_job({**values, "seed": drawn})
+    if isinstance(job, Problem):
+        return None
+    wanted = (spec.name, job)
+    with _WANTED_LOCK:
+        if wanted in _WANTED or len(_WANTED) >= MOST_AHEAD:
+            return None
+        _WANTED.add(wanted)
+    return _MAKER.submit(_make, wanted, lambda: make(job))
+
+
+def made_ahead(timeout: float | None = None) -> None:
+    """Wait until every view handed over so far (``ahead``) is made or left (one at a time, in order).
+
+    Raises
+    ------
+    TimeoutError
+        They were not, within ``timeout`` seconds.
+    """
+    _MAKER.submit(lambda: None).result(timeout)
+
+
+def _make(wanted: Hashable, make: Callable[[], Any]) -> bool:
+    """``make()`` if the workers are idle now; whether it was made. Never raises (said in the log)."""
+    try:
+        if not idle():
+            return False
+        make()
+        return True
+    except Exception:  # made ahead, for no one yet: the press will make it and say what went wrong
+        _LOG.exception("polarize: a view made ahead failed")
+        return False
+    finally:
+        with _WANTED_LOCK:
+            _WANTED.discard(wanted)

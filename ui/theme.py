@@ -11,6 +11,7 @@ change with its releases.
   small type (Streamlit's own caption grey is about 4:1);
 - a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only
   (``screen_reader``);
+- a plain table's long words (a link) break anywhere, so the table keeps its width (``TABLES``);
 - less blank space above the title (``HEAD``), and a smaller title, so that the page's main figure
   and its transport fit below the title and the lead (``polarize.web.fit``) on a projector's 720 lines;
 - in presentation mode (``present_style``) larger type, and less room above the title.
@@ -23,10 +24,10 @@ from typing import Any
 
 import streamlit as st
 
-from polarize.plots.display import NARROW_BELOW
+from polarize.plots.display import NARROW_BELOW, PRESENT_TYPE
 
-__all__ = ["CAPTION_OPACITY", "HEAD", "LOADER", "PAGE", "SCREEN_READER", "VIEWPORT", "caption", "dark_style",
-           "new_run", "present_style", "screen_reader", "style"]
+__all__ = ["CAPTION_OPACITY", "HEAD", "LOADER", "PAGE", "SCREEN_READER", "TABLES", "VIEWPORT", "caption",
+           "dark_style", "new_run", "present_style", "screen_reader", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
@@ -36,6 +37,9 @@ SCREEN_READER = "polarize-sr"
 PAGE, HEAD, VIEWPORT, LOADER = "page", "head", "viewport", "plotly_loader"
 """Keys of the containers of the page's main column, of its head (its title, lead and notes), of
 the measuring component and of the chart element that loads plotly.js early (``ui.charts.preload``)."""
+TABLES = "tables"
+"""The prefix of the key of a view's plain tables' container (``ui.blocks``: ``tables_<page>``): a cell's
+long word (a deck's link) breaks anywhere rather than widen its table past the page."""
 _CAPTIONS = "_captions"
 """Session key: captions drawn so far in this run (each in a container keyed by its number)."""
 
@@ -51,10 +55,9 @@ _CSS = f"""<style>
 [class*='st-key-caption_'] {{opacity: {CAPTION_OPACITY};}}
 [class*='st-key-caption_'] [class], [class*='st-key-caption_'] p {{color: inherit; opacity: 1;}}
 [class*='st-key-sr_'], .{SCREEN_READER} {{{_HIDDEN}}}
+[class*='st-key-{TABLES}_'] td, [class*='st-key-{TABLES}_'] th {{overflow-wrap: anywhere;}}
 </style>"""
 
-PRESENT_TYPE = 1.5
-"""The page's type in presentation mode, times the usual (figures: ``plots.style.PRESENT_SCALE``)."""
 # Larger type (Streamlit sizes everything in rem), a lower header, less blank space above the title and
 # (not on a phone) at the sides: the main column keeps 2.4rem on the left (the sidebar's arrow), 1.2 on
 # the right, of Streamlit's 5. On a phone the title stays under the header's row (the sidebar's arrow).

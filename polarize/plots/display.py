@@ -14,10 +14,12 @@ from typing import Any
 
 from polarize.fields import ConfigError, integer
 
-__all__ = ["DEFAULT", "NARROW_BELOW", "Display", "Mode"]
+__all__ = ["DEFAULT", "NARROW_BELOW", "PRESENT_TYPE", "Display", "Mode"]
 
 NARROW_BELOW = 640
 """Windows narrower than this many CSS pixels are phones (a 1280 px projector is not)."""
+PRESENT_TYPE = 1.5
+"""The page's type in presentation mode (phones too), times the usual (figures: ``style.PRESENT_SCALE``)."""
 
 _LARGEST = 20_000
 """Most pixels of any length a display is told (a window, a column, a figure's top)."""
@@ -116,6 +118,11 @@ class Display:
     def phone(self) -> bool:
         """Figures built for a phone: panels stacked, the transport above them."""
         return self.mode is Mode.PHONE
+
+    @property
+    def page_type(self) -> float:
+        """The page's type (its text and tables, not its figures), times a normal page's."""
+        return PRESENT_TYPE if self.presenting else 1.0
 
     @property
     def dark(self) -> bool:

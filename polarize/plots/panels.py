@@ -23,6 +23,7 @@ from polarize.plots.animation import frame_indices
 from polarize.plots.lines import line_trace, token_lines
 from polarize.plots.numbers import log_span, round_significant, rounded, rounded_with_gaps, span
 from polarize.plots.polygon import project_to_polygon, simplex_vertices
+from polarize.plots.reveal import REVEAL
 from polarize.science import simplex_shares
 
 __all__ = [
@@ -205,7 +206,8 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
              hovertemplate="uniform scores<extra></extra>", **on),
         dict(type="scatter", uid="simplex-path", name="whole path", x=rounded_with_gaps(xy[:, 0]),
              y=rounded_with_gaps(xy[:, 1]), mode="lines",
-             line=dict(color=style.PALETTE.light, width=2, dash="dot"), hoverinfo="skip", **on),
+             line=dict(color=style.PALETTE.light, width=2, dash="dot"), hoverinfo="skip",
+             meta={REVEAL: "step"}, **on),
     ]
     styles = [
         dict(uid="simplex-tail", name="comet tail", mode="lines+markers", line=dict(color=ink, width=2),
@@ -243,7 +245,7 @@ def scores_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     n = view.n
     width = 3 if n <= 10 else 2 if n <= 24 else 1.3
     # No legend: the simplex's numbered corners, in the same colours, are the key.
-    static = [line_trace(line, xa, ya, uid=f"scores-token{i}", showlegend=False,
+    static = [line_trace(line, xa, ya, uid=f"scores-token{i}", showlegend=False, meta={REVEAL: "time"},
                          hovertemplate=f"token {i}: s = %{{y:.3g}} at t = %{{x:.3g}}<extra></extra>")
               for i, line in enumerate(token_lines(view.tx, view.over_time(view.s), width=width,
                                                    top=view.top))]
@@ -275,6 +277,7 @@ def entropy_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
              hovertemplate=f"log n = {log_n:.3g} (uniform scores)<extra></extra>", xaxis=xa, yaxis=ya),
         dict(type="scatter", uid="entropy-curve", name="entropy", x=rounded(view.tx),
              y=rounded_with_gaps(view.over_time(h)), mode="lines", line=dict(color=ink, width=3),
+             meta={REVEAL: "time"},
              hovertemplate="H = %{y:.3g} at t = %{x:.3g}<extra></extra>", xaxis=xa, yaxis=ya),
     ]
     styles = [dict(uid="entropy-now", name="H now", mode="markers", marker=dict(color=ink, size=14),
@@ -346,7 +349,7 @@ def loss_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     shown_loss = view.over_time(loss)
     ink = style.PALETTE.ink
     static = [dict(type="scatter", uid="loss-curve", name="loss", x=rounded(view.tx), y=rounded(shown_loss),
-                   mode="lines", line=dict(color=ink, width=3),
+                   mode="lines", line=dict(color=ink, width=3), meta={REVEAL: "time"},
                    hovertemplate="loss = %{y:.3g} at t = %{x:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]
     styles = [dict(uid="loss-now", name="loss now", mode="markers", marker=dict(color=ink, size=14),
                    hovertemplate="loss = %{y:.3g}<extra></extra>", xaxis=xa, yaxis=ya)]

@@ -12,12 +12,16 @@ import numpy as np
 
 from polarize.plots import style
 from polarize.plots.crowding import LEGEND_ROW, LOG_TICK_GROWTH, legend_rows, uncrowded
-from polarize.plots.geometry import LEAST_PLOT, ON_TOP, PHONE_LEGEND_SHARE, fraction
+from polarize.plots.geometry import LEAST_PLOT, ON_TOP, PHONE_LEGEND_SHARE
 
-__all__ = ["LOG_TICK_GROWTH", "even_log_ticks", "legend_room", "presented"]
+__all__ = ["BANDS", "LOG_TICK_GROWTH", "described", "even_log_ticks", "fitted", "legend_room", "presented"]
 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
+
+
+BANDS = "bands"
+"""The key of a figure's description of its bands in ``layout.meta`` (``described``)."""
 
 
 def presented(figure: dict[str, Any], *, height: int, width: float,
@@ -29,6 +33,9 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     above the panels) keep their distance from it in pixels, scaled with the type: Plotly places
     them in fractions of the plot area, which changes with the height. So do the gaps between rows
     of panels (where a row's tick labels and the next row's titles go); the panels take the rest.
+    The figure is described in pixels first (``described``: its ``layout.meta["bands"]``), then
+    fitted from that description alone (``fitted``), as the chart element fits it in the browser
+    (``ui/chart_frontend/chart.js``).
 
     Parameters
     ----------
@@ -56,56 +63,139 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     dict
         A new figure dict.
     """
-    growth = style.least_growth(figure["layout"], scale, least_font)
+    data = described(figure, height=height, width=width, scale=scale, least_row=least_row,
+                     least_font=least_font, even_logs=even_logs)
+    plot = fitted(data, height=height)
+    uncrowded(data["layout"], data.get("data", []), plot_px=plot, width=width)
+    return data
+
+
+def described(figure: dict[str, Any], *, height: int, width: float, scale: float = style.PRESENT_SCALE,
+              least_row: float = 0, least_font: float = 0, even_logs: bool = False) -> dict[str, Any]:
+    """A copy of ``figure`` at ``scale`` times its type, its bands described in ``layout.meta["bands"]``.
+
+    The description says, in pixels at the built size (``grow`` 1), what does not stretch with the
+    window: the margins, the legend above the plot (its distance from the plot, which grows with the
+    type's room, and its rows, which do not), a phone's transport on top, each control's and legend's
+    distance from the plot's edge, the title's from the figure's top; and the rows of panels as the
+    edges of their stretches (fractions of the plot) with which stretches are gaps (kept in pixels)
+    and where they are placed now (``placed``: a fitted figure's rows, which the browser maps back).
+    The legend's rows are estimated at ``width`` (and the margins ``height`` leaves): what changes a
+    figure's content, not its size, stays the server's.
+
+    Parameters are ``presented``'s.
+
+    Returns
+    -------
+    dict
+        A new figure dict, not fitted yet (``fitted``).
+    """
+    # The gaps between rows hold a row's tick labels and the next row's titles: they grow with the
+    # smallest type (raised to ``least_font``), the margins (titles, the transport) with the scale.
+    between = style.least_growth(figure["layout"], scale, least_font) / scale
     data = style.scale_fonts(copy.deepcopy(figure), scale)
     if least_font:
         style.least_fonts(data, least_font)
     layout = data["layout"]
+    traces = data.get("data", [])
     if even_logs:
         even_log_ticks(layout)
     old_height = layout.get("height") or _DEFAULT_HEIGHT
     margin = {side: layout.get("margin", {}).get(side, _DEFAULT_MARGIN[side]) for side in _DEFAULT_MARGIN}
     old_plot = max(old_height - margin["t"] - margin["b"], 1)
-    new_height = int(min(height, old_height * scale))
-    grow = min(scale, max(new_height - LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
-    # The gaps between rows hold a row's tick labels and the next row's titles: they grow with the
-    # smallest type (raised to ``least_font``), the margins (titles, the transport) with the scale.
-    between = grow * growth / scale
-    margin = {side: round(value * grow) for side, value in margin.items()}
-    # A legend above the plot may take more rows at the larger type: room for it, or plotly would
-    # push the plot down itself and the controls below (placed in fractions of it) up into it.
-    # A phone's transport on top (``geometry.margins``) stays above that legend: if the legend needs
-    # more room, the transport moves up with the top margin.
+    grow = _grow(int(min(height, old_height * scale)), margin, scale)
+    grown = {side: round(value * grow) for side, value in margin.items()}
     on_top = _on_top(layout)
-    inside = PHONE_LEGEND_SHARE * width if on_top else width - margin["l"] - margin["r"]
-    # A legend from the plot's left edge may run on into the right margin.
-    margin["t"] = _top_legend(layout, data.get("data", []), margin["t"], grow, width - margin["l"])
-    needed = legend_room(layout, data.get("data", []), old_plot * grow, inside) + (round(ON_TOP * grow)
-                                                                                  if on_top else 0)
-    if needed > margin["t"]:
-        for item in _transport(layout):
-            if item["y"] > 1:
-                item["y"] += fraction(needed - margin["t"], old_plot * grow)
-        margin["t"] = needed
+    inside = PHONE_LEGEND_SHARE * width if on_top else width - grown["l"] - grown["r"]
+    over = _legend_over(layout)
+    rows = _legend_rows_px(layout, traces, inside) if over else 0  # its rows' pixels, with the type
+    title = layout.get("title")
+    kept = isinstance(title, dict) and title.get("yref") == "container" and title.get("yanchor") == "top" \
+        and isinstance(title.get("y"), int | float)
+    _, edges, _, gaps = _rows(layout)
+    bands = {
+        "cap": old_height * scale, "scale": scale, "between": between, "least_plot": LEAST_PLOT,
+        "least_row": least_row,
+        "margin": margin, "top_less": _top_less(layout, traces, width - grown["l"]),
+        "legend": [over * old_plot, rows], "on_top": ON_TOP if on_top else 0, "plot": old_plot,
+        "items": [_item(key, i, value, old_plot) for key, i, value in _placed(layout)
+                  if isinstance(value.get("y"), int | float) and not 0 <= value["y"] <= 1],
+        "title": (1 - title["y"]) * old_height if kept else None,
+        "edges": edges, "gaps": gaps, "placed": edges,
+    }
+    if not isinstance(layout.get("meta"), dict):
+        layout["meta"] = {}
+    layout["meta"][BANDS] = bands
+    return data
+
+
+def fitted(data: dict[str, Any], *, height: int) -> float:
+    """Fit a ``described`` figure at most ``height`` px tall, in place, from its description alone.
+
+    The arithmetic the chart element does in the browser (``ui/chart_frontend/chart.js``, ``fit``):
+    the margins grow with the type while the plot keeps ``LEAST_PLOT`` px, a legend above the plot
+    (and a phone's transport over it) gets its room in the top margin, rows of panels keep their
+    ``least_row`` px (the figure made taller than ``height`` if need be: ``meta.taller``), and each
+    control, legend and gap between rows keeps its pixels; the panels take the rest.
+
+    Returns
+    -------
+    float
+        Pixels of the plot area.
+    """
+    layout = data["layout"]
+    bands = layout["meta"][BANDS]
+    margin = bands["margin"]
+    new_height = int(min(height, bands["cap"]))
+    grow = _grow(new_height, margin, bands["scale"])
+    margin = {side: round(value * grow) for side, value in margin.items()}
+    margin["t"] = round(margin["t"] - bands["top_less"] * grow)
+    over, rows = bands["legend"]
+    needed = round(over * grow + rows) + (round(bands["on_top"] * grow) if bands["on_top"] else 0)
+    shift = max(needed - margin["t"], 0)
+    margin["t"] += shift
     new_plot = max(new_height - margin["t"] - margin["b"], 1)
     # Rows of panels no shorter than ``least_row`` (their gaps, kept in px, must not crush them):
     # a figure with more rows than its window holds is taller than the window, and legible.
-    gap, rows = _gaps(layout)
-    least = round(gap * old_plot * between + rows * least_row)
-    if least_row and new_plot < least:
+    gap = sum(high - low for (low, high), g in zip(itertools.pairwise(bands["edges"]), bands["gaps"],
+                                                    strict=True) if g)
+    between = grow * bands["between"]
+    least = round(gap * bands["plot"] * between + (sum(bands["gaps"]) + 1) * bands["least_row"])
+    if bands["least_row"] and new_plot < least:
         new_height += least - new_plot
         new_plot = least
-        if isinstance(layout.get("meta"), dict):
-            layout["meta"]["taller"] = True  # than ``height``: the layout tests look for it
-    ratio = old_plot * grow / new_plot
-    for item in [*_transport(layout), *_legends(layout)]:
-        item["y"] = _moved(item.get("y"), ratio)
+        layout["meta"]["taller"] = True  # than ``height``: the layout tests look for it
+    for key, index, px, moves in bands["items"]:
+        item = layout[key] if index is None else layout[key][index]
+        item["y"] = 1 + (px * grow + (shift if moves else 0)) / new_plot if px >= 0 else px * grow / new_plot
     frames = [f["layout"] for f in data.get("frames", []) if isinstance(f.get("layout"), dict)]
-    _open_rows(layout, old_plot * between / new_plot, frames)
-    _keep_title(layout, old_height * grow, new_height)
+    bands["placed"] = _open_rows(layout, bands, bands["plot"] * between / new_plot, frames)
+    if bands["title"] is not None:
+        layout["title"]["y"] = 1 - bands["title"] * grow / new_height
     layout.update(height=new_height, margin=margin)
-    uncrowded(layout, data.get("data", []), plot_px=new_plot, width=width)
-    return data
+    return new_plot
+
+
+def _grow(height: int, margin: dict[str, int], scale: float) -> float:
+    """How much the margins grow at ``height`` px: with the type, unless the plot would keep less
+    than ``LEAST_PLOT`` px."""
+    return min(scale, max(height - LEAST_PLOT, 0) / max(margin["t"] + margin["b"], 1))
+
+
+def _placed(layout: dict[str, Any]) -> list[tuple[str, int | None, dict[str, Any]]]:
+    """The transport's buttons and slider, then the legends placed in fractions of the plot: each
+    with its key in the layout and its index there (None: the key's value is the item)."""
+    return [*((key, i, item) for key in ("updatemenus", "sliders")
+              for i, item in enumerate(layout.get(key, []))),
+            *((key, None, value) for key, value in layout.items() if key.startswith("legend")
+              and isinstance(value, dict) and value.get("yref", "paper") == "paper")]
+
+
+def _item(key: str, index: int | None, item: dict[str, Any], plot: float) -> list[Any]:
+    """A control's or legend's place: key, index, pixels from the plot's edge (past its top: positive,
+    below its bottom: negative), and whether a legend's room above the plot moves it up (the transport)."""
+    y = item["y"]
+    return [key, index, (y - 1) * plot if y > 1 else y * plot, key in ("updatemenus", "sliders") and y > 1]
 
 
 def even_log_ticks(layout: dict[str, Any]) -> dict[str, Any]:
@@ -129,15 +219,6 @@ def even_log_ticks(layout: dict[str, Any]) -> dict[str, Any]:
     return layout
 
 
-def _keep_title(layout: dict[str, Any], old: float, new: float) -> None:
-    """A title placed from the figure's top (a phone's, under its transport) kept as many pixels under
-    it (``old``: the figure's height those pixels were a fraction of, scaled); in place."""
-    title = layout.get("title")
-    if isinstance(title, dict) and title.get("yref") == "container" and title.get("yanchor") == "top" \
-            and isinstance(title.get("y"), int | float):
-        title["y"] = 1 - (1 - title["y"]) * old / new
-
-
 def _transport(layout: dict[str, Any]) -> list[dict[str, Any]]:
     """The transport's buttons and slider."""
     return [*layout.get("updatemenus", []), *layout.get("sliders", [])]
@@ -148,19 +229,19 @@ def _on_top(layout: dict[str, Any]) -> bool:
     return any(isinstance(item.get("y"), int | float) and item["y"] > 1 for item in _transport(layout))
 
 
-def _top_legend(layout: dict[str, Any], traces: list[dict[str, Any]], top: int, grow: float,
-                width: float) -> int:
-    """The top margin with the rows a legend at the figure's top takes at the larger type in ``width``.
+def _top_less(layout: dict[str, Any], traces: list[dict[str, Any]], width: float) -> float:
+    """Pixels (at the built size) fewer that a legend at the figure's top takes in ``width`` than it
+    was given rows for.
 
     A figure that kept rows for its legend at its narrowest says so in ``layout.meta``
     (``legend_rows``, ``legend_px``: the dashboard); presented, the figure is wider and may need fewer.
     """
     meta, legend = layout.get("meta"), layout.get("legend", {})
     if not isinstance(meta, dict) or not meta.get("legend_rows") or legend.get("yref") != "container":
-        return top
+        return 0
     size = float(legend.get("font", {}).get("size") or 12)
     rows = legend_rows(_legend_names(layout, traces), size=size, width=width)
-    return round(top - (meta["legend_rows"] - rows) * meta["legend_px"] / meta["legend_rows"] * grow)
+    return (meta["legend_rows"] - rows) * meta["legend_px"] / meta["legend_rows"]
 
 
 def _legend_names(layout: dict[str, Any], traces: list[dict[str, Any]]) -> list[str]:
@@ -186,27 +267,26 @@ def legend_room(layout: dict[str, Any], traces: list[dict[str, Any]], plot: floa
     width : float
         Pixels the legend's rows may fill.
     """
+    over = _legend_over(layout)
+    return round(over * plot + _legend_rows_px(layout, traces, width)) if over else 0
+
+
+def _legend_over(layout: dict[str, Any]) -> float:
+    """How far past the plot's top (a fraction of the plot) the main legend sits, when it is a row
+    above it (0 otherwise)."""
     legend = layout.get("legend", {})
     y = legend.get("y")
     if not isinstance(y, int | float) or y <= 1 or legend.get("yref", "paper") != "paper" \
             or legend.get("orientation") != "h":
         return 0
-    size = float(legend.get("font", {}).get("size") or layout.get("font", {}).get("size") or 12)
-    names = _legend_names(layout, traces)
-    return round((y - 1) * plot + legend_rows(names, size=size, width=width) * LEGEND_ROW * size)
+    return y - 1
 
 
-def _legends(layout: dict[str, Any]) -> list[dict[str, Any]]:
-    """The legends placed in fractions of the plot area (not of the whole figure)."""
-    return [value for key, value in layout.items()
-            if key.startswith("legend") and isinstance(value, dict) and value.get("yref", "paper") == "paper"]
-
-
-def _moved(y: Any, ratio: float) -> Any:
-    """A paper ``y`` outside the plot area, its distance from the area's edge times ``ratio``."""
-    if not isinstance(y, int | float) or 0 <= y <= 1:
-        return y
-    return 1 + (y - 1) * ratio if y > 1 else y * ratio
+def _legend_rows_px(layout: dict[str, Any], traces: list[dict[str, Any]], width: float) -> float:
+    """Pixels of the main legend's rows at its type in ``width`` px."""
+    size = float(layout.get("legend", {}).get("font", {}).get("size") or layout.get("font", {}).get("size")
+                 or 12)
+    return legend_rows(_legend_names(layout, traces), size=size, width=width) * LEGEND_ROW * size
 
 
 def _rows(layout: dict[str, Any]) -> tuple[list[dict[str, Any]], list[float], list[tuple[float, float]],
@@ -225,34 +305,34 @@ def _rows(layout: dict[str, Any]) -> tuple[list[dict[str, Any]], list[float], li
     return axes, edges, spans, gaps
 
 
-def _gaps(layout: dict[str, Any]) -> tuple[float, int]:
-    """The share of the plot's height between rows of panels, and the number of rows."""
-    _, _, spans, gaps = _rows(layout)
-    return sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g), sum(gaps) + 1
-
-
-def _open_rows(layout: dict[str, Any], ratio: float, frames: Sequence[dict[str, Any]] = ()) -> None:
+def _open_rows(layout: dict[str, Any], bands: dict[str, Any], ratio: float,
+               frames: Sequence[dict[str, Any]] = ()) -> list[float]:
     """Widen the gaps between rows of panels ``ratio`` times (in plot fractions), in place; the
     annotations of the ``frames``' layouts (panel titles that change as it plays) move with the
-    layout's, or a frame would put them back where they were built.
+    layout's, or a frame would put them back where they were built. The rows' edges as placed.
 
-    A gap is a stretch of the plot's height that fewer panels cover than the most (a panel
-    spanning every row, like the dashboard's simplex, does not close it). Panels' y domains and
-    whatever is placed in plot fractions inside the plot (panel titles) follow one piecewise
-    linear map of [0, 1]; nothing changes when the gaps would take most of the height.
+    The rows are the description's (``described``): the edges of their stretches, which are gaps,
+    and where they are placed now. Panels' y domains and whatever is placed in plot fractions inside
+    the plot (panel titles) follow one piecewise linear map of [0, 1]; the rows are as built when the
+    gaps would take most of the height.
     """
-    axes, edges, spans, gaps = _rows(layout)
+    edges, gaps, placed = bands["edges"], bands["gaps"], bands["placed"]
+    spans = list(itertools.pairwise(edges))
     gap = sum(high - low for (low, high), g in zip(spans, gaps, strict=True) if g)
-    if not any(gaps) or gap * ratio > 0.7:
-        return
-    panels = (1 - gap * ratio) / (1 - gap)
-    new = [0.0]
-    for (low, high), g in zip(spans, gaps, strict=True):
-        new.append(new[-1] + (high - low) * (ratio if g else panels))
+    new = list(edges)
+    if any(gaps) and gap * ratio <= 0.7:
+        panels = (1 - gap * ratio) / (1 - gap)
+        new = [0.0]
+        for (low, high), g in zip(spans, gaps, strict=True):
+            new.append(new[-1] + (high - low) * (ratio if g else panels))
+    if new == placed:
+        return new
 
     def moved(y: float) -> float:
-        return float(np.interp(y, edges, new))
+        built = y if placed == edges else np.interp(y, placed, edges)  # a fitted figure's, as built
+        return float(np.interp(built, edges, new))
 
+    axes = [value for key, value in layout.items() if key.startswith("yaxis") and "domain" in value]
     for axis in axes:
         axis["domain"] = [moved(end) for end in axis["domain"]]
     every = [*layout.get("annotations", []), *(note for f in frames for note in f.get("annotations", []))]
@@ -261,3 +341,4 @@ def _open_rows(layout: dict[str, Any], ratio: float, frames: Sequence[dict[str, 
         y = note.get("y")
         if note.get("yref", "paper") == "paper" and isinstance(y, int | float) and 0 <= y <= 1:
             note["y"] = moved(y)
+    return new

@@ -41,7 +41,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from polarize.config import Experiment
+from polarize.config import ConfigError, Experiment
 from polarize.diagnostics import Result
 from polarize.env import TIMEOUT, in_process, scheduler, timeout
 from polarize.integrate import simulate
@@ -54,7 +54,7 @@ from polarize.serve.local import LocalPool
 
 __all__ = [
     "DEFAULT_TIMEOUT", "Calls", "RunTimeout", "ServerBusy", "WorkerCrashed", "backend", "call_all",
-    "call_with_timeout", "prestart", "queue_notices", "run_with_timeout", "shutdown", "submit",
+    "call_with_timeout", "idle", "prestart", "queue_notices", "run_with_timeout", "shutdown", "submit",
     "timeout_seconds",
 ]
 
@@ -273,6 +273,18 @@ def _slots() -> int:
         return max(1, backend().admission.size)
     except ClusterUnavailable:
         return 1  # each call says so in its future
+
+
+def idle() -> bool:
+    """Whether a run handed over now would start at once and still leave a regular slot free for
+    someone else's (one slot: whether nothing runs). For work done ahead of need (``ui.starts``): it
+    never makes a visitor's own run wait. False when the runs' backend cannot be reached."""
+    try:
+        admission = backend().admission
+    except (ConfigError, ClusterUnavailable):
+        return False
+    running, waiting = admission.counts()
+    return waiting == 0 and running < max(1, admission.size - 1)
 
 
 def prestart() -> None:

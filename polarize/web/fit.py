@@ -3,10 +3,12 @@
 The renderer builds a page's view for the display's ``phone`` (``PageSpec.show``: panels stacked,
 the transport on top), then fits it here, once per display:
 
-- the rows of numbers above the main figure move just below it (``figure_first``);
+- the rows of numbers and the tables above the main figure move just below it (``figure_first``);
 - every figure is at most the room the display leaves it (``Display.figure_room``), its controls
   and legends kept in pixels (``plots.present_figure.presented``); on a phone, where Streamlit
   stacks columns, each figure takes the column's width and its rows keep ``geometry.LEAST_ROW`` px;
+  the figure's ``layout.meta["bands"]`` says how (``present_figure.described``) and where its room is
+  (``room``), and the chart element fits it again, in the browser, to the room below its top;
 - in presentation mode (``?present=true`` or embedded) the figures take ``style.PRESENT_SCALE``
   times their type, none under ``style.PRESENT_LEAST`` px (``?present=true``), and captions and
   help go (the lecturer says them); on a phone only the small print goes (at the larger type its
@@ -21,11 +23,11 @@ from typing import Any
 
 from polarize.plots.display import Display, Mode
 from polarize.plots.geometry import LEAST_ROW
-from polarize.plots.present_figure import presented
+from polarize.plots.present_figure import BANDS, presented
 from polarize.plots.style import PRESENT_LEAST, PRESENT_SCALE, in_dark
-from polarize.web.view import Caption, Columns, Folded, Metric, Plot, View
+from polarize.web.view import Caption, Columns, Folded, Metric, Plot, Table, View
 
-__all__ = ["figure_first", "fit", "main_block"]
+__all__ = ["figure_first", "fit", "main_block", "room"]
 
 
 def fit(view: View, display: Display) -> View:
@@ -64,8 +66,11 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
                                least_row=LEAST_ROW if display.phone else 0,
                                least_font=PRESENT_LEAST if display.mode is Mode.PRESENT else 0,
                                even_logs=display.mode is Mode.PRESENT)
+            figure["layout"]["meta"][BANDS]["room"] = room(display)
             block = replace(block, figure=in_dark(figure) if display.dark else figure,
                             caption="" if present else block.caption)
+        elif isinstance(block, Table):  # laid out for its width and type (``polarize.web.tables``)
+            block = replace(block, room=width, scale=display.page_type)
         elif isinstance(block, Metric) and present:
             block = replace(block, help="")
         elif isinstance(block, Folded):  # a verdict kept for after Play: fitted as if shown
@@ -81,6 +86,13 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
     return tuple(out)
 
 
+def room(display: Display) -> dict[str, Any]:
+    """How the chart element finds a figure's room in the browser (``Display.figure_room``'s rule, with
+    the figure's own top and the window's height): the window below the figure's top less ``gap``;
+    when that is less than half the window, or on a ``phone``, the window under the ``header``."""
+    return {"header": display.header, "gap": display.gap, "phone": display.phone}
+
+
 def main_block(blocks: tuple[Any, ...]) -> int | None:
     """The index of the first block that holds a figure (the page's main figure), None if none does."""
     for i, block in enumerate(blocks):
@@ -91,7 +103,8 @@ def main_block(blocks: tuple[Any, ...]) -> int | None:
 
 
 def figure_first(view: View) -> View:
-    """``view`` with the rows of numbers above its main figure moved just below it (a new view).
+    """``view`` with the rows of numbers and the tables above its main figure moved just below it (a new
+    view).
 
     Numbers are a run's outcome: above the figure they push it and its Play button out of the
     window, and they tell the end before the run has played.
@@ -108,8 +121,9 @@ def figure_first(view: View) -> View:
 
 
 def _numbers(block: Any) -> bool:
-    """Whether ``block`` is a metric, or columns of metrics only."""
+    """Whether ``block`` is a metric or a table, or columns of metrics only (a table of a sweep's grid
+    above its figure pushed the figure to 471-996 px of a presented 1280 x 720 window)."""
     if isinstance(block, Columns):
         inner = [b for column in block.columns for b in column]
         return bool(inner) and all(isinstance(b, Metric) for b in inner)
-    return isinstance(block, Metric)
+    return isinstance(block, Metric | Table)

@@ -110,6 +110,10 @@ class PageSpec:
     presented : tuple of (str, value) pairs
         Control values a presented link (``?present=true``) opens with unless it sets them itself:
         the Explorer keeps its verdict for after Play, a lecturer's reveal.
+    ahead : bool
+        Whether the view a press of "New random start" would show is made before the press, while
+        the workers are idle (``ui.starts.ahead``): for a page whose view is one short run. A
+        comparison's runs would hold every worker, and a changed control would wait for them.
     """
 
     name: str
@@ -133,6 +137,7 @@ class PageSpec:
     lead_of: Callable[[Values], str] | None = None
     tour: tuple[str, ...] = ()
     presented: tuple[tuple[str, Any], ...] = ()
+    ahead: bool = False
 
     def show(self, job: Any, display: Display = DEFAULT) -> View:
         """``view(job)``, its figures built for ``display`` (panels stacked on a phone); not fitted

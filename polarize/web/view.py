@@ -79,10 +79,22 @@ class Metric:
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of a table (column -> value). ``wrap``: long text in it is drawn whole, its cells wrapping."""
+    """Rows of a table (column -> value, the first column naming the row).
+
+    Attributes
+    ----------
+    wrap : bool
+        Long text in it is drawn whole, its cells wrapping (never cut by the grid).
+    room : float or None
+        The width it is drawn in, px, and ``scale`` the page's type (times a normal page's), set by
+        ``polarize.web.fit``: by them ``polarize.web.tables.layout`` chooses the grid, one plain
+        table or parts.
+    """
 
     rows: tuple[Mapping[str, Any], ...]
     wrap: bool = False
+    room: float | None = None
+    scale: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)

@@ -153,3 +153,49 @@ def test_play_on_the_sinks_page_plays_from_its_first_step(server, browser, size)
         page.wait_for_function(f"() => {{ const [a] = ({STEP_JS})(); return a >= 1 && a < {steps - 1}; }}")
     finally:
         context.close()
+
+
+# JavaScript: in the main figure's scores and loss panels (found by the axes ``layout.meta.panels``
+# names; the entropy panel's log n line spans it), the rightmost pixel of the drawn curves and of the
+# "now" markers.
+CURVES_JS = """() => {
+  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
+  const found = {};
+  for (const key of ['scores', 'loss']) {
+    const [x, y] = g.layout.meta.panels[key];
+    const panel = g.querySelector(`.cartesianlayer .subplot.${x}${y}`);
+    const right = (selector) => Math.max(-1, ...[...panel.querySelectorAll(selector)]
+      .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 || r.height > 0).map((r) => r.right));
+    found[key] = {curves: right('.scatterlayer .trace path.js-line'),
+                  now: right('.scatterlayer .trace .points path')};
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize(("size", "scheme"), [("presented", "light"), ("presented", "dark"),
+                                             ("phone", "light")])
+def test_a_presented_explorer_draws_its_curves_only_as_far_as_play_has_gone(server, browser, size, scheme):
+    """Issue 45, item 2: with the verdict kept for after Play, the time panels showed the whole run's
+    curves before Play (the scores settled on the winner, the entropy at its end). Before Play each
+    curve ends at the "now" marker at the start; Play draws them on, to the run's end."""
+    width, height, _ = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme,
+                                  has_touch=size == "phone")
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/?present=true")
+        wait_for_figure(page)
+        wait_until_settled(page)
+        before = page.evaluate(CURVES_JS)
+        for key, drawn in before.items():
+            assert drawn["now"] > 0 and drawn["curves"] <= drawn["now"] + 2, (key, before)
+        _, steps = page.evaluate(STEP_JS)
+        buttons = page.locator(".st-key-main_figure .updatemenu-button")
+        buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
+        page.wait_for_function(f"() => ({STEP_JS})()[0] === {steps - 1}")
+        after = page.evaluate(CURVES_JS)
+        for key, drawn in after.items():
+            assert drawn["curves"] >= before[key]["curves"] + 0.3 * width / 4, (key, before, after)
+    finally:
+        context.close()

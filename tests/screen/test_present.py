@@ -9,12 +9,12 @@ import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
-from support.app import figures, link_note, open_deck_box, open_page
+from support.app import figures, link_note, open_deck_box, open_page, table_column
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
 from polarize.plots.display import Display
-from polarize.plots.present_figure import LOG_TICK_GROWTH
+from polarize.plots.present_figure import BANDS, LOG_TICK_GROWTH, fitted, presented
 from polarize.plots.style import FONT_SIZE, PRESENT_LEAST, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
@@ -118,6 +118,29 @@ def test_rows_of_panels_keep_their_gap_scaled_with_the_type(figure):
     assert tuple(big.layout.yaxis.domain) == (0, 1)  # the simplex spans both rows and keeps doing so
     titles = {note.text: note.y for note in big.layout.annotations if note.yref in (None, "paper")}
     assert titles["Loss"] == pytest.approx(big.layout.yaxis5.domain[1])  # a panel's title follows it
+
+
+@pytest.mark.parametrize(("first", "then", "scale"), [(604, 964, PRESENT_SCALE), (964, 420, 1.0),
+                                                     (604, 300, PRESENT_SCALE)])
+def test_a_fitted_figure_fitted_again_from_its_description_is_presented_at_the_new_height(
+        figure, first, then, scale):
+    """The browser fits the figure the server fitted, from its ``layout.meta`` alone: the same bands
+    and rows as Python's fit of the built figure at that height."""
+    built = figure.to_dict()
+    again = presented(built, height=first, width=1100, scale=scale)
+    plot = fitted(again, height=then)
+    direct = presented(built, height=then, width=1100, scale=scale)["layout"]
+    layout = again["layout"]
+    assert plot == direct["height"] - direct["margin"]["t"] - direct["margin"]["b"]
+    assert (layout["height"], layout["margin"]) == (direct["height"], direct["margin"])
+    for key in [key for key in direct if key.startswith("yaxis")]:
+        assert layout[key]["domain"] == pytest.approx(direct[key]["domain"], abs=1e-9)
+    for key in ("updatemenus", "sliders"):
+        assert [item["y"] for item in layout[key]] == pytest.approx([item["y"] for item in direct[key]])
+    ours, theirs = ({note["text"]: note["y"] for note in fig["annotations"]} for fig in (layout, direct))
+    kept = ours.keys() & theirs.keys()  # the panels' titles kept (and wrapped alike) at both heights
+    assert len(kept) > 3 and [ours[k] for k in kept] == pytest.approx([theirs[k] for k in kept])
+    assert layout["meta"][BANDS]["placed"] == pytest.approx(direct["meta"][BANDS]["placed"])
 
 
 def test_a_small_figure_grows_only_with_its_type(figure):
@@ -341,7 +364,7 @@ def test_hosted_decks_stay_in_their_session(app, tmp_path, monkeypatch):
     assert not any(str(tmp_path) in c.value for c in other.caption)
     assert any("for this visit only" in c.value for c in other.caption)
     open_page(app, "deck").run()
-    assert [r["title"] for r in app.dataframe[0].value.to_dict("records")] == ["mine"]
+    assert table_column(app, "title") == ["mine"]
     assert not (tmp_path / "decks.sqlite3").exists()
 
 

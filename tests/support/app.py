@@ -76,3 +76,12 @@ def link_note(at: AppTest) -> str:
     notes = [f"{c.value}\n{c.proto.help}" for c in at.caption if "could not be used" in c.value]
     assert len(notes) <= 1, notes
     return notes[0] if notes else ""
+
+
+def table_column(at: AppTest, column: str) -> list[Any]:
+    """The values of ``column`` in the table ``at``'s page drew, as the sortable grid or as plain tables
+    (``polarize.web.tables.layout``: one, or parts, the column in one of them)."""
+    drawn = [*at.dataframe, *at.table]
+    found = [list(t.value[column]) for t in drawn if column in t.value.columns]
+    assert len(found) == 1, [list(t.value.columns) for t in drawn]
+    return found[0]

@@ -8,8 +8,11 @@ import plotly.graph_objects as go
 
 from polarize import Experiment, simulate
 from polarize.plots import dashboard, trace_index
+from polarize.plots.display import Display
+from polarize.web.pages import by_name
+from polarize.web.view import Columns, Plot
 
-__all__ = ["dashboard_figure", "figure", "moving_state", "run", "trace"]
+__all__ = ["dashboard_figure", "figure", "moving_state", "page_figure", "run", "trace"]
 
 
 @cache
@@ -39,3 +42,21 @@ def trace(fig: go.Figure, uid: str):
 def moving_state(fig: go.Figure, frame: go.Frame, uid: str):
     """The state of the moving trace ``uid`` in ``frame``."""
     return frame.data[list(frame.traces).index(trace_index(fig.to_dict(), uid))]
+
+
+@cache
+def page_figure(page: str, *, phone: bool) -> dict:
+    """The main figure (a dict, as built, not fitted) of the page named ``page`` at its defaults, built
+    for a phone or a desktop (the chart element's fit test serves it and fits it in Python too)."""
+    spec = by_name(page)
+    view = spec.show(spec.make_job(spec.defaults(None)), Display(width=390 if phone else 1280))
+    return next(_plots(view.blocks))
+
+
+def _plots(blocks):
+    for block in blocks:
+        if isinstance(block, Plot):
+            yield block.figure
+        elif isinstance(block, Columns):
+            for column in block.columns:
+                yield from _plots(column)

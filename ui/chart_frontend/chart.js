@@ -13,6 +13,9 @@
 //
 // plotly.js is loaded once per tab, as a classic <script> in the document's head (it sets
 // window.Plotly, which the transport script, polarize/web/transport.js, uses too).
+//
+// A figure whose layout.meta describes its bands (polarize.plots.present_figure.described) is fitted
+// here to the room below its top, before it is drawn and whenever that room changes (fitted, refit).
 
 const PROMISE = "__polarizePlotly";
 const NEWLINE = 10;
@@ -63,11 +66,174 @@ function stop(Plotly, gd) {
   return Plotly.animate(gd, [null], still).catch(() => undefined);
 }
 
+// ---- the fit: a figure's height and bands from the room below its top ------------------------------
+// The arithmetic of polarize.plots.present_figure.fitted, from the description the server wrote in
+// layout.meta.bands (described): the figure at most as tall as the room the window leaves under its
+// top (polarize.web.fit.room), its margins, controls, legends and gaps between rows kept in pixels,
+// the rows of panels taking the rest. Applied before the figure is drawn and, as one Plotly.relayout,
+// when the window or what is above the figure changes its room.
+
+// Python's round(): halves to even (Math.round takes them up).
+function pyRound(x) {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+// Piecewise linear, as numpy.interp: xs increasing, clamped at its ends.
+function interp(y, xs, ys) {
+  if (y <= xs[0]) return ys[0];
+  for (let i = 1; i < xs.length; i++) {
+    if (y <= xs[i]) {
+      const span = xs[i] - xs[i - 1];
+      return span > 0 ? ys[i - 1] + (y - xs[i - 1]) * (ys[i] - ys[i - 1]) / span : ys[i];
+    }
+  }
+  return ys[ys.length - 1];
+}
+
+function sameEdges(a, b) {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
+}
+
+// The pixels a figure may take: the window below its top (less the gap under it), or, when that is
+// less than half the window or on a phone, the window under the header (it is seen scrolled to).
+// Null when the figure is not laid out (a folded block) or says nothing of its room.
+function roomOf(gd, bands) {
+  const room = bands && bands.room;
+  if (!room || gd.getClientRects().length === 0) return null;
+  let top = gd.getBoundingClientRect().top;
+  for (let node = gd.parentElement; node; node = node.parentElement) top += node.scrollTop || 0;
+  const height = window.innerHeight;
+  const below = height - top - room.gap;
+  return Math.round(room.phone || below < height / 2 ? height - room.header - room.gap : below);
+}
+
+// What the fit changes at ``height``, as Plotly.relayout's update (attribute path -> value), from the
+// layout as it is now (its annotations placed on the rows bands.placed says); the frames' panel titles
+// are moved in place. bands.placed is the rows' new edges once the update is applied.
+function fitted(layout, frames, height) {
+  const bands = layout.meta.bands;
+  const update = {};
+  let newHeight = Math.trunc(Math.min(height, bands.cap));
+  const grow = (h) => Math.min(bands.scale, Math.max(h - bands.least_plot, 0)
+                                              / Math.max(bands.margin.t + bands.margin.b, 1));
+  const g = grow(newHeight);
+  const margin = {};
+  for (const side of ["t", "b", "l", "r"]) margin[side] = pyRound(bands.margin[side] * g);
+  margin.t = pyRound(margin.t - bands.top_less * g);
+  const [over, rows] = bands.legend;
+  const needed = pyRound(over * g + rows) + (bands.on_top ? pyRound(bands.on_top * g) : 0);
+  const shift = Math.max(needed - margin.t, 0);
+  margin.t += shift;
+  let plot = Math.max(newHeight - margin.t - margin.b, 1);
+  const edges = bands.edges;
+  let gap = 0;
+  for (let i = 0; i < bands.gaps.length; i++) if (bands.gaps[i]) gap += edges[i + 1] - edges[i];
+  const gaps = bands.gaps.filter(Boolean).length;
+  const least = pyRound(gap * bands.plot * g * bands.between + (gaps + 1) * bands.least_row);
+  const taller = Boolean(bands.least_row) && plot < least;
+  if (taller) {
+    newHeight += least - plot;
+    plot = least;
+  }
+  for (const [key, index, px, moves] of bands.items) {
+    update[index === null ? `${key}.y` : `${key}[${index}].y`] =
+      px >= 0 ? 1 + (px * g + (moves ? shift : 0)) / plot : px * g / plot;
+  }
+  // The rows: gaps ``ratio`` times their built fraction of the plot (their pixels kept), the panels the rest.
+  const ratio = bands.plot * g * bands.between / plot;
+  let placed = edges.slice();
+  if (gaps && gap * ratio <= 0.7) {
+    const panels = (1 - gap * ratio) / (1 - gap);
+    placed = [0];
+    for (let i = 0; i < bands.gaps.length; i++) {
+      placed.push(placed[i] + (edges[i + 1] - edges[i]) * (bands.gaps[i] ? ratio : panels));
+    }
+  }
+  if (!sameEdges(placed, bands.placed)) {
+    const moved = (y) => interp(interp(y, bands.placed, edges), edges, placed);
+    for (const key of Object.keys(layout)) {
+      const axis = layout[key];
+      if (key.startsWith("yaxis") && axis && Array.isArray(axis.domain)) {
+        update[`${key}.domain`] = axis.domain.map(moved);
+      }
+    }
+    const inPlot = (note) => (note.yref === undefined || note.yref === "paper")
+      && typeof note.y === "number" && note.y >= 0 && note.y <= 1;
+    (layout.annotations || []).forEach((note, i) => {
+      if (inPlot(note)) update[`annotations[${i}].y`] = moved(note.y);
+    });
+    const seen = new Set(layout.annotations || []);
+    for (const frame of frames) {
+      for (const note of (frame.layout && frame.layout.annotations) || []) {
+        if (seen.has(note)) continue;  // each once, however many frames share it
+        seen.add(note);
+        if (inPlot(note)) note.y = moved(note.y);
+      }
+    }
+  }
+  if (bands.title !== null) update["title.y"] = 1 - bands.title * g / newHeight;
+  update.height = newHeight;
+  for (const side of ["t", "b", "l", "r"]) update[`margin.${side}`] = margin[side];
+  return {update, placed, taller};
+}
+
+// Set what ``fitted`` says on a layout not drawn yet (its "a.b" and "a[0].b" paths).
+function put(layout, update) {
+  for (const [path, value] of Object.entries(update)) {
+    const keys = path.replace(/\[(\d+)\]/g, ".$1").split(".");
+    let node = layout;
+    for (const key of keys.slice(0, -1)) {
+      if (node[key] === undefined || node[key] === null) node[key] = {};
+      node = node[key];
+    }
+    node[keys[keys.length - 1]] = value;
+  }
+}
+
+// The fit's end: the rows' new edges and whether the figure is taller than its room (the layout
+// tests read meta.taller), on the layout itself (not drawn); the room, for a look from outside.
+function settle(chart, layout, result, room) {
+  layout.meta.bands.placed = result.placed;
+  if (result.taller) layout.meta.taller = true;
+  else delete layout.meta.taller;
+  chart.room = room;
+  chart.gd.dataset.room = String(room);
+}
+
+// A figure not drawn yet, fitted to the room below its top (no description: as the server fitted it).
+function fitBefore(chart, figure) {
+  const layout = figure.layout || {};
+  const bands = layout.meta && layout.meta.bands;
+  const room = roomOf(chart.gd, bands);
+  if (room === null) return;
+  const result = fitted(layout, figure.frames || [], room);
+  put(layout, result.update);
+  settle(chart, layout, result, room);
+}
+
+// The figure drawn, fitted again if its room changed: one Plotly.relayout.
+// After the draws queued before it, so that it reads the layout they drew.
+function refit(chart) {
+  chart.queue = chart.queue.then(() => {
+    const gd = chart.gd;
+    const layout = gd.layout;
+    if (!window.Plotly || !gd._fullLayout || !layout || !layout.meta || !layout.meta.bands) return undefined;
+    const room = roomOf(gd, layout.meta.bands);
+    if (room === null || room === chart.room) return undefined;
+    const frames = (gd._transitionData && gd._transitionData._frames) || [];
+    const result = fitted(layout, frames, room);
+    settle(chart, layout, result, room);
+    return window.Plotly.relayout(gd, result.update);
+  }).catch((error) => console.error(error));
+}
+
 async function draw(chart, head, figure) {
   const Plotly = await plotly(head.plotly);
   if (chart.wanted !== head.revision) return;  // a newer figure came while plotly.js loaded
   const gd = chart.gd;
   await stop(Plotly, gd);
+  fitBefore(chart, figure);
   await Plotly.react(gd, {data: figure.data || [], layout: figure.layout || {},
                           frames: figure.frames || [], config: head.config || {}});
   chart.width = gd.clientWidth;
@@ -91,12 +257,13 @@ function chartOf(parentElement) {
   gd.className = "polarize-plot";
   box.appendChild(gd);
   parentElement.appendChild(box);
-  const chart = {gd, wanted: null, draws: 0, width: 0, listening: false, clicks: false, report: null,
-                 queue: Promise.resolve(), observer: null};
-  // The column's width changes without the window's (the sidebar opened or closed): fit the figure
-  // to it, once a frame at most. Its height is the figure's own (layout.height).
+  const chart = {gd, wanted: null, draws: 0, width: 0, room: null, listening: false, clicks: false,
+                 report: null, queue: Promise.resolve(), observer: null, look: null};
+  // The column's width changes without the window's (the sidebar opened or closed): the figure takes
+  // it. The window's height, or what is above the figure, changes its room: the figure is fitted
+  // again (refit). Once a frame at most.
   let pending = false;
-  chart.observer = new ResizeObserver(() => {
+  chart.look = () => {
     if (pending) return;
     pending = true;
     requestAnimationFrame(() => {
@@ -105,9 +272,12 @@ function chartOf(parentElement) {
         chart.width = gd.clientWidth;
         window.Plotly.Plots.resize(gd);
       }
+      refit(chart);
     });
-  });
+  };
+  chart.observer = new ResizeObserver(chart.look);
   chart.observer.observe(box);
+  window.addEventListener("resize", chart.look);
   parentElement.__polarizeChart = chart;
   return chart;
 }
@@ -124,7 +294,8 @@ export default function (component) {
   const chart = chartOf(parentElement);
   chart.clicks = Boolean(head.clicks);
   chart.report = setTriggerValue;
-  if (figure !== null) {  // else the figure shown already: nothing to do
+  if (figure === null) chart.look();  // the figure shown already: what is above it may have moved
+  else {
     chart.wanted = head.revision;
     // One draw at a time, in the order the figures came.
     chart.queue = chart.queue.then(() => draw(chart, head, figure)).catch((error) => {
@@ -136,6 +307,7 @@ export default function (component) {
   // Streamlit keeps the last call's answer, and calls it when the element goes.
   return () => {
     chart.observer.disconnect();
+    window.removeEventListener("resize", chart.look);
     if (window.Plotly) window.Plotly.purge(chart.gd);
     delete parentElement.__polarizeChart;
   };

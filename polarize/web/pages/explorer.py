@@ -22,6 +22,7 @@ from polarize.losses import LOSSES
 from polarize.methods import METHODS
 from polarize.normalizers import NORMALIZERS, DegenerateStateError
 from polarize.plots.dashboard import dashboard
+from polarize.plots.reveal import revealed
 from polarize.presets import get_preset
 from polarize.science import THRESHOLDS, format_time, judge, title_lines
 from polarize.status import Status
@@ -197,13 +198,15 @@ def explore(experiment: Experiment, repulsion: str = "fitness", verdict: str = "
     why = text.not_a_distribution(np.asarray(result.s[-1], dtype=float))
     if why:  # the dashes above, said in words where they show
         numbers = (*numbers[:3], Text(f"No entropy or winner: {why}."), *numbers[3:])
+    shown = figure
     if verdict == "after":  # kept for after Play: the end of the run is not told before it plays
         numbers = (Folded(AFTER_PLAY, numbers),)
+        shown = revealed(figure)  # nor drawn: the curves go as far as the frame shown
     dead = ~np.any(np.asarray(result.s) != 0, axis=1)
     dead_from = float(result.t[np.argmax(dead)]) if dead[-1] else None
     captions = text.panel_captions(experiment, repulsion=repulsion, dead_from=dead_from, result=result)
     blocks = (
-        Columns(((Plot("dashboard", figure),), numbers), widths=(5, 1.15), gap="medium"),
+        Columns(((Plot("dashboard", shown),), numbers), widths=(5, 1.15), gap="medium"),
         Columns(((Caption(captions[0]),), tuple(map(Caption, captions[1:3])),
                  tuple(map(Caption, captions[3:]))),
                 widths=(0.34, 0.33, 0.33)),
@@ -286,4 +289,4 @@ EXPLORER = PageSpec(
     url_path="explorer", default=True, controls=CONTROLS, defaults=preset_values, job=job, check=check,
     mend=mend,
     view=lambda shown, narrow=False: explore(*shown, narrow=narrow), caption=caption, spinner=running,
-    titled=title)
+    titled=title, ahead=True)

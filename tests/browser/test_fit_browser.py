@@ -1,0 +1,134 @@
+"""The chart element's fit (``ui/chart_frontend/chart.js``) in headless Chromium, held to Python's.
+
+A small script serves one page's main figure, fitted by the server for a display it guesses (a
+1280 x 720 projector, or a 390 x 844 phone), in the chart element; the element fits it again to the
+room below its top. The browser's layout (plotly's ``_fullLayout``) must give, within a pixel, the
+height, margins, rows of panels and controls that Python's ``presented`` gives from the same
+description at that room; and the room must be the window below the figure's top (or under the
+header: ``polarize.web.fit.room``). Skipped, with the reason, when Debian's /usr/bin/chromium (or
+Playwright) is missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.browser import BROWSER, AppServer
+from support.figures import page_figure
+
+from polarize.plots.display import Display
+from polarize.plots.geometry import LEAST_ROW
+from polarize.plots.present_figure import presented
+from polarize.plots.style import PRESENT_SCALE
+
+pytestmark = BROWSER
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+SCRIPT = '''
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+sys.path.insert(0, "tests")
+from support.figures import page_figure
+
+from polarize.plots.display import Display
+from polarize.web.fit import fit
+from polarize.web.view import Plot, View
+from ui.charts import chart, publish
+
+publish(Path(__file__).parent / "static")
+phone, present = st.query_params.get("phone") == "1", st.query_params.get("present") == "1"
+guess = Display(width=390 if phone else 1280, height=844 if phone else 720, presenting=present)
+figure = page_figure(st.query_params.get("page", "explorer"), phone=phone)
+st.title("A figure fitted in the browser")
+chart(fit(View(blocks=(Plot("p", figure),)), guess).blocks[0].figure, key="fitted")
+'''
+
+CASES = [(1280, 720, "explorer", False), (1280, 720, "explorer", True), (1280, 720, "normalizers", False),
+         (1920, 1080, "explorer", False), (1920, 1080, "normalizers", True),
+         (390, 844, "explorer", False), (390, 844, "normalizers", False)]
+
+_FITTED = """() => {
+  const gd = document.querySelector('.polarize-plot');
+  if (!gd || !gd.dataset.room || !gd._fullLayout || gd._fullLayout.height !== gd.layout.height) return null;
+  const full = gd._fullLayout;
+  const axes = Object.keys(full).filter((key) => /^yaxis\\d*$/.test(key));
+  return {room: Number(gd.dataset.room), top: gd.getBoundingClientRect().top, window: window.innerHeight,
+          height: full.height, t: full.margin.t, b: full.margin.b,
+          domains: Object.fromEntries(axes.map((key) => [key, full[key].domain])),
+          updatemenus: full.updatemenus.map((item) => item.y), sliders: full.sliders.map((item) => item.y),
+          legend: gd.layout.legend && gd.layout.legend.y !== undefined && full.legend ? full.legend.y : null,
+          title: gd.layout.title && gd.layout.title.y !== undefined ? full.title.y : null};
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    script = tmp_path_factory.mktemp("fit") / "fit_app.py"
+    script.write_text(SCRIPT)
+    with AppServer(script=script) as running:
+        yield running
+
+
+@pytest.mark.parametrize(("width", "height", "name", "present"), CASES)
+def test_the_browsers_fit_is_pythons_from_the_same_description(browser, server, width, height, name, present):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page, errors = _opened(context, server, name, phone=width < 640, present=present)
+        _same_as_pythons(page, name, phone=width < 640, present=present)
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_a_window_made_shorter_fits_the_figure_again_in_place(browser, server):
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        page, errors = _opened(context, server, "normalizers", phone=False, present=False)
+        tall = _same_as_pythons(page, "normalizers", phone=False, present=False)
+        page.set_viewport_size({"width": 1280, "height": 720})
+        plot = "document.querySelector('.polarize-plot')"
+        page.wait_for_function(f"() => Number({plot}.dataset.room) < {tall}")
+        assert _same_as_pythons(page, "normalizers", phone=False, present=False) < tall
+        draws = page.evaluate(f"() => {plot}.dataset.draws")
+        assert draws == "1" and errors == []  # relaid out, not drawn again
+    finally:
+        context.close()
+
+
+def _opened(context, server, name: str, *, phone: bool, present: bool):
+    """A new tab of the script's page, and the console's errors in it as they come."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(f"{server.url}/?page={name}&phone={int(phone)}&present={int(present)}")
+    return page, errors
+
+
+def _same_as_pythons(page, name: str, *, phone: bool, present: bool) -> float:
+    """Check the browser's fitted figure against Python's from the same description at its room; the room."""
+    seen = page.wait_for_function(_FITTED, timeout=120_000).json_value()
+    # The room: the window below the figure's top less 16 px, or under Streamlit's 60 px header.
+    below = seen["window"] - seen["top"] - 16
+    assert seen["room"] == pytest.approx(seen["window"] - 76 if phone or below < seen["window"] / 2
+                                         else below, abs=0.5)
+    guess = Display(width=390 if phone else 1280, height=844 if phone else 720, presenting=present)
+    python = presented(page_figure(name, phone=phone), height=seen["room"], width=guess.column_width,
+                       scale=PRESENT_SCALE if present else 1.0, least_row=LEAST_ROW if phone else 0,
+                       even_logs=present)["layout"]
+    assert seen["height"] == pytest.approx(python["height"], abs=1)
+    assert (seen["t"], seen["b"]) == pytest.approx((python["margin"]["t"], python["margin"]["b"]), abs=1)
+    plot = python["height"] - python["margin"]["t"] - python["margin"]["b"]
+    px = lambda ys: [y * plot for y in ys]  # noqa: E731
+    assert seen["domains"].keys() == {key for key in python if key.startswith("yaxis")}
+    for key, domain in seen["domains"].items():
+        assert px(domain) == pytest.approx(px(python[key].get("domain", [0, 1])), abs=1), key
+    for key in ("updatemenus", "sliders"):
+        assert px(seen[key]) == pytest.approx(px([item["y"] for item in python.get(key, [])]), abs=1), key
+    if seen["legend"] is not None:
+        assert seen["legend"] * plot == pytest.approx(python["legend"]["y"] * plot, abs=1)
+    if seen["title"] is not None:
+        tall = python["height"]
+        assert seen["title"] * tall == pytest.approx(python["title"]["y"] * tall, abs=1)
+    return seen["room"]
