@@ -105,8 +105,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         buttons and a time slider. ``layout["meta"]`` also records ``n``, ``frame_times`` and the
         panel axes. No token legend: the simplex's corners, numbered in the tokens' colours, are
         the key (a legend's rows above the panels took their room at 1280 x 720). The layout holds
-        plotly's default template, as a ``go.Figure`` adds it (one dict
-        shared by every figure: read it, never change it).
+        plotly's default template, as a ``go.Figure`` adds it (one dict shared by every figure: read
+        it, never change it).
     """
     view = RunFrames.of(result, frames)
     top, bottom = margins(DASHBOARD_TOP, narrow=narrow)  # on a phone the transport on top
