@@ -70,7 +70,7 @@ def test_explorer_is_the_default_page(default_app):
     assert "Logistic loss, 8 tokens, softmax, from uniform scores." in captions  # the preset's description
     assert "Preset **default**. Every setting is in the page's address: copy it to share this exact run." \
         in captions
-    for panel in ("Scores on the simplex", "Scores s_i(t)", "Repulsion", "Entropy H(s(t))", "Loss"):
+    for panel in ("Simplex of scores", "Scores s_i(t)", "Fitness vs score", "Entropy H(s(t))", "Loss"):
         assert any(c.startswith(f"**{panel}") for c in captions), panel  # what to notice in each panel
 
 

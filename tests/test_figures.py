@@ -289,7 +289,7 @@ def test_the_replicator_mode_keeps_the_token_colours_the_zero_line_and_fixed_axe
     assert all(low < min(moving_state(fig, f, "replicator-bars").y) and
                max(moving_state(fig, f, "replicator-bars").y) < high for f in fig.frames)
     texts = [a.text for a in fig.layout.annotations]
-    assert "Replicator: u<sub>i</sub> \u2212 s\u00b7u" in texts and "Repulsion: fitness vs score" not in texts
+    assert "Replicator: u<sub>i</sub> \u2212 s\u00b7u" in texts and "Fitness vs score" not in texts
     assert {"\u25b2 logit grows", "\u25bc logit falls"} <= set(texts)
     assert not any(t.uid.startswith("repulsion-") for t in fig.data)
     # Only softmax has the replicator form: other normalizers get the bars but not the reading.

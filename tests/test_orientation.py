@@ -31,7 +31,7 @@ def test_the_explorer_s_guided_visit_is_first_in_the_sidebar():
     (tour,) = [e for e in at.sidebar.expander if "First visit" in e.label]
     assert not tour.proto.expanded
     text = tour.markdown[0].value
-    for panel in ("Scores on the simplex", "Entropy", "Repulsion", "Loss", "Play", "Normalizer"):
+    for panel in ("Simplex of scores", "Entropy", "Fitness vs score", "Loss", "Play", "Normalizer"):
         assert panel in text
     assert text.count("\n") == len(TOURS["explorer"]) - 1 and pages.EXPLORER.tour == TOURS["explorer"]
     assert not [e for e in at.main.expander if "First visit" in e.label]  # one tour, not two

@@ -89,14 +89,18 @@ def test_token_lines_rank_by_the_final_values_and_leave_the_grey_ones_out_of_the
     assert all(line.width < lines[11].width for line in grey)
 
 
-def test_the_dashboard_has_a_token_legend_led_by_the_winner():
+def test_the_dashboard_keys_its_tokens_by_the_simplex_s_corners_led_by_the_winner():
+    """No legend (its rows took the panels' room at 1280 x 720): corner i is numbered i in the colour
+    of token i's lines, the winner in the first colour, the tokens beyond the palette grey."""
     result = simulate(Experiment(n=12, d=12, horizon=1e4, seed=3))
     fig = dashboard_figure(result, frames=10)
     winner = int(np.argmax(result.s[-1]))
-    shown = [t for t in fig.data if t.uid and t.uid.startswith("scores-token") and t.showlegend]
-    assert len(shown) == len(style.PALETTE.tokens)
-    assert find_trace(fig, f"scores-token{winner}").line.color == style.PALETTE.tokens[0]
-    assert min(shown, key=lambda t: t.legendrank).uid == f"scores-token{winner}"
+    assert not [t for t in fig.data if t.showlegend and (t.legend or "legend") == "legend"]
+    corners = find_trace(fig, "simplex-labels")
+    lines = [find_trace(fig, f"scores-token{i}").line.color for i in range(12)]
+    assert list(corners.text) == [str(i) for i in range(12)] and list(corners.textfont.color) == lines
+    assert lines[winner] == style.PALETTE.tokens[0]
+    assert lines.count(style.PALETTE.rest) == 12 - len(style.PALETTE.tokens)
 
 
 def test_losses_are_not_drawn_in_token_colours_and_differ_by_dash():

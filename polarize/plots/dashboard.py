@@ -29,8 +29,13 @@ from plotly.subplots import make_subplots
 from polarize.diagnostics import Result
 from polarize.plots import style
 from polarize.plots.animation import FRAMES, animation_controls
-from polarize.plots.crowding import legend_rows
-from polarize.plots.geometry import DASHBOARD_LEGEND_ROW, DASHBOARD_NARROWEST, PHONE_DASHBOARD_PLOT, margins
+from polarize.plots.geometry import (
+    DASHBOARD_ROW_GAP,
+    DASHBOARD_TOP,
+    PHONE_DASHBOARD_PLOT,
+    fraction,
+    margins,
+)
 from polarize.plots.numbers import rounded
 from polarize.plots.panels import (
     PanelTraces,
@@ -47,13 +52,14 @@ from polarize.science import format_time
 __all__ = ["BUILDERS", "PANELS", "dashboard", "titles"]
 
 PANELS: dict[str, str] = {
-    "simplex": "Scores on the simplex",
+    "simplex": "Simplex of scores",
     "scores": "Scores s<sub>i</sub>(t)",
     "entropy": "Entropy H(s(t))",
     "repulsion": REPULSION_TITLES["fitness"],
     "loss": "Loss",
 }
-"""Panel key -> title, in the order the panels are laid out."""
+"""Panel key -> title, in the order the panels are laid out: one line each over a panel ~160 px wide
+(1280 px window, sidebar open), or the rows' titles took the panels' room."""
 
 BUILDERS: dict[str, Callable[[RunFrames, str, str], PanelTraces]] = {
     "simplex": simplex_panel, "scores": scores_panel, "entropy": entropy_panel,
@@ -87,8 +93,8 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         The repulsion panel's mode: points (fitness, score), or bars of ``u_i - s.u``.
     narrow : bool, optional
         For a phone: the simplex across the figure and the other panels two by two under it, in
-        the order above, the plot ``PHONE_DASHBOARD_PLOT`` px tall (``height`` is then not used), no
-        legend, the transport on top.
+        the order above, the plot ``PHONE_DASHBOARD_PLOT`` px tall (``height`` is then not used), the
+        transport on top.
 
     Returns
     -------
@@ -97,14 +103,17 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
         indices ``layout["meta"]["animated"]`` lists; every trace named by its ``uid``.
         ``frames``: one a shown time, named by its index into ``result.t``; play, pause and speed
         buttons and a time slider. ``layout["meta"]`` also records ``n``, ``frame_times`` and the
-        panel axes. The layout holds plotly's default template, as a ``go.Figure`` adds it (one dict
-        shared by every figure: read it, never change it).
+        panel axes. No token legend: the simplex's corners, numbered in the tokens' colours, are
+        the key (a legend's rows above the panels took their room at 1280 x 720). The layout holds
+        plotly's default template, as a ``go.Figure`` adds it (one dict shared by every figure: read
+        it, never change it).
     """
     view = RunFrames.of(result, frames)
-    grid = _grid(repulsion, narrow)  # first: it checks ``repulsion``
-    legend = 0 if narrow else DASHBOARD_LEGEND_ROW * _legend_rows(view.n)
-    top, bottom = margins((34 if narrow else 50) + legend, narrow=narrow)  # on a phone the transport on top
+    top, bottom = margins(DASHBOARD_TOP, narrow=narrow)  # on a phone the transport on top
     height = PHONE_DASHBOARD_PLOT + top + bottom if narrow else height
+    # Rows apart by pixels, not a share of the plot: the fit (``present_figure``) keeps them so.
+    gap = None if narrow else round(fraction(DASHBOARD_ROW_GAP, height - top - bottom), 4)
+    grid = _grid(repulsion, gap)  # first: it checks ``repulsion``
     builders = BUILDERS | ({"repulsion": replicator_panel} if repulsion == "replicator" else {})
     parts = {key: build(view, *_AXES[key]) for key, build in builders.items()}
     static = [{"showlegend": False} | trace for part in parts.values() for trace in part.static]
@@ -113,7 +122,7 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
     frame_list = [dict(name=str(int(k)), traces=animated,
                        data=[state for part in parts.values() for state in part.frame(int(k))])
                   for k in view.shown]
-    layout = _layout(grid, parts, height=height, n=view.n, margin=dict(l=20, r=20, t=top, b=bottom))
+    layout = _layout(grid, parts, height=height, margin=dict(l=20, r=20, t=top, b=bottom))
     if narrow:
         _phone_text(layout, repulsion)
     layout.update(
@@ -121,26 +130,23 @@ def dashboard(result: Result, *, frames: int = FRAMES, height: int = 780, repuls
                              [format_time(float(view.t[k])) for k in view.shown],
                              plot_height=height - top - bottom, narrow=narrow, top=top),
         meta=dict(n=view.n, animated=animated, frame_times=rounded(view.t[view.shown]),
-                  panels={key: list(axes) for key, axes in _AXES.items()},
-                  legend_rows=None if narrow else _legend_rows(view.n), legend_px=legend),
+                  panels={key: list(axes) for key, axes in _AXES.items()}),
         template=style.plotly_template(),
     )
     return dict(data=static + moving, layout=layout, frames=frame_list)
 
 
-_PHONE_TITLES = {"simplex": None, "scores": None, "entropy": "Entropy H(s)", "loss": None,
-                 "repulsion": {"fitness": "Fitness vs score", "replicator": None}}
+_PHONE_TITLES = {"simplex": None, "scores": None, "entropy": "Entropy H(s)", "loss": None, "repulsion": None}
 """Panel key -> its title on a phone, where the four small panels are about 130 px wide (None: as on a
 desktop)."""
 _PHONE_X = {"scores": "", "entropy": "", "loss": "time t (log)",
             "repulsion": {"fitness": "p<sub>i</sub> (rings: u<sub>i</sub>)", "replicator": None}}
 """Panel key -> its x axis title on a phone (None: as on a desktop; ""; none): the two time axes
-side by side are labelled once, under the loss; the small panels have no y titles (their titles say
-what they show)."""
+side by side are labelled once, under the loss."""
 
 
 def _phone_text(layout: dict[str, Any], repulsion: str) -> None:
-    """Shorter titles and fewer axis titles for a phone's small panels, and no legend; in place."""
+    """Shorter titles and fewer x titles for a phone's small panels, and no repulsion key; in place."""
     layout["showlegend"] = False
     for note, key in zip(layout["annotations"], PANELS, strict=False):
         title = _PHONE_TITLES[key]
@@ -149,29 +155,29 @@ def _phone_text(layout: dict[str, Any], repulsion: str) -> None:
         if title is not None:
             note["text"] = title
     for key, text in _PHONE_X.items():
-        x, y = _AXES[key]
+        x = _AXES[key][0]
         text = text[repulsion] if isinstance(text, dict) else text
         if text is not None:
             layout["xaxis" + x[1:]]["title"] = {**layout["xaxis" + x[1:]].get("title", {}), "text": text}
-        layout["yaxis" + y[1:]]["title"] = {"text": ""}
 
 
 @cache
-def _grid_layout(repulsion: str, narrow: bool) -> dict[str, Any]:
-    """The subplots' axes and titles (``make_subplots`` builds them once per mode and screen)."""
+def _grid_layout(repulsion: str, gap: float | None) -> dict[str, Any]:
+    """The subplots' axes and titles (``make_subplots`` builds them once per mode, screen and gap):
+    a phone's (``gap`` None) or a desktop's, its two rows ``gap`` of the plot apart."""
     # Either way make_subplots numbers the panels' axes in the order of PANELS (``_AXES``).
     grid = (dict(rows=3, cols=2, specs=[[{"colspan": 2}, None], [{}, {}], [{}, {}]], row_heights=[1.6, 1, 1],
-                 horizontal_spacing=0.16, vertical_spacing=0.12) if narrow else
+                 horizontal_spacing=0.16, vertical_spacing=0.12) if gap is None else
             dict(rows=2, cols=3, specs=[[{"rowspan": 2}, {}, {}], [None, {}, {}]],
-                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.09, vertical_spacing=0.2))
+                 column_widths=[0.34, 0.33, 0.33], horizontal_spacing=0.09, vertical_spacing=gap))
     layout = make_subplots(**grid, subplot_titles=list(titles(repulsion).values())).layout.to_plotly_json()
     layout.pop("template", None)
     return layout
 
 
-def _grid(repulsion: str, narrow: bool) -> dict[str, Any]:
+def _grid(repulsion: str, gap: float | None) -> dict[str, Any]:
     """A fresh copy of the subplots' layout, for one figure to fill in."""
-    return copy.deepcopy(_grid_layout(repulsion, narrow))
+    return copy.deepcopy(_grid_layout(repulsion, gap))
 
 
 def titles(repulsion: str = "fitness") -> dict[str, str]:
@@ -181,18 +187,8 @@ def titles(repulsion: str = "fitness") -> dict[str, str]:
     return PANELS | {"repulsion": REPULSION_TITLES[repulsion]}
 
 
-def _legend_title(n: int) -> str:
-    return "tokens" if n <= len(style.PALETTE.tokens) else "tokens (leading; grey: the others)"
 
-
-def _legend_rows(n: int) -> int:
-    """Rows the token legend takes at the dashboard's narrowest: plotly would push the panels down
-    for a second row, and the controls below them (placed in fractions of the plot) up into the axes."""
-    names = [_legend_title(n)] + [f"token {n - 1}"] * min(n, len(style.PALETTE.tokens))
-    return legend_rows(names, size=style.FONT_SIZE - 3, width=DASHBOARD_NARROWEST)
-
-
-def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int, n: int,
+def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: int,
             margin: dict[str, int]) -> dict[str, Any]:
     """The subplots' layout with each panel's axes and notes, in the common style."""
     for ann in layout.get("annotations", []):
@@ -200,16 +196,14 @@ def _layout(layout: dict[str, Any], parts: dict[str, PanelTraces], *, height: in
     for key, part in parts.items():
         x, y = _AXES[key]
         layout["xaxis" + x[1:]].update(part.axes["x"])
-        layout["yaxis" + y[1:]].update(part.axes["y"])
+        # The small panels' titles say what they show: a y title, beside the ticks in the ~50 px
+        # between two panels, ran into the panel on its left.
+        layout["yaxis" + y[1:]].update(part.axes["y"] | ({"title": {"text": ""}} if key != "simplex" else {}))
         layout["annotations"] += part.annotations
     repulsion = layout["xaxis" + _AXES["repulsion"][0][1:]], layout["yaxis" + _AXES["repulsion"][1][1:]]
     layout.update(
         style.base_layout(height=height, margin=margin),
         showlegend=True,
-        # The token legend, in a row (or two) above the panels' titles.
-        legend=dict(orientation="h", x=0.0, y=1.0, yref="container", yanchor="top", font=style.font(-3),
-                    title=dict(text=_legend_title(n), font=style.font(-3)),
-                    itemclick="toggleothers"),
         legend2=dict(x=repulsion[0]["domain"][1] - 0.005, y=sum(repulsion[1]["domain"]) / 2, xanchor="right",
                      yanchor="middle", bgcolor=style.PALETTE.veil, font=style.font(-3),
                      itemclick=False, itemdoubleclick=False),

@@ -15,13 +15,13 @@ a figure built for a phone (``narrow=True``) is laid out so from the start.
 
 from __future__ import annotations
 
-__all__ = ["BAND", "CONTROLS_MARGIN", "DASHBOARD_LEGEND_ROW", "DASHBOARD_NARROWEST", "DESCENT_ROW", "EDGE",
+__all__ = ["BAND", "CONTROLS_MARGIN", "DASHBOARD_ROW_GAP", "DASHBOARD_TOP", "DESCENT_ROW", "EDGE",
            "GRID_BOTTOM", "GRID_TOP", "HEATMAP_ROW", "KAPPA_ROW", "LEAST_PLOT", "LEAST_ROW", "LEGEND_GAP",
            "LEGEND_WIDTH", "LOSSES_ROW", "MASSIVE_ROW", "NORMALIZERS_ROW", "NOTE_ROOM", "ON_TOP",
            "PHONE_COLS", "PHONE_DASHBOARD_PLOT", "PHONE_HEATMAP_ROW", "PHONE_LEGEND_SHARE", "PHONE_ROW",
            "PHONE_TRAINING_PLOT", "PLOT_HEIGHT", "RATE_ROW", "REGRESSION_ROW", "ROW_GAP", "SHARED_GAP",
-           "SLIDER_TOP", "SPEED_ROW", "TIED_ROW", "TITLE_LIFT", "TITLE_LINE", "TRAINING_AXIS_ROOM",
-           "TRANSPORT_TOP", "fraction", "margins"]
+           "SLIDER_TOP", "SPEED_ROW", "TICK_LABELS", "TIED_ROW", "TITLE_LIFT", "TITLE_LINE",
+           "TRAINING_AXIS_ROOM", "TRANSPORT_TOP", "fraction", "margins"]
 
 TRANSPORT_TOP = 68
 """Pixels below the plot where a desktop's buttons start (the bottom panels' tick labels and axis
@@ -49,7 +49,7 @@ columns, which on a phone takes more rows than the estimate at the full width (L
 conditioning's 12 entries: 7 rows, estimated 4)."""
 
 PLOT_HEIGHT = 516
-"""Pixels of plot area assumed when none is given (the dashboard's, 780 - 84 - 180)."""
+"""Pixels of plot area assumed when none is given."""
 NOTE_ROOM = 180
 """Pixels a panel needs to hold a note or a legend inside it besides its data (``crowding``)."""
 
@@ -80,16 +80,19 @@ activations' beside the tied toy, ``transformer``)."""
 
 # ---- the Explorer's dashboard (``dashboard``) --------------------------------------------------------
 
-DASHBOARD_LEGEND_ROW = 34
-"""Pixels above the panels for a row of the token legend."""
-DASHBOARD_NARROWEST = 580
-"""Pixels of the dashboard's width at its narrowest on a desktop: beside its verdict, with the sidebar
-open, in a 1280 px window. Its legend gets the rows it takes there (``crowding.legend_rows``)."""
+TICK_LABELS = 24
+"""Pixels under a panel for its x tick labels (a log axis' powers of ten), its x title aside."""
+DASHBOARD_TOP = 34
+"""Pixels above the dashboard's panels: their one-line titles. No token legend: the simplex's corners,
+numbered in the tokens' colours, are its key (a legend took one or two rows at 1280 x 720, four on a
+phone, and left the time panels 31 px tall)."""
+DASHBOARD_ROW_GAP = TICK_LABELS + SHARED_GAP + TITLE_LINE
+"""Pixels between a desktop dashboard's two rows: the upper row's time ticks (the scores' over the
+fitness panel; the entropy's time is labelled once, under the loss) and the lower row's one-line
+titles. Its x titles are said once, under the lower row (``crowding.uncrowded``)."""
 PHONE_DASHBOARD_PLOT = 486
 """Pixels of the dashboard's plot on a phone: the simplex across the figure, the four other panels two
-by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header. No
-legend: the simplex's corners, numbered in the tokens' colours, are its key (a legend took four rows
-there)."""
+by two under it; with its transport on top, it fits a 390 x 844 window under Streamlit's header."""
 
 # ---- the attention-sink figures (``transformer``) ----------------------------------------------------
 

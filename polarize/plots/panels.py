@@ -244,12 +244,10 @@ def scores_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     """Panel 2: each score ``s_i(t)`` against log time, a marker on each at the current time."""
     n = view.n
     width = 3 if n <= 10 else 2 if n <= 24 else 1.3
-    # The token legend: an entry per coloured token, the leading token first.
-    rank = {token: k for k, token in enumerate(view.top)}
-    static = [line_trace(line, xa, ya, uid=f"scores-token{i}", showlegend=line.legend,
-                         legendrank=rank[i], legendgroup=f"token{i}", meta={REVEAL: "time"},
+    # No legend: the simplex's numbered corners, in the same colours, are the key.
+    static = [line_trace(line, xa, ya, uid=f"scores-token{i}", showlegend=False, meta={REVEAL: "time"},
                          hovertemplate=f"token {i}: s = %{{y:.3g}} at t = %{{x:.3g}}<extra></extra>")
-              for i, line in enumerate(token_lines(view.tx, view.over_time(view.s), width=width, legend=True,
+              for i, line in enumerate(token_lines(view.tx, view.over_time(view.s), width=width,
                                                    top=view.top))]
     styles = [dict(uid="scores-now", name="s now", mode="markers", customdata=list(range(n)),
                    marker=dict(color=view.colors, size=12 if n <= 12 else 7,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from polarize.plots import style
-from polarize.plots.crowding import LEGEND_ROW, legend_rows, uncrowded
+from polarize.plots.crowding import LEGEND_ROW, LOG_TICK_GROWTH, legend_rows, uncrowded
 from polarize.plots.geometry import LEAST_PLOT, ON_TOP, PHONE_LEGEND_SHARE
 
 __all__ = ["BANDS", "LOG_TICK_GROWTH", "described", "even_log_ticks", "fitted", "legend_room", "presented"]
@@ -19,10 +19,6 @@ __all__ = ["BANDS", "LOG_TICK_GROWTH", "described", "even_log_ticks", "fitted", 
 _DEFAULT_HEIGHT, _DEFAULT_MARGIN = 450, {"l": 80, "r": 80, "t": 100, "b": 80}
 """Plotly's own, for a figure that does not set them."""
 
-
-LOG_TICK_GROWTH = 1.25
-"""plotly.js draws a log axis's tick labels in the power format ("10\u00b2") this many times their font's
-size: beside a linear axis of the same font they were 23.5 px to its 18.8 in the presented Explorer."""
 
 BANDS = "bands"
 """The key of a figure's description of its bands in ``layout.meta`` (``described``)."""

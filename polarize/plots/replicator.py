@@ -21,7 +21,7 @@ from polarize.science import simplex_shares
 __all__ = ["REPULSION_TITLES", "fitness_gaps", "replicator_panel"]
 
 REPULSION_TITLES: dict[str, str] = {
-    "fitness": "Repulsion: fitness vs score",
+    "fitness": "Fitness vs score",
     "replicator": "Replicator: u<sub>i</sub> \u2212 s\u00b7u",
 }
 """The repulsion panel's modes: mode -> the panel's title."""

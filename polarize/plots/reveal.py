@@ -4,8 +4,7 @@ A figure's traces that a builder marks ``meta={"reveal": ...}`` are drawn whole 
 its frames: before Play, the time panels already show where the run ends (the Explorer's scores,
 entropy and loss curves, its dotted path on the simplex), which a lecturer keeping the verdict for
 after Play does not want told. ``revealed`` makes them move with the frames: each frame draws them
-up to its own time, at the frames' times (one point a frame), and the last frame whole; its legend
-is in the traces' order, not ranked by the end. Marks:
+up to its own time, at the frames' times (one point a frame), and the last frame whole. Marks:
 
 - ``"time"``: a curve over time (its ``x`` are times, as a log time axis shows them);
 - ``"step"``: one point a saved time (a path), indexed by the saved index each frame is named by.
@@ -58,10 +57,6 @@ def revealed(figure: dict[str, Any]) -> dict[str, Any]:
             points = [int(np.searchsorted(xs, t * (1 + 1e-9), side="right")) - 1 for t in times]
         upto[i] = [_prefix(x, y, points[: j + 1], whole=j == len(frames) - 1) for j in range(len(frames))]
         data[i]["x"], data[i]["y"] = upto[i][0]
-    # A legend ranked by the run's end (the winner first, as the dashboard ranks it) would tell it too:
-    # ranked as drawn instead.
-    for rank, i in enumerate(i for i, trace in enumerate(data) if "legendrank" in trace):
-        data[i]["legendrank"] = rank
     out["data"] = data
     out["frames"] = [{**frame, "traces": [*frame["traces"], *upto],
                       "data": [*frame["data"], *({"type": data[i].get("type", "scatter"), "x": upto[i][j][0],

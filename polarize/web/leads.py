@@ -64,16 +64,17 @@ TOURS: dict[str, tuple[str, ...]] = {
     "explorer": (
         "Press **\u25b6 Play** on the figure (or Space with the pointer on it); **Step \u25b6** "
         "moves one frame, **|\u25c0 Reset** goes back to the start.",
-        "**Scores on the simplex**: each corner is a token and the dot is the scores s. It starts in "
-        "the centre (every token equal); polarization is the dot running into one corner.",
+        "**Simplex of scores**: each corner is a token, numbered in its colour (the key to every "
+        "panel), and the dot is the scores s. It starts in the centre (every token equal); "
+        "polarization is the dot running into one corner.",
         "**Scores s\u1d62(t)**: one line per token. One climbs towards 1 and the others end low, some "
         "after rising for a while (3 of the other 7 from the default start); the time axis is "
         "logarithmic, so most of it happens late.",
         "**Entropy H(s(t))**: how spread out the scores are. It starts at log n (uniform) and falls "
         "towards 0 as one token takes over.",
-        "**Repulsion**: each token's fitness against its score. The logits of tokens right of the "
-        "dashed mean rise and the others' fall (a share need not follow its logit at once): the rich "
-        "get richer.",
+        "**Fitness vs score**: the repulsion, each token's fitness against its score. The logits of "
+        "tokens right of the dashed mean rise and the others' fall (a share need not follow its logit "
+        "at once): the rich get richer.",
         "**Loss**: it keeps falling but never reaches 0, so the flow never stops pushing.",
         "Then try another **Normalizer** in the sidebar (only softmax has this replicator form; from "
         "the default start L2 and sparsemax polarize too, each in its own way, while sigmoid does "

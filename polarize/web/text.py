@@ -9,6 +9,7 @@ import numpy as np
 
 from polarize.config import Experiment
 from polarize.losses import LOSSES
+from polarize.plots import style
 from polarize.plots.dashboard import titles
 from polarize.science import (
     distance_to_simplex,
@@ -103,8 +104,11 @@ def panel_captions(experiment: Experiment, repulsion: str = "fitness", dead_from
     if dead_from is not None:
         return _dead_captions(experiment, dead_from, repulsion)
     logistic = LOSSES[experiment.loss].margin
-    simplex = ("Each corner is a token, the centre is uniform scores. Polarization is the point running "
-               "into one corner (a one-hot $s$); the dark comet tail shows the last moments.")
+    simplex = ("Each corner is a token, marked in its colour: the key to every panel"
+               + ("" if experiment.n <= len(style.PALETTE.tokens) else
+                  f" (the {len(style.PALETTE.tokens)} leading tokens in colour, the others grey)")
+               + ". The centre is uniform scores. Polarization is the point running into one corner "
+               "(a one-hot $s$); the dark comet tail shows the last moments.")
     if not experiment.sigma.on_simplex:
         simplex += f" ({experiment.sigma.short} scores need not sum to 1: the point shows their shares.)"
     points = (r"Each token at (fitness $u_i$, score $s_i$). Softmax moves the logits as "
