@@ -85,9 +85,7 @@ from support.browser import (  # noqa: E402
     unsettled,
     wait_until_settled,
 )
-from support.wire import figure_element, listen, listen_dash  # noqa: E402
-
-from ui.blocks import DRAFT  # noqa: E402
+from support.wire import frame_kind, listen, listen_dash  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
@@ -284,21 +282,9 @@ class Timeline:
         self.kinds: list[str] = []
 
     def frame(self, payload: Any) -> None:
-        if isinstance(payload, str):
-            return
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        msg = ForwardMsg.FromString(payload)
-        kind = msg.WhichOneof("type")
-        if kind == "new_session":
-            self.kinds.append("fragment" if msg.metadata.run.fragment_ids else "run")
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and figure_element(msg.delta.new_element):
-            # A draft's chart is keyed with DRAFT (``ui.blocks.draw_draft``), as ``Wire`` tells them.
-            drafted = f"_{DRAFT}" in msg.delta.new_element.bidi_component.id
-            self.kinds.append("draft" if drafted else "figure")
-        else:
-            self.kinds.append("finished" if kind == "script_finished" else "")
+        kind = frame_kind(payload)
+        if kind is not None:
+            self.kinds.append(kind)
 
 
 _TIMELINES: weakref.WeakKeyDictionary[Any, Timeline] = weakref.WeakKeyDictionary()

@@ -15,7 +15,7 @@ references (``log n``, floors, theory) are thin grey dashed or dotted lines.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -345,21 +345,8 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
     several entries share (plotly gives a figure's first x and y axes one tick font) is scaled once.
     Returns ``figure``.
     """
-    scaled: set[int] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                sized = isinstance(value, dict) and isinstance(value.get("size"), int | float)
-                if key.endswith("font") and sized and id(value) not in scaled:
-                    scaled.add(id(value))
-                    value["size"] = round(value["size"] * scale, 1)
-                walk(value)
-        elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
-            for item in node:
-                walk(item)
-
-    walk(figure)
+    for font in _sized_fonts(figure):
+        font["size"] = round(font["size"] * scale, 1)
     return figure
 
 
@@ -371,22 +358,30 @@ def least_fonts(figure: dict[str, Any], least: float) -> dict[str, Any]:
     figure's width bounds: plotly.js ran the Explorer's out of the figure at 20 px) nor a hover
     label's; a font of 2 px or less is a label kept hidden (the slider's steps'). Returns ``figure``.
     """
+    for font in _sized_fonts(figure, skip=("legend", "hoverlabel")):
+        if 2 < font["size"] < least:
+            font["size"] = least
+    return figure
 
-    def walk(node: Any) -> None:
+
+def _sized_fonts(figure: dict[str, Any], skip: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """Each font of a figure's data with a size of its own, once (a font dict several entries share
+    comes once), not looking under the keys that start with one of ``skip``."""
+    seen: set[int] = set()
+    stack: list[Any] = [figure]
+    while stack:
+        node = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
-                if key.startswith(("legend", "hoverlabel")):
+                if skip and key.startswith(skip):
                     continue
                 if key.endswith("font") and isinstance(value, dict) \
-                        and isinstance(value.get("size"), int | float) and 2 < value["size"] < least:
-                    value["size"] = least
-                walk(value)
+                        and isinstance(value.get("size"), int | float) and id(value) not in seen:
+                    seen.add(id(value))
+                    yield value
+                stack.append(value)
         elif isinstance(node, list | tuple) and node and isinstance(node[0], dict):
-            for item in node:
-                walk(item)
-
-    walk(figure)
-    return figure
+            stack.extend(node)
 
 
 def least_growth(layout: dict[str, Any], scale: float, least: float) -> float:

@@ -21,7 +21,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from ui.blocks import DRAFT
 
-__all__ = ["DashWire", "Wire", "figure_element", "listen", "listen_dash"]
+__all__ = ["DashWire", "Wire", "drawn_figure", "figure_element", "frame_kind", "listen",
+           "listen_dash", "sent_message"]
 
 CHART = "polarize_chart"
 """The app's chart element's component name (``ui.charts.NAME``)."""
@@ -66,10 +67,10 @@ class Wire:
 
     def frame(self, payload: Any) -> None:
         """Count one frame the server sent (text frames are not Streamlit's messages)."""
-        if isinstance(payload, str):
+        msg = sent_message(payload)
+        if msg is None:
             return
-        msg = ForwardMsg.FromString(payload)
-        kind = msg.WhichOneof("type")
+        kind, drawn = msg.WhichOneof("type"), drawn_figure(msg)
         if kind == "new_session":
             self.running = tuple(msg.metadata.run.fragment_ids)
             if self.running:
@@ -78,12 +79,9 @@ class Wire:
                 self.full_runs += 1
         elif kind == "delta" and self.running and msg.delta.fragment_id not in self.running:
             self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and figure_element(msg.delta.new_element) \
-                and f"_{DRAFT}" in _element_id(msg.delta.new_element):
+        elif drawn == "draft":
             self.drafts += 1
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and figure_element(msg.delta.new_element):
+        elif drawn == "figure":
             self.sent += 1
             self.bytes += len(payload)
             self.hashes.add(msg.hash)
@@ -111,6 +109,33 @@ def _element_id(element: Any) -> str:
     """The id of a figure's element (its key is in it): the app's chart element's, or Streamlit's chart's."""
     kind = element.WhichOneof("type")
     return element.bidi_component.id if kind == "bidi_component" else element.plotly_chart.id
+
+
+def sent_message(payload: Any) -> Any:
+    """The ``ForwardMsg`` of a frame the server sent, None for a text frame (not Streamlit's message)."""
+    return None if isinstance(payload, str) else ForwardMsg.FromString(payload)
+
+
+def drawn_figure(msg: Any) -> str:
+    """What a ``ForwardMsg`` draws: ``"draft"`` (a comparison's draft, keyed with ``DRAFT`` by
+    ``ui.blocks.draw_draft``), ``"figure"`` (any other figure: ``figure_element``), else ``""``."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element" \
+            or not figure_element(msg.delta.new_element):
+        return ""
+    return "draft" if f"_{DRAFT}" in _element_id(msg.delta.new_element) else "figure"
+
+
+def frame_kind(payload: Any) -> str | None:
+    """What a frame the server sent is: ``"run"`` or ``"fragment"`` (a script run starts), ``"draft"``
+    or ``"figure"`` (``drawn_figure``), ``"finished"`` (a run ended), ``""`` (anything else); None for
+    a text frame."""
+    msg = sent_message(payload)
+    if msg is None:
+        return None
+    kind = msg.WhichOneof("type")
+    if kind == "new_session":
+        return "fragment" if msg.metadata.run.fragment_ids else "run"
+    return drawn_figure(msg) or ("finished" if kind == "script_finished" else "")
 
 
 def figure_element(element: Any) -> bool:
