@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
-from support.app import WHOLE_PAGE_SECONDS, figures, link_note, open_page
+from support.app import WHOLE_PAGE_SECONDS, figures, link_note, open_page, plain_tables
 from support.app import page as app_page
 
 from polarize.clips import animate
@@ -316,7 +316,7 @@ def test_every_page_runs_from_the_app(name):
     spec = pages.by_name(name)
     view = compare(name)
     assert at.title[0].value == spec.title
-    assert len(figures(at)) == len(view.plots()) and (at.dataframe or at.table)
+    assert len(figures(at)) == len(view.plots()) and (at.dataframe or plain_tables(at))
     assert [b.label for b in at.get("download_button")] == [d.label for d in view.downloads if not d.slow]
     made = [b.label for b in at.button if b.label.startswith("Make ")]  # a clip: made when asked
     assert made == [f"Make {d.label[0].lower()}{d.label[1:]}" for d in view.downloads if d.slow]

@@ -3,11 +3,15 @@ its room."""
 
 from __future__ import annotations
 
+import re
+from html import escape
+
 import pytest
+from support.app import plain_table_cells
 
 from polarize.plots.display import PRESENT_TYPE, Display
 from polarize.web.fit import figure_first, fit, main_block
-from polarize.web.tables import TYPE_PX, Layout, layout
+from polarize.web.tables import CLASS, TYPE_PX, Layout, html, layout
 from polarize.web.view import Caption, Columns, Metric, Plot, Table, Text, View, rebuild, walk
 
 FIGURE = {"data": [], "layout": {}, "frames": []}
@@ -84,3 +88,32 @@ def test_a_table_that_fits_wrapped_is_one_plain_table():
     rows = ({"axis": "normalizer \u03c3", "values": "softmax, sparsemax, l2", "count": 3},)
     chosen = layout(rows, 300)
     assert chosen == Layout(grid=False, parts=(("axis", "values", "count"),))
+
+
+HOSTILE = ("**bold** [Log in](https://evil.example) www.evil.example $x^2$ :red[red] "
+           "<b>b</b> <script>alert(1)</script> &amp; \"'")
+"""A visitor's slide title as it may come in a shared deck file: Markdown, HTML, maths, a bare address."""
+
+
+def test_a_plain_table_shows_every_cell_as_text_never_markup():
+    rows = ({"deck": "Exam", "title": HOSTILE, "notes": "first line\nsecond <i>line</i>"},
+            {"deck": "<th>", "title": None, "notes": True})
+    drawn = html(rows, ("deck", "title", "notes"))
+    assert drawn.startswith(f'<table class="{CLASS}">')
+    assert plain_table_cells(drawn) == [["deck", "title", "notes"],
+                                        ["Exam", HOSTILE, "first line\nsecond <i>line</i>"],
+                                        ["<th>", "", "yes"]]
+    tags = re.findall(r"<(\w+)", drawn)  # the only elements are the table's own
+    assert set(tags) == {"table", "thead", "tbody", "tr", "th", "td"}, tags
+    assert drawn.count("<th scope=row>") == 2 and drawn.count("<th scope=col>") == 3  # rows named for readers
+
+
+def test_only_a_cell_with_a_long_word_breaks_it_anywhere():
+    link = "/explorer?n=8&loss=logistic&seed=12345"
+    drawn = html(({"lr": "0.1", "link": link, "notes": "short words only"},), ("lr", "link", "notes"))
+    assert re.findall(r"<t[hd][^>]*class=long>([^<]*)<", drawn) == [escape(link)]
+
+
+def test_a_part_shows_only_its_columns_in_their_order():
+    rows = ({"a": 1, "b": 2.5, "c": "x"},)
+    assert plain_table_cells(html(rows, ("a", "c"))) == [["a", "c"], ["1", "x"]]

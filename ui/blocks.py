@@ -80,7 +80,8 @@ def _table(block: Table, page: str) -> None:
     The grid cuts a long cell at its column's width (Flow vs descent's "what happened" was read
     as "descent ends on tok...") and hid the columns past a phone's width; a plain table shows all
     of its text, and is read out as a table. Parts follow each other in a container keyed
-    ``tables_<page>`` (``theme.TABLES``; each part in one keyed ``table_<page>_<i>``).
+    ``tables_<page>`` (``theme.TABLES``; each part in one keyed ``table_<page>_<i>``). A plain table is
+    escaped HTML (``tables.html``), never ``st.table``, which renders its cells' Markdown.
     """
     rows = list(block.rows)
     chosen = tables.layout(rows, block.room, scale=block.scale, wrap=block.wrap)
@@ -90,7 +91,7 @@ def _table(block: Table, page: str) -> None:
     with st.container(key=f"{theme.TABLES}_{page}"):
         for i, part in enumerate(chosen.parts):
             with st.container(key=f"table_{page}_{i}"):
-                st.table([{column: row.get(column) for column in part} for row in rows])
+                st.html(tables.html(rows, part))
 
 
 def _clicked(block: Plot, page: str) -> None:

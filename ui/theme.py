@@ -11,7 +11,8 @@ change with its releases.
   small type (Streamlit's own caption grey is about 4:1);
 - a figure's summary in words (``polarize.plots.alt_text``) kept for screen readers only
   (``screen_reader``);
-- a plain table's long words (a link) break anywhere, so the table keeps its width (``TABLES``);
+- a plain table (``polarize.web.tables.html``) looks as Streamlit's own: its type, padding and rules in
+  the text colour, faint; its long words (a link) break anywhere, so the table keeps its width;
 - less blank space above the title (``HEAD``), and a smaller title, so that the page's main figure
   and its transport fit below the title and the lead (``polarize.web.fit``) on a projector's 720 lines;
 - in presentation mode (``present_style``) larger type, and less room above the title.
@@ -25,6 +26,7 @@ from typing import Any
 import streamlit as st
 
 from polarize.plots.display import NARROW_BELOW, PRESENT_TYPE
+from polarize.web.tables import CLASS as TABLE
 
 __all__ = ["CAPTION_OPACITY", "HEAD", "LOADER", "PAGE", "SCREEN_READER", "TABLES", "VIEWPORT", "caption",
            "dark_style", "new_run", "present_style", "screen_reader", "style"]
@@ -38,8 +40,7 @@ PAGE, HEAD, VIEWPORT, LOADER = "page", "head", "viewport", "plotly_loader"
 """Keys of the containers of the page's main column, of its head (its title, lead and notes), of
 the measuring component and of the chart element that loads plotly.js early (``ui.charts.preload``)."""
 TABLES = "tables"
-"""The prefix of the key of a view's plain tables' container (``ui.blocks``: ``tables_<page>``): a cell's
-long word (a deck's link) breaks anywhere rather than widen its table past the page."""
+"""The prefix of the key of a view's plain tables' container (``ui.blocks``: ``tables_<page>``)."""
 _CAPTIONS = "_captions"
 """Session key: captions drawn so far in this run (each in a container keyed by its number)."""
 
@@ -55,7 +56,12 @@ _CSS = f"""<style>
 [class*='st-key-caption_'] {{opacity: {CAPTION_OPACITY};}}
 [class*='st-key-caption_'] [class], [class*='st-key-caption_'] p {{color: inherit; opacity: 1;}}
 [class*='st-key-sr_'], .{SCREEN_READER} {{{_HIDDEN}}}
-[class*='st-key-{TABLES}_'] td, [class*='st-key-{TABLES}_'] th {{overflow-wrap: anywhere;}}
+.{TABLE} {{border-collapse: collapse; width: 100%; font-size: 0.875rem; line-height: 1.5;}}
+.{TABLE} th, .{TABLE} td {{padding: 0.25rem 0.375rem 0.25rem 0.5rem; text-align: left; vertical-align: top;
+  font-weight: 400; white-space: pre-line; overflow-wrap: break-word;
+  border-bottom: 1px solid color-mix(in srgb, currentColor 12%, transparent);}}
+.{TABLE} thead th {{color: color-mix(in srgb, currentColor 75%, transparent);}}
+.{TABLE} .long {{overflow-wrap: anywhere;}}
 </style>"""
 
 # Larger type (Streamlit sizes everything in rem), a lower header, less blank space above the title and

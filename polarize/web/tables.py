@@ -13,17 +13,25 @@ room (``Table.room``, set by ``polarize.web.fit``):
 - else parts: plain tables one after another, each the first column (the row's name) and as many
   of the others as fit, so every column shows within the width and each row is named in each part.
 
-The widths are estimates from the text (``text_px``): a plain table also scrolls sideways within
-the page's width if one is a little short.
+The widths are estimates from the text (``text_px``): where one is a little short, a plain table
+breaks a word rather than run past the page's width.
+
+A plain table is our own HTML (``html``), every cell escaped text: Streamlit's ``st.table`` renders
+its cells as Markdown, so a deck's slide titled ``[Log in](https://evil.example)`` showed as a link
+in the app's own table (and ``*x*``, ``$x^2$`` and ``:red[...]`` as markup).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
-__all__ = ["LONG_CELL", "LONG_WORD", "TYPE_PX", "Layout", "layout", "text_px"]
+__all__ = ["CLASS", "LONG_CELL", "LONG_WORD", "TYPE_PX", "Layout", "cell_text", "html", "layout", "text_px"]
+
+CLASS = "polarize-table"
+"""The class of a plain table (``html``), styled by ``ui.theme`` as Streamlit styles its own."""
 
 TYPE_PX = 15.0
 """A table's type on a normal page, px (Streamlit's table type, 0.85 of its 17.5 px text); presentation
@@ -35,7 +43,7 @@ _SPARE = 1.1
 LONG_CELL = 32
 """Characters of a cell's text above which a ``wrap`` table is never the grid (the grid cuts it)."""
 LONG_WORD = 20
-"""Characters of a word past which a plain table breaks it anywhere (``ui.theme.TABLES``): a link."""
+"""Characters of a word past which a plain table breaks it anywhere (``ui.theme``): a link."""
 _NARROW = set("iljtfr.,:;'!|()[] 1")
 _WIDE = set("mwMW@%")
 
@@ -88,7 +96,7 @@ def layout(rows: Sequence[Mapping[str, Any]], room: float | None, *, scale: floa
     Layout
     """
     columns = tuple(rows[0]) if rows else ()
-    texts = {c: [str(c), *("" if row.get(c) is None else str(row.get(c)) for row in rows)] for c in columns}
+    texts = {c: [str(c), *(cell_text(row.get(c)) for row in rows)] for c in columns}
     long = wrap and any(len(t) > LONG_CELL for c in columns for t in texts[c][1:])
     if room is None or not columns:
         return Layout(grid=not long, parts=(columns,))
@@ -114,3 +122,43 @@ def layout(rows: Sequence[Mapping[str, Any]], room: float | None, *, scale: floa
         part.append(column)
     parts.append(tuple(part))
     return Layout(grid=False, parts=tuple(parts))
+
+
+def cell_text(value: Any) -> str:
+    """A cell's value as the table shows it: nothing for None, yes or no for a truth value."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def html(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """The ``columns`` of ``rows`` as a plain HTML table, every cell text (escaped, never markup).
+
+    The first column names each row (a row header, read out with each cell); a line break in a
+    cell (a slide's notes) shows as one. A cell with a word past ``LONG_WORD`` characters (a link) is
+    of the class ``long``: it breaks that word anywhere, as ``layout`` counted (a cell breaking
+    anywhere lets the browser narrow its column to a letter: "0.1" was drawn "0." over "1").
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Column -> value; a column a row lacks is an empty cell.
+    columns : sequence of str
+        The columns to show, in order.
+
+    Returns
+    -------
+    str
+        ``<table class="polarize-table">...</table>``, for ``st.html``.
+    """
+    def cell(tag: str, value: Any, scope: str = "") -> str:
+        text = cell_text(value)
+        long = " class=long" if any(len(word) > LONG_WORD for word in text.split()) else ""
+        return f"<{tag}{scope and f' scope={scope}'}{long}>{escape(text)}</{tag}>"
+
+    head = "".join(cell("th", column, "col") for column in columns)
+    body = "".join("<tr>" + "".join(cell("th", row.get(c), "row") if i == 0 else cell("td", row.get(c))
+                                    for i, c in enumerate(columns)) + "</tr>" for row in rows)
+    return f'<table class="{CLASS}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

@@ -11,8 +11,8 @@ go). The same through the proxy with two replicas: ``test_deploy_proxy``.
 from __future__ import annotations
 
 import pytest
-from support.browser import BROWSER, AppServer
-from support.decks import two_visitors
+from support.browser import BROWSER, AppServer, wait_until_settled
+from support.decks import exam, import_deck, two_visitors
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -28,3 +28,40 @@ def server(request):
 def test_two_visitors_see_only_their_own_decks_and_the_server_writes_none(server, browser):
     two_visitors(browser, server.url)
     assert server.kept() == []
+
+
+HOSTILE = "**bold** [Log in](https://evil.example) www.evil.example $x^2$ :red[red] <b>b</b>"
+"""A slide title as a shared deck file may bring it: Markdown, a link, a bare address, maths, HTML."""
+
+# JavaScript: the deck page's tables (plain tables in keyed containers, or the grid), with the elements
+# in them that are markup (a link, emphasis, maths, colour), and the main column's links to evil.example.
+MARKUP_JS = """() => {
+  const tables = [...document.querySelectorAll(
+    '.st-key-page [class*="st-key-table_"], .st-key-page [class*="st-key-deck_table"]')];
+  const marked = (t) => [...t.querySelectorAll('a, strong, em, b, .katex, [class*="red"]')];
+  return {tables: tables.map((t) => t.innerText),
+          markup: tables.flatMap((t) => marked(t).map((e) => e.outerHTML)),
+          links: [...document.querySelectorAll('.st-key-page a[href*="evil"]')].map((a) => a.outerHTML)};
+}"""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 720)], ids=["phone", "projector"])
+def test_a_deck_s_titles_and_notes_show_as_typed_in_its_table(server, browser, size):
+    """A deck's slide titled with Markdown and HTML shows that text in the Deck page's table, no link or
+    markup made of it (``st.table`` rendered a cell's Markdown: the title was a link to evil.example)."""
+    if server.env.get("POLARIZE_HOSTED"):
+        pytest.skip("the table is drawn the same on either server")
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/deck")
+        wait_until_settled(page)
+        said = import_deck(page, exam(HOSTILE, "notes *x* www.notes.example", slides=1), "Imported|exists")
+        assert said.startswith("Imported the deck Exam"), said
+        wait_until_settled(page)
+        shown = page.evaluate(MARKUP_JS)
+        assert shown["tables"] and any(HOSTILE in t for t in shown["tables"]), shown["tables"]
+        assert any("notes *x* www.notes.example" in t for t in shown["tables"]), shown["tables"]
+        assert shown["markup"] == [] and shown["links"] == [], shown
+    finally:
+        context.close()

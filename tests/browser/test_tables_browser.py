@@ -28,7 +28,7 @@ PAGES = ("normalizers", "descent", "sweeps")
 TABLES_JS = """(tol) => {
   const W = window.innerWidth;
   const tables = [...document.querySelectorAll(
-    '.st-key-page [data-testid="stTable"], .st-key-page [data-testid="stDataFrame"]')];
+    '.st-key-page [class*="st-key-table_"] table, .st-key-page [data-testid="stDataFrame"]')];
   return tables.map((table) => {
     const box = table.getBoundingClientRect();
     const hidden = [];

@@ -10,6 +10,7 @@ Every page is a script of ``pages/`` (one call of ``ui.render``) routed by ``app
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,47 @@ def link_note(at: AppTest) -> str:
 
 def table_column(at: AppTest, column: str) -> list[Any]:
     """The values of ``column`` in the table ``at``'s page drew, as the sortable grid or as plain tables
-    (``polarize.web.tables.layout``: one, or parts, the column in one of them)."""
-    drawn = [*at.dataframe, *at.table]
-    found = [list(t.value[column]) for t in drawn if column in t.value.columns]
-    assert len(found) == 1, [list(t.value.columns) for t in drawn]
+    (``polarize.web.tables.layout``: one, or parts, the column in one of them; a plain table's as text)."""
+    drawn = [{c: list(t.value[c]) for c in t.value.columns} for t in at.dataframe] + plain_tables(at)
+    found = [t[column] for t in drawn if column in t]
+    assert len(found) == 1, [list(t) for t in drawn]
     return found[0]
+
+
+def plain_tables(at: AppTest) -> list[dict[str, list[str]]]:
+    """The plain tables ``at``'s page drew (HTML, ``polarize.web.tables.html``), each column -> its cells'
+    text, read with the standard library's HTML parser."""
+    tables = [plain_table_cells(e.proto.body) for e in at.get("html") if "<table" in e.proto.body]
+    return [{c: [row[i] for row in rows] for i, c in enumerate(head)} for head, *rows in tables]
+
+
+def plain_table_cells(body: str) -> list[list[str]]:
+    """An HTML table's rows (its head first), each cell's text as a browser shows it (entities read,
+    no markup kept), read with the standard library's HTML parser."""
+    parser = _Table()
+    parser.feed(body)
+    return parser.rows
+
+
+class _Table(HTMLParser):
+    """One HTML table's cells' text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("th", "td"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
