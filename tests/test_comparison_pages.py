@@ -394,8 +394,8 @@ def test_flow_vs_descent_shows_what_happened_whole():
     """The grid cut "what happened" to "descent ends on tok..."; a table of sentences wraps instead."""
     at = app_page("descent").run()
     assert not at.exception
-    (table,) = at.table
-    shown = table.value["what happened"].tolist()
+    (table,) = plain_tables(at)
+    shown = table["what happened"]
     spec = pages.by_name("descent")
     expected = [row["what happened"] for row in spec.view(spec.make_job(spec.defaults(None))).data.table]
     assert shown == expected and max(map(len, shown)) > 40
