@@ -79,14 +79,28 @@ def test_beyond_the_palette_the_leading_tokens_keep_colours_and_the_rest_are_gre
     assert token_colors(5, top=[4, 3, 2, 1, 0]) == list(style.PALETTE.tokens[:5])
 
 
-def test_token_lines_rank_by_the_final_values_and_leave_the_grey_ones_out_of_the_legend():
+def test_token_lines_rank_by_the_final_values_and_key_the_grey_ones_as_other_tokens():
     t = np.geomspace(1.0, 10.0, 5)
     series = np.tile(np.arange(12.0), (5, 1))  # token 11 ends largest
     lines = token_lines(t, series, legend=True)
     assert lines[11].color == style.PALETTE.tokens[0] and lines[4].color == style.PALETTE.tokens[7]
     grey = [line for line in lines if line.color == style.PALETTE.rest]
-    assert len(grey) == 4 and not any(line.legend for line in grey)
+    assert len(grey) == 4 and {line.key for line in grey} == {"other tokens"}
+    assert not any(line.key for line in lines if line.color != style.PALETTE.rest)
     assert all(line.width < lines[11].width for line in grey)
+
+
+def test_a_figure_of_more_tokens_than_colours_keys_its_grey_lines_once():
+    """Normalizers at n = 10: the legend named 8 of the 10 tokens and left the grey lines unexplained."""
+    rows = compare_normalizers(Experiment(n=10, d=10, horizon=100.0, seed=2, a_init="gaussian"))
+    figure = comparisons.normalizers_figure(rows, frames=5)
+    keyed = [t for t in figure["data"] if t.get("showlegend")]
+    names = [t["name"] for t in keyed]
+    assert len(names) == len(set(names)) == 9 and names.count("other tokens") == 1, names
+    grey = [t for t in figure["data"] if t.get("line", {}).get("color") == style.PALETTE.rest]
+    assert len(grey) == 2 * len(rows)  # two grey tokens in each panel, one entry for all
+    assert {t["legendgroup"] for t in grey} == {"other tokens"}
+    assert {t["line"]["color"] for t in keyed if t["name"] == "other tokens"} == {style.PALETTE.rest}
 
 
 def test_the_dashboard_keys_its_tokens_by_the_simplex_s_corners_led_by_the_winner():

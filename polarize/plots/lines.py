@@ -17,7 +17,11 @@ import numpy as np
 from polarize.plots import style
 from polarize.plots.numbers import rounded
 
-__all__ = ["Line", "Panel", "find_trace", "line_trace", "token_lines", "token_width", "trace_index"]
+__all__ = ["OTHER_TOKENS", "Line", "Panel", "find_trace", "line_trace", "token_lines", "token_width",
+           "trace_index"]
+
+OTHER_TOKENS = "other tokens"
+"""The legend's one entry for the grey lines of the tokens past the palette's colours (``token_lines``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +42,9 @@ class Line:
     legend : bool
     hover : str
         Plotly hover template; ``"NAME: y at x"`` when empty.
+    key : str
+        Its legend entry's name when not ``name``: lines with one key are one entry (the grey lines
+        of the tokens past the palette's colours: "other tokens").
     """
 
     x: np.ndarray
@@ -49,6 +56,7 @@ class Line:
     moving: bool = True
     legend: bool = False
     hover: str = ""
+    key: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,7 +105,8 @@ def token_lines(t: np.ndarray, series: np.ndarray, *, prefix: str = "token", das
     """One line per token (column of ``series``), in the tokens' colours.
 
     With more tokens than the palette has colours, only the leading tokens are
-    coloured (and in the legend); the others are thin light-grey lines.
+    coloured, each in the legend; the others are thin light-grey lines, one entry
+    ("other tokens").
 
     Parameters
     ----------
@@ -127,8 +136,8 @@ def token_lines(t: np.ndarray, series: np.ndarray, *, prefix: str = "token", das
     w = token_width(n) if width is None else width
     rest = style.PALETTE.rest
     return tuple(Line(x=t, y=series[:, i], name=f"{prefix} {i}", color=colors[i], dash=dash,
-                      width=min(w, 1.0) if colors[i] == rest else w, moving=moving,
-                      legend=legend and colors[i] != rest) for i in range(n))
+                      width=min(w, 1.0) if colors[i] == rest else w, moving=moving, legend=legend,
+                      key=OTHER_TOKENS if colors[i] == rest else "") for i in range(n))
 
 
 def line_trace(line: Line, xaxis: str = "x", yaxis: str = "y", *, mode: str = "lines",

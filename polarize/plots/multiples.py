@@ -115,18 +115,20 @@ def _frame_times(panels: Sequence[Panel], cleaned: list, frames: int) -> np.ndar
 
 
 def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[str]) -> list[dict]:
-    """The traces of one panel's curves, one legend entry per name across the figure."""
+    """The traces of one panel's curves, one legend entry per name (a line's key, if it has one)
+    across the figure."""
     suffix = "" if i == 0 else str(i + 1)
     out = []
     for j, (line, (x, y)) in enumerate(zip(panel.lines, points, strict=True)):
-        first = line.name not in named
+        label = line.key or line.name
+        first = label not in named
         if line.legend:
-            named.add(line.name)
+            named.add(label)
         extra = dict(marker=dict(size=11)) if panel.markers else {}
         out.append(line_trace(dataclasses.replace(line, x=x, y=y), f"x{suffix}", f"y{suffix}",
-                              mode="lines+markers" if panel.markers else "lines",
+                              mode="lines+markers" if panel.markers else "lines", name=label,
                               uid=trace_uid(i, j), showlegend=legend and line.legend and first,
-                              legendgroup=line.name, **extra))
+                              legendgroup=label, **extra))
     return out
 
 
