@@ -142,8 +142,41 @@ def _thin(axis: dict[str, Any], tall: float, pitch: float) -> None:
         if isinstance(step, int | float) and step > 0 and step * unit < pitch:
             axis["dtick"] = step * math.ceil(pitch / (step * unit))
             return
+        if step is None and axis.get("type", "linear") in ("linear", "-"):
+            nticks = min(axis.get("nticks") or most, most)
+            if _multiples(low, high, _plotly_step((high - low) / nticks)) >= 2:
+                axis["nticks"] = nticks
+                return
+            # Plotly's step for so few ticks may leave one label in the range (the presented
+            # Normalizers' "sum" panel read "0" alone): the widest step that still shows two.
+            spread = [s for s in _nice_steps(high - low) if _multiples(low, high, s) >= 2]
+            if spread and max(spread) * unit >= _LABEL_ROOM * pitch / TICK_PITCH:
+                axis.update(tickmode="linear", tick0=0, dtick=max(spread))
+                return
     if not isinstance(step, int | float | str):
         axis["nticks"] = min(axis.get("nticks") or most, most)
+
+
+_LABEL_ROOM = 1.2
+"""Least distance between two tick labels of a vertical axis shown so that an axis has two, in heights."""
+
+
+def _plotly_step(rough: float) -> float:
+    """The step plotly.js takes for a linear axis of ``nticks`` over a span (``rough`` = span / nticks):
+    the first of 2, 5 and 10 times ``rough``'s power of ten above it (its ``autoTicks`` and ``roundUp``)."""
+    base = 10.0 ** math.floor(math.log10(rough))
+    return base * next(m for m in (2, 5, 10) if m > rough / base)
+
+
+def _nice_steps(span: float) -> list[float]:
+    """Steps of 1, 2, 2.5 and 5 times a power of ten, from a hundredth of ``span`` to ``span``."""
+    top = math.floor(math.log10(span))
+    return [m * 10.0 ** k for k in range(top - 2, top + 1) for m in (1, 2, 2.5, 5) if m * 10.0 ** k <= span]
+
+
+def _multiples(low: float, high: float, step: float) -> int:
+    """How many multiples of ``step`` lie in ``[low, high]``."""
+    return math.floor(high / step + 1e-9) - math.ceil(low / step - 1e-9) + 1
 
 
 def _label_columns_once(axes: dict[str, dict[str, Any]]) -> None:

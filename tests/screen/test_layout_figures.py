@@ -285,6 +285,31 @@ def test_a_y_title_longer_than_its_short_panel_loses_its_brackets_then_goes():
     assert layout["yaxis3"]["title"]["text"] == "entropy (nats)"  # room enough: kept whole
 
 
+@pytest.mark.parametrize("low, high, tall", [(-2.382, 3.9019, 77.0), (-2.382, 3.9019, 97.0), (-0.7, 0.4, 60.0),
+                                            (-130.0, 260.0, 80.0), (0.013, 0.0211, 70.0)])
+def test_a_short_linear_panel_still_labels_two_values_of_its_axis(low, high, tall):
+    """The presented Normalizers' "sum" panel (77 px tall, 20 px type) read "0" alone: at most three
+    ticks, plotly.js took a step of 5 over -2.4 to 3.9. Two labels at least, never closer than 1.2
+    heights, at steps of 1, 2, 2.5 or 5 times a power of ten."""
+    from polarize.plots.crowding import uncrowded
+
+    font = 20.0
+    layout = {"font": {"size": font}, "yaxis": {"domain": [0, 1], "range": [low, high], "tickfont": {"size": font}}}
+    uncrowded(layout, [], plot_px=tall, width=800)
+    axis = layout["yaxis"]
+    if "dtick" in axis:  # our own step: every multiple of it in the range is labelled
+        step = axis["dtick"]
+        assert axis["tick0"] == 0 and axis["tickmode"] == "linear"
+        assert round(step / 10 ** np.floor(np.log10(step)), 6) in (1, 2, 2.5, 5)
+    else:  # plotly's, for at most ``nticks``: the first of 2, 5, 10 x 10^k past (high - low) / nticks
+        rough = (high - low) / axis["nticks"]
+        base = 10 ** np.floor(np.log10(rough))
+        step = base * min(m for m in (2, 5, 10) if m > rough / base)
+    labels = [k * step for k in range(int(np.ceil(low / step)), int(np.floor(high / step)) + 1)]
+    assert len(labels) >= 2, (axis, labels)
+    assert step * tall / (high - low) >= 1.2 * font, axis
+
+
 def test_the_tied_figure_keeps_its_three_quantities_as_columns_on_a_phone():
     """One row per size D, titled once above its columns, each row naming its D: it fits a phone."""
     from polarize import simulate
