@@ -285,8 +285,8 @@ def test_a_y_title_longer_than_its_short_panel_loses_its_brackets_then_goes():
     assert layout["yaxis3"]["title"]["text"] == "entropy (nats)"  # room enough: kept whole
 
 
-@pytest.mark.parametrize("low, high, tall", [(-2.382, 3.9019, 77.0), (-2.382, 3.9019, 97.0), (-0.7, 0.4, 60.0),
-                                            (-130.0, 260.0, 80.0), (0.013, 0.0211, 70.0)])
+@pytest.mark.parametrize("low, high, tall", [(-2.382, 3.9019, 77.0), (-2.382, 3.9019, 97.0),
+                                            (-0.7, 0.4, 60.0), (-130.0, 260.0, 80.0), (0.013, 0.0211, 70.0)])
 def test_a_short_linear_panel_still_labels_two_values_of_its_axis(low, high, tall):
     """The presented Normalizers' "sum" panel (77 px tall, 20 px type) read "0" alone: at most three
     ticks, plotly.js took a step of 5 over -2.4 to 3.9. Two labels at least, never closer than 1.2
@@ -294,7 +294,8 @@ def test_a_short_linear_panel_still_labels_two_values_of_its_axis(low, high, tal
     from polarize.plots.crowding import uncrowded
 
     font = 20.0
-    layout = {"font": {"size": font}, "yaxis": {"domain": [0, 1], "range": [low, high], "tickfont": {"size": font}}}
+    axis = {"domain": [0, 1], "range": [low, high], "tickfont": {"size": font}}
+    layout = {"font": {"size": font}, "yaxis": axis}
     uncrowded(layout, [], plot_px=tall, width=800)
     axis = layout["yaxis"]
     if "dtick" in axis:  # our own step: every multiple of it in the range is labelled
