@@ -206,7 +206,7 @@ def test_the_loss_page_runs_it_with_the_others(exponential):
     losses = view.plots()[0]
     assert f"Same start, {len(LOSSES)} losses." in losses.caption and EXP_WORDS in losses.caption
     titles = [note["text"].replace("<br>", " ") for note in losses.figure["layout"]["annotations"]]
-    assert f"{EXP_LABEL}: scores" in titles  # its own panel of scores
+    assert f"{EXPONENTIAL.short}: scores" in titles  # its own panel of scores (short: the legend beside)
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")  # a NaN logit from a probe outside the triangle

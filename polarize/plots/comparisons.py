@@ -116,7 +116,9 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
         ``H(p*)`` dashed).
     """
     top = style.top_tokens(next(iter(runs.values())).s[-1])
-    first = [Panel(title=f"{_loss_name(loss, narrow)}: scores",
+    # The legend beside the panels (above them it took two rows, and the panels were 66 px tall at
+    # 1280 x 720): the titles say the losses' short names, in one line over the narrower panels.
+    first = [Panel(title=f"{_loss_name(loss, True)}: scores",
                    lines=token_lines(r.t, r.s, top=top, legend=True),
                    y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r))
              for k, (loss, r) in enumerate(runs.items())]
@@ -139,10 +141,10 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
               y_floor=(0.0, log_n * 1.05)),
         Panel(title="1 \u2212 max s", lines=_per_run(runs, "one_minus_max", narrow=narrow), log_y=True),
         # One line (H(p*) is in the legend): on two it ran into the panel above.
-        Panel(title="loss" if narrow else "loss (grey: KL floor)", lines=loss_lines, log_y=True),
+        Panel(title="loss", lines=loss_lines, log_y=True),
     ]
     return animated_grid(first + second, cols=3, frames=frames, row_height=LOSSES_ROW, legend=True,
-                         animated=animated, narrow=narrow)
+                         animated=animated, narrow=narrow, beside=True)
 
 
 def kappa_panels(results: Mapping[float, Result], *, split: bool = True) -> list[Panel]:

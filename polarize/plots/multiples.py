@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 
 from polarize.plots import style
 from polarize.plots.animation import FRAMES, animation_controls
-from polarize.plots.crowding import LEGEND_ROW, legend_rows
+from polarize.plots.crowding import LEGEND_ROW, LEGEND_SYMBOL, legend_rows
 from polarize.plots.geometry import (
     GRID_BOTTOM,
     GRID_TOP,
@@ -55,6 +55,13 @@ def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
     if not names:
         return 0
     return round(legend_rows(names, size=size, width=LEGEND_WIDTH[narrow]) * LEGEND_ROW * size)
+
+
+def _legend_width(names: Sequence[str], *, size: float) -> int:
+    """Pixels a vertical legend of entries ``names`` takes at font ``size``: its widest entry (the
+    estimate of ``crowding.legend_rows``, a little more, since plotly pushes the margin for what is
+    missing and the panels narrow)."""
+    return round(LEGEND_SYMBOL + 0.55 * size * max((style.shown_length(name) for name in names), default=0))
 
 
 def _line_chars(cols: int, *, narrow: bool, note: bool = False) -> int:
@@ -224,7 +231,8 @@ def _row_gap(panels: Sequence[Panel], titles: list[str], where: list[tuple[int, 
 
 def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, row_height: int = 300,
                   legend: bool = False, animated: bool = True, height: int | None = None,
-                  narrow: bool = False, narrow_cols: int = PHONE_COLS) -> dict[str, Any]:
+                  narrow: bool = False, narrow_cols: int = PHONE_COLS,
+                  beside: bool = False) -> dict[str, Any]:
     """Small multiples that play together: one figure, shared frames, one play button and slider.
 
     Parameters
@@ -239,6 +247,10 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
         Pixels per row of panels.
     legend : bool
         Show the legend (entries of lines with ``legend=True``), above the panels.
+    beside : bool
+        On a desktop, the legend in a column right of the panels rather than in rows above them:
+        for a figure of two rows whose legend takes two rows too (a 1280 x 720 window left such
+        panels 66 px tall). On a phone, above them all the same.
     animated : bool
         False for a static figure of the same panels (no markers, frames or controls).
     height : int, optional
@@ -267,7 +279,9 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
     title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
     names = list(dict.fromkeys(line.name for p in panels for line in p.lines if line.legend and legend))
-    above = legend_height(names, size=style.font(_LEGEND_FONT)["size"], narrow=narrow)
+    beside = beside and bool(names) and not narrow
+    size = style.font(_LEGEND_FONT)["size"]
+    above = 0 if beside else legend_height(names, size=size, narrow=narrow)
     top = max(GRID_TOP + TITLE_LINE * (title_lines - 1), TITLE_LINE * title_lines + LEGEND_GAP + above + 6)
     top, bottom = margins(top, narrow=narrow, animated=animated)  # on a phone the transport on top
     bottom = bottom or GRID_BOTTOM
@@ -295,13 +309,29 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                              **_at(float(times[0]), riders)))
         _axes(layout, i, panel, points, time_range=time_range, x_title=titled, cols=cols, narrow=narrow,
               first=where[i][1] == 0)
-    return _finish(data, layout, moving, times, legend=legend, height=height, margin=(top, bottom),
-                   title_px=TITLE_LINE * title_lines, panels=len(panels), narrow=narrow)
+    key = _key(height, (top, bottom), title_px=TITLE_LINE * title_lines,
+               beside=_legend_width(names, size=size) if beside else 0)
+    return _finish(data, layout, moving, times, legend=legend, key=key, height=height, margin=(top, bottom),
+                   panels=len(panels), narrow=narrow)
 
 
-def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, height: int,
-            margin: tuple[int, int], title_px: int, panels: int, narrow: bool) -> dict[str, Any]:
-    """Frames, controls and the figure's layout (the legend above the first row's titles)."""
+def _key(height: int, margin: tuple[int, int], *, title_px: int, beside: int) -> dict[str, Any]:
+    """The legend's layout and the right margin it needs: above the first row's titles, or in a column
+    ``beside`` px wide right of the panels, level with their top."""
+    plot = height - sum(margin)
+    font = style.font(_LEGEND_FONT)
+    if not beside:
+        return {"r": 20, "legend": dict(orientation="h", x=0.0, y=1.0 + (title_px + LEGEND_GAP) / plot,
+                                        yanchor="bottom", font=font)}
+    # Each entry its own group, without plotly's gap between groups; as tall as its entries (plotly
+    # scrolls a vertical legend taller than the plot, and hid the losses' strokes so).
+    return {"r": 20 + beside, "legend": dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top",
+                                             tracegroupgap=0, maxheight=height, font=font)}
+
+
+def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, legend: bool, key: dict,
+            height: int, margin: tuple[int, int], panels: int, narrow: bool) -> dict[str, Any]:
+    """Frames, controls and the figure's layout (its legend placed by ``key``: ``_key``)."""
     animated = [index for index, _ in moving]
     frame_list = [dict(name=str(j), traces=animated,
                        data=[dict(type="scatter", **_at(float(tau), riders)) for _, riders in moving])
@@ -309,10 +339,9 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
     top, bottom = margin
     plot = height - top - bottom
     layout.update(
-        style.base_layout(height=height, delta=-1, margin=dict(l=20, r=20, t=top, b=bottom)),
+        style.base_layout(height=height, delta=-1, margin=dict(l=20, r=key["r"], t=top, b=bottom)),
         showlegend=legend,
-        legend=dict(orientation="h", x=0.0, y=1.0 + (title_px + LEGEND_GAP) / plot, yanchor="bottom",
-                    font=style.font(_LEGEND_FONT)),
+        legend=key["legend"],
         meta=dict(panels=panels, frame_times=rounded(times) if animated else [], animated=animated),
     )
     if animated:

@@ -57,7 +57,7 @@ the page's 1.5 (``ui.theme.PRESENT_TYPE``): five panels, their controls and the 
 1.25."""
 PRESENT_LEAST = 20
 """The least type of a presented figure's data, in px, after ``PRESENT_SCALE`` (ticks, axis and
-panel titles, notes, a heatmap's labels): what the back of a hall reads at 1280 x 720 (issue 45:
+panel titles, notes, a heatmap's labels, legends): what the back of a hall reads at 1280 x 720 (issue 45:
 ticks were 17.5 px, the Sinks heatmaps' labels 16, the Phase portrait's colour bar 15). The fit
 (``present_figure.presented``) raises every font to it and widens the gaps between rows with it."""
 FONT_FAMILY = "Source Sans Pro, Arial, sans-serif"
@@ -353,12 +353,12 @@ def scale_fonts(figure: dict[str, Any], scale: float = PRESENT_SCALE) -> dict[st
 def least_fonts(figure: dict[str, Any], least: float) -> dict[str, Any]:
     """Every font of a figure's data (as a dict: layout, traces, frames) at least ``least`` px, in place.
 
-    Ticks, axis and panel titles, notes, a heatmap's labels, a colour bar's; ``layout.font`` too, which
-    the fonts without a size of their own follow. Not a legend's (a key beside the data, in a row the
-    figure's width bounds: plotly.js ran the Explorer's out of the figure at 20 px) nor a hover
-    label's; a font of 2 px or less is a label kept hidden (the slider's steps'). Returns ``figure``.
+    Ticks, axis and panel titles, notes, a heatmap's labels, a colour bar's, legends' (a legend above
+    the plot gets the rows it takes at that size: ``present_figure.described`` counts them after this);
+    ``layout.font`` too, which the fonts without a size of their own follow. Not a hover label's; a font
+    of 2 px or less is a label kept hidden (the slider's steps'). Returns ``figure``.
     """
-    for font in _sized_fonts(figure, skip=("legend", "hoverlabel")):
+    for font in _sized_fonts(figure, skip=("hoverlabel",)):
         if 2 < font["size"] < least:
             font["size"] = least
     return figure

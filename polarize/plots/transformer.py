@@ -27,6 +27,7 @@ from polarize.plots.geometry import (
     ON_TOP,
     PHONE_HEATMAP_ROW,
     PHONE_TRAINING_PLOT,
+    TITLE_LINE,
     TRAINING_AXIS_ROOM,
     margins,
 )
@@ -48,13 +49,14 @@ def token_labels(tokens: list[int], vocab: int) -> list[str]:
 def _titles(record: Mapping[str, Any], step: int, narrow: bool = False) -> list[str]:
     """Panel titles at a checkpoint: each head's sink score, a star on the sink heads (on a desktop
     with the word; on a phone, where "sink 0.98 \u2605 SINK" ran into its neighbour, the star alone:
-    the caption says what it marks)."""
+    the caption says what it marks). The layer is the row's label (``attention_figure``)."""
     entry = next(h for h in record["history"] if h["step"] == step)
     scores = np.asarray(entry["sink_scores"])
     sinks = sink_heads(scores, entry["accuracy"])
     mark = " \u2605" if narrow else " \u2605 SINK"
-    # Two lines a title, so that neighbours' titles stay apart.
-    return [f"layer {layer}, head {head}<br>sink {scores[layer, head]:.2f}"
+    # One line a title on a desktop (two lines a row took 17 px of the heatmaps' 55 at 1280 x 720);
+    # on a phone two, so that neighbours' titles stay apart in its half-width panels.
+    return [f"head {head}{'<br>' if narrow else ': '}sink {scores[layer, head]:.2f}"
             + (mark if sinks[layer, head] else "")
             for layer in range(scores.shape[0]) for head in range(scores.shape[1])]
 
@@ -102,11 +104,13 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
     cols = min(2, heads) if narrow else heads
     rows = -(-layers * heads // cols)
     plot = (PHONE_HEATMAP_ROW if narrow else HEATMAP_ROW) * rows
-    head_room = 130 if narrow else 100  # the title, then the first row's two title lines
-    # Rotated ticks, then two title lines; on a phone the keys are labelled under the last row only.
+    head_room = 130 if narrow else 78  # the title, then the first row's title lines
+    # Between rows the lower row's title lines: the keys are labelled under the last row only (every
+    # panel has the same keys), and the rows by their layer (at 1280 x 720 the rotated keys under
+    # each row and two title lines left the heatmaps 55 px tall).
     titles = _titles(record, snapshots[-1]["step"], narrow)
     layout = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04,
-                           vertical_spacing=(45 if narrow else 95) / plot).layout.to_plotly_json()
+                           vertical_spacing=(45 if narrow else 2 * TITLE_LINE) / plot).layout.to_plotly_json()
     labels = token_labels(record["map_tokens"][sequence], record["config"].vocab)
     low, top = min(0.0, float(stack.min())), float(max(stack.max(), 1e-9))
     data = []
@@ -122,8 +126,10 @@ def attention_figure(record: Mapping[str, Any], sequence: int = 0, *, narrow: bo
             # Keys and queries at the panels' titles' size (13 px; at 11 they were drawn 9 to 10 px
             # high); plotly leaves out labels that would not fit a panel, never shrinks them.
             layout["yaxis" + suffix].update(autorange="reversed", showticklabels=col == 0,
-                                            tickfont=style.font(-4), automargin=True)
-            layout["xaxis" + suffix].update(showticklabels=not narrow or row == rows - 1, tickangle=-90,
+                                            tickfont=style.font(-4), automargin=True,
+                                            title=dict(text=f"layer {layer}" if col == 0 else "",
+                                                       font=style.font(-3)))
+            layout["xaxis" + suffix].update(showticklabels=row == rows - 1, tickangle=-90,
                                             tickfont=style.font(-4), automargin=True)
     for note in layout["annotations"]:
         style.layout_update(note, font=style.font(-4))

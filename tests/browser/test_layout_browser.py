@@ -108,24 +108,28 @@ def _main_figures(tabs: dict, found: dict, size: str, *, present: bool) -> list[
 LEAST_PANEL = 80
 """Fewest pixels of a panel's plot area a person reads at 1280 x 720 (issue 45)."""
 ROWS_AND_KEYS = {"descent": ("legend", {"flow (solid)", "descent (dashed)"}),
-                 "tied": ("rows", {"D = 10", "D = 100"})}
+                 "tied": ("rows", {"D = 10", "D = 100"}),
+                 "sinks": ("rows", {"layer 0", "layer 1"}),
+                 "losses": ("legend", {"token 0", "token 7", "logistic", "square"})}
 """Page -> what its main figure must say, as drawn: the legend's entries or the rows' labels."""
 
 
 @pytest.mark.parametrize(("size", "present"), [("projector", False), ("projector", True), ("phone", False)])
 def test_grids_of_panels_are_tall_enough_and_say_their_rows_and_colours(server, browser, size, present):
     """Issue 45, item 5, read from the drawn figures: at 1280 x 720, normal and presented, every panel
-    of the Explorer's dashboard and of the grids of Flow vs descent, Massive activations and
-    Normalizers at least ``LEAST_PANEL`` px tall as the page opens, with the figure and its Play on
-    the first screen (they were 31 (41 presented), 49, 35 and 59 px); Flow vs descent's legend names
-    its strokes (flow solid, descent dashed: none before) and Massive activations labels its rows
-    with their D (at 1280 they had no label), on a phone too."""
+    of the Explorer's dashboard and of the grids of Flow vs descent, Massive activations,
+    Normalizers, Attention sinks (its heatmaps) and Loss and conditioning at least ``LEAST_PANEL`` px
+    tall as the page opens, with the figure and its Play on the first screen (they were 31 (41
+    presented), 49, 35, 59, 55 (69) and 66 px); Flow vs descent's legend names its strokes (flow
+    solid, descent dashed: none before), Massive activations labels its rows with their D (at 1280
+    they had no label) and Attention sinks with their layer, and Loss and conditioning's legend keys
+    the tokens' colours and the losses' strokes, on a phone too."""
     width, height = SIZES[size]
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     found = []
     try:
-        for name in ("explorer", "descent", "tied", "normalizers"):
+        for name in ("explorer", "descent", "tied", "normalizers", "sinks", "losses"):
             page.goto(f"{server.url}/{name}{'?present=true' if present else ''}")
             wait_until_settled(page, timeout=300)
             figure = drawn(page)[0]

@@ -242,7 +242,8 @@ def main_figure_problems(page: Any, *, at_top: bool = False, whole: bool = True,
 # JavaScript: for each figure of the page (in order), as drawn: the heights (px) of its panels' plot
 # areas, the texts of its y axis titles (a row's label) and of its legend's entries, and its smallest
 # type with that text: every visible text of the figure but its legend's, its transport's, its hover
-# labels' and its toolbar's (ticks, axis and panel titles, notes, a heatmap's labels, a colour bar's).
+# labels' and its toolbar's (ticks, axis and panel titles, notes, a heatmap's labels, a colour bar's);
+# and its legends' smallest type (every legend's title and entries).
 DRAWN_JS = """() => [...document.querySelectorAll('.st-key-page .polarize-chart')].map((chart) => {
   const g = chart.querySelector('.js-plotly-plot');
   const shown = (t) => t.checkVisibility() && t.textContent.trim() && t.getBoundingClientRect().width > 0;
@@ -250,8 +251,11 @@ DRAWN_JS = """() => [...document.querySelectorAll('.st-key-page .polarize-chart'
   const texts = [...g.querySelectorAll('.main-svg text')].filter(shown);
   const data = texts.filter((t) => !t.closest(
     '.legend, .updatemenu-container, .slider-container, .hoverlayer, .modebar'));
-  const smallest = data.reduce((m, t) => (size(t) < m[0] ? [size(t), t.textContent.trim()] : m),
-                               [Infinity, '']);
+  const least = (some) => some.reduce((m, t) => (size(t) < m[0] ? [size(t), t.textContent.trim()] : m),
+                                      [Infinity, '']);
+  const smallest = least(data);
+  const keys = texts.filter((t) => t.closest('.legend, [class^="legend"]')
+    && !t.closest('.updatemenu-container, .slider-container, .hoverlayer, .modebar'));
   return {
     panels: [...g.querySelectorAll('.draglayer .nsewdrag')].map((r) => r.getBoundingClientRect().height)
       .filter((h) => h >= 1),
@@ -259,11 +263,13 @@ DRAWN_JS = """() => [...document.querySelectorAll('.st-key-page .polarize-chart'
       .map((t) => t.textContent.trim()),
     legend: texts.filter((t) => t.classList.contains('legendtext')).map((t) => t.textContent.trim()),
     smallest,
+    legend_smallest: least(keys),
   };
 })"""
 
 
 def drawn(page: Any) -> list[dict[str, Any]]:
     """Each figure of the page as drawn (``DRAWN_JS``): ``panels`` (px tall), ``rows`` (y titles),
-    ``legend`` (entries), ``smallest`` ([px, text] of its least type, its legend and controls aside)."""
+    ``legend`` (entries), ``smallest`` ([px, text] of its least type, its legend and controls aside),
+    ``legend_smallest`` (the same of its legends' text, titles and entries; [inf, ''] without one)."""
     return page.evaluate(DRAWN_JS)
