@@ -186,19 +186,22 @@ def simplex_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
     vertices = simplex_vertices(n)
     xy = np.where(view.dead[:, None], np.nan, project_to_polygon(view.s))
     outline = vertices if n == 2 else np.vstack([vertices, vertices[:1]])
-    offset = 1.15 if n > 2 else 1.0
+    marker = 16 if n <= 12 else 9
     on = dict(xaxis=xa, yaxis=ya)
     static = [
         dict(type="scatter", uid="simplex-outline", name="simplex", x=rounded(outline[:, 0]),
              y=rounded(outline[:, 1]), mode="lines", line=dict(color=grey, width=2), hoverinfo="skip", **on),
         dict(type="scatter", uid="simplex-vertices", name="vertices", x=rounded(vertices[:, 0]),
              y=rounded(vertices[:, 1]), mode="markers",
-             marker=dict(color=colors, size=16 if n <= 12 else 9,
+             marker=dict(color=colors, size=marker,
                          line=dict(color=style.PALETTE.background, width=1.5)),
              customdata=list(range(n)), hovertemplate="vertex of token %{customdata}<extra></extra>", **on),
-        dict(type="scatter", uid="simplex-labels", name="token labels", x=rounded(vertices[:, 0] * offset),
-             y=rounded(vertices[:, 1] * offset - (0.13 if n == 2 else 0.0)), mode="text",
-             text=[str(i) for i in range(n)] if n <= 24 else [""] * n,
+        # Each label beside its corner's marker, away from the centre: placed by plotly.js in pixels
+        # past the (unseen) marker of the corner's size, it clears the marker at any size (in data
+        # units, 1.15 times the corner, it sat on the markers of a phone's small simplex).
+        dict(type="scatter", uid="simplex-labels", name="token labels", x=rounded(vertices[:, 0]),
+             y=rounded(vertices[:, 1]), mode="markers+text", textposition=_outward(vertices, n),
+             marker=dict(size=marker, opacity=0), text=[str(i) for i in range(n)] if n <= 24 else [""] * n,
              textfont=dict(size=style.FONT_SIZE - 1 if n <= 12 else 12, color=colors), hoverinfo="skip",
              meta={"key": True}, **on),
         dict(type="scatter", uid="simplex-uniform", name="uniform", x=[0.0], y=[0.0], mode="markers",
@@ -368,3 +371,17 @@ def loss_panel(view: RunFrames, xa: str, ya: str) -> PanelTraces:
         y = panel_axis(range=span(loss))
     axes = dict(x=panel_axis(**view.time_axis()), y=y)
     return PanelTraces(static=static, moving=moving_traces(styles, at(int(view.shown[0]))), at=at, axes=axes)
+
+
+_SIDES = ("middle right", "top right", "top center", "top left", "middle left", "bottom left",
+          "bottom center", "bottom right")
+"""Plotly's text positions by the direction from the centre, in eighths of a turn from the right."""
+
+
+def _outward(vertices: np.ndarray, n: int) -> list[str]:
+    """Where each corner's label goes: on the side of its marker facing away from the simplex's centre
+    (below a segment's two ends)."""
+    if n == 2:
+        return ["bottom center"] * 2
+    eighths = np.round(np.arctan2(vertices[:, 1], vertices[:, 0]) / (np.pi / 4)).astype(int) % 8
+    return [_SIDES[k] for k in eighths]

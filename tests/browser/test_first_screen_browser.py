@@ -199,3 +199,43 @@ def test_a_presented_explorer_draws_its_curves_only_as_far_as_play_has_gone(serv
             assert drawn["curves"] >= before[key]["curves"] + 0.3 * width / 4, (key, before, after)
     finally:
         context.close()
+
+
+# JavaScript: the boxes of the simplex's corner labels (the digits drawn in its subplot) and of its
+# corner markers (the points drawn there in colour), as the page shows them.
+CORNERS_JS = """() => {
+  const plot = document.querySelector('.st-key-main_figure .js-plotly-plot');
+  const layer = plot.querySelector('.cartesianlayer .subplot.xy .scatterlayer');
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const labels = [...layer.querySelectorAll('text')].filter((t) => /^\\d+$/.test(t.textContent));
+  const markers = [...layer.querySelectorAll('path.point')].filter((p) => {
+    const s = getComputedStyle(p);
+    return parseFloat(s.opacity) > 0 && parseFloat(s.fillOpacity) > 0 && p.getBoundingClientRect().width >= 6;
+  });
+  return {labels: labels.map((t) => [t.textContent, box(t)]), markers: markers.map(box)};
+}"""
+
+
+@pytest.mark.parametrize("size", ["phone", "projector"])
+def test_the_simplex_s_corner_labels_stand_clear_of_its_markers(server, browser, size):
+    """On a phone the corners' numbers sat on the corners' markers (placed 1.15 times the corner out, in
+    data units, in a simplex about 100 px across): each label's box now clears every marker's."""
+    width, height, _ = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/")
+        wait_for_figure(page)
+        wait_until_settled(page)
+        drawn = page.evaluate(CORNERS_JS)
+        assert [text for text, _ in drawn["labels"]] == [str(i) for i in range(8)], drawn
+        assert len(drawn["markers"]) >= 8, drawn
+
+        def overlap(a, b):
+            return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+        touching = [(text, marker) for text, label in drawn["labels"] for marker in drawn["markers"]
+                    if overlap(label, marker)]
+        assert not touching, touching
+    finally:
+        context.close()

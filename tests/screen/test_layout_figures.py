@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import pytest
 from support.figures import dashboard_figure
 
-from polarize import Experiment
+from polarize import Experiment, simulate
 from polarize.config import ConfigError
 from polarize.plots import style
 from polarize.plots.dashboard import PANELS
@@ -98,6 +98,25 @@ def test_the_dashboard_fits_a_phone_with_its_simplex_on_top(result):
     # The four small panels' titles and axis titles fit their ~130 px (short, or none).
     small = [a.text for a in figure.layout.annotations[1:5]]
     assert all(len(re.sub(r"<[^>]+>", "", text)) <= 16 for text in small), small
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 12])
+def test_each_corner_s_label_sits_on_the_side_of_its_marker_away_from_the_centre(n):
+    """Placed by plotly.js in pixels past the marker (``textposition``), never in data units: a phone's
+    small simplex had its numbers on its markers."""
+    result = simulate(Experiment(n=n, d=n, horizon=10.0))
+    figure = dashboard_figure(result, frames=3, narrow=True)
+    labels = next(t for t in figure.data if t.uid == "simplex-labels")
+    vertices = next(t for t in figure.data if t.uid == "simplex-vertices")
+    assert list(labels.x) == list(vertices.x) and list(labels.y) == list(vertices.y)
+    assert labels.marker.size == vertices.marker.size and labels.marker.opacity == 0
+    way = {"top": 1, "middle": 0, "bottom": -1, "left": -1, "center": 0, "right": 1}
+    for x, y, position in zip(labels.x, labels.y, labels.textposition, strict=True):
+        vertical, horizontal = position.split()
+        side = np.array([way[horizontal], way[vertical]], dtype=float)
+        out = np.array([x, y]) if n > 2 else np.array([0.0, -1.0])  # a segment's labels go below it
+        cos = side @ out / (np.linalg.norm(side) * np.linalg.norm(out))
+        assert cos >= np.cos(np.pi / 8) - 1e-9, (n, x, y, position)  # within an eighth of a turn of outward
 
 
 @pytest.mark.parametrize("cols", [2, 3, 4, 5])
