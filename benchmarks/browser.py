@@ -256,9 +256,9 @@ class Measure:
     figures: int
     cpu: float | None = None
     posted: int = 0
-    moved: str = ""
     main_thread: float | None = None
     parts: Parts | None = None
+    moved: str = ""
 
 
 @dataclass(frozen=True)
