@@ -109,9 +109,9 @@ def last(*, presenting: bool, deck: bool, place: str | None = None) -> Display:
 def measure(place: str) -> None:
     """Draw the measuring component, telling it ``place``: what is above the page's main figure.
 
-    The page must write the app's style sheet (``ui.theme.style``, as ``ui.app`` does on every run):
-    the component measures once that is in effect, which hides its container, and the fonts are
-    loaded (before, the layout above the figure is not final).
+    The page writes the app's style sheet (``ui.theme.style``, as ``ui.app`` does on every run): the
+    component measures once that is in effect, which hides its container, and the fonts are loaded
+    (before, the layout above the figure is not final); a page without it is measured after 10 s.
     """
     posted = _posted(place)
     assumed = {name: posted.get(name) for name in (*_POSTED, "place")} if isinstance(posted, dict) else None
