@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import os
 import signal
@@ -245,8 +246,8 @@ DASH_MISSING = "browser.py: --peers needs Dash, a benchmark-only dependency: pip
 class Measure:
     """One visit or change: its seconds until the main figure's last draw and until the page settled,
     its counts (``Wire.counts`` since it began), the long tasks' seconds, the figures on the page
-    once settled, the server's CPU seconds (first visits), the measures the page posted, and the
-    browser's main-thread seconds (a new browser's visits)."""
+    once settled, the server's CPU seconds (first visits), the measures the page posted (and what moved
+    from one to the next: ``moved``), and the browser's main-thread seconds (a new browser's visits)."""
 
     seconds: float
     settled: float
@@ -257,6 +258,7 @@ class Measure:
     posted: int = 0
     main_thread: float | None = None
     parts: Parts | None = None
+    moved: str = ""
 
 
 @dataclass(frozen=True)
@@ -343,6 +345,15 @@ def main_thread(cdp: Any) -> float:
     return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
 
+def moved(measures: list[str]) -> str:
+    """What changed from each measure a page posted (``Wire.measures``, JSON) to the next, in words
+    (``top 400 -> 250``): a second measure fits and sends the figure again, and this says why."""
+    posts = [json.loads(measure) for measure in measures]
+    return "; ".join(", ".join(f"{name} {before.get(name)} -> {after.get(name)}"
+                               for name in after if before.get(name) != after.get(name))
+                     for before, after in itertools.pairwise(posts))
+
+
 def _long_tasks_since(page: Any, since: float) -> float:
     return page.evaluate(f"() => window.__longTasks.filter(([s]) => s >= {since})"
                          ".reduce((a, [, d]) => a + d, 0) / 1000")
@@ -402,7 +413,8 @@ def first_visit(browser: Any, url: str, server: Any, target: Target = APP, timeo
     # its count) with the other tab: the main thread is told for a new browser's visit only.
     measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0),
                       page.locator(target.figures).count(), server_cpu(server.process.pid) - cpu,
-                      len(wire.measures), main_thread(cdp) - busy if own else None)
+                      len(wire.measures), main_thread(cdp) - busy if own else None,
+                      moved=moved(wire.measures))
     return measure, page, wire
 
 
@@ -420,7 +432,8 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
     drawn = (page.evaluate("() => window.__mainDrawn") - now) / 1000
     since = tuple(a - b for a, b in zip(wire.counts(), counts, strict=True))
     return Measure(drawn, settled, since, _long_tasks_since(page, now), page.locator(target.figures).count(),
-                   posted=len(wire.measures) - posted, parts=_parts(page, seen, now))
+                   posted=len(wire.measures) - posted, moved=moved(wire.measures[max(0, posted - 1):]),
+                   parts=_parts(page, seen, now))
 
 
 def change_seed(page: Any, wire: Any, seed: int, target: Target = APP, timeout: float = 60.0) -> Measure:
@@ -507,7 +520,8 @@ def report(name: str, kind: str, measures: list[Measure]) -> None:
           + (f"main thread {_median(busy):5.2f} s  " if busy else "")
           + f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
           f"(+{referenced} by reference, {size / 1e3:.0f} kB)"
-          + (f"  server {_median(cpu):.2f} CPU-s" if cpu else "") + _told_parts(measures), flush=True)
+          + (f"  server {_median(cpu):.2f} CPU-s" if cpu else "") + _told_parts(measures)
+          + "".join(f"  measures moved: {m.moved}" for m in measures if m.moved), flush=True)
 
 
 def _told_parts(measures: list[Measure]) -> str:
@@ -537,7 +551,8 @@ def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:
         drawn_once = m.figures <= sent + referenced <= m.figures * max(1, fragments)
         if full != 1 or fragments > most or not drawn_once:
             failures.append(f"{name} {kind}: {full} full run(s) + {fragments} fragment, "
-                            f"{sent} + {referenced} figure(s) sent of {m.figures}")
+                            f"{sent} + {referenced} figure(s) sent of {m.figures}"
+                            + (f" (measures moved: {m.moved})" if m.moved else ""))
     return failures
 
 

@@ -107,12 +107,18 @@ def last(*, presenting: bool, deck: bool, place: str | None = None) -> Display:
 
 
 def measure(place: str) -> None:
-    """Draw the measuring component, telling it ``place``: what is above the page's main figure."""
+    """Draw the measuring component, telling it ``place``: what is above the page's main figure.
+
+    The page writes the app's style sheet (``ui.theme.style``, as ``ui.app`` does on every run): the
+    component measures once that is in effect, which hides its container, and the fonts are loaded
+    (before, the layout above the figure is not final); a page without it is measured after 10 s.
+    """
     posted = _posted(place)
     assumed = {name: posted.get(name) for name in (*_POSTED, "place")} if isinstance(posted, dict) else None
     with st.container(key=VIEWPORT):  # hidden (``ui.theme``): its frame takes no room
-        _component(assumed=assumed, place=place, narrow_below=NARROW_BELOW, step=STEP,
-                   debounce_ms=_DEBOUNCE_MS, places=PLACES, key=KEY, default=None)
+        # The page measures once that style is in effect (its container hidden): the layout is final.
+        _component(assumed=assumed, place=place, holder=f"st-key-{VIEWPORT}", narrow_below=NARROW_BELOW,
+                   step=STEP, debounce_ms=_DEBOUNCE_MS, places=PLACES, key=KEY, default=None)
 
 
 def held(place: str | None) -> bool:

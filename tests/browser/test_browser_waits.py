@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import support.browser
+import support.decks
 from support.browser import BROWSER, AppVanished, wait_until_settled
 
 pytestmark = BROWSER
@@ -54,3 +55,21 @@ def test_a_page_whose_app_vanished_is_reloaded_once_and_said(server, browser, mo
         assert page.locator('[data-testid="stApp"] h1').count() == 1
     finally:
         context.close()
+
+
+def test_a_message_that_never_comes_fails_with_what_the_page_showed_and_ran(server, browser, monkeypatch):
+    """``support.decks.said`` (the deck tests' wait for what a page says) fails as the settled wait does,
+    and with the sidebar's text and what ran on the page: a deck box's message that never came in CI
+    said only that a locator had timed out."""
+    monkeypatch.setattr(support.decks, "PATIENCE_MS", 1000)
+    context, page = support.decks._open(browser, server.url + "/", phone=False)
+    try:
+        with pytest.raises(AssertionError, match=r"did not say 'Never said' within 1 s: .*\"script\":"
+                           r"\"notRunning\".*sidebar: '.*Present or add to a deck.*ran: .*socket opened "
+                           r"/_stcore/stream.*run of the page.*run ended.*picture: ") as failed:
+            support.decks.said(page, "Never said")
+    finally:
+        context.close()
+    picture = Path(re.search(r"picture: (\S+)\)$", str(failed.value))[1])
+    assert picture.is_file() and picture.stat().st_size > 0
+    picture.unlink()

@@ -380,11 +380,18 @@ def unsettled(page: Any, timeout: float, kind: type[AssertionError] = AssertionE
     """The failure of a wait for ``page``: what kept it (``UNSETTLED_JS``), what the browser saw go
     wrong (``browser_trouble``), and its picture, kept in ``test-artifacts/``."""
     state = page.evaluate(UNSETTLED_JS)
-    ARTIFACTS.mkdir(exist_ok=True)
-    picture = ARTIFACTS / f"unsettled-{time.strftime('%H%M%S')}-{os.getpid()}.png"
-    page.screenshot(path=str(picture))
     kept = "has no app" if kind is AppVanished else f"not settled in {timeout:g} s"
-    return kind(f"{page.url} {kept}: {state}; {browser_trouble(page)} (picture: {picture})")
+    trouble = browser_trouble(page)
+    return kind(f"{page.url} {kept}: {state}; {trouble} (picture: {picture(page, 'unsettled')})")
+
+
+def picture(page: Any, name: str) -> Path:
+    """A picture of ``page`` now, kept in ``test-artifacts/`` as ``name-<time>-<process>.png`` (a wait that
+    failed on a busy machine is otherwise a mystery); its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    kept = ARTIFACTS / f"{name}-{time.strftime('%H%M%S')}-{os.getpid()}.png"
+    page.screenshot(path=str(kept))
+    return kept
 
 
 def browser_trouble(page: Any) -> str:

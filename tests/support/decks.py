@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from typing import Any
 
 from polarize.web.deck_file import digest, to_json
 from polarize.web.deck_store import Deck, Slide
-from support.browser import wait_until_settled
+from support.browser import PATIENCE_MS, UNSETTLED_JS, browser_trouble, picture, wait_until_settled
+from support.wire import Journal, journal
 
 __all__ = ["A_WORDS", "DECK_BOX", "SLIDES", "add_from_deck_box", "exam", "import_deck", "many_slides",
            "relinked", "said", "shown_text", "tampered", "two_visitors"]
@@ -49,11 +51,37 @@ def exam(title: str, notes: str, *, slides: int = 2) -> dict[str, Any]:
     return {"name": "Exam.json", "mimeType": "application/json", "buffer": to_json(deck).encode()}
 
 
-def said(page: Any, pattern: str, timeout: float = 60.0) -> str:
-    """Wait for a message matching ``pattern`` (a regular expression) on ``page``; its text."""
+_JOURNALS: weakref.WeakKeyDictionary[Any, Journal] = weakref.WeakKeyDictionary()
+"""Each page's ``support.wire.Journal``, by its Playwright page (``_open`` starts it): what ran on it."""
+
+
+def said(page: Any, pattern: str) -> str:
+    """Wait for a message matching ``pattern`` (a regular expression) on ``page``; its text.
+
+    A message that does not come within the browser's patience (``PATIENCE_MS``) fails with what the
+    page showed: its state (``UNSETTLED_JS``), its sidebar's text (where the deck box says what it
+    did), what the browser saw go wrong, what ran on it (its ``Journal``, when ``_open`` opened it),
+    and its picture, kept in ``test-artifacts/``.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     found = page.get_by_text(re.compile(pattern)).first
-    found.wait_for(timeout=timeout * 1000)
+    try:
+        found.wait_for(timeout=PATIENCE_MS)
+    except PlaywrightTimeout as waited:
+        raise AssertionError(unsaid(page, pattern)) from waited
     return found.inner_text()
+
+
+def unsaid(page: Any, pattern: str) -> str:
+    """Why ``page`` did not say ``pattern``, in words (``said``)."""
+    sidebar = page.locator("[data-testid='stSidebar']")
+    shown = sidebar.inner_text().strip()[-600:] if sidebar.count() else None
+    kept = _JOURNALS.get(page)
+    ran = kept.last() if kept is not None else "not journaled"
+    return (f"{page.url} did not say {pattern!r} within {PATIENCE_MS / 1000:g} s: "
+            f"{page.evaluate(UNSETTLED_JS)}; sidebar: {shown!r}; {browser_trouble(page)}; "
+            f"ran: {ran} (picture: {picture(page, 'unsaid')})")
 
 
 def add_from_deck_box(page: Any, title: str, notes: str) -> str:
@@ -86,6 +114,7 @@ def _open(browser: Any, url: str, *, phone: bool) -> tuple[Any, Any]:
     context = browser.new_context(viewport={"width": 390, "height": 844} if phone else
                                   {"width": 1280, "height": 720})
     page = context.new_page()
+    _JOURNALS[page] = journal(page)
     page.goto(url)
     wait_until_settled(page)
     return context, page

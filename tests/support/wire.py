@@ -12,6 +12,7 @@ that message already, as a reference to it (``ref_hash``).
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,8 +22,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from ui.blocks import DRAFT
 
-__all__ = ["DashWire", "Wire", "drawn_figure", "figure_element", "frame_kind", "listen",
-           "listen_dash", "sent_message"]
+__all__ = ["DashWire", "Journal", "Wire", "drawn_figure", "figure_element", "frame_kind", "journal",
+           "listen", "listen_dash", "sent_message"]
 
 CHART = "polarize_chart"
 """The app's chart element's component name (``ui.charts.NAME``)."""
@@ -157,6 +158,64 @@ def listen(page: Any) -> Wire:
 
     page.on("websocket", watch)
     return wire
+
+
+@dataclass
+class Journal:
+    """What passed on one tab's websockets, in order, each with its seconds since the journal began, for
+    a failed wait to say what ran (``journal``): a socket opened or closed, a rerun the tab asked for
+    (of the page, or of a fragment, and the widgets that triggered it), a run that began (the page's,
+    or a fragment's), an alert it drew (a ``st.success`` or ``st.error``, its text) and how it ended.
+    """
+
+    events: list[str] = field(default_factory=list)
+    began: float = field(default_factory=time.monotonic)
+
+    def note(self, what: str) -> None:
+        self.events.append(f"{time.monotonic() - self.began:.2f} s {what}")
+
+    def received(self, payload: Any) -> None:
+        msg = sent_message(payload)
+        kind = msg.WhichOneof("type") if msg is not None else None
+        if kind == "new_session":
+            fragments = list(msg.metadata.run.fragment_ids)
+            self.note(f"run of fragment(s) {fragments}" if fragments else "run of the page")
+        elif kind == "script_finished":
+            self.note(f"run ended: {ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)}")
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
+                and msg.delta.new_element.WhichOneof("type") == "alert":
+            body = msg.delta.new_element.alert.body[:80]
+            self.note(f"alert in fragment {msg.delta.fragment_id or None}: {body!r}")
+
+    def sent(self, payload: Any) -> None:
+        if isinstance(payload, str):
+            return
+        msg = BackMsg.FromString(payload)
+        if msg.WhichOneof("type") != "rerun_script":
+            return
+        rerun = msg.rerun_script
+        triggers = [w.id[-40:] for w in rerun.widget_states.widgets
+                    if w.WhichOneof("value") == "trigger_value" and w.trigger_value]
+        self.note(f"asked a rerun of {'fragment ' + rerun.fragment_id if rerun.fragment_id else 'the page'}"
+                  f" (triggered: {triggers})")
+
+    def last(self, count: int = 40) -> str:
+        """The last ``count`` events, in a line."""
+        return "; ".join(self.events[-count:])
+
+
+def journal(page: Any) -> Journal:
+    """A ``Journal`` of ``page``'s websockets (a Playwright page, before it opens the app)."""
+    kept = Journal()
+
+    def watch(socket: Any) -> None:
+        kept.note(f"socket opened {urlsplit(socket.url).path}")
+        socket.on("framereceived", kept.received)
+        socket.on("framesent", kept.sent)
+        socket.on("close", lambda _: kept.note("socket closed"))
+
+    page.on("websocket", watch)
+    return kept
 
 
 @dataclass
