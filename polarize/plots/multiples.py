@@ -278,11 +278,17 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
     rows = len(specs)
     titles = [style.wrap(p.title, _line_chars(cols, narrow=narrow)) for p in panels]
     title_lines = max((t.count("<br>") + 1 for t in titles), default=1)
-    names = list(dict.fromkeys(line.name for p in panels for line in p.lines if line.legend and legend))
+    names = list(dict.fromkeys(line.key or line.name for p in panels for line in p.lines
+                               if line.legend and legend))
     beside = beside and bool(names) and not narrow
     size = style.font(_LEGEND_FONT)["size"]
     above = 0 if beside else legend_height(names, size=size, narrow=narrow)
-    top = max(GRID_TOP + TITLE_LINE * (title_lines - 1), TITLE_LINE * title_lines + LEGEND_GAP + above + 6)
+    floor = GRID_TOP + TITLE_LINE * (title_lines - 1)
+    top = max(floor, TITLE_LINE * title_lines + LEGEND_GAP + above + 6)
+    # The legend's rows at the narrowest width it is built for, and the pixels of the top only they
+    # hold: a wider figure (presented, the sidebar closed) needs fewer (``present_figure``).
+    rows_kept = dict(legend_rows=legend_rows(names, size=size, width=LEGEND_WIDTH[narrow]) if above else 0,
+                     legend_px=above, legend_spare=max(0, top - floor))
     top, bottom = margins(top, narrow=narrow, animated=animated)  # on a phone the transport on top
     bottom = bottom or GRID_BOTTOM
     height = height or row_height * rows + top + (bottom if animated else 90 - GRID_TOP)
@@ -311,8 +317,10 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
               first=where[i][1] == 0)
     key = _key(height, (top, bottom), title_px=TITLE_LINE * title_lines,
                beside=_legend_width(names, size=size) if beside else 0)
-    return _finish(data, layout, moving, times, legend=legend, key=key, height=height, margin=(top, bottom),
-                   panels=len(panels), narrow=narrow)
+    figure = _finish(data, layout, moving, times, legend=legend, key=key, height=height, margin=(top, bottom),
+                     panels=len(panels), narrow=narrow)
+    figure["layout"]["meta"].update(rows_kept)
+    return figure
 
 
 def _key(height: int, margin: tuple[int, int], *, title_px: int, beside: int) -> dict[str, Any]:

@@ -116,7 +116,7 @@ def described(figure: dict[str, Any], *, height: int, width: float, scale: float
     bands = {
         "cap": old_height * scale, "scale": scale, "between": between, "least_plot": LEAST_PLOT,
         "least_row": least_row,
-        "margin": margin, "top_less": _top_less(layout, traces, width - grown["l"]),
+        "margin": margin, "top_less": _top_less(layout, traces, inside),
         "legend": [over * old_plot, rows], "on_top": ON_TOP if on_top else 0, "plot": old_plot,
         "items": [_item(key, i, value, old_plot) for key, i, value in _placed(layout)
                   if isinstance(value.get("y"), int | float) and not 0 <= value["y"] <= 1],
@@ -230,18 +230,22 @@ def _on_top(layout: dict[str, Any]) -> bool:
 
 
 def _top_less(layout: dict[str, Any], traces: list[dict[str, Any]], width: float) -> float:
-    """Pixels (at the built size) fewer that a legend at the figure's top takes in ``width`` than it
+    """Pixels (at the built size) fewer that a legend above the panels takes in ``width`` than it
     was given rows for.
 
     A figure that kept rows for its legend at its narrowest says so in ``layout.meta``
-    (``legend_rows``, ``legend_px``: the dashboard); presented, the figure is wider and may need fewer.
+    (``legend_rows``, ``legend_px``, and ``legend_spare``: the top's pixels only the legend holds; a
+    grid of panels, ``multiples.animated_grid``); presented or on a wider window the figure is wider
+    and may need fewer (the presented comparison pages kept 40 to 90 px blank above their legends).
+    The rows it takes at its own type come back in the fit (``fitted``: ``legend``).
     """
     meta, legend = layout.get("meta"), layout.get("legend", {})
-    if not isinstance(meta, dict) or not meta.get("legend_rows") or legend.get("yref") != "container":
+    if not isinstance(meta, dict) or not meta.get("legend_rows") or not _legend_over(layout):
         return 0
     size = float(legend.get("font", {}).get("size") or 12)
     rows = legend_rows(_legend_names(layout, traces), size=size, width=width)
-    return (meta["legend_rows"] - rows) * meta["legend_px"] / meta["legend_rows"]
+    fewer = max(meta["legend_rows"] - rows, 0) * meta["legend_px"] / meta["legend_rows"]
+    return min(fewer, meta.get("legend_spare", fewer))
 
 
 def _legend_names(layout: dict[str, Any], traces: list[dict[str, Any]]) -> list[str]:

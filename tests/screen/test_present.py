@@ -143,6 +143,22 @@ def test_a_fitted_figure_fitted_again_from_its_description_is_presented_at_the_n
     assert layout["meta"][BANDS]["placed"] == pytest.approx(direct["meta"][BANDS]["placed"])
 
 
+def test_a_grid_s_legend_built_in_two_rows_takes_one_row_s_room_where_one_holds_it():
+    """Built for the narrowest window with the sidebar (two legend rows), presented 1,230 px wide (one
+    row): the top keeps room for the legend's row at its larger type, not for two."""
+    spec = pages.by_name("descent")
+    figure = spec.view(spec.make_job(spec.defaults(None))).plots()[0].figure
+    assert figure["layout"]["meta"]["legend_rows"] == 2
+    wide, narrow = (presented(figure, height=600, width=width, scale=PRESENT_SCALE, least_font=PRESENT_LEAST)
+                    for width in (1230, 760))
+    for shown in (wide, narrow):
+        over, rows = shown["layout"]["meta"][BANDS]["legend"]
+        grow = PRESENT_SCALE  # 600 px leave the plot its least: the margins grow with the type
+        assert shown["layout"]["margin"]["t"] >= round(over * grow + rows)  # room for the legend it has
+    one_row = 2.1 * PRESENT_LEAST  # crowding.LEGEND_ROW font sizes a row, at the hall's type
+    assert narrow["layout"]["margin"]["t"] - wide["layout"]["margin"]["t"] >= 0.9 * one_row
+
+
 def test_a_small_figure_grows_only_with_its_type(figure):
     small = _shown(_with_height(figure, 300))
     assert small.layout.height == 300 * PRESENT_SCALE
