@@ -1,12 +1,13 @@
 """No overlaps at any size: every page at a projector's 1280 x 720, at 1920 x 1080 and on a 390 x 844 phone.
 
-Every page of the app is opened in its own tab, all at once (the server computes them side by
-side), once per window size, normal and presented, for every test here (``views``), and once settled
-its figures' text boxes (titles, tick labels, notes, legend entries, the slider's label, the buttons)
-are checked pairwise by their bounding boxes in Chromium, along with text cut off by a figure's edge
-or a Streamlit box, a legend entry under the chart's toolbar, and a page wider than the window.
+Every page of the app is opened, one after another in one tab (``support.browser.Views``: a new tab
+a page cost three times as much), once per window size, normal and presented, for every test here
+(``views``), and once settled its figures' text boxes (titles, tick labels, notes, legend entries,
+the slider's label, the buttons) are checked pairwise by their bounding boxes in Chromium, along with
+text cut off by a figure's edge or a Streamlit box, a legend entry under the chart's toolbar, and a
+page wider than the window.
 
-The same tabs then show whether each page's main figure (its first) and its Play button, slider and
+The same pages then show whether each page's main figure (its first) and its Play button, slider and
 time are inside the window together, in normal mode and, opened again with ``?present=true``, in
 presentation mode: the whole figure (on a desktop the Explorer's as it opens, the others scrolled to
 at most). A figure may say it is taller than the window (``layout.meta.taller``: a phone's figure
@@ -38,8 +39,7 @@ ADDRESSES = {**{spec.name: spec.url_path for spec in PAGES},
 @pytest.fixture(scope="module")
 def views(shared_server, browser):
     """Every page and state opened once per window size, normal and presented, for every test here that
-    reads it (``support.browser.Views``; the shared server has a generous time limit: ten pages run at once
-    here): ``views(size, names, present=...)`` -> name -> what it read."""
+    reads it (``support.browser.Views``): ``views(size, names, present=...)`` -> name -> what it read."""
     reads = {"layout": layout_problems, "figures": drawn,
              "charts": lambda tab: tab.locator(".polarize-chart").count(),
              "alerts": lambda tab: tab.locator("[data-testid='stAlert']").all_inner_texts(),
