@@ -1,7 +1,7 @@
 """No overlaps at any size: every page at a projector's 1280 x 720, at 1920 x 1080 and on a 390 x 844 phone.
 
-Every page of the app is opened, one after another in one tab (``support.browser.Views``: a new tab
-a page cost three times as much), once per window size, normal and presented, for every test here
+Every page of the app is opened, one after another in one tab (``support.browser.Views``; all at
+once in tabs of their own took as long), once per window size, normal and presented, for every test here
 (``views``), and once settled its figures' text boxes (titles, tick labels, notes, legend entries,
 the slider's label, the buttons) are checked pairwise by their bounding boxes in Chromium, along with
 text cut off by a figure's edge or a Streamlit box, a legend entry under the chart's toolbar, and a

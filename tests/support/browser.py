@@ -411,10 +411,11 @@ class Views:
     ``views(window, paths)`` opens each path not read yet in that view, one after another, in the view's
     one tab (kept for the module, in a browser context of its own: a page opened later there is a
     visitor's next page). A new tab a page costs about three times as much as the next page in the
-    same tab (seen here under load: 16 s against 5 for the Sinks page presented), and tabs opened at
-    once saved nothing on two cores. Each page, brought to the front and settled
-    (``wait_until_settled``), is read by each of ``reads`` (what -> a function of the tab) in their
-    order. Returns name -> what -> value. A wait that failed fails every later reading of its page there.
+    same tab (seen here under load: 16 s against 5 for the Sinks page presented), and the layout
+    tests' pages opened all at once in tabs of their own took as long (348 s against 369, side by
+    side). Each page, brought to the front and settled (``wait_until_settled``), is read by each of
+    ``reads`` (what -> a function of the tab) in their order. Returns name -> what -> value. A wait
+    that failed fails every later reading of its page there.
     """
 
     def __init__(self, browser: Any, url: str, reads: dict[str, Any], timeout: float = 300.0):
