@@ -1,11 +1,12 @@
 """Presentation mode in headless Chromium at 1280x720 (a projector): every page on one screen.
 
-One server; the pages open one after another with ``?present=true``. On each, once settled:
-no two text boxes of a figure overlap and nothing is cut off (``support.layout.layout_problems``,
-the overlap check of every size), every figure fits the window with its controls (play, pause,
-reset, steps, speeds, slider, counter) inside it, the first figure's controls show without
-scrolling, and the sidebar is collapsed. The Explorer's page is also checked in detail (type,
-captions, title). Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
+One server; the pages open one after another with ``?present=true``, each once in a light and
+once in a dark window for all the tests that read it (``presented``). On each, once settled: no two
+text boxes of a figure overlap and nothing is cut off (``support.layout.layout_problems``, the
+overlap check of every size), every figure fits the window with its controls (play, pause, reset,
+steps, speeds, slider, counter) inside it, the first figure's controls show without scrolling, and
+the sidebar is collapsed. The Explorer's page is also checked in detail (type, captions, title).
+Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from support.browser import (
     ARTIFACTS,
     BROWSER,
+    Views,
     wait_for_figure,
     wait_until_settled,
 )
@@ -50,6 +52,25 @@ def projector(browser):
     context.close()
 
 
+PAGES_PRESENTED = {spec.name: f"{spec.url_path}?present=true" for spec in PAGES}
+SHOTS = ARTIFACTS / "shots"
+
+
+@pytest.fixture(scope="module")
+def presented(shared_server, browser):
+    """Pages presented at 1280 x 720, each opened once in a light and once in a dark window for every test
+    here (``support.browser.Views``): ``presented(paths, scheme=...)`` -> name -> what it read."""
+    reads = {"layout": layout_problems, "figures": drawn, "ticks": lambda tab: tab.evaluate(TYPE_JS),
+             "charts": lambda tab: tab.locator(".polarize-chart").count(),
+             "alerts": lambda tab: tab.locator("[data-testid='stAlert']").all_inner_texts(),
+             "fit": fit_problems}  # last: it scrolls each figure to the window's top
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    views = Views(browser, shared_server.url, reads)
+    yield lambda paths, *, scheme="light", shots=None: views((WIDTH, HEIGHT), paths, scheme=scheme,
+                                                             shots=shots)
+    views.close()
+
+
 def test_presentation_mode_fits_a_projector(server, projector):
     page = projector
     page.goto(f"{server.url}/?present=true&n=5")
@@ -65,23 +86,13 @@ def test_presentation_mode_fits_a_projector(server, projector):
     assert "present=true" in page.url  # the address keeps the mode for the next rerun
 
 
-def test_every_page_presented_on_one_screen(server, browser):
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    page = context.new_page()
-    shots = ARTIFACTS / "shots"
-    shots.mkdir(parents=True, exist_ok=True)
+def test_every_page_presented_on_one_screen(presented):
     found = {}
-    try:
-        for spec in PAGES:
-            page.goto(f"{server.url}/{spec.url_path}?present=true")
-            wait_until_settled(page, timeout=240)
-            page.screenshot(path=str(shots / f"present-{WIDTH}-{spec.name}.png"))
-            found[spec.name] = layout_problems(page) + fit_problems(page)
-            if spec.name != "deck" and not page.locator(".polarize-chart").count():
-                shown = page.locator("[data-testid='stAlert']").all_inner_texts()
-                found[spec.name].append(f"no figure drawn ({' / '.join(shown) or 'nothing said'})")
-    finally:
-        context.close()
+    shots = lambda name: SHOTS / f"present-{WIDTH}-{name}.png"  # noqa: E731
+    for name, seen in presented(PAGES_PRESENTED, shots=shots).items():
+        found[name] = seen["layout"] + seen["fit"]
+        if name != "deck" and not seen["charts"]:
+            found[name].append(f"no figure drawn ({' / '.join(seen['alerts']) or 'nothing said'})")
     report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
     assert not report, f"{len(report)} problems presenting at {WIDTH} x {HEIGHT}:\n" + "\n".join(report)
 
@@ -118,54 +129,39 @@ TYPE_JS = """() => [...document.querySelectorAll('.st-key-page .js-plotly-plot')
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_hall_reads_every_figure_s_type_at_least_20_px(server, browser, scheme):
+def test_a_hall_reads_every_figure_s_type_at_least_20_px(presented, scheme):
     """Presented at 1280 x 720 (issue 45, item 7): no tick label, axis or panel title, note,
     heatmap label or legend's entry of any figure under ``PRESENT_LEAST`` px as drawn (ticks were
     17.5 px, the Sinks heatmaps' labels 16, the Phase portrait's colour bar 15, legends 16.2 to 17.5),
     on every page with figures, and nothing overlapping or cut off by its figure's edge at that size."""
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=scheme)
-    page = context.new_page()
     found = []
-    try:
-        for spec in PAGES:
-            if spec.name == "deck":
-                continue
-            page.goto(f"{server.url}/{spec.url_path}?present=true")
-            wait_until_settled(page, timeout=300)
-            figures = drawn(page)
-            assert figures, spec.name
-            for k, seen in enumerate(figures):
-                for part in ("smallest", "legend_smallest"):
-                    if seen[part][0] < PRESENT_LEAST - 0.05:
-                        px, text = seen[part]
-                        found.append(f"{spec.name} figure {k}: {text!r} at {px} px")
-            found += [f"{spec.name}: {line}" for line in layout_problems(page)]
-    finally:
-        context.close()
+    with_figures = {name: path for name, path in PAGES_PRESENTED.items() if name != "deck"}
+    for name, seen in presented(with_figures, scheme=scheme).items():
+        figures = seen["figures"]
+        assert figures, name
+        for k, figure in enumerate(figures):
+            for part in ("smallest", "legend_smallest"):
+                if figure[part][0] < PRESENT_LEAST - 0.05:
+                    px, text = figure[part]
+                    found.append(f"{name} figure {k}: {text!r} at {px} px")
+        found += [f"{name}: {line}" for line in seen["layout"]]
     assert not found, "\n".join(found)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_hall_reads_log_and_linear_ticks_alike_in_the_page_s_colours(server, browser, scheme):
+def test_a_hall_reads_log_and_linear_ticks_alike_in_the_page_s_colours(presented, scheme):
     """Presented at 1280 x 720 (issue 45, item 7): a log axis's tick labels as large as a linear one's in
     the same figure (plotly drew them 1.25 times larger, 23.5 px beside 18.8 in the Explorer, and the
     Phase portrait's between-decade labels at 13 px), and on a dark page dark figures (a white card
     before, unless dark was chosen in the app's menu)."""
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=scheme)
-    page = context.new_page()
     found = []
-    try:
-        for name in ("explorer", "sinks", "phase", "descent"):
-            path = next(spec.url_path for spec in PAGES if spec.name == name)
-            page.goto(f"{server.url}/{path}?present=true")
-            wait_until_settled(page, timeout=240)
-            figures = page.evaluate(TYPE_JS)
-            assert figures, name
-            for k, seen in enumerate(figures):
-                if seen["ticks"] and seen["ticks"][-1] - seen["ticks"][0] > 0.25:  # px, rounding aside
-                    found.append(f"{name} figure {k}: tick labels at {seen['ticks']} px")
-                if (seen["light"] > 0.5) != (scheme == "light"):
-                    found.append(f"{name} figure {k}: lightness {seen['light']:.2f} on a {scheme} page")
-    finally:
-        context.close()
+    pages = {name: PAGES_PRESENTED[name] for name in ("explorer", "sinks", "phase", "descent")}
+    for name, seen in presented(pages, scheme=scheme).items():
+        figures = seen["ticks"]
+        assert figures, name
+        for k, ticks in enumerate(figures):
+            if ticks["ticks"] and ticks["ticks"][-1] - ticks["ticks"][0] > 0.25:  # px, rounding aside
+                found.append(f"{name} figure {k}: tick labels at {ticks['ticks']} px")
+            if (ticks["light"] > 0.5) != (scheme == "light"):
+                found.append(f"{name} figure {k}: lightness {ticks['light']:.2f} on a {scheme} page")
     assert not found, "\n".join(found)

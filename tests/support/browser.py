@@ -257,8 +257,8 @@ def slider_value(page: Any, label: str) -> str:
 
 
 SHARED_SERVER_ENV = {"POLARIZE_APP_TIMEOUT": "180"}
-"""The shared server's settings: ten pages run at once on a small machine (``test_layout_browser``),
-so a generous time limit lets each draw its figures."""
+"""The shared server's settings: a generous time limit, so that each page draws its figures on a small,
+loaded machine."""
 
 
 def fresh_server_fixture(**kwargs: Any) -> Any:
@@ -409,3 +409,56 @@ def browser_trouble(page: Any) -> str:
             unfinished.append(f"{request.url[-80:]}: no answer")
     text = page.evaluate("() => document.body ? document.body.innerText.trim().slice(0, 200) : null")
     return json.dumps({"errors": errors, "console": console, "requests": unfinished[-10:], "text": text})
+
+
+class Views:
+    """Pages opened once per view (window size and colour scheme) for every test of a module that reads
+    them, instead of once per test: a page costs its server's run and Chromium's drawing, seconds each.
+
+    ``views(window, paths)`` opens each path not read yet in that view, one after another, in the view's
+    one tab (kept for the module, in a browser context of its own: a page opened later there is a
+    visitor's next page). A new tab a page costs about three times as much as the next page in the
+    same tab (seen here under load: 16 s against 5 for the Sinks page presented), and the layout
+    tests' pages opened all at once in tabs of their own took as long (348 s against 369, side by
+    side). Each page, brought to the front and settled (``wait_until_settled``), is read by each of
+    ``reads`` (what -> a function of the tab) in their order. Returns name -> what -> value. A wait
+    that failed fails every later reading of its page there.
+    """
+
+    def __init__(self, browser: Any, url: str, reads: dict[str, Any], timeout: float = 300.0):
+        self.browser, self.url, self.reads, self.timeout = browser, url, reads, timeout
+        self.tabs: dict[tuple, Any] = {}
+        self.read: dict[tuple, dict[str, Any] | AssertionError] = {}
+
+    def __call__(self, window: tuple[int, int], paths: dict[str, str], *, scheme: str = "light",
+                 shots: Any = None) -> dict[str, dict[str, Any]]:
+        """``paths``: name -> the page's path and query; ``shots``: name -> where its picture is kept."""
+        view = (*window, scheme)
+        if view not in self.tabs:
+            context = self.browser.new_context(viewport={"width": window[0], "height": window[1]},
+                                               color_scheme=scheme)
+            self.tabs[view] = context.new_page()
+        tab = self.tabs[view]
+        for name, path in paths.items():
+            if (*view, path) in self.read:
+                continue
+            tab.goto(f"{self.url}/{path}")
+            tab.bring_to_front()  # a tab behind others gets no animation frames
+            try:
+                wait_until_settled(tab, timeout=self.timeout)
+            except AssertionError as failed:
+                self.read[(*view, path)] = failed
+                raise
+            if shots is not None:
+                ARTIFACTS.mkdir(exist_ok=True)
+                tab.screenshot(path=str(shots(name)))
+            self.read[(*view, path)] = {what: read(tab) for what, read in self.reads.items()}
+        seen = {name: self.read[(*view, path)] for name, path in paths.items()}
+        for reading in seen.values():
+            if isinstance(reading, AssertionError):
+                raise reading
+        return seen
+
+    def close(self) -> None:
+        for tab in self.tabs.values():
+            tab.context.close()
