@@ -101,6 +101,8 @@ def test_a_figure_of_more_tokens_than_colours_keys_its_grey_lines_once():
     assert len(grey) == 2 * len(rows)  # two grey tokens in each panel, one entry for all
     assert {t["legendgroup"] for t in grey} == {"other tokens"}
     assert {t["line"]["color"] for t in keyed if t["name"] == "other tokens"} == {style.PALETTE.rest}
+    ranks = [t.get("legendrank", 1000) for t in keyed]  # plotly's default 1000: the shared entry last
+    assert max(ranks) == ranks[names.index("other tokens")] > 1000 == min(ranks)
 
 
 def test_the_dashboard_keys_its_tokens_by_the_simplex_s_corners_led_by_the_winner():

@@ -83,12 +83,14 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
         One panel per normalizer (4 per row), ``n`` curves each.
     """
     top = style.top_tokens(rows[0].result.s[-1])  # one token order for every panel: the first run's
+    # The legend beside the panels: past the palette's eight colours (the paper's n = 10) it took two
+    # rows above them, and the panels were 79 px tall at 1280 x 720.
     panels = [Panel(title=row.result.experiment.sigma.short,
                     lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
                     note=stopped_note(row.result)) for k, row in enumerate(rows)]
     return animated_grid(panels, cols=4, frames=frames, row_height=NORMALIZERS_ROW, animated=animated,
-                         legend=True, narrow=narrow)
+                         legend=True, narrow=narrow, beside=True)
 
 
 def _per_run(runs: Mapping[str, Result], quantity: str, *, narrow: bool,

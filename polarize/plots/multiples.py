@@ -132,6 +132,8 @@ def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[s
         if line.legend:
             named.add(label)
         extra = dict(marker=dict(size=11)) if panel.markers else {}
+        if line.key:  # a shared entry ("other tokens") after the lines named one by one
+            extra["legendrank"] = 1001
         out.append(line_trace(dataclasses.replace(line, x=x, y=y), f"x{suffix}", f"y{suffix}",
                               mode="lines+markers" if panel.markers else "lines", name=label,
                               uid=trace_uid(i, j), showlegend=legend and line.legend and first,
