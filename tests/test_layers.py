@@ -347,9 +347,12 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
     that a child importing one of its packages alone has imported needs no child of its own: imported
     alone, it would import that package alone first, the same way, and then find itself imported
     (``polarize.integrate`` is imported by ``polarize``'s ``__init__``).
-    Scripts (``__main__``) run a command when imported, and are left out.
+    Scripts run a command or the app when imported, and are left out: ``__main__`` modules, and
+    ``app`` and its page scripts (``pages/``: each draws the whole app when imported outside
+    Streamlit, two thirds of this test's time; AppTest runs each, ``test_navigation``).
     """
-    names = sorted(m for m in MODULES if m != "app" and not m.endswith("__main__"))
+    names = sorted(m for m in MODULES
+                   if m != "app" and not m.startswith("pages.") and not m.endswith("__main__"))
     script = _ALONE.format(root=str(ROOT), preload=third_party(), modules=names, parallel=2)
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
