@@ -158,3 +158,21 @@ def test_a_replica_not_heard_of_for_its_lease_loses_its_slots():
     plugin.heard["silent"] -= 61.0  # its last question, past its lease
     answer = asyncio.run(plugin.places("waiting", [[waiting, 1]], timeout=5.0))
     assert answer == [[waiting, 0, 0]] and plugin._where(held) == (-1, 0)
+
+
+def test_each_replica_counts_the_cluster_s_runs_for_work_done_ahead(tmp_path):
+    """``runner.idle`` (a view made ahead of need runs only while no one's run would wait for it) asks
+    the admission its counts: a replica's side of the cluster's queue had none, and every view made
+    ahead on a cluster failed ("'SharedAdmission' object has no attribute 'counts'" in the log)."""
+    from dask.distributed import Client
+
+    from polarize.serve.cluster_admission import SharedAdmission
+
+    with DaskCluster(tmp_path, workers=1) as one, Client(one.address, set_as_default=False) as mine, \
+            Client(one.address, set_as_default=False) as theirs:
+        here, there = SharedAdmission(mine, lost=RuntimeError), SharedAdmission(theirs, lost=RuntimeError)
+        assert here.counts() == (0, 0) and here.size == 1  # the one worker's one thread
+        slot = there.enter()  # the other replica's run holds it
+        assert here.counts() == (1, 0)
+        there.leave(slot)
+        assert here.counts() == (0, 0)

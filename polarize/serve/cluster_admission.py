@@ -50,7 +50,7 @@ LEASE_SECONDS = 30.0
 
 _POLL = 1.0  # seconds a replica's question for its places waits on the scheduler for a change
 _RECHECK = 0.25  # seconds between the scheduler's looks at the running runs (they turn heavy with time)
-_OPS = ("take", "places", "leave")
+_OPS = ("take", "places", "leave", "counts")
 _UNKNOWN, _LOST = -1, -2  # places: a ticket the scheduler does not know; one whose scheduler cannot be asked
 
 
@@ -128,6 +128,12 @@ class AdmissionPlugin(SchedulerPlugin):
         """``ticket``'s slot given back, or its place in the queue (a wait cancelled)."""
         self._hear(client)
         self._release([ticket])
+
+    def counts(self, client: str) -> list[int]:
+        """``[running, waiting, size]``: the cluster's queue now, every replica's runs in it."""
+        self._hear(client)
+        self._settle()
+        return [*self.queue.counts(), self.queue.size]
 
     def remove_client(self, scheduler: Any, client: str) -> None:
         """A client gone (a replica stopped or killed): its runs' slots and places are freed."""
@@ -263,6 +269,12 @@ class SharedAdmission:
     def resize(self, size: int) -> None:
         """Note the cluster's worker threads (the scheduler sizes the queue itself)."""
         self.size = size
+
+    def counts(self) -> tuple[int, int]:
+        """(running, waiting) in the cluster's queue now, every replica's (the scheduler asked; its
+        size noted): whether work done ahead of need would make anyone's run wait (``runner.idle``)."""
+        running, waiting, self.size = self._ask("counts")
+        return running, waiting
 
     def _take(self, key: str | None) -> int:
         answer = self._ask("take", key=key)
