@@ -398,3 +398,23 @@ def test_a_session_holds_a_bounded_number_of_decks_and_slides():
     with pytest.raises(DeckError):
         for _ in range(SESSION["slides"] + 1):
             store.add_slide("small 0", _many_slides(1)[0])
+
+
+def test_the_deck_box_keeps_what_the_last_add_said_on_its_page_until_the_next(tmp_path, monkeypatch):
+    """Through the reruns that follow (one queued behind the add's drew the box again at once: in CI
+    the answer was never seen), not on another page."""
+    from streamlit.testing.v1 import AppTest
+    from support.app import open_deck_box, open_page
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    open_deck_box(app).run()
+    app.text_input(key="explorer_deckbar_title").input("first")
+    next(b for b in app.button if b.label == "Add to deck").click().run()
+    assert [s.value for s in app.success] == ["Added slide 1 to the deck `Lecture`."]
+    app.run()
+    assert [s.value for s in app.success] == ["Added slide 1 to the deck `Lecture`."]
+    open_page(app, "rates").run()
+    assert not app.exception and not app.success
+    open_page(app, "explorer").run()
+    assert not app.success  # another page dropped it

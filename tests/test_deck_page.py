@@ -267,5 +267,24 @@ def test_deleting_the_only_deck_says_so(tmp_path, monkeypatch):
     assert not at.exception, [e.value for e in at.exception]
     assert [s.value for s in at.success] == ["Deleted the deck `Lecture *3* <b>`."]
     assert DeckStore.shared().names() == []
+    at.run()  # a rerun queued behind the action's (a fragment's) drew it again: the answer stays
+    assert [s.value for s in at.success] == ["Deleted the deck `Lecture *3* <b>`."]
+
+
+def test_the_page_shows_what_its_last_action_said_until_the_next(tmp_path, monkeypatch):
+    """An answer stays through the reruns that follow (one queued behind the action's drew the page
+    again at once, and the answer shown once was gone before a visitor could read it), and the next
+    action's answer takes its place: one answer at a time."""
+    from support.app import page
+
+    _page_with_a_deck(tmp_path, monkeypatch)
+    at = page("deck", timeout=60).run()
+    at.button(key="deck_down0_0").click().run()
+    first = [s.value for s in at.success]
+    assert len(first) == 1, first
     at.run()
-    assert not at.success  # said once
+    assert [s.value for s in at.success] == first
+    at.button(key="deck_remove0_2").click().run()
+    second = [s.value for s in at.success]
+    assert len(second) == 1 and second != first, (first, second)
+    assert not at.exception, [e.value for e in at.exception]

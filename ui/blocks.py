@@ -27,6 +27,7 @@ from polarize.web.view import (
     Table,
     Text,
     View,
+    walk,
 )
 from ui import charts, deck_show, theme
 from ui.state import current_values, settle, widget_key
@@ -111,41 +112,62 @@ def _clicked(block: Plot, page: str) -> None:
 def _action(block: Action, page: str) -> None:
     """A button (or file upload) that changes stored data; what it said shows under it after the rerun.
 
-    An answer that asks (``(ok, message, choices)``) stays, its choices as buttons under it,
+    The page shows what its last action said, in every run until its next action (``_said``): shown
+    once, it was gone when a rerun queued behind the action's (a fragment's) drew the page again at
+    once. An answer that asks (``(ok, message, choices)``) stays, its choices as buttons under it,
     until one is clicked; then that one's answer shows.
     """
-    key, said, asking = f"{page}_{block.key}", f"_{page}_{block.key}_said", f"_{page}_{block.key}_asking"
+    key, said, asking = f"{page}_{block.key}", _said_key(page, block), f"_{page}_{block.key}_asking"
     if block.upload:
         file = st.file_uploader(block.label, type=list(block.upload), key=key, help=block.help or None)
         if file is not None and st.session_state.get(f"{said}_file") != file.file_id:
             st.session_state[f"{said}_file"] = file.file_id
-            st.session_state[said] = block.run(file.getvalue())
+            _said(page, said, block.run(file.getvalue()))
             st.rerun()
     elif st.button(block.label, key=key, help=block.help or None):
-        st.session_state[said] = block.run()
+        _said(page, said, block.run())
         st.rerun()
     if said in st.session_state:
-        ok, message, *choices = st.session_state.pop(said)
+        ok, message, *choices = st.session_state[said]
         if choices and choices[0]:
+            del st.session_state[said]
             st.session_state[asking] = (message, choices[0])
         else:
             st.session_state.pop(asking, None)
             (st.success if ok else st.error)(message)
     if asking in st.session_state:
-        _ask(key, said, asking)
+        _ask(key, said, asking, page)
 
 
-def unshown_answers(page: str) -> None:
-    """Show what an action said whose button this run did not draw: deleting the last deck takes its
-    Delete button away, and the answer, kept for that button, was never shown."""
+def _said_key(page: str, block: Action) -> str:
+    return f"_{page}_{block.key}_said"
+
+
+def _said(page: str, said: str, answer: Any) -> None:
+    """Keep ``answer`` as what the page's last action said (under its key ``said``): the answers of
+    the page's earlier actions go."""
+    for key in _answers(page):
+        del st.session_state[key]
+    st.session_state[said] = answer
+
+
+def _answers(page: str) -> list[str]:
+    """The session's keys of what the page's actions said."""
     prefix = f"_{page}_"
-    left = [k for k in st.session_state if str(k).startswith(prefix) and str(k).endswith("_said")]
-    for key in left:
-        ok, message, *_ = st.session_state.pop(key)
-        (st.success if ok else st.error)(message)
+    return [k for k in st.session_state if str(k).startswith(prefix) and str(k).endswith("_said")]
 
 
-def _ask(key: str, said: str, asking: str) -> None:
+def unshown_answers(page: str, view: View) -> None:
+    """Show what an action said whose button ``view`` does not draw: deleting the last deck takes its
+    Delete button away, and the answer, kept for that button, was never shown."""
+    drawn = {_said_key(page, block) for block in walk(view.blocks) if isinstance(block, Action)}
+    for key in _answers(page):
+        if key not in drawn:
+            ok, message, *_ = st.session_state[key]
+            (st.success if ok else st.error)(message)
+
+
+def _ask(key: str, said: str, asking: str, page: str) -> None:
     """The question an action asked, with a button for each choice."""
     message, choices = st.session_state[asking]
     st.info(message, icon=":material/help:")
@@ -153,7 +175,7 @@ def _ask(key: str, said: str, asking: str) -> None:
         for choice in choices:
             if st.button(choice.label, key=f"{key}_{choice.key}", help=choice.help or None, width="content"):
                 st.session_state.pop(asking)
-                st.session_state[said] = choice.run()
+                _said(page, said, choice.run())
                 st.rerun()
 
 

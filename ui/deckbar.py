@@ -72,11 +72,16 @@ def _box(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
                                   key=f"{key}_title")
             notes = st.text_area("Speaker notes", max_chars=10000, key=f"{key}_notes")
             if st.form_submit_button("Add to deck", icon=":material/add:"):
-                st.session_state[_SAID] = _add(name, links.link(spec, values), title, notes)
+                st.session_state[_SAID] = (spec.name, *_add(name, links.link(spec, values), title, notes))
                 st.session_state[_DECK] = name
-        if _SAID in st.session_state:
-            ok, message = st.session_state.pop(_SAID)
+        # What the last add said, on its page, in every run until the next add: shown once, it was
+        # gone when a rerun queued behind the add's drew the box again at once. Another page drops it.
+        said = st.session_state.get(_SAID)
+        if said is not None and said[0] == spec.name:
+            _, ok, message = said
             (st.success if ok else st.error)(message)
+        elif said is not None:
+            del st.session_state[_SAID]
 
 
 def _add(name: str, link: str, title: str, notes: str) -> tuple[bool, str]:

@@ -225,7 +225,7 @@ def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool
             draw_block(block, page)
         _notes(view, below_figure)
     draw_downloads(view, page)
-    unshown_answers(page)
+    unshown_answers(page, view)
 
 
 def _notes(view: View, below_figure: Callable[[], None]) -> None:
