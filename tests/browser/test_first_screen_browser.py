@@ -8,6 +8,7 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -28,6 +29,22 @@ PLAY_JS = """() => {
   return [r.top, r.bottom];
 }"""
 
+@contextlib.contextmanager
+def _opened(browser, url: str, width: int, height: int, *, dashboard: bool = True):
+    """A fresh ``width`` x ``height`` tab at ``url``, its figure drawn (a dashboard, unless not one) and
+    the page settled; closed after."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.goto(url)
+        if dashboard:
+            wait_for_figure(page)
+        wait_until_settled(page)
+        yield page
+    finally:
+        context.close()
+
+
 NOTES = {
     # normalizer=nonsense names no normalizer: softmax runs, and the page says the value was not used.
     "ignored": ("?normalizer=nonsense", re.compile(r"normalizer=nonsense.*could not (use|be used)|"
@@ -45,12 +62,7 @@ def test_a_link_s_note_shows_on_the_first_screen_with_play(server, browser, size
     720, and the mend's note sat under the figure at 1141 px (1347 presented, 1905 on a phone)."""
     width, height, mode = SIZES[size]
     address, words = NOTES[note]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/{address}{mode}")
-        wait_for_figure(page)
-        wait_until_settled(page)
+    with _opened(browser, f"{server.url}/{address}{mode}", width, height) as page:
         shown = page.locator(".st-key-page").get_by_text(words)
         assert shown.count() >= 1, page.locator(".st-key-page").inner_text()[:600]
         box = shown.last.bounding_box()
@@ -58,8 +70,6 @@ def test_a_link_s_note_shows_on_the_first_screen_with_play(server, browser, size
         play = page.evaluate(PLAY_JS)
         if width > 800:
             assert play is not None and play[1] <= height, f"Play at {play} px of {height}"
-    finally:
-        context.close()
 
 
 # JavaScript: the top and bottom (px) of each of the sidebar's controls named (by its label's text),
@@ -221,12 +231,7 @@ def test_the_simplex_s_corner_labels_stand_clear_of_its_markers(server, browser,
     """On a phone the corners' numbers sat on the corners' markers (placed 1.15 times the corner out, in
     data units, in a simplex about 100 px across): each label's box now clears every marker's."""
     width, height, _ = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/")
-        wait_for_figure(page)
-        wait_until_settled(page)
+    with _opened(browser, f"{server.url}/", width, height) as page:
         drawn = page.evaluate(CORNERS_JS)
         assert [text for text, _ in drawn["labels"]] == [str(i) for i in range(8)], drawn
         assert len(drawn["markers"]) >= 8, drawn
@@ -237,8 +242,6 @@ def test_the_simplex_s_corner_labels_stand_clear_of_its_markers(server, browser,
         touching = [(text, marker) for text, label in drawn["labels"] for marker in drawn["markers"]
                     if overlap(label, marker)]
         assert not touching, touching
-    finally:
-        context.close()
 
 
 # JavaScript: the main figure's top and its legend's top (Plotly's), px from the window's top.
@@ -255,12 +258,6 @@ def test_a_presented_grid_s_legend_starts_at_the_top_of_its_figure(server, brows
     row where it was built for two: the figure kept the second row's room blank above it, 40 to 50 px
     of a projector's 720 lines that its panels now have (Flow vs descent; Normalizers' legend now
     stands beside its panels)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/{path}?present=true")
-        wait_until_settled(page)
+    with _opened(browser, f"{server.url}/{path}?present=true", 1280, 720, dashboard=False) as page:
         figure_top, legend_top = page.evaluate(LEGEND_TOP_JS)
-        assert legend_top - figure_top <= 24, (figure_top, legend_top)
-    finally:
-        context.close()
+    assert legend_top - figure_top <= 24, (figure_top, legend_top)
