@@ -284,13 +284,7 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                                if line.legend and legend))
     beside = beside and bool(names) and not narrow
     size = style.font(_LEGEND_FONT)["size"]
-    above = 0 if beside else legend_height(names, size=size, narrow=narrow)
-    floor = GRID_TOP + TITLE_LINE * (title_lines - 1)
-    top = max(floor, TITLE_LINE * title_lines + LEGEND_GAP + above + 6)
-    # The legend's rows at the narrowest width it is built for, and the pixels of the top only they
-    # hold: a wider figure (presented, the sidebar closed) needs fewer (``present_figure``).
-    rows_kept = dict(legend_rows=legend_rows(names, size=size, width=LEGEND_WIDTH[narrow]) if above else 0,
-                     legend_px=above, legend_spare=max(0, top - floor))
+    top, rows_kept = _top(names, title_lines, size=size, narrow=narrow, above=not beside)
     top, bottom = margins(top, narrow=narrow, animated=animated)  # on a phone the transport on top
     bottom = bottom or GRID_BOTTOM
     height = height or row_height * rows + top + (bottom if animated else 90 - GRID_TOP)
@@ -323,6 +317,19 @@ def animated_grid(panels: Sequence[Panel], *, cols: int, frames: int = FRAMES, r
                      panels=len(panels), narrow=narrow)
     figure["layout"]["meta"].update(rows_kept)
     return figure
+
+
+def _top(names: list[str], title_lines: int, *, size: float, narrow: bool,
+         above: bool) -> tuple[int, dict[str, Any]]:
+    """The top margin for the panels' titles and a legend of ``names`` above them (if ``above``), and
+    what ``layout.meta`` says of the legend: its rows at the narrowest width it is built for, their
+    pixels, and the pixels of the top only they hold (a wider figure, presented or with the sidebar
+    closed, needs fewer rows: ``present_figure``)."""
+    px = legend_height(names, size=size, narrow=narrow) if above else 0
+    floor = GRID_TOP + TITLE_LINE * (title_lines - 1)
+    top = max(floor, TITLE_LINE * title_lines + LEGEND_GAP + px + 6)
+    rows = legend_rows(names, size=size, width=LEGEND_WIDTH[narrow]) if px else 0
+    return top, dict(legend_rows=rows, legend_px=px, legend_spare=max(0, top - floor))
 
 
 def _key(height: int, margin: tuple[int, int], *, title_px: int, beside: int) -> dict[str, Any]:
