@@ -236,7 +236,7 @@ def _top_less(layout: dict[str, Any], traces: list[dict[str, Any]], width: float
     A figure that kept rows for its legend at its narrowest says so in ``layout.meta``
     (``legend_rows``, ``legend_px``, and ``legend_spare``: the top's pixels only the legend holds; a
     grid of panels, ``multiples.animated_grid``); presented or on a wider window the figure is wider
-    and may need fewer (the presented comparison pages kept 40 to 90 px blank above their legends).
+    and may need fewer (presented Flow vs descent kept 40 to 50 px blank above its legend).
     The rows it takes at its own type come back in the fit (``fitted``: ``legend``).
     """
     meta, legend = layout.get("meta"), layout.get("legend", {})
