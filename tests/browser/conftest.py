@@ -49,3 +49,14 @@ def browser():
         chromium = launch_browser(playwright)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def tabs(browser):
+    """A kept tab per view for the module's tests, each test's page a new visitor's
+    (``support.browser.Tabs``)."""
+    from support.browser import Tabs
+
+    kept = Tabs(browser)
+    yield kept
+    kept.close()

@@ -31,10 +31,9 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 
 
 @pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    yield context.new_page()
-    context.close()
+def page(tabs):
+    """A new visitor's tab at 1920 x 1080 (``support.browser.Tabs``)."""
+    return tabs.fresh(width=1920, height=1080)
 
 
 def shot(page, name: str) -> None:
@@ -103,22 +102,17 @@ def test_a_shared_link_reproduces_its_settings(server, page):
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["projector", "phone"])
-def test_a_link_typed_in_other_case_runs_its_choice_and_names_it(server, browser, size):
+def test_a_link_typed_in_other_case_runs_its_choice_and_names_it(server, tabs, size):
     """``normalizer=L2`` (keys are lower case) ran softmax under a note that pushed Play off a projector's
     screen; now it runs L2, says so in the title and lead by its label, and notes nothing."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    page = context.new_page()
-    try:
-        page.goto(server.url + "/?normalizer=L2&loss=Logistic")
-        wait_for_figure(page)
-        wait_until_settled(page)
-        title = page.locator("h1").first.inner_text()
-        assert title == "Explorer: does L2: a\u00b2 / sum a\u00b2 polarize?", title
-        assert page.get_by_text("in place of softmax").is_visible()
-        assert not page.get_by_text("could not be used").count()
-        assert selectbox_value(page, "Loss") == "logistic"
-    finally:
-        context.close()
+    page = tabs.open(server.url + "/?normalizer=L2&loss=Logistic", width=size[0], height=size[1])
+    wait_for_figure(page)
+    wait_until_settled(page)
+    title = page.locator("h1").first.inner_text()
+    assert title == "Explorer: does L2: a\u00b2 / sum a\u00b2 polarize?", title
+    assert page.get_by_text("in place of softmax").is_visible()
+    assert not page.get_by_text("could not be used").count()
+    assert selectbox_value(page, "Loss") == "logistic"
 
 
 # JavaScript: each metric's value (Streamlit's ``stMetric`` element) and its text's width against the
@@ -134,30 +128,26 @@ METRIC_WIDTHS_JS = """() => [...document.querySelectorAll('.stMetric')].map((met
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["projector", "phone"])
-def test_words_name_the_chosen_normalizer_by_its_label_and_no_value_is_cut(server, browser, size):
+def test_words_name_the_chosen_normalizer_by_its_label_and_no_value_is_cut(server, tabs, size):
     """Under L2 (issue 45, item 4) no sentence on the page names it by its key 'l2' (the replicator
     caption said 'under l2'), the fitness caption does not describe softmax's logits as this run's,
     and every metric's value fits its box: L2's default run ends with 1 - max s = 0.000234 and a loss
     of 9.91e-06, shown as "0.000..." and "9.91e..." at 1280 x 720."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    page = context.new_page()
-    try:
-        for address in ("/?normalizer=l2", "/?normalizer=l2&repulsion=replicator"):
-            page.goto(server.url + address)
-            wait_for_figure(page)
-            wait_until_settled(page)
-            words = page.evaluate("() => document.body.innerText")
-            assert not re.search(r"\bl2\b", words), re.findall(r".{60}\bl2\b.{20}", words)
-            assert "under L2" in words and "Softmax moves the logits" not in words
-            metrics = page.evaluate(METRIC_WIDTHS_JS)
-            assert len(metrics) >= 6, metrics
-            cut = [m for m in metrics if m[2] > m[3] + 1]
-            assert not cut, f"values cut by their box ([label, value, text px, box px]): {cut}"
-            values = {label: value for label, value, *_ in metrics}
-            one_minus_max = float(values["1 \u2212 max s"])
-            assert 1e-4 < one_minus_max < 1e-3 and 1e-6 < float(values["Final loss"]) < 1e-5
-    finally:
-        context.close()
+    page = tabs.fresh(width=size[0], height=size[1])
+    for address in ("/?normalizer=l2", "/?normalizer=l2&repulsion=replicator"):
+        page.goto(server.url + address)
+        wait_for_figure(page)
+        wait_until_settled(page)
+        words = page.evaluate("() => document.body.innerText")
+        assert not re.search(r"\bl2\b", words), re.findall(r".{60}\bl2\b.{20}", words)
+        assert "under L2" in words and "Softmax moves the logits" not in words
+        metrics = page.evaluate(METRIC_WIDTHS_JS)
+        assert len(metrics) >= 6, metrics
+        cut = [m for m in metrics if m[2] > m[3] + 1]
+        assert not cut, f"values cut by their box ([label, value, text px, box px]): {cut}"
+        values = {label: value for label, value, *_ in metrics}
+        one_minus_max = float(values["1 \u2212 max s"])
+        assert 1e-4 < one_minus_max < 1e-3 and 1e-6 < float(values["Final loss"]) < 1e-5
 
 
 def test_the_exported_dashboard_plays_offline(browser, tmp_path):
