@@ -6,8 +6,9 @@
     python benchmarks/browser.py --peers [--runs 5]   # the Explorer against Streamlit alone and Dash
 
 Starts ``streamlit run app.py`` on a free port and drives the system Chromium (headless,
-Playwright) through it, the server warm (each page opened once, unmeasured, first). For the
-Explorer and two comparison pages (Normalizers, Loss) it measures, as the median of runs:
+Playwright) through it, the server warm (each page opened once, unmeasured, first; not for
+``--quick``). For the Explorer and two comparison pages (Normalizers, Loss) it measures, as the
+median of runs:
 
 - first visit: from navigating (a new browser context: a new session) until the page's main
   figure is drawn for the last time (its last change on the page, read once the page is settled:
@@ -449,15 +450,25 @@ def new_random_start(page: Any, wire: Any, target: Target = APP, timeout: float 
     return change(page, wire, button.click, target, timeout)
 
 
-def measure_page(browser: Any, server: Any, path: str, runs: int) -> dict[str, list[Measure]]:
-    """First visits, changed and cached controls on one page."""
-    url = server.url + path
-    visits = []
-    for _ in range(runs):
-        measure, page, wire = first_visit(browser, url, server)
-        visits.append(measure)
+def first_visits(browser: Any, url: str, server: Any, runs: int, target: Target = APP,
+                 **visit: Any) -> tuple[list[Measure], Any, Any]:
+    """``runs`` first visits of ``url``, each in a new browser context; their measures, and the last
+    one's page and wire, kept for what is measured next (a visit more, only to keep, took 4 s a page)."""
+    measure, page, wire = first_visit(browser, url, server, target, **visit)
+    visits = [measure]
+    for _ in range(runs - 1):
         page.context.close()
-    measure, page, wire = first_visit(browser, url, server)
+        measure, page, wire = first_visit(browser, url, server, target, **visit)
+        visits.append(measure)
+    return visits, page, wire
+
+
+def measure_page(browser: Any, server: Any, path: str, runs: int, *,
+                 timeout: float = 120.0) -> dict[str, list[Measure]]:
+    """First visits (within ``timeout`` seconds each: a cold server's first is longer), changed and
+    cached controls on one page."""
+    url = server.url + path
+    visits, page, wire = first_visits(browser, url, server, runs, timeout=timeout)
     # The same browser again, a new session (a new tab): it has measured this page before.
     again = []
     for _ in range(runs):
@@ -482,19 +493,16 @@ PEER_KINDS = {"first visit": "first visit", "browser seen": "same browser again"
 """What ``--peers`` measures of each, and its column in the table."""
 
 
-def measure_peer(browser: Any, target: Target, runs: int) -> dict[str, list[Measure]]:
+def measure_peer(browser: Any, target: Target, runs: int, *, warm: bool = True) -> dict[str, list[Measure]]:
     """First visits, the same browser again and new random starts of ``target``'s page, at 1280x720,
-    its server warm (one visit first, unmeasured)."""
+    its server warm (one visit first, unmeasured) unless ``warm`` is false (``--quick``: counts only)."""
     view = (1280, 720)
     with target.serve() as server:
-        _, page, _ = first_visit(browser, server.url, server, target, timeout=300, viewport=view)
-        page.context.close()
-        visits = []
-        for _ in range(runs):
-            measure, page, _ = first_visit(browser, server.url, server, target, viewport=view)
-            visits.append(measure)
+        if warm:
+            _, page, _ = first_visit(browser, server.url, server, target, timeout=300, viewport=view)
             page.context.close()
-        measure, page, wire = first_visit(browser, server.url, server, target, viewport=view)
+        visits, page, wire = first_visits(browser, server.url, server, runs, target, viewport=view,
+                                          timeout=120 if warm else 300)
         again = []
         for _ in range(runs):
             measured, tab, _ = first_visit(browser, server.url, server, target, context=page.context)
@@ -576,11 +584,11 @@ def peers_table(measured: dict[str, dict[str, list[Measure]]], runs: int) -> Non
         print(f"app / {PEERS[key].name}: {ratios}")
 
 
-def peers(browser: Any, runs: int) -> list[str]:
+def peers(browser: Any, runs: int, *, warm: bool = True) -> list[str]:
     """``--peers``: each of the three measured in turn, reported, tabled; the counts' failures."""
     measured, failures = {}, []
     for key, target in PEERS.items():
-        measured[key] = measure_peer(browser, target, runs)
+        measured[key] = measure_peer(browser, target, runs, warm=warm)
         for kind, measures in measured[key].items():
             report(key, kind, measures)
             failures += count_failures(key, kind, measures)
@@ -598,6 +606,8 @@ def main() -> int:
     parser.add_argument("--peers", action="store_true",
                         help="the Explorer against Streamlit alone and Dash (benchmarks/apps/dash_app.py)")
     args = parser.parse_args()
+    if args.runs < 1:
+        parser.error(f"--runs must be 1 or more, not {args.runs}")
     if args.quick:
         args.runs = 1
     if args.peers and importlib.util.find_spec("dash") is None:
@@ -611,7 +621,7 @@ def main() -> int:
         if args.peers:
             print(f"median of {args.runs}; runs: script runs (Dash: callbacks) + fragment runs; "
                   "counts: the most of any run")
-            failures = peers(browser, args.runs)
+            failures = peers(browser, args.runs, warm=not args.quick)
         else:
             failures = pages(browser, args)
         browser.close()
@@ -625,15 +635,18 @@ def pages(browser: Any, args: argparse.Namespace) -> list[str]:
     pages = {"bare explorer": "/"} if args.bare else PAGES
     failures = []
     with (BARE if args.bare else APP).serve() as server:
-        # Warm: the server's imports, its workers, each page's first run and the browser's cache.
+        # Warm: the server's imports, its workers, each page's first run and the browser's cache. Not for
+        # --quick, whose timings are not read: its counts are a cold server's as a warm one's.
         start = time.perf_counter()
-        for path in pages.values():
+        for path in pages.values() if not args.quick else ():
             _, page, _ = first_visit(browser, server.url + path, server, timeout=300)
             page.context.close()
-        print(f"warming the server (each page once): {time.perf_counter() - start:.2f} s", flush=True)
+        print("warming the server (each page once): "
+              + (f"{time.perf_counter() - start:.2f} s" if not args.quick else "not for --quick"), flush=True)
         print(f"median of {args.runs}; runs: full script runs + fragment runs; counts: the most of any run")
         for name, path in pages.items():
-            for kind, measures in measure_page(browser, server, path, args.runs).items():
+            for kind, measures in measure_page(browser, server, path, args.runs,
+                                               timeout=300 if args.quick else 120).items():
                 report(name, kind, measures)
                 failures += count_failures(name, kind, measures)
     return failures

@@ -63,7 +63,7 @@ FIGURES = {
         rf"full run of \d+ steps of that tiny model: ~{NUMBER} min wall",
     ]),
     "browser": (BROWSER, [
-        rf"warming the server \(each page once\): {NUMBER} s$",
+        r"warming the server \(each page once\): not for --quick$",
         # Per page, visit and change: one full script run, each figure sent once (or referenced).
         *(rf"{page} +{kind} +{NUMBER} s  \(settled +{NUMBER} s\)  long tasks +{NUMBER} s  "
           rf"(main thread +{NUMBER} s  )?runs 1 \+ \d fragment  figures sent \d of \d "
