@@ -36,12 +36,11 @@ def address(spec, query: str = "") -> str:
     return f"/{'' if spec.default else spec.url_path}{query}"
 
 
-def opened(browser, server, spec, *, width=1280, height=720, scheme="light", query=""):
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    page = context.new_page()
-    page.goto(server.url + address(spec, query))
+def opened(tabs, server, spec, *, width=1280, height=720, scheme="light", query=""):
+    """``spec``'s page for a new visitor, in the module's kept tab for that view, settled."""
+    page = tabs.open(server.url + address(spec, query), width=width, height=height, scheme=scheme)
     wait_until_settled(page)
-    return context, page
+    return page
 
 
 @pytest.fixture(scope="module")
@@ -67,60 +66,51 @@ BACKGROUNDS_JS = ("() => [...document.querySelectorAll('.js-plotly-plot')]"
 
 @pytest.mark.parametrize(("scheme", "query", "dark"),
                          [("light", "", False), ("dark", "", True), ("dark", "?present=true", True)])
-def test_figures_follow_the_page_s_theme_presented_too(server, browser, scheme, query, dark):
+def test_figures_follow_the_page_s_theme_presented_too(server, tabs, scheme, query, dark):
     """A presented page on a dark system theme is dark, and its figures with it: they were drawn light,
     a white card on a black page in a dark hall (issue 45)."""
     explorer = next(p for p in PAGES if p.default)
-    context, page = opened(browser, server, explorer, scheme=scheme, query=query)
-    try:
-        page.wait_for_function(f"() => ({BACKGROUNDS_JS})().length > 0")
-        expected = style.DARK.background if dark else style.palette().background
-        assert set(page.evaluate(BACKGROUNDS_JS)) == {expected}
-        # The app menu's switch: the figures are drawn again for the other theme.
-        page.get_by_test_id("stMainMenu").click()
-        page.get_by_test_id(f"stMainMenuItem-theme-{'Light' if dark else 'Dark'}").click()
-        other = style.palette().background if dark else style.DARK.background
-        page.wait_for_function(f"() => ({BACKGROUNDS_JS})().every((c) => c === {other!r})")
-    finally:
-        context.close()
+    page = opened(tabs, server, explorer, scheme=scheme, query=query)
+    page.wait_for_function(f"() => ({BACKGROUNDS_JS})().length > 0")
+    expected = style.DARK.background if dark else style.palette().background
+    assert set(page.evaluate(BACKGROUNDS_JS)) == {expected}
+    # The app menu's switch: the figures are drawn again for the other theme.
+    page.get_by_test_id("stMainMenu").click()
+    page.get_by_test_id(f"stMainMenuItem-theme-{'Light' if dark else 'Dark'}").click()
+    other = style.palette().background if dark else style.DARK.background
+    page.wait_for_function(f"() => ({BACKGROUNDS_JS})().every((c) => c === {other!r})")
 
 
 @pytest.mark.parametrize("width", [390, 1280, 1920])
-def test_long_formulas_wrap_at_every_width(server, browser, width):
+def test_long_formulas_wrap_at_every_width(server, tabs, width):
     maths = next(p for p in PAGES if p.name == "maths")
-    context, page = opened(browser, server, maths, width=width, height=844 if width == 390 else 720)
-    try:
-        assert page.locator(".katex-display").count() >= 6
-        assert page.evaluate(OVERFLOWING_JS) == []
-    finally:
-        context.close()
+    page = opened(tabs, server, maths, width=width, height=844 if width == 390 else 720)
+    assert page.locator(".katex-display").count() >= 6
+    assert page.evaluate(OVERFLOWING_JS) == []
 
 
-def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, browser):
+def test_every_normalizer_from_the_default_preset_draws_a_dashboard(server, tabs):
     explorer = next(p for p in PAGES if p.default)
-    context, page = opened(browser, server, explorer)
-    try:
-        label = "Normalizer \u03c3"
-        wait_for_figure(page)
-        for name in [n for n in NORMALIZERS if n != "softmax"]:
-            page.get_by_role("button", name="Reset to preset").click()  # each from the default preset
-            page.wait_for_url("**normalizer=softmax&**a_init=zeros&**")
-            wait_until_settled(page)
-            box = page.get_by_role("combobox", name=label)
-            box.click()  # a searchable select: type the option's name, then Enter
-            page.keyboard.type(NORMALIZERS.labels[name])
-            page.get_by_role("option", name=NORMALIZERS.labels[name], exact=True).wait_for()
-            page.keyboard.press("Enter")
-            page.wait_for_url(f"**normalizer={name}&**")  # relu, l1 and sum agree on positive logits:
-            wait_until_settled(page)  # their dashboards are the same, so wait for the address instead
-            assert figure_signature(page) is not None
-            assert selectbox_value(page, label) == NORMALIZERS.labels[name]
-            assert page.locator('[data-testid="stAlertContentError"]').count() == 0, name
-            moved = name in ("l2", "l1", "sum", "relu")
-            assert ("a_init=shifted" in page.url) == moved, name
-            assert page.get_by_text("so the logits now start at").count() == int(moved), name
-    finally:
-        context.close()
+    page = opened(tabs, server, explorer)
+    label = "Normalizer \u03c3"
+    wait_for_figure(page)
+    for name in [n for n in NORMALIZERS if n != "softmax"]:
+        page.get_by_role("button", name="Reset to preset").click()  # each from the default preset
+        page.wait_for_url("**normalizer=softmax&**a_init=zeros&**")
+        wait_until_settled(page)
+        box = page.get_by_role("combobox", name=label)
+        box.click()  # a searchable select: type the option's name, then Enter
+        page.keyboard.type(NORMALIZERS.labels[name])
+        page.get_by_role("option", name=NORMALIZERS.labels[name], exact=True).wait_for()
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"**normalizer={name}&**")  # relu, l1 and sum agree on positive logits:
+        wait_until_settled(page)  # their dashboards are the same, so wait for the address instead
+        assert figure_signature(page) is not None
+        assert selectbox_value(page, label) == NORMALIZERS.labels[name]
+        assert page.locator('[data-testid="stAlertContentError"]').count() == 0, name
+        moved = name in ("l2", "l1", "sum", "relu")
+        assert ("a_init=shifted" in page.url) == moved, name
+        assert page.get_by_text("so the logits now start at").count() == int(moved), name
 
 
 # JavaScript: whether the chart's toolbar shows once the pointer rests on the figure's top right.
@@ -130,32 +120,36 @@ TOOLBAR_SHOWN_JS = """() => [...document.querySelectorAll('.js-plotly-plot .mode
 
 @pytest.mark.parametrize(("width", "height", "query"),
                          [(1280, 720, ""), (390, 844, ""), (1280, 720, "?present=true")])
-def test_no_chart_toolbar_shows_over_the_legend(server, browser, width, height, query):
+def test_no_chart_toolbar_shows_over_the_legend(server, tabs, width, height, query):
     """The toolbar showed on hover at the figure's top right, over the legend there: on desktops,
     phones and slides."""
     explorer = next(p for p in PAGES if p.default)
-    context, page = opened(browser, server, explorer, width=width, height=height, query=query)
-    try:
-        chart = page.locator('.polarize-chart').first
-        chart.scroll_into_view_if_needed()
-        box = chart.bounding_box()
-        page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
-        page.wait_for_timeout(500)
-        assert page.evaluate(TOOLBAR_SHOWN_JS) is False
-    finally:
-        context.close()
+    page = opened(tabs, server, explorer, width=width, height=height, query=query)
+    chart = page.locator('.polarize-chart').first
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
+    page.wait_for_timeout(500)
+    assert page.evaluate(TOOLBAR_SHOWN_JS) is False
 
 
 @pytest.mark.parametrize("name", ["explorer", "descent"])
-def test_playing_pausing_and_stepping_log_no_error(server, browser, name):
+def test_playing_pausing_and_stepping_log_no_error(server, tabs, name):
     """Every Pause, Space or Step during play used to log "Uncaught (in promise) undefined": plotly's
     way of saying an animation was interrupted."""
     spec = next(p for p in PAGES if p.name == name)
-    context, page = opened(browser, server, spec)
+    page = opened(tabs, server, spec)
     errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "Failed to load" not in m.text
-            else None)  # resources (the page icon, Streamlit's probes) are not the transport's
+
+    def page_error(error):
+        errors.append(str(error))
+
+    def console(message):  # resources (the page icon, Streamlit's probes) are not the transport's
+        if message.type == "error" and "Failed to load" not in message.text:
+            errors.append(message.text)
+
+    page.on("pageerror", page_error)
+    page.on("console", console)
     try:
         def press(label):
             page.locator(".updatemenu-button").filter(has_text=label).first.click()
@@ -170,5 +164,6 @@ def test_playing_pausing_and_stepping_log_no_error(server, browser, name):
             page.keyboard.press(key)
             page.wait_for_timeout(400)
         assert errors == []
-    finally:
-        context.close()
+    finally:  # the tab is kept for the module's next test
+        page.remove_listener("pageerror", page_error)
+        page.remove_listener("console", console)
