@@ -8,7 +8,6 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 import pytest
@@ -29,20 +28,14 @@ PLAY_JS = """() => {
   return [r.top, r.bottom];
 }"""
 
-@contextlib.contextmanager
-def _opened(browser, url: str, width: int, height: int, *, dashboard: bool = True):
-    """A fresh ``width`` x ``height`` tab at ``url``, its figure drawn (a dashboard, unless not one) and
-    the page settled; closed after."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    try:
-        page = context.new_page()
-        page.goto(url)
-        if dashboard:
-            wait_for_figure(page)
-        wait_until_settled(page)
-        yield page
-    finally:
-        context.close()
+def _opened(tabs, url: str, width: int, height: int, *, dashboard: bool = True, **view) -> object:
+    """A new visitor's ``width`` x ``height`` tab at ``url`` (the module's kept tab for the view:
+    ``support.browser.Tabs``), its figure drawn (a dashboard, unless not one) and the page settled."""
+    page = tabs.open(url, width=width, height=height, **view)
+    if dashboard:
+        wait_for_figure(page)
+    wait_until_settled(page)
+    return page
 
 
 NOTES = {
@@ -56,20 +49,20 @@ NOTES = {
 
 @pytest.mark.parametrize("note", NOTES)
 @pytest.mark.parametrize("size", SIZES)
-def test_a_link_s_note_shows_on_the_first_screen_with_play(server, browser, size, note):
+def test_a_link_s_note_shows_on_the_first_screen_with_play(server, tabs, size, note):
     """The link's note (what it could not use, or the move off a dead end) is inside the first
     screen, and so is Play (on a projector): a warning box above the figure pushed Play to 903 px of
     720, and the mend's note sat under the figure at 1141 px (1347 presented, 1905 on a phone)."""
     width, height, mode = SIZES[size]
     address, words = NOTES[note]
-    with _opened(browser, f"{server.url}/{address}{mode}", width, height) as page:
-        shown = page.locator(".st-key-page").get_by_text(words)
-        assert shown.count() >= 1, page.locator(".st-key-page").inner_text()[:600]
-        box = shown.last.bounding_box()
-        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height, (size, box)
-        play = page.evaluate(PLAY_JS)
-        if width > 800:
-            assert play is not None and play[1] <= height, f"Play at {play} px of {height}"
+    page = _opened(tabs, f"{server.url}/{address}{mode}", width, height)
+    shown = page.locator(".st-key-page").get_by_text(words)
+    assert shown.count() >= 1, page.locator(".st-key-page").inner_text()[:600]
+    box = shown.last.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height, (size, box)
+    play = page.evaluate(PLAY_JS)
+    if width > 800:
+        assert play is not None and play[1] <= height, f"Play at {play} px of {height}"
 
 
 # JavaScript: the top and bottom (px) of each of the sidebar's controls named (by its label's text),
@@ -88,24 +81,17 @@ FIRST = ("Tokens n", "Loss", "Normalizer \u03c3", "Seed")
 """The controls a newcomer changes first, in the sidebar's order, then "New random start"."""
 
 
-def test_the_newcomer_s_controls_and_tour_come_first_in_the_sidebar(server, browser):
+def test_the_newcomer_s_controls_and_tour_come_first_in_the_sidebar(server, tabs):
     """At 1280 x 720 the guided first visit's fold shows without scrolling (it started at 1250 px, under
     the figure) and the sidebar starts with tokens, loss, normalizer, seed and New random start, above
     the preset (Tokens n was at 797 px, the normalizer at 1064, the seed at 1533)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    try:
-        page.goto(server.url + "/")
-        wait_for_figure(page)
-        wait_until_settled(page)
-        found = page.evaluate(SIDEBAR_JS, [*FIRST, "Preset", "Horizon (final time)"])
-        assert all(found.values()), found
-        assert 0 <= found["tour"][0] and found["tour"][1] <= 720, found["tour"]
-        tops = [found[name][0] for name in (*FIRST, "New random start", "Preset", "Horizon (final time)")]
-        assert tops == sorted(tops), found
-        assert found["Tokens n"][1] <= 720, found["Tokens n"]
-    finally:
-        context.close()
+    page = _opened(tabs, server.url + "/", 1280, 720)
+    found = page.evaluate(SIDEBAR_JS, [*FIRST, "Preset", "Horizon (final time)"])
+    assert all(found.values()), found
+    assert 0 <= found["tour"][0] and found["tour"][1] <= 720, found["tour"]
+    tops = [found[name][0] for name in (*FIRST, "New random start", "Preset", "Horizon (final time)")]
+    assert tops == sorted(tops), found
+    assert found["Tokens n"][1] <= 720, found["Tokens n"]
 
 
 # JavaScript: whether the Explorer's verdict ("Polarized?" and its answer) shows, and whether the fold
@@ -119,23 +105,16 @@ VERDICT_JS = """() => {
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_presented_explorer_keeps_its_verdict_for_after_play(server, browser, scheme):
+def test_a_presented_explorer_keeps_its_verdict_for_after_play(server, tabs, scheme):
     """Presented at 1280 x 720, the Explorer folds its verdict and final numbers until opened (a
     lecturer's reveal): they showed beside the figure before Play. A link that asks for them keeps them."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    page = context.new_page()
-    try:
-        page.goto(server.url + "/?present=true")
-        wait_for_figure(page)
-        wait_until_settled(page)
-        assert page.evaluate(VERDICT_JS) == {"verdict": False, "fold": True}
-        assert "verdict=after" in page.url  # the address holds what is shown
-        page.goto(server.url + "/?present=true&verdict=now")
-        wait_for_figure(page)
-        wait_until_settled(page)
-        assert page.evaluate(VERDICT_JS) == {"verdict": True, "fold": False}
-    finally:
-        context.close()
+    page = _opened(tabs, server.url + "/?present=true", 1280, 720, scheme=scheme)
+    assert page.evaluate(VERDICT_JS) == {"verdict": False, "fold": True}
+    assert "verdict=after" in page.url  # the address holds what is shown
+    page.goto(server.url + "/?present=true&verdict=now")
+    wait_for_figure(page)
+    wait_until_settled(page)
+    assert page.evaluate(VERDICT_JS) == {"verdict": True, "fold": False}
 
 
 # JavaScript: the main figure's slider step now, and how many steps it has.
@@ -147,22 +126,17 @@ STEP_JS = """() => {
 
 
 @pytest.mark.parametrize("size", ["projector", "phone"])
-def test_play_on_the_sinks_page_plays_from_its_first_step(server, browser, size):
+def test_play_on_the_sinks_page_plays_from_its_first_step(server, tabs, size):
     """Issue 45, item 1: the page opens on its last training step (the trained picture) and Play was
     said to do nothing until Reset; a click on Play plays from the first step on."""
     width, height, _ = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=size == "phone")
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/sinks")
-        wait_until_settled(page, timeout=240)
-        _, steps = page.evaluate(STEP_JS)
-        assert steps > 2
-        buttons = page.locator(".st-key-main_figure .updatemenu-button")
-        buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
-        page.wait_for_function(f"() => {{ const [a] = ({STEP_JS})(); return a >= 1 && a < {steps - 1}; }}")
-    finally:
-        context.close()
+    page = tabs.open(f"{server.url}/sinks", width=width, height=height, touch=size == "phone")
+    wait_until_settled(page, timeout=240)
+    _, steps = page.evaluate(STEP_JS)
+    assert steps > 2
+    buttons = page.locator(".st-key-main_figure .updatemenu-button")
+    buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
+    page.wait_for_function(f"() => {{ const [a] = ({STEP_JS})(); return a >= 1 && a < {steps - 1}; }}")
 
 
 # JavaScript: in the main figure's scores and loss panels (found by the axes ``layout.meta.panels``
@@ -185,30 +159,22 @@ CURVES_JS = """() => {
 
 @pytest.mark.parametrize(("size", "scheme"), [("presented", "light"), ("presented", "dark"),
                                              ("phone", "light")])
-def test_a_presented_explorer_draws_its_curves_only_as_far_as_play_has_gone(server, browser, size, scheme):
+def test_a_presented_explorer_draws_its_curves_only_as_far_as_play_has_gone(server, tabs, size, scheme):
     """Issue 45, item 2: with the verdict kept for after Play, the time panels showed the whole run's
     curves before Play (the scores settled on the winner, the entropy at its end). Before Play each
     curve ends at the "now" marker at the start; Play draws them on, to the run's end."""
     width, height, _ = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme,
-                                  has_touch=size == "phone")
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/?present=true")
-        wait_for_figure(page)
-        wait_until_settled(page)
-        before = page.evaluate(CURVES_JS)
-        for key, drawn in before.items():
-            assert drawn["now"] > 0 and drawn["curves"] <= drawn["now"] + 2, (key, before)
-        _, steps = page.evaluate(STEP_JS)
-        buttons = page.locator(".st-key-main_figure .updatemenu-button")
-        buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
-        page.wait_for_function(f"() => ({STEP_JS})()[0] === {steps - 1}")
-        after = page.evaluate(CURVES_JS)
-        for key, drawn in after.items():
-            assert drawn["curves"] >= before[key]["curves"] + 0.3 * width / 4, (key, before, after)
-    finally:
-        context.close()
+    page = _opened(tabs, f"{server.url}/?present=true", width, height, scheme=scheme, touch=size == "phone")
+    before = page.evaluate(CURVES_JS)
+    for key, drawn in before.items():
+        assert drawn["now"] > 0 and drawn["curves"] <= drawn["now"] + 2, (key, before)
+    _, steps = page.evaluate(STEP_JS)
+    buttons = page.locator(".st-key-main_figure .updatemenu-button")
+    buttons.filter(has_text=re.compile("^\\s*\u25b6")).first.click()  # Play (a phone's: the icon alone)
+    page.wait_for_function(f"() => ({STEP_JS})()[0] === {steps - 1}")
+    after = page.evaluate(CURVES_JS)
+    for key, drawn in after.items():
+        assert drawn["curves"] >= before[key]["curves"] + 0.3 * width / 4, (key, before, after)
 
 
 # JavaScript: the boxes of the simplex's corner labels (the digits drawn in its subplot) and of its
@@ -227,21 +193,21 @@ CORNERS_JS = """() => {
 
 
 @pytest.mark.parametrize("size", ["phone", "projector"])
-def test_the_simplex_s_corner_labels_stand_clear_of_its_markers(server, browser, size):
+def test_the_simplex_s_corner_labels_stand_clear_of_its_markers(server, tabs, size):
     """On a phone the corners' numbers sat on the corners' markers (placed 1.15 times the corner out, in
     data units, in a simplex about 100 px across): each label's box now clears every marker's."""
     width, height, _ = SIZES[size]
-    with _opened(browser, f"{server.url}/", width, height) as page:
-        drawn = page.evaluate(CORNERS_JS)
-        assert [text for text, _ in drawn["labels"]] == [str(i) for i in range(8)], drawn
-        assert len(drawn["markers"]) >= 8, drawn
+    page = _opened(tabs, f"{server.url}/", width, height)
+    drawn = page.evaluate(CORNERS_JS)
+    assert [text for text, _ in drawn["labels"]] == [str(i) for i in range(8)], drawn
+    assert len(drawn["markers"]) >= 8, drawn
 
-        def overlap(a, b):
-            return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+    def overlap(a, b):
+        return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
 
-        touching = [(text, marker) for text, label in drawn["labels"] for marker in drawn["markers"]
-                    if overlap(label, marker)]
-        assert not touching, touching
+    touching = [(text, marker) for text, label in drawn["labels"] for marker in drawn["markers"]
+                if overlap(label, marker)]
+    assert not touching, touching
 
 
 # JavaScript: the main figure's top and its legend's top (Plotly's), px from the window's top.
@@ -253,11 +219,11 @@ LEGEND_TOP_JS = """() => {
 
 
 @pytest.mark.parametrize("path", ["descent"])
-def test_a_presented_grid_s_legend_starts_at_the_top_of_its_figure(server, browser, path):
+def test_a_presented_grid_s_legend_starts_at_the_top_of_its_figure(server, tabs, path):
     """Presented (the figure wider than with the sidebar), a grid's legend above its panels takes one
     row where it was built for two: the figure kept the second row's room blank above it, 40 to 50 px
     of a projector's 720 lines that its panels now have (Flow vs descent; Normalizers' legend now
     stands beside its panels)."""
-    with _opened(browser, f"{server.url}/{path}?present=true", 1280, 720, dashboard=False) as page:
-        figure_top, legend_top = page.evaluate(LEGEND_TOP_JS)
+    page = _opened(tabs, f"{server.url}/{path}?present=true", 1280, 720, dashboard=False)
+    figure_top, legend_top = page.evaluate(LEGEND_TOP_JS)
     assert legend_top - figure_top <= 24, (figure_top, legend_top)
