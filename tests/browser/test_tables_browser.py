@@ -54,22 +54,17 @@ TABLES_JS = """(tol) => {
 
 @pytest.mark.parametrize("path", PAGES)
 @pytest.mark.parametrize("size", SIZES)
-def test_every_column_of_a_table_shows_within_its_room(server, browser, size, path):
+def test_every_column_of_a_table_shows_within_its_room(server, tabs, size, path):
     width, height, mode = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/{path}{mode}")
-        wait_until_settled(page, timeout=300)
-        tables = page.evaluate(TABLES_JS, 2)
-        assert tables, f"no table on {path}"
-        assert [t["hidden"] for t in tables if t["hidden"]] == [], (size, path, tables)
-        heads = [t["heads"] for t in tables if t["heads"]]
-        # A table in parts names its rows in each part, by its first column.
-        assert len({h[0] for h in heads}) <= 1, heads
-        assert axe_violations(page) == []  # tables in parts are tables still, read out as such
-    finally:
-        context.close()
+    page = tabs.open(f"{server.url}/{path}{mode}", width=width, height=height)
+    wait_until_settled(page, timeout=300)
+    tables = page.evaluate(TABLES_JS, 2)
+    assert tables, f"no table on {path}"
+    assert [t["hidden"] for t in tables if t["hidden"]] == [], (size, path, tables)
+    heads = [t["heads"] for t in tables if t["heads"]]
+    # A table in parts names its rows in each part, by its first column.
+    assert len({h[0] for h in heads}) <= 1, heads
+    assert axe_violations(page) == []  # tables in parts are tables still, read out as such
 
 
 # JavaScript: the top and bottom of the page's first figure as it opens.
@@ -81,14 +76,9 @@ FIGURE_JS = """() => {
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_presented_sweep_s_figure_is_on_the_first_screen(server, browser, scheme):
+def test_a_presented_sweep_s_figure_is_on_the_first_screen(server, tabs, scheme):
     """The grid's table comes after the figure: above it, it pushed the figure to 471-996 px of 720."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    page = context.new_page()
-    try:
-        page.goto(f"{server.url}/sweeps?present=true")
-        wait_until_settled(page, timeout=300)
-        top, bottom = page.evaluate(FIGURE_JS)
-        assert 0 <= top and bottom <= 720 + 2, (top, bottom)
-    finally:
-        context.close()
+    page = tabs.open(f"{server.url}/sweeps?present=true", scheme=scheme)
+    wait_until_settled(page, timeout=300)
+    top, bottom = page.evaluate(FIGURE_JS)
+    assert 0 <= top and bottom <= 720 + 2, (top, bottom)

@@ -93,53 +93,48 @@ def test_a_key_and_play_pressed_as_the_figure_first_draws_are_kept(server, brows
         context.close()
 
 
-def test_keys_step_buttons_and_keep_playing(server, browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(server.url + "/")
-        before = wait_for_figure(page)
-        page.wait_for_function(READY)
-        _frame(page, 0)
-        page.mouse.move(500, 400)  # over the dashboard: the keys act on the figure pointed at
-        page.keyboard.press("ArrowRight")
-        _frame(page, 1)
-        page.keyboard.press("ArrowRight")
-        _frame(page, 2)
-        page.keyboard.press("ArrowLeft")
-        _frame(page, 1)
-        page.keyboard.press("Space")  # plays from the current frame...
-        page.wait_for_function(f"() => ({ACTIVE})() > 3")
-        page.keyboard.press("Space")  # ...and pauses
-        page.wait_for_function(f"() => !({PLAYING})()")
-        paused = page.evaluate(ACTIVE)
-        page.wait_for_timeout(400)
-        assert page.evaluate(ACTIVE) == paused
-        page.keyboard.press("Home")
-        _frame(page, 0)
-        # The figure's own step buttons (plotly's method "skip", stepped by the script).
-        buttons = page.locator(".js-plotly-plot").first.locator(".updatemenu-button")
-        buttons.filter(has_text="Step \u25b6").click()
-        _frame(page, 1)
-        buttons.filter(has_text="\u25c0 Step").click()
-        _frame(page, 0)
-        # A key typed into a control belongs to it, not to the figure.
-        page.get_by_label("Seed", exact=True).press("ArrowRight")
-        page.wait_for_timeout(300)
-        assert page.evaluate(ACTIVE) == 0
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "transport-1280.png"))
-        # Keep playing: after a control changes, the new figure plays by itself.
-        page.get_by_text("Keep playing after a change").click()
-        page.wait_for_function(f"() => ({ACTIVE})() > 3")
-        page.evaluate("() => document.activeElement.blur()")  # the keys are the figure's again
-        page.keyboard.press("Home")  # stopped at the start: only playing by itself moves it on
-        _frame(page, 0)
-        page.get_by_role("button", name="New random start").click()
-        wait_for_figure(page, different_from=before)
-        page.wait_for_function(f"() => ({ACTIVE})() > 3")
-    finally:
-        context.close()
+def test_keys_step_buttons_and_keep_playing(server, tabs):
+    page = tabs.open(server.url + "/", height=900)
+    before = wait_for_figure(page)
+    page.wait_for_function(READY)
+    _frame(page, 0)
+    page.mouse.move(500, 400)  # over the dashboard: the keys act on the figure pointed at
+    page.keyboard.press("ArrowRight")
+    _frame(page, 1)
+    page.keyboard.press("ArrowRight")
+    _frame(page, 2)
+    page.keyboard.press("ArrowLeft")
+    _frame(page, 1)
+    page.keyboard.press("Space")  # plays from the current frame...
+    page.wait_for_function(f"() => ({ACTIVE})() > 3")
+    page.keyboard.press("Space")  # ...and pauses
+    page.wait_for_function(f"() => !({PLAYING})()")
+    paused = page.evaluate(ACTIVE)
+    page.wait_for_timeout(400)
+    assert page.evaluate(ACTIVE) == paused
+    page.keyboard.press("Home")
+    _frame(page, 0)
+    # The figure's own step buttons (plotly's method "skip", stepped by the script).
+    buttons = page.locator(".js-plotly-plot").first.locator(".updatemenu-button")
+    buttons.filter(has_text="Step \u25b6").click()
+    _frame(page, 1)
+    buttons.filter(has_text="\u25c0 Step").click()
+    _frame(page, 0)
+    # A key typed into a control belongs to it, not to the figure.
+    page.get_by_label("Seed", exact=True).press("ArrowRight")
+    page.wait_for_timeout(300)
+    assert page.evaluate(ACTIVE) == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "transport-1280.png"))
+    # Keep playing: after a control changes, the new figure plays by itself.
+    page.get_by_text("Keep playing after a change").click()
+    page.wait_for_function(f"() => ({ACTIVE})() > 3")
+    page.evaluate("() => document.activeElement.blur()")  # the keys are the figure's again
+    page.keyboard.press("Home")  # stopped at the start: only playing by itself moves it on
+    _frame(page, 0)
+    page.get_by_role("button", name="New random start").click()
+    wait_for_figure(page, different_from=before)
+    page.wait_for_function(f"() => ({ACTIVE})() > 3")
 
 
 # The panel titles of the page's first figure (text and top, px), as the browser drew them.
@@ -151,21 +146,16 @@ TITLE_TOPS = """() => [...document.querySelector('.js-plotly-plot').querySelecto
                                                       ("sinks?present=true", (1280, 720), "dark"),
                                                       ("sinks", (390, 844), "dark")],
                          ids=["projector", "presented", "phone"])
-def test_the_attention_panels_titles_stay_in_place_as_it_steps(server, browser, path, size, scheme):
+def test_the_attention_panels_titles_stay_in_place_as_it_steps(server, tabs, path, size, scheme):
     """After a step the second row's titles jumped 23 px up onto the first row's keys: each frame put
     the titles (its step's sink scores) where the figure was built, not where it was fitted (issue 45)."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, color_scheme=scheme)
-    try:
-        page = context.new_page()
-        page.goto(f"{server.url}/{path}")
-        wait_until_settled(page, timeout=300)
-        page.wait_for_function(READY)
-        before = page.evaluate(TITLE_TOPS)
-        page.locator(".updatemenu-button").nth(2).click()  # Reset: the first step, with its own titles
-        _frame(page, 0)
-        page.wait_for_function(f"() => JSON.stringify(({TITLE_TOPS})().map((t) => t[0])) !== "
-                               f"{json.dumps(json.dumps([text for text, _ in before]))}")
-        after = page.evaluate(TITLE_TOPS)
-        assert [top for _, top in after] == [top for _, top in before], (before, after)
-    finally:
-        context.close()
+    page = tabs.open(f"{server.url}/{path}", width=size[0], height=size[1], scheme=scheme)
+    wait_until_settled(page, timeout=300)
+    page.wait_for_function(READY)
+    before = page.evaluate(TITLE_TOPS)
+    page.locator(".updatemenu-button").nth(2).click()  # Reset: the first step, with its own titles
+    _frame(page, 0)
+    page.wait_for_function(f"() => JSON.stringify(({TITLE_TOPS})().map((t) => t[0])) !== "
+                           f"{json.dumps(json.dumps([text for text, _ in before]))}")
+    after = page.evaluate(TITLE_TOPS)
+    assert [top for _, top in after] == [top for _, top in before], (before, after)
