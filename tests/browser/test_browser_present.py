@@ -45,11 +45,9 @@ LAYOUT_JS = """() => {
 
 
 @pytest.fixture
-def projector(browser):
-    """A fresh tab in a 1280 x 720 window."""
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    yield context.new_page()
-    context.close()
+def projector(tabs):
+    """A new visitor's tab in a 1280 x 720 window (the module's kept one: ``support.browser.Tabs``)."""
+    return tabs.fresh(width=WIDTH, height=HEIGHT)
 
 
 PAGES_PRESENTED = {spec.name: f"{spec.url_path}?present=true" for spec in PAGES}
