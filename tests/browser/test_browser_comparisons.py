@@ -1,4 +1,5 @@
-"""End to end: each comparison page in headless Chromium (one server for all), its Play button clicked.
+"""End to end: each comparison page in headless Chromium, its Play button clicked; a deep link on a
+fresh server.
 
 Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 Screenshots (1920 x 1080, the projector) go to test-artifacts/.
@@ -36,7 +37,8 @@ SLIDER_MOVED_JS = """() => {
 }"""
 
 
-# Its own server: the first test needs one that nobody has opened yet.
+# Its own server for the first test, which needs one that nobody has opened yet; the others play on the
+# session's (``shared_server``), whose pages other modules may have computed already.
 server = fresh_server_fixture()
 
 
@@ -63,8 +65,8 @@ def test_a_link_to_a_page_opens_inside_the_app_on_a_fresh_server(server, browser
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_each_comparison_page_plays(server, tabs, name):
-    page = tabs.open(f"{server.url}/{name}", width=1920, height=1080)
+def test_each_comparison_page_plays(shared_server, tabs, name):
+    page = tabs.open(f"{shared_server.url}/{name}", width=1920, height=1080)
     page.wait_for_function(f"() => ({GRID_JS})() !== null", polling=50)
     wait_until_settled(page)  # fitted to the window: its one rerun redraws the figure, Play too
     grid = page.evaluate(GRID_JS)
@@ -92,13 +94,13 @@ DRAFT_JS = """() => {
 }"""
 
 
-def test_normalizers_draws_its_panels_as_their_runs_return(server, tabs):
+def test_normalizers_draws_its_panels_as_their_runs_return(shared_server, tabs):
     """A changed control: the panels of the runs back are drawn while the others run, then all eight.
 
     Under gradient descent to t = 10^4 (the eight runs 6.5 s of one core here): a draft is drawn only
     past ``study.DRAFT_AFTER`` (0.5 s), and the default flow's eight runs (1 s of one core) took less
     than that on two warm workers of a quiet machine."""
-    page = tabs.open(f"{server.url}/normalizers?method=gd&horizon=10000", width=1920, height=1080)
+    page = tabs.open(f"{shared_server.url}/normalizers?method=gd&horizon=10000", width=1920, height=1080)
     page.wait_for_function(f"() => ({GRID_JS})() !== null", polling=50)
     wait_until_settled(page)
     set_number(page, "Seed", 7)

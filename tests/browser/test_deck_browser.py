@@ -48,20 +48,15 @@ MARKUP_JS = """() => {
 
 
 @pytest.mark.parametrize("size", [(390, 844), (1280, 720)], ids=["phone", "projector"])
-def test_a_deck_s_titles_and_notes_show_as_typed_in_its_table(server, browser, size):
+def test_a_deck_s_titles_and_notes_show_as_typed_in_its_table(server, tabs, size):
     """A deck's slide titled with Markdown and HTML shows that text in the Deck page's table, no link or
     markup made of it (``st.table`` rendered a cell's Markdown: the title was a link to evil.example)."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    try:
-        page = context.new_page()
-        page.goto(server.url + "/deck")
-        wait_until_settled(page)
-        said = import_deck(page, exam(HOSTILE, "notes *x* www.notes.example", slides=1), "Imported|exists")
-        assert said.startswith("Imported the deck Exam"), said
-        wait_until_settled(page)
-        shown = page.evaluate(MARKUP_JS)
-        assert shown["tables"] and any(HOSTILE in t for t in shown["tables"]), shown["tables"]
-        assert any("notes *x* www.notes.example" in t for t in shown["tables"]), shown["tables"]
-        assert shown["markup"] == [] and shown["links"] == [], shown
-    finally:
-        context.close()
+    page = tabs.open(server.url + "/deck", width=size[0], height=size[1])
+    wait_until_settled(page)
+    said = import_deck(page, exam(HOSTILE, "notes *x* www.notes.example", slides=1), "Imported|exists")
+    assert said.startswith("Imported the deck Exam"), said
+    wait_until_settled(page)
+    shown = page.evaluate(MARKUP_JS)
+    assert shown["tables"] and any(HOSTILE in t for t in shown["tables"]), shown["tables"]
+    assert any("notes *x* www.notes.example" in t for t in shown["tables"]), shown["tables"]
+    assert shown["markup"] == [] and shown["links"] == [], shown
