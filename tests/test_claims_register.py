@@ -487,6 +487,7 @@ DOCUMENTS: dict[str, str] = {
     "What remains of a first clip is Chromium starting (1.6": "observed",
     "The issue's targets (the default GIF under 5 s,": "observed",
     "The suite runs on every core (pytest-xdist, `-n auto": "setting",
+    "A browser test opens its page in a tab its module keeps": "setting",
     "**A normalizer**: one class in": "setting",
     "None where it is smooth, else a `Kinks` (where, and": "setting",
     "The Explorer's menu, the Normalizers page, `polarize": "setting",
