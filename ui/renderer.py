@@ -100,14 +100,13 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, present
     first = figure_first(view)
     main = main_block(first.blocks)
     place = _place(head, first.blocks[:main] if main is not None else ())
-    # Step 3's experiment: the server fits for the assumed display, never the measured one.
-    display = viewport.read(None, presenting=presenting, deck=deck)
+    display = viewport.last(presenting=presenting, deck=deck, place=place)
     theme.dark_style(display.dark_page, display.dark)
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
                                                                 lambda: fit(view, display))
     viewport.measure(place)
-    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=False)
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
     if fitted.error is None and not fitted.passing:  # else the server is busy or the settings fail
         starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
     return fitted
