@@ -363,7 +363,8 @@ function crowded(layout, data, plot, domainOf) {
   });
   const traces = {indices: [], showlegend: [], visible: []};
   for (const [index, [legend, visible]] of Object.entries(crowd.built.traces)) {
-    const trace = data[Number(index)];
+    const trace = (data || [])[Number(index)];
+    if (!trace) continue;  // not the traces it was described with
     const low = Boolean(short[trace.yaxis || "y"]);
     const wantLegend = low && (trace.legend || "legend") !== "legend" ? false : legend;
     const wantVisible = low && trace.mode === "text" && !(trace.meta && trace.meta.key) ? false : visible;
