@@ -13,10 +13,14 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 from support.browser import BROWSER, AppServer
 from support.figures import page_figure
 
+from polarize.plots import crowding
 from polarize.plots.crowding import TICK_KEYS
 from polarize.plots.display import Display
 from polarize.plots.geometry import LEAST_ROW
@@ -131,6 +135,69 @@ def test_a_window_made_taller_shows_again_what_crowding_hid(browser, server):
         assert page.evaluate(f"() => {plot}.dataset.draws") == "1" and errors == []
     finally:
         context.close()
+
+
+def test_the_elements_thinning_and_titles_are_crowdings_on_many_axes(browser):
+    """The element's crowding rules (``chart.js``: ``thin``, ``fitTitle``) run in Chromium on axes drawn
+    at random, every kind crowding knows (given values, log decades, a set step, plotly's own ticks,
+    reversed and narrow ranges): the same tick settings and titles as ``crowding``'s in Python."""
+    source = (Path(__file__).resolve().parents[2] / "ui" / "chart_frontend" / "chart.js").read_text()
+    rules = source[source.index("const TICK_KEYS"):source.index("// The figure as built, before")]
+    rng = np.random.default_rng(41)
+    axes = [_random_axis(rng) for _ in range(1500)]
+    titles = [[text, float(tall)] for text in ("loss (log scale)", "score s<sub>i</sub> (mean)", "entropy",
+                                               "a title longer than most panels")
+              for tall in rng.uniform(5, 300, 6)]
+    constants = {"pitch": crowding.TICK_PITCH, "log": crowding.LOG_TICK_GROWTH, "label": crowding._LABEL_ROOM,
+                 "char": crowding._CHAR}
+    page = browser.new_page()
+    try:
+        seen = page.evaluate(f"""([axes, titles, crowd]) => {{ {rules}
+          return {{ticks: axes.map(([axis, tall, size]) => {{
+                     thin(axis, tall, tickSize(axis, size, crowd) * crowd.pitch, crowd);
+                     return Object.fromEntries(TICK_KEYS.map((name) => [name, unset(axis[name])])); }}),
+                   titles: titles.map(([text, tall]) => fitTitle(text, tall, 14, crowd))}}; }}""",
+                             [axes, titles, constants])
+    finally:
+        page.close()
+    kinds = set()
+    for (axis, tall, size), ticks in zip(axes, seen["ticks"], strict=True):
+        thinned = dict(axis)
+        crowding._thin(thinned, tall, crowding._tick_size(thinned, size) * crowding.TICK_PITCH)
+        assert ticks == {name: thinned.get(name) for name in TICK_KEYS}, axis  # the same float arithmetic
+        kinds.add(tuple(name for name in TICK_KEYS if thinned.get(name) != axis.get(name)))
+    assert len(kinds) >= 5  # every branch of the rule taken
+    for (text, tall), title in zip(titles, seen["titles"], strict=True):
+        axes_ = {"yaxis": {"domain": [0, 1], "title": {"text": text}}}
+        crowding._fit_y_titles(axes_, 14, tall)
+        assert title == axes_["yaxis"]["title"]["text"], (text, tall)
+    assert set(seen["titles"]) >= {"loss", ""}  # shortened and dropped
+
+
+def _random_axis(rng) -> list:
+    """A y axis as a builder may make it, the pixels of its panel and the figure's font size."""
+    axis: dict = {}
+    low = float(rng.uniform(-5, 5))
+    high = low + float(rng.choice([0.01, 0.3, 1, 2.5, 7, 40, 300]) * rng.uniform(0.05, 1))
+    if rng.random() < 0.2:
+        count = int(rng.integers(2, 16))
+        axis["tickvals"] = [0.5 * i for i in range(count)]
+        if rng.random() < 0.5:
+            axis["ticktext"] = [str(i) for i in range(count)]
+    else:
+        axis["range"] = [low, high] if rng.random() < 0.8 else [high, low]
+        if rng.random() < 0.3:
+            axis.update(type="log", exponentformat=str(rng.choice(["power", "e"])))
+        step = rng.random()
+        if step < 0.25:
+            axis["dtick"] = float(rng.choice([1, 2, 0.5, 0.1, 5, 25]))
+        elif step < 0.3:
+            axis["dtick"] = "L2"
+        if rng.random() < 0.3:
+            axis["nticks"] = int(rng.integers(2, 10))
+    if rng.random() < 0.5:
+        axis["tickfont"] = {"size": float(rng.choice([10, 12, 18.5, 22]))}
+    return [axis, float(rng.uniform(20, 500)), float(rng.choice([12, 16, 20]))]
 
 
 def _opened(context, server, name: str, *, phone: bool, present: bool):
