@@ -15,7 +15,8 @@
 // window.Plotly, which the transport script, polarize/web/transport.js, uses too).
 //
 // A figure whose layout.meta describes its bands (polarize.plots.present_figure.described) is fitted
-// here to the room below its top, before it is drawn and whenever that room changes (fitted, refit).
+// here to the room below its top, before it is drawn and whenever that room changes (fitted, refit),
+// and crowded for the plot's height it then has (crowded: polarize.plots.crowding's choices made again).
 
 const PROMISE = "__polarizePlotly";
 const NEWLINE = 10;
