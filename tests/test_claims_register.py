@@ -679,6 +679,7 @@ DOCUMENTS: dict[str, str] = {
     "Issue 41's second part: steps 1 and 2 below are built": "setting",
     "Built: 1 (`present_figure.described` and `fitted`": "tests/browser/test_fit_browser.py",
     "What 3 needs first: `crowding.uncrowded`": "setting",
+    "That is built: `presented` says in the description what": "tests/browser/test_fit_browser.py",
     "Without a measure, the server fits for the room under": "setting",
     "So the element must make those choices for the height": "setting",
     "The server fits each figure to the window (`polarize.we": "setting",
