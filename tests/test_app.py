@@ -402,3 +402,21 @@ def test_plotly_js_is_published_with_a_copy_packed_once_for_the_tabs_to_unpack(t
     assert gzip.decompress(packed.read_bytes()) == shipped
     head = json.loads(charts.payload({"data": [], "layout": {}, "frames": []}).split(b"\n", 1)[0])
     assert (head["plotly"], head["packed"]) == (charts.ADDRESS, charts.PACKED)
+
+
+def test_a_published_folder_that_cannot_take_the_packed_copy_still_serves_plotly_js(tmp_path, monkeypatch,
+                                                                                  caplog):
+    """``ui.charts.publish`` into a folder holding plotly.js but no packed copy, which cannot be written (an
+    app folder published before there was one, read-only): the plain file is kept (the tabs load it, as
+    where they cannot unpack), said in the log, never an error."""
+    from ui import charts
+
+    charts.publish(tmp_path)
+    (tmp_path / charts.PACKED.rsplit("/", 1)[-1]).unlink()
+
+    def read_only(source, target):
+        raise PermissionError(13, "Permission denied", str(target))
+
+    monkeypatch.setattr(charts, "_pack", read_only)
+    assert charts.publish(tmp_path) == tmp_path / charts.PLOTLY_JS
+    assert "could not be packed" in caplog.text

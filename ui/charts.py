@@ -87,16 +87,21 @@ def publish(folder: Path = STATIC) -> Path | None:
     source = resources.files("plotly") / "package_data" / "plotly.min.js"
     target = folder / PLOTLY_JS
     packed = folder / _PACKED_JS
-    try:
-        with resources.as_file(source) as path:
-            if target.is_file() and target.stat().st_size == path.stat().st_size and packed.is_file():
-                return target
-            folder.mkdir(exist_ok=True)
-            _written(target, lambda partial: shutil.copy2(path, partial))
-            _written(packed, lambda partial: _pack(path, partial))
-    except OSError as exc:
-        _LOG.error("polarize: plotly.js could not be written to %s (%s): figures will not draw", target, exc)
-        return None
+    with resources.as_file(source) as path:
+        fresh = target.is_file() and target.stat().st_size == path.stat().st_size
+        try:
+            if not fresh:
+                folder.mkdir(exist_ok=True)
+                _written(target, lambda partial: shutil.copy2(path, partial))
+        except OSError as exc:
+            _LOG.error("polarize: plotly.js could not be written to %s (%s): figures will not draw",
+                       target, exc)
+            return None
+        try:
+            if not fresh or not packed.is_file():
+                _written(packed, lambda partial: _pack(path, partial))
+        except OSError as exc:  # the tabs load the plain file instead, which the server compresses for each
+            _LOG.warning("polarize: plotly.js could not be packed into %s (%s)", packed, exc)
     return target
 
 
