@@ -56,7 +56,8 @@ COPY ui ./ui
 COPY pages ./pages
 COPY .streamlit ./.streamlit
 # plotly.js, which the app serves at app/static/ for its figures (ui/charts.py), copied from the installed
-# plotly package now: the app's folder is read-only to its user.
+# plotly package now, and its packed copy (gzipped once, what the tabs fetch): the app's folder is
+# read-only to its user.
 RUN python -c "import sys; from ui.charts import publish; sys.exit(publish() is None)"
 RUN chmod -R u=rwX,go=rX /app
 

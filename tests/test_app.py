@@ -375,3 +375,48 @@ def test_a_figure_dict_reaches_the_chart_element_without_plotly_objects_and_unch
     other = dashboard(simulate(Experiment(n=3, d=3, seed=1)), frames=4)
     assert json.loads(charts.payload(other, config={"displayModeBar": False}).split(b"\n", 1)[0])[
         "revision"] != revision
+
+
+def test_plotly_js_is_published_with_a_copy_packed_once_for_the_tabs_to_unpack(tmp_path):
+    """``ui.charts.publish``: the plotly package's own plotly.min.js, and beside it the same bytes gzipped
+    once (``PACKED``, what a tab fetches: the server sends it as it is instead of compressing 4.8 MB for
+    every new visitor); a second call writes nothing again."""
+    import gzip
+    from importlib import resources
+
+    from ui import charts
+
+    written = charts.publish(tmp_path)
+    shipped = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+    packed = tmp_path / charts.PACKED.rsplit("/", 1)[-1]
+    assert written == tmp_path / charts.PLOTLY_JS and written.read_bytes() == shipped
+    assert charts.PACKED == f"{charts.ADDRESS}.gz" and gzip.decompress(packed.read_bytes()) == shipped
+    assert len(packed.read_bytes()) < len(shipped) / 2
+    for path in (written, packed):
+        path.touch()
+    touched = {path: path.stat().st_mtime_ns for path in (written, packed)}
+    assert charts.publish(tmp_path) == written
+    assert {path: path.stat().st_mtime_ns for path in (written, packed)} == touched  # not written again
+    packed.unlink()  # a folder published before there was a packed copy gets one
+    charts.publish(tmp_path)
+    assert gzip.decompress(packed.read_bytes()) == shipped
+    head = json.loads(charts.payload({"data": [], "layout": {}, "frames": []}).split(b"\n", 1)[0])
+    assert (head["plotly"], head["packed"]) == (charts.ADDRESS, charts.PACKED)
+
+
+def test_a_published_folder_that_cannot_take_the_packed_copy_still_serves_plotly_js(tmp_path, monkeypatch,
+                                                                                  caplog):
+    """``ui.charts.publish`` into a folder holding plotly.js but no packed copy, which cannot be written (an
+    app folder published before there was one, read-only): the plain file is kept (the tabs load it, as
+    where they cannot unpack), said in the log, never an error."""
+    from ui import charts
+
+    charts.publish(tmp_path)
+    (tmp_path / charts.PACKED.rsplit("/", 1)[-1]).unlink()
+
+    def read_only(source, target):
+        raise PermissionError(13, "Permission denied", str(target))
+
+    monkeypatch.setattr(charts, "_pack", read_only)
+    assert charts.publish(tmp_path) == tmp_path / charts.PLOTLY_JS
+    assert "could not be packed" in caplog.text

@@ -13,6 +13,12 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
   by the app itself: ``publish`` copies it, named by its version, into the ``static/`` folder beside
   ``app.py``, which Streamlit serves at ``app/static/`` (``server.enableStaticServing``). A tab loads
   it once, and the browser may keep it (the proxy of ``deploy/`` tells it to): a new version is a new name.
+  ``publish`` also writes it packed (``PACKED``: gzip, once per server), which is what a tab fetches and
+  unpacks itself (``chart_frontend/chart.js``, ``DecompressionStream``): Streamlit gzips every response
+  of ``app/static/`` anew for each request, and for plotly.js's 4.8 MB that cost the server 0.15 CPU-s
+  of every new visitor's first visit (more than the script's run), on the thread that sends every
+  session's messages. The packed file goes out as it is (``application/gzip`` is never compressed again);
+  a browser that cannot unpack it loads ``ADDRESS``.
   ``preload`` mounts the element with no figure at the top of every page, before the page computes,
   so the browser fetches and parses plotly.js while the server runs the page.
 - A click on a point of a chart drawn with ``on_click`` comes back as the element's trigger
@@ -21,6 +27,7 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import logging
@@ -40,7 +47,7 @@ from streamlit.components.v2 import component
 
 from ui.theme import LOADER
 
-__all__ = ["ADDRESS", "NAME", "PLOTLY_JS", "STATIC", "chart", "payload", "preload", "publish"]
+__all__ = ["ADDRESS", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "payload", "preload", "publish"]
 
 NAME = "polarize_chart"
 """The component's name (``BidiComponent.component_name`` of every figure the app draws)."""
@@ -50,6 +57,9 @@ STATIC = Path(__file__).resolve().parents[1] / "static"
 """The folder Streamlit serves at ``app/static/``: ``static/`` beside the main script, ``app.py``."""
 ADDRESS = f"app/static/{PLOTLY_JS}"
 """plotly.js's address, relative to the app's (a page's address is one name under it)."""
+_PACKED_JS = f"{PLOTLY_JS}.gz"
+PACKED = f"app/static/{_PACKED_JS}"
+"""plotly.js gzipped once by ``publish``: its address, which a tab fetches and unpacks itself."""
 _KEEP = 8
 """Figures whose encoding is kept (the ones being shown: a class looking at the same default run)."""
 
@@ -62,7 +72,8 @@ _LOCK = threading.Lock()
 
 
 def publish(folder: Path = STATIC) -> Path | None:
-    """Copy the ``plotly`` package's ``plotly.min.js`` into ``folder`` as ``PLOTLY_JS``, unless it is there.
+    """Copy the ``plotly`` package's ``plotly.min.js`` into ``folder`` as ``PLOTLY_JS``, and gzipped beside
+    it (``PACKED``'s name), unless they are there.
 
     Done once per server (``ui.app``) and when the image is built (the Dockerfile: the app's folder is
     read-only to its user). A folder that cannot be written is said in the server's log; the page's
@@ -75,19 +86,38 @@ def publish(folder: Path = STATIC) -> Path | None:
     """
     source = resources.files("plotly") / "package_data" / "plotly.min.js"
     target = folder / PLOTLY_JS
-    try:
-        with resources.as_file(source) as path:
-            if target.is_file() and target.stat().st_size == path.stat().st_size:
-                return target
-            folder.mkdir(exist_ok=True)
-            # Written aside, then renamed: a server reading it meanwhile never sees half a file.
-            partial = folder / f".{PLOTLY_JS}.{os.getpid()}"
-            shutil.copy2(path, partial)  # its time too: a browser's heuristic freshness grows with its age
-            os.replace(partial, target)
-    except OSError as exc:
-        _LOG.error("polarize: plotly.js could not be written to %s (%s): figures will not draw", target, exc)
-        return None
+    packed = folder / _PACKED_JS
+    with resources.as_file(source) as path:
+        fresh = target.is_file() and target.stat().st_size == path.stat().st_size
+        try:
+            if not fresh:
+                folder.mkdir(exist_ok=True)
+                _written(target, lambda partial: shutil.copy2(path, partial))
+        except OSError as exc:
+            _LOG.error("polarize: plotly.js could not be written to %s (%s): figures will not draw",
+                       target, exc)
+            return None
+        try:
+            if not fresh or not packed.is_file():
+                _written(packed, lambda partial: _pack(path, partial))
+        except OSError as exc:  # the tabs load the plain file instead, which the server compresses for each
+            _LOG.warning("polarize: plotly.js could not be packed into %s (%s)", packed, exc)
     return target
+
+
+def _pack(source: Path, target: Path) -> None:
+    """``source`` gzipped into ``target``, with its times (the copy's keeps them too: a browser's heuristic
+    freshness grows with a file's age)."""
+    target.write_bytes(gzip.compress(source.read_bytes(), 9, mtime=0))
+    shutil.copystat(source, target)
+
+
+def _written(target: Path, write: Callable[[Path], Any]) -> None:
+    """``write(partial)`` a file aside, then rename it ``target``: a server reading it meanwhile never
+    sees half a file."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}")
+    write(partial)
+    os.replace(partial, target)
 
 
 def _encoded(figure: dict[str, Any]) -> tuple[bytes, str]:
@@ -114,7 +144,7 @@ def _encoded(figure: dict[str, Any]) -> tuple[bytes, str]:
 def payload(figure: dict[str, Any], *, config: dict[str, Any] | None = None, clicks: bool = False) -> bytes:
     """What the element is given for ``figure``: its head (one line of JSON) and the figure's JSON."""
     body, digest = _encoded(figure)
-    head = {"plotly": ADDRESS, "config": config or {}, "clicks": clicks}
+    head = {"plotly": ADDRESS, "packed": PACKED, "config": config or {}, "clicks": clicks}
     said = json.dumps(head, sort_keys=True, separators=(",", ":"))
     head["revision"] = hashlib.blake2b(f"{digest}{said}".encode(), digest_size=12).hexdigest()
     return json.dumps(head, separators=(",", ":")).encode() + b"\n" + body
@@ -149,4 +179,5 @@ def chart(figure: dict[str, Any], *, key: str, config: dict[str, Any] | None = N
 def preload() -> None:
     """The element with no figure, out of sight (``ui.theme.LOADER``): the tab loads plotly.js now."""
     with st.container(key=LOADER):
-        _ELEMENT(key="plotly_js", data=json.dumps({"load": True, "plotly": ADDRESS}).encode())
+        head = {"load": True, "plotly": ADDRESS, "packed": PACKED}
+        _ELEMENT(key="plotly_js", data=json.dumps(head).encode())

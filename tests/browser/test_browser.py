@@ -207,7 +207,7 @@ def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
 # JavaScript: the page's fetches of plotly.js (resource timing), and when the main figure's chart was
 # first seen (``__mainChartAt``, kept by ``FIRST_CHART_JS`` from the navigation on).
 PLOTLY_FETCHES_JS = """() => performance.getEntriesByType('resource')
-  .filter((e) => /plotly[^/]*\\.js$/.test(new URL(e.name).pathname))
+  .filter((e) => /plotly[^/]*\\.js(\\.gz)?$/.test(new URL(e.name).pathname))
   .map((e) => ({url: e.name, start: e.startTime, transfer: e.transferSize, body: e.encodedBodySize}))"""
 FIRST_CHART_JS = """
 window.__mainChartAt = null;
@@ -220,14 +220,16 @@ new MutationObserver(() => {
 
 def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_browser(server, browser):
     """plotly.js, the very file the plotly package ships (its version matches the figures' schema),
-    comes from the app itself (``ui.charts``): once per tab, asked for before the main figure's chart
-    exists (while the page computes), and a second tab of the same browser takes it from the
-    browser's cache rather than downloading it again."""
+    comes from the app itself (``ui.charts``): once per tab, packed (gzipped once on the server, never
+    compressed again per request: ``ui.charts.PACKED``) and unpacked by the tab, asked for before the
+    main figure's chart exists (while the page computes), and a second tab of the same browser takes it
+    from the browser's cache rather than downloading it again."""
+    import gzip
     from importlib import resources
 
     from plotly.offline import get_plotlyjs_version
 
-    address = f"{server.url}/app/static/plotly-{get_plotlyjs_version()}.min.js"
+    address = f"{server.url}/app/static/plotly-{get_plotlyjs_version()}.min.js.gz"
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     context.add_init_script(FIRST_CHART_JS)
     try:
@@ -240,14 +242,17 @@ def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_br
             tab.goto(server.url + "/")
             wait_for_figure(tab)
             wait_until_settled(tab)
-            assert asked == [address], asked  # once, from the app
+            assert asked == [address], asked  # once, from the app, packed
             (fetched,) = tab.evaluate(PLOTLY_FETCHES_JS)
             assert fetched["start"] < tab.evaluate("() => window.__mainChartAt")
             fetches.append(fetched)
         first, second = fetches
-        with urllib.request.urlopen(address, timeout=60) as reply:
-            assert reply.read() == (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
-        assert first["transfer"] >= first["body"] > 1e6  # downloaded (gzip: about 1.5 MB)
+        asked_gzip = urllib.request.Request(address, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(asked_gzip, timeout=60) as reply:
+            assert reply.headers.get("Content-Encoding") is None  # sent as it is, not compressed again
+            shipped = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+            assert gzip.decompress(reply.read()) == shipped
+        assert first["transfer"] >= first["body"] > 1e6  # downloaded (packed: about 1.5 MB)
         assert second["transfer"] < second["body"] / 100, second  # from the cache (or a 304)
     finally:
         context.close()

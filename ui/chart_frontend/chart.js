@@ -12,7 +12,10 @@
 // so the browser fetches and parses plotly.js while the server runs the page.
 //
 // plotly.js is loaded once per tab, as a classic <script> in the document's head (it sets
-// window.Plotly, which the transport script, polarize/web/transport.js, uses too).
+// window.Plotly, which the transport script, polarize/web/transport.js, uses too). The tab fetches it
+// packed ("packed": gzipped once on the server, ui/charts.py PACKED) and unpacks it itself: the server
+// never compresses its 4.8 MB for each new visitor. Where it cannot (no DecompressionStream, a fetch or
+// an unpacking that failed), it loads the plain file ("plotly").
 //
 // A figure whose layout.meta describes its bands (polarize.plots.present_figure.described) is fitted
 // here to the room below its top, before it is drawn and whenever that room changes (fitted, refit),
@@ -22,23 +25,44 @@ const PROMISE = "__polarizePlotly";
 const NEWLINE = 10;
 const decoder = new TextDecoder();
 
-function plotly(address) {
+function plotly(head) {
   if (window.Plotly) return Promise.resolve(window.Plotly);
   if (!window[PROMISE]) {
-    window[PROMISE] = new Promise((resolve, reject) => {
+    const plain = new URL(head.plotly, document.baseURI).href;
+    window[PROMISE] = unpacked(head.packed).then((source) => new Promise((resolve, reject) => {
       const script = document.createElement("script");
-      script.src = new URL(address, document.baseURI).href;
+      script.src = source || plain;
       script.dataset.polarize = "plotly";
-      script.addEventListener("load", () => resolve(window.Plotly));
+      script.addEventListener("load", () => {
+        if (source) URL.revokeObjectURL(source);
+        resolve(window.Plotly);
+      });
       script.addEventListener("error", () => {
         window[PROMISE] = null;  // a later figure tries again
         script.remove();
-        reject(new Error(`plotly.js could not be loaded from ${script.src}`));
+        reject(new Error(`plotly.js could not be loaded from ${plain}`));
       });
       document.head.appendChild(script);
-    });
+    }));
   }
   return window[PROMISE];
+}
+
+// plotly.js fetched packed from ``address`` and unpacked here, as a blob: URL to load it from; null where
+// it could not be (the plain file is loaded instead).
+async function unpacked(address) {
+  if (!address || typeof DecompressionStream === "undefined") return null;
+  try {
+    const reply = await fetch(new URL(address, document.baseURI).href);
+    if (!reply.ok || !reply.body) return null;
+    // A server that said it is gzip (Content-Encoding) had the browser unpack it already.
+    const packed = !/gzip/i.test(reply.headers.get("Content-Encoding") || "");
+    const body = packed ? reply.body.pipeThrough(new DecompressionStream("gzip")) : reply.body;
+    const text = await new Response(body).blob();
+    return URL.createObjectURL(new Blob([text], {type: "text/javascript"}));
+  } catch (error) {
+    return null;
+  }
 }
 
 // The head and, unless its figure is the one drawn already (``drawn``), the figure.
@@ -446,7 +470,7 @@ function refit(chart) {
 }
 
 async function draw(chart, head, figure) {
-  const Plotly = await plotly(head.plotly);
+  const Plotly = await plotly(head);
   if (chart.wanted !== head.revision) return;  // a newer figure came while plotly.js loaded
   const gd = chart.gd;
   await stop(Plotly, gd);
@@ -505,7 +529,7 @@ export default function (component) {
   const known = parentElement.__polarizeChart;
   const {head, figure} = read(data, known ? known.wanted : null);
   if (head.load) {
-    plotly(head.plotly).catch((error) => console.error(error));
+    plotly(head).catch((error) => console.error(error));
     return undefined;
   }
   const chart = chartOf(parentElement);
