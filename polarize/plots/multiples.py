@@ -36,7 +36,7 @@ from polarize.plots.geometry import (
     margins,
 )
 from polarize.plots.lines import Line, Panel, line_trace
-from polarize.plots.numbers import log_span, round_significant, rounded, span
+from polarize.plots.numbers import log_span, round_significant, rounded, span, thinned
 from polarize.science import format_time
 
 __all__ = ["animated_grid", "legend_height", "trace_uid"]
@@ -46,6 +46,8 @@ _NARROW_TITLE = -3
 width took three lines."""
 _LEGEND_FONT = -3
 """The legend's font, points from the base size."""
+THIN_FROM = 50
+"""Lines of more points than this are thinned for drawing (``_drawn``); a shorter one is sent whole."""
 
 
 def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
@@ -124,12 +126,29 @@ def _frame_times(panels: Sequence[Panel], cleaned: list, frames: int) -> np.ndar
     return np.geomspace(lo, hi, frames) if hi > lo else np.array([hi])
 
 
+def _drawn(panel: Panel, points: list) -> list:
+    """The points of each line that are drawn: in a ``Panel.thin`` panel a long line thinned to within a
+    fraction of a pixel (``numbers.thinned``; markers are data, every one drawn)."""
+    ys = [y for _, y in points if len(y)]
+    if not panel.thin or panel.markers or not ys:
+        return points
+    heights = np.concatenate(ys)
+    span = float(np.ptp(np.log10(heights) if panel.log_y else heights))
+    out = []
+    for x, y in points:
+        if len(x) > THIN_FROM:
+            keep = thinned(x, y, span=span, log_x=panel.log_x, log_y=panel.log_y)
+            x, y = x[keep], y[keep]
+        out.append((x, y))
+    return out
+
+
 def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[str]) -> list[dict]:
     """The traces of one panel's curves, one legend entry per name (a line's key, if it has one)
-    across the figure."""
+    across the figure (each line's points as ``_drawn`` thins them)."""
     suffix = "" if i == 0 else str(i + 1)
     out = []
-    for j, (line, (x, y)) in enumerate(zip(panel.lines, points, strict=True)):
+    for j, (line, (x, y)) in enumerate(zip(panel.lines, _drawn(panel, points), strict=True)):
         label = line.key or line.name
         first = label not in named
         if line.legend:
