@@ -331,9 +331,9 @@ def _finite_field(system: System, clock: WallClock):
     inside ``solver.step()`` (an overflow at one start of a batch is enough). So the batch
     is split at once, and the start that overflows is judged by ``simulate`` alone.
     """
-    def field(x, y):
+    def field(x, y, sigma=None):
         clock.check()
-        out = system.field(x, y)
+        out = system.field(x, y, sigma)
         if not np.all(np.isfinite(out)):
             raise GroupFailed("the field overflowed")
         return out

@@ -74,9 +74,9 @@ class Method:
 
 def _flow_states(system: Any, grid: SaveAt, lr: float, *, calls: list[int], log: SwitchLog,
                  clock: WallClock) -> Iterator[np.ndarray]:
-    def counted(tau, y):
+    def counted(tau, y, sigma=None):
         calls[0] += 1
-        return system.field(tau, y)
+        return system.field(tau, y, sigma)
     return march(counted, system.y0, system.schedule(grid.t), log=log, budget=clock)
 
 

@@ -48,8 +48,10 @@ __all__ = [
     "Linear",
     "Normalizer",
     "NORMALIZERS",
+    "OnSupport",
     "ReLU",
     "Sigmoid",
+    "Signed",
     "Softmax",
     "Sparsemax",
     "Sum",
@@ -79,6 +81,12 @@ class Kinks:
         ``offset(a)`` (n,) -> (n,): each coordinate's signed distance to its kink.
     place : callable
         ``place(a, i)``: the value of ``a_i`` that puts coordinate ``i`` on (or just past) its kink.
+    sides : callable
+        ``sides(a)`` (n,) -> a smooth map (``forward``, ``vjp``) equal to this one wherever every
+        coordinate is on the side of its kink it is on at ``a`` (one on its kink: where it is held,
+        switched off or sliding), continued smoothly past the kinks. A stepper fed it steps across a
+        kink in full steps, where the map itself, its velocity jumping there, makes it crawl; the
+        crossing is then located and the map's own side taken from there (``polarize.switching``).
     slides : bool
         True when both sides of the kink are live (l1): a coordinate can slide on
         it and be released. False when the far side is off (relu, sparsemax).
@@ -87,6 +95,7 @@ class Kinks:
     name: str
     offset: Callable[[np.ndarray], np.ndarray]
     place: Callable[[np.ndarray, int], float]
+    sides: Callable[[np.ndarray], Signed | OnSupport]
     slides: bool = False
 
 
@@ -239,7 +248,9 @@ class ReLU:
 
     def kinks(self) -> Kinks:
         """``a_i = 0``: a coordinate that reaches it is switched off (its far side is dead)."""
-        return Kinks(name=self.name, offset=_at_zero, place=_put_at_zero)
+        return Kinks(name=self.name, offset=_at_zero, place=_put_at_zero,
+                     sides=lambda a: Signed(signs=(np.asarray(a) > 0).astype(float), eps=self.eps,
+                                            name=self.name, dead=True))
 
     def _parts(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r = np.maximum(np.asarray(a, dtype=float), 0.0)
@@ -269,7 +280,9 @@ class L1:
 
     def kinks(self) -> Kinks:
         """``a_i = 0``, live on both sides: a coordinate can slide on it (Filippov) and be released."""
-        return Kinks(name=self.name, offset=_at_zero, place=_put_at_zero, slides=True)
+        return Kinks(name=self.name, offset=_at_zero, place=_put_at_zero, slides=True,
+                     sides=lambda a: Signed(signs=np.sign(np.asarray(a, dtype=float)), eps=self.eps,
+                                            name=self.name))
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         m = np.abs(np.asarray(a, dtype=float))
@@ -370,7 +383,8 @@ class Sparsemax:
 
     def kinks(self) -> Kinks:
         """``a_i = tau(a)``, the edge of the support: a coordinate that reaches it is switched off."""
-        return Kinks(name=self.name, offset=lambda a: a - self.threshold(a), place=self._place_off)
+        return Kinks(name=self.name, offset=lambda a: a - self.threshold(a), place=self._place_off,
+                     sides=lambda a: OnSupport(support=(a - self.threshold(a) > 0).astype(float)))
 
     def _place_off(self, a: np.ndarray, i: int) -> float:
         """Just below the threshold of the other coordinates: coordinate ``i`` leaves the support."""
@@ -401,6 +415,53 @@ class Sparsemax:
         g = np.asarray(g, dtype=float)
         mean = np.sum(m * g, axis=-1, keepdims=True) / np.sum(m, axis=-1, keepdims=True)
         return m * (g - mean)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Signed:
+    """``s = c a / (sum c a + eps)`` for fixed weights ``c`` (n,): relu's map on one side of its kinks
+    (``c_i = 1`` on, 0 off) or l1's (``c = sign a``, 0 on the kink), continued past them.
+
+    ``dead``: a total that is not positive gives zero scores (relu's dead state), instead of an error.
+    """
+
+    signs: np.ndarray
+    eps: float = 0.0
+    name: str = ""
+    dead: bool = False
+
+    def _parts(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r = self.signs * np.asarray(a, dtype=float)
+        total = np.sum(r, axis=-1, keepdims=True) + self.eps
+        if self.dead:
+            return r, np.where(total > 0, total, 1.0)
+        return r, _safe_total(total, self.name, "sum |a|")
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        r, total = self._parts(a)
+        return r / total
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        r, total = self._parts(a)
+        return self.signs * _centred(r / total, g) / total
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OnSupport:
+    """Sparsemax on a fixed support ``m`` (n,) of 0s and 1s: ``s = m (a - tau)``, ``tau = (m.a - 1) / |m|_1``,
+    continued past the edge of the support."""
+
+    support: np.ndarray
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        a = np.asarray(a, dtype=float)
+        m = self.support
+        tau = (np.sum(m * a, axis=-1, keepdims=True) - 1.0) / np.sum(m)
+        return m * (a - tau)
+
+    def vjp(self, a: np.ndarray, g: np.ndarray) -> np.ndarray:
+        m, g = self.support, np.asarray(g, dtype=float)
+        return m * (g - np.sum(m * g, axis=-1, keepdims=True) / np.sum(m))
 
 
 NORMALIZERS: Registry[type] = Registry({

@@ -4,7 +4,10 @@ relu, l1 and sparsemax are smooth except on their *kinks*, where a coordinate
 of ``a`` meets a hyperplane: ``a_i = 0`` (relu, l1) or ``a_i = tau(a)``, the
 sparsemax threshold (the edge of its support). Between kinks the flow is as
 smooth as softmax's; a smooth stepper fed the kink steps into it and crawls.
-``SwitchingSolver`` steps a scipy ``OdeSolver`` and, after each step, checks
+``SwitchingSolver`` steps a scipy ``OdeSolver`` through the map's *sides*
+(``Kinks.sides``: the map as it is on the side of each kink where the restart
+found every coordinate, continued smoothly past it), so a step over a kink is a
+full step, and, after each step, checks
 the signed distance of every live coordinate to its kink; when one changed
 sign, the crossing is located on the step's dense output (Brent's method, as
 ``solve_ivp``'s event location does; a coordinate creeping up to its kink within
@@ -102,7 +105,9 @@ class SwitchingSolver:
     ----------
     stepper : type of scipy.integrate.OdeSolver
     fun : callable
-        The vector field ``fun(x, y)`` (state,).
+        The vector field ``fun(x, y)`` (state,), and ``fun(x, y, sigma)`` under the normalizer ``sigma``
+        (the sides of its kinks, ``Kinks.sides``), which the steps between switches march; a ``jac``
+        among the options takes ``sigma`` too.
     x0, y0, bound : float, ndarray (state,), float
         Start and end of the marched variable, as for an ``OdeSolver``.
     kinks : Kinks
@@ -116,7 +121,16 @@ class SwitchingSolver:
 
     def __init__(self, stepper, fun, x0, y0, bound, *, kinks: Kinks, logits: slice, log: SwitchLog,
                  **options):
-        self._make = lambda x, y: stepper(fun, x, y, bound, **options)
+        jac = options.pop("jac", None)
+
+        def make(x: float, y: np.ndarray):
+            # Steps under the map's sides at the restart (``Kinks.sides``): smooth across a kink, so a
+            # step over it is a full step, and the crossing is found on its dense output.
+            sides = kinks.sides(y[logits])
+            smooth = {"jac": lambda x, y: jac(x, y, sides)} if jac is not None else {}
+            return stepper(lambda x, y: fun(x, y, sides), x, y, bound, **smooth, **options)
+
+        self._make = make
         self.fun, self.kinks, self.logits, self.log = fun, kinks, logits, log
         a = np.asarray(y0, dtype=float)[logits]
         self._side = np.where(a < 0, -1.0, 1.0)  # l1: the side a held coordinate returns to
@@ -172,7 +186,8 @@ class SwitchingSolver:
         """The earliest ``(x, i, release)`` in ``(lo, hi]`` where coordinate ``i`` meets or leaves a kink."""
         distance = self._watch * self.kinks.offset(y_hi[self.logits])
         crossing = np.flatnonzero((self._watch != 0) & (distance <= 0))
-        arriving = self._arriving(hi, y_hi, distance) if not len(crossing) else crossing
+        # A crossing is located below (an arrival, only where nothing crossed, is at the step's end).
+        arriving = self._arriving(hi, y_hi, distance) if not len(crossing) else crossing[:0]
         if len(arriving):
             return hi, int(arriving[0]), False
         # A pull within noise of zero is no reason to leave: once the loss has converged every

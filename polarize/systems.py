@@ -70,8 +70,9 @@ class System(Protocol):
     def __len__(self) -> int:
         """The number of starts k."""
 
-    def field(self, x: float, y: np.ndarray) -> np.ndarray:
-        """The velocity of the state (state,) in the marched variable ``x``."""
+    def field(self, x: float, y: np.ndarray, sigma: Normalizer | None = None) -> np.ndarray:
+        """The velocity of the state (state,) in the marched variable ``x`` (under the normalizer
+        ``sigma`` in place of its own: a kinked one's smooth sides, ``Kinks.sides``)."""
 
     def schedule(self, t: np.ndarray) -> Schedule:
         """How to march to the saved times ``t`` (K,)."""
@@ -157,19 +158,21 @@ class _MatrixSystem:
     def V(self, y):
         return self.split(y)[0]
 
-    def _gradients(self, W, a) -> Gradients:
+    def _gradients(self, W, a, sigma: Normalizer | None = None) -> Gradients:
+        """The loss and its gradients at ``(W, a)``, under ``sigma`` (default: the normalizer)."""
         raise NotImplementedError
 
     def _full_gradients(self, V, a) -> Gradients:
         raise NotImplementedError
 
-    def gradient(self, y):
+    def gradient(self, y, sigma: Normalizer | None = None):
         R = self._batch(y)
-        G = self._gradients(*self.split(R))
+        W, a = self.split(R)
+        G = self._gradients(W, a, sigma)
         return np.concatenate([G.grad_V.reshape(*R.shape[:-1], -1), G.grad_a], axis=-1).ravel()
 
-    def field(self, _t, y):
-        return -self.gradient(y)
+    def field(self, _t, y, sigma: Normalizer | None = None):
+        return -self.gradient(y, sigma)
 
     def scores(self, rows):
         a = self.split(rows)[1]
@@ -195,7 +198,7 @@ class _MatrixSystem:
                             **options)
         return Schedule(targets=t, stepper=LSODA, jacobian=self.flow_jacobian, **options)
 
-    def flow_jacobian(self, _t, y):
+    def flow_jacobian(self, _t, y, sigma: Normalizer | None = None):
         """Jacobian of the flow ``-gradient`` of a batch of one, by forward differences, all columns at once.
 
         LSODA would otherwise make one Python call per column; the batched
@@ -204,9 +207,9 @@ class _MatrixSystem:
         h = np.sqrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(y))
         Y = y + np.diag(h)  # row j is y + h_j e_j
         k = self.shape[0] * self.shape[1]
-        G = self._gradients(Y[:, :k].reshape(len(y), *self.shape), Y[:, k:])
+        G = self._gradients(Y[:, :k].reshape(len(y), *self.shape), Y[:, k:], sigma)
         F = np.concatenate([G.grad_V.reshape(len(y), k), G.grad_a], axis=1)
-        return -((F - self.gradient(y)) / h[:, None]).T
+        return -((F - self.gradient(y, sigma)) / h[:, None]).T
 
     def record(self, Y, recorder: Recorder) -> None:
         for y in Y.T:
@@ -229,8 +232,8 @@ class ValueSystem(_MatrixSystem):
     def applies(cls, e: Experiment, loss) -> bool:
         return True
 
-    def _gradients(self, W, a):
-        return value_gradients(W, a, self.loss, self.normalizer)
+    def _gradients(self, W, a, sigma=None):
+        return value_gradients(W, a, self.loss, self.normalizer if sigma is None else sigma)
 
     _full_gradients = _gradients
 
@@ -256,8 +259,9 @@ class ReducedValueSystem(ValueSystem):
     def V(self, y):
         return self.V0 + self.pinv @ (self.split(y)[0] - self.W0)
 
-    def _gradients(self, W, a):
-        return value_gradients_reduced(W, a, self.loss, self.gram, self.normalizer)
+    def _gradients(self, W, a, sigma=None):
+        sigma = self.normalizer if sigma is None else sigma
+        return value_gradients_reduced(W, a, self.loss, self.gram, sigma)
 
     def _full_gradients(self, V, a):
         return value_gradients(V, a, self.loss, self.normalizer)
@@ -273,8 +277,8 @@ class TiedSystem(_MatrixSystem):
     def applies(cls, e: Experiment, loss) -> bool:
         return True
 
-    def _gradients(self, U, a):
-        return tied_gradients(U, a, self.loss, self.normalizer)
+    def _gradients(self, U, a, sigma=None):
+        return tied_gradients(U, a, self.loss, self.normalizer if sigma is None else sigma)
 
     _full_gradients = _gradients
 
@@ -320,11 +324,12 @@ class LogisticClosedSystem:
     def rows(self, y):
         return y.reshape(2 * self.n, -1).T
 
-    def field(self, w, y):
+    def field(self, w, y, sigma=None):
         n = self.n
         # A batch of one as its one row (2n,), as _MatrixSystem._batch does (``flat`` keeps it as it is).
         R = y if len(y) == 2 * n else self.rows(y)
-        da, dp, z, _ = logistic_closed_field(R[..., :n], R[..., n:], self.normalizer)
+        sigma = self.normalizer if sigma is None else sigma
+        da, dp, z, _ = logistic_closed_field(R[..., :n], R[..., n:], sigma)
         # d tau / dw = (1 + t) / (1 + e^z), written without overflow.
         rate = np.exp(w - np.logaddexp(0.0, z))[..., None]
         return self.flat(np.concatenate([da, dp], axis=-1) * rate)

@@ -489,7 +489,7 @@ DOCUMENTS: dict[str, str] = {
     "The suite runs on every core (pytest-xdist, `-n auto": "setting",
     "A browser test opens its page in a tab its module keeps": "setting",
     "**A normalizer**: one class in": "setting",
-    "None where it is smooth, else a `Kinks` (where, and": "setting",
+    "None where it is smooth, else a `Kinks` (where, whether": "setting",
     "The Explorer's menu, the Normalizers page, `polarize": "setting",
     "The Normalizers page's comparison of the paper's": "observed",
     "**A page**: a `PageSpec` in": "setting",

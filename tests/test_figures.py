@@ -22,6 +22,7 @@ from polarize.plots import (
     Palette,
     comparisons,
     dashboard,
+    find_trace,
     frame_indices,
     project_to_polygon,
     set_palette,
@@ -30,8 +31,10 @@ from polarize.plots import (
     token_colors,
     trace_index,
 )
-from polarize.plots.numbers import rounded
-from polarize.science import format_time, simplex_shares
+from polarize.plots.multiples import trace_uid
+from polarize.plots.numbers import rounded, thinned
+from polarize.presets import get_preset
+from polarize.science import compare_normalizers, format_time, simplex_shares
 
 # ---- the simplex geometry ------------------------------------------------------------------
 
@@ -300,3 +303,42 @@ def test_the_replicator_mode_keeps_the_token_colours_the_zero_line_and_fixed_axe
 
 
 # ---- one renderer for the pages and the paper ----------------------------------------------
+
+
+def test_a_thinned_line_stays_within_its_tolerance_of_every_point():
+    rng = np.random.default_rng(3)
+    x = np.logspace(-1, 5, 400)
+    lines = [np.zeros(400), np.tanh(np.log(x)), np.cumsum(rng.standard_normal(400)),
+             np.where(x < 30, 1.0, 0.0), 1e-3 + np.exp(-x)]
+    for y in lines:
+        for log_y in (False, True):
+            if log_y and np.any(y <= 0):
+                continue
+            v = np.log10(y) if log_y else y
+            span = float(np.ptp(v)) or 1.0
+            keep = thinned(x, y, span=span, log_x=True, log_y=log_y)
+            assert keep[0] and keep[-1]
+            # The line through the kept points, as drawn (log x), at every point: within the tolerance.
+            drawn = np.interp(np.log10(x), np.log10(x[keep]), v[keep])
+            assert np.max(np.abs(drawn - v)) <= 1e-3 * span * (1 + 1e-9)
+    assert thinned(x, np.zeros(400), span=0.0, log_x=True).sum() == 2  # a level line: its two ends
+
+
+def test_the_normalizers_figure_draws_each_score_to_a_fraction_of_a_pixel_with_few_points():
+    e = get_preset("paper-compare-logistic").with_changes(samples=240)
+    rows = compare_normalizers(e)
+    fig = comparisons.normalizers_figure(rows)
+    drawn = sent = 0
+    for k, row in enumerate(rows):
+        r = row.result
+        shown = r.t > 0
+        s = r.s[shown]
+        # 1e-3 of the panel's height (half a pixel of 500), and the 5 digits a number is sent with.
+        tol = 1e-3 * np.ptp(s) + 1e-4 * np.max(np.abs(s))
+        for i in range(r.s.shape[1]):
+            line = find_trace(fig, trace_uid(k, i))
+            on_line = np.interp(np.log10(r.t[shown]), np.log10(line["x"]), line["y"])
+            assert np.max(np.abs(on_line - s[:, i])) <= tol, (row.normalizer, i)
+            drawn, sent = drawn + shown.sum(), sent + len(line["x"])
+    # Most of a score's run is a level line at 0 or 1 on this log time axis: a few points draw it.
+    assert sent < drawn / 4

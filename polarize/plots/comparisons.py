@@ -88,7 +88,7 @@ def normalizers_figure(rows: Sequence[Any], *, frames: int = FRAMES, animated: b
     panels = [Panel(title=row.result.experiment.sigma.short,
                     lines=token_lines(row.result.t, row.result.s, top=top, legend=True),
                     y_title="score s<sub>i</sub>" if k % 4 == 0 else "", y_floor=(0.0, 1.0),
-                    note=stopped_note(row.result)) for k, row in enumerate(rows)]
+                    note=stopped_note(row.result), thin=True) for k, row in enumerate(rows)]
     return animated_grid(panels, cols=4, frames=frames, row_height=NORMALIZERS_ROW, animated=animated,
                          legend=True, narrow=narrow, beside=True)
 
@@ -122,7 +122,8 @@ def losses_figure(runs: Mapping[str, Result], *, frames: int = FRAMES, animated:
     # 1280 x 720): the titles say the losses' short names, in one line over the narrower panels.
     first = [Panel(title=f"{_loss_name(loss, True)}: scores",
                    lines=token_lines(r.t, r.s, top=top, legend=True),
-                   y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r))
+                   y_title="score s<sub>i</sub>" if k == 0 else "", y_floor=(0.0, 1.0), note=stopped_note(r),
+                   thin=True)
              for k, (loss, r) in enumerate(runs.items())]
     log_n = math.log(next(iter(runs.values())).s.shape[1])
     t_all = np.concatenate([r.t[r.t > 0] for r in runs.values()])

@@ -79,6 +79,10 @@ class Panel:
         Draw the curves with markers at their points (few points, e.g. one per run).
     span : int
         Number of grid columns the panel spans.
+    thin : bool
+        Draw each long curve through fewer of its points, within a fraction of a pixel of all
+        (``numbers.thinned``): for panels of long curves, most of them level, sent again at each change
+        (the comparison pages'). The frames' markers still ride every point.
     """
 
     title: str
@@ -92,6 +96,7 @@ class Panel:
     y_range: tuple[float, float] | None = None
     markers: bool = False
     span: int = 1
+    thin: bool = False
 
 
 def token_width(n: int) -> float:

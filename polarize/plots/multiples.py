@@ -9,7 +9,10 @@ without frames or controls: the paper's exported figures are these.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +36,7 @@ from polarize.plots.geometry import (
     margins,
 )
 from polarize.plots.lines import Line, Panel, line_trace
-from polarize.plots.numbers import log_span, rounded, span
+from polarize.plots.numbers import log_span, round_significant, rounded, span, thinned
 from polarize.science import format_time
 
 __all__ = ["animated_grid", "legend_height", "trace_uid"]
@@ -43,6 +46,8 @@ _NARROW_TITLE = -3
 width took three lines."""
 _LEGEND_FONT = -3
 """The legend's font, points from the base size."""
+THIN_FROM = 50
+"""Lines of more points than this are thinned for drawing (``_drawn``); a shorter one is sent whole."""
 
 
 def legend_height(names: Sequence[str], *, size: float, narrow: bool) -> int:
@@ -121,12 +126,29 @@ def _frame_times(panels: Sequence[Panel], cleaned: list, frames: int) -> np.ndar
     return np.geomspace(lo, hi, frames) if hi > lo else np.array([hi])
 
 
+def _drawn(panel: Panel, points: list) -> list:
+    """The points of each line that are drawn: in a ``Panel.thin`` panel a long line thinned to within a
+    fraction of a pixel (``numbers.thinned``; markers are data, every one drawn)."""
+    ys = [y for _, y in points if len(y)]
+    if not panel.thin or panel.markers or not ys:
+        return points
+    heights = np.concatenate(ys)
+    span = float(np.ptp(np.log10(heights) if panel.log_y else heights))
+    out = []
+    for x, y in points:
+        if len(x) > THIN_FROM:
+            keep = thinned(x, y, span=span, log_x=panel.log_x, log_y=panel.log_y)
+            x, y = x[keep], y[keep]
+        out.append((x, y))
+    return out
+
+
 def _panel_traces(i: int, panel: Panel, points: list, legend: bool, named: set[str]) -> list[dict]:
     """The traces of one panel's curves, one legend entry per name (a line's key, if it has one)
-    across the figure."""
+    across the figure (each line's points as ``_drawn`` thins them)."""
     suffix = "" if i == 0 else str(i + 1)
     out = []
-    for j, (line, (x, y)) in enumerate(zip(panel.lines, points, strict=True)):
+    for j, (line, (x, y)) in enumerate(zip(panel.lines, _drawn(panel, points), strict=True)):
         label = line.key or line.name
         first = label not in named
         if line.legend:
@@ -187,9 +209,15 @@ def _riders(panel: Panel, points: list) -> list[tuple[Line, tuple[np.ndarray, np
 
 def _at(tau: float, riders: list) -> dict[str, Any]:
     """The markers' positions at time ``tau``: each curve's last point at or before it."""
-    at = [min(max(int(np.searchsorted(x, tau, side="right")) - 1, 0), len(x) - 1) for _, (x, _) in riders]
-    return dict(x=rounded([x[k] for (_, (x, _)), k in zip(riders, at, strict=True)]),
-                y=rounded([y[k] for (_, (_, y)), k in zip(riders, at, strict=True)]))
+    return _frames_at(np.array([tau]), riders)[0]
+
+
+def _frames_at(times: np.ndarray, riders: list) -> list[dict[str, Any]]:
+    """``_at`` each of ``times`` (F,), for all of them at once (one rounding per panel, not per frame)."""
+    at = [np.clip(np.searchsorted(x, times, side="right") - 1, 0, len(x) - 1) for _, (x, _) in riders]
+    x = round_significant(np.stack([np.asarray(x)[k] for (_, (x, _)), k in zip(riders, at, strict=True)], 1))
+    y = round_significant(np.stack([np.asarray(y)[k] for (_, (_, y)), k in zip(riders, at, strict=True)], 1))
+    return [dict(x=xs, y=ys) for xs, ys in zip(x.tolist(), y.tolist(), strict=True)]
 
 
 def _x_titled(panels: Sequence[Panel], where: list[tuple[int, int]]) -> list[bool]:
@@ -203,9 +231,17 @@ def _x_titled(panels: Sequence[Panel], where: list[tuple[int, int]]) -> list[boo
 
 
 def _subplots(specs: list, titles: list[str], *, cols: int, gap: float, narrow: bool) -> dict[str, Any]:
-    """The grid's layout from ``make_subplots``: its axes' domains and the panels' titles."""
+    """The grid's layout from ``make_subplots``: its axes' domains and the panels' titles (a copy of the
+    one kept for the same grid: a page redrawn for new runs asks for the same one each time, and
+    ``make_subplots`` was half of the Normalizers figure's making)."""
+    return copy.deepcopy(_grid(json.dumps(specs), tuple(titles), cols=cols, gap=gap, narrow=narrow))
+
+
+@functools.lru_cache(maxsize=64)
+def _grid(specs_json: str, titles: tuple[str, ...], *, cols: int, gap: float, narrow: bool) -> dict[str, Any]:
+    specs = json.loads(specs_json)
     rows = len(specs)
-    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=titles if any(titles) else None,
+    fig = make_subplots(rows=rows, cols=cols, specs=specs, subplot_titles=[*titles] if any(titles) else None,
                         horizontal_spacing=0.17 if narrow else min(0.09, 0.5 / cols),
                         vertical_spacing=min(gap, 0.5 / (rows - 1)) if rows > 1 else 0.0)
     layout = fig.layout.to_plotly_json()
@@ -350,9 +386,9 @@ def _finish(data: list[dict], layout: dict, moving: list, times: np.ndarray, *, 
             height: int, margin: tuple[int, int], panels: int, narrow: bool) -> dict[str, Any]:
     """Frames, controls and the figure's layout (its legend placed by ``key``: ``_key``)."""
     animated = [index for index, _ in moving]
-    frame_list = [dict(name=str(j), traces=animated,
-                       data=[dict(type="scatter", **_at(float(tau), riders)) for _, riders in moving])
-                  for j, tau in enumerate(times)] if animated else []
+    at = [_frames_at(times, riders) for _, riders in moving]
+    frame_list = [dict(name=str(j), traces=animated, data=[dict(type="scatter", **panel[j]) for panel in at])
+                  for j in range(len(times))] if animated else []
     top, bottom = margin
     plot = height - top - bottom
     layout.update(
