@@ -248,7 +248,8 @@ class Measure:
     """One visit or change: its seconds until the main figure's last draw and until the page settled,
     its counts (``Wire.counts`` since it began), the long tasks' seconds, the figures on the page
     once settled, the server's CPU seconds (first visits), the measures the page posted (and what moved
-    from one to the next: ``moved``), and the browser's main-thread seconds (a new browser's visits)."""
+    from one to the next: ``moved``), the browser's main-thread seconds (a new browser's visits), and
+    the figures sent to be held for a press (``Wire.held``: none of the page's figures) and their bytes."""
 
     seconds: float
     settled: float
@@ -260,6 +261,7 @@ class Measure:
     main_thread: float | None = None
     parts: Parts | None = None
     moved: str = ""
+    held: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -415,7 +417,7 @@ def first_visit(browser: Any, url: str, server: Any, target: Target = APP, timeo
     measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0),
                       page.locator(target.figures).count(), server_cpu(server.process.pid) - cpu,
                       len(wire.measures), main_thread(cdp) - busy if own else None,
-                      moved=moved(wire.measures))
+                      moved=moved(wire.measures), held=(wire.held, wire.held_bytes))
     return measure, page, wire
 
 
@@ -423,7 +425,7 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
            timeout: float = 60.0) -> Measure:
     """``commit()`` a change (its input already made): measured until the new figure is drawn."""
     before = page.evaluate(target.signature())
-    counts, posted, seen = wire.counts(), len(wire.measures), _seen(page)
+    counts, posted, seen, held = wire.counts(), len(wire.measures), _seen(page), (wire.held, wire.held_bytes)
     now = page.evaluate("() => performance.now()")
     start = time.perf_counter()
     commit()
@@ -434,7 +436,7 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
     since = tuple(a - b for a, b in zip(wire.counts(), counts, strict=True))
     return Measure(drawn, settled, since, _long_tasks_since(page, now), page.locator(target.figures).count(),
                    posted=len(wire.measures) - posted, moved=moved(wire.measures[max(0, posted - 1):]),
-                   parts=_parts(page, seen, now))
+                   parts=_parts(page, seen, now), held=(wire.held - held[0], wire.held_bytes - held[1]))
 
 
 def change_seed(page: Any, wire: Any, seed: int, target: Target = APP, timeout: float = 60.0) -> Measure:
@@ -527,9 +529,15 @@ def report(name: str, kind: str, measures: list[Measure]) -> None:
           f"long tasks {_median([m.long_tasks for m in measures]):5.2f} s  "
           + (f"main thread {_median(busy):5.2f} s  " if busy else "")
           + f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
-          f"(+{referenced} by reference, {size / 1e3:.0f} kB)"
+          f"(+{referenced} by reference, {size / 1e3:.0f} kB)" + _told_held(measures)
           + (f"  server {_median(cpu):.2f} CPU-s" if cpu else "") + _told_parts(measures)
           + "".join(f"  measures moved: {m.moved}" for m in measures if m.moved), flush=True)
+
+
+def _told_held(measures: list[Measure]) -> str:
+    """The figures sent to be held for a press (the most of any measure), or nothing if none was."""
+    held, size = (max(m.held[i] for m in measures) for i in range(2))
+    return f"  held for the next press {held} ({size / 1e3:.0f} kB)" if held else ""
 
 
 def _told_parts(measures: list[Measure]) -> str:
