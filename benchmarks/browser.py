@@ -23,7 +23,8 @@ and, for each of those, the seconds until the page is settled as well (the scrip
 the viewport component has measured the page after it and has nothing to post), for a change where
 its time went (``Parts``: from the click, when the script's run began and when the figure's message
 reached the tab, as the page saw its websocket's frames arrive, and when the last ``Plotly.react``
-began and how long it took), and, counted
+began and how long it took; a "New random start" whose figure was held in the tab, ``ui.charts.hold``,
+is drawn at the click, before the run), and, counted
 from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
 or as a reference to one the browser holds already), the browser's
@@ -541,7 +542,9 @@ def _told_held(measures: list[Measure]) -> str:
 
 
 def _told_parts(measures: list[Measure]) -> str:
-    """Where a change's time went (``Parts``, medians of those seen), or nothing for a visit."""
+    """Where a change's time went (``Parts``, medians of those seen), or nothing for a visit; a figure
+    drawn at the click (its ``Plotly.react`` began before the run: a figure held for the press,
+    ``ui.charts.hold``) is said first."""
     parts = [m.parts for m in measures if m.parts is not None]
 
     def median(name: str) -> str:
@@ -551,8 +554,12 @@ def _told_parts(measures: list[Measure]) -> str:
     if not parts:
         return ""
     drafts = f"first draft's {median('draft')}, " if any(p.draft is not None for p in parts) else ""
-    return (f"  from the click: run {median('run')}, {drafts}figure's message {median('figure')}, "
-            f"Plotly.react {median('react')} taking {median('react_seconds')}")
+    held = sum(p.react is not None and p.run is not None and p.react < p.run for p in parts)
+    react = f"Plotly.react {median('react')} taking {median('react_seconds')}"
+    if held:
+        return (f"  from the click: drawn at the click ({held} of {len(parts)}, the figure held): {react}; "
+                f"run {median('run')}, {drafts}figure's message {median('figure')}")
+    return f"  from the click: run {median('run')}, {drafts}figure's message {median('figure')}, {react}"
 
 
 def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:
