@@ -24,8 +24,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from ui.blocks import DRAFT
 from ui.charts import HELD
 
-__all__ = ["DashWire", "Journal", "Wire", "drawn_figure", "figure_element", "frame_kind", "journal",
-           "listen", "listen_dash", "sent_message"]
+__all__ = ["DashWire", "Journal", "Wire", "drawn_figure", "figure_element", "frame_kind", "held_element",
+           "journal", "listen", "listen_dash", "sent_message"]
 
 CHART = "polarize_chart"
 """The app's chart element's component name (``ui.charts.NAME``)."""
@@ -128,15 +128,16 @@ def sent_message(payload: Any) -> Any:
 
 def drawn_figure(msg: Any) -> str:
     """What a ``ForwardMsg`` draws: ``"draft"`` (a comparison's draft, keyed with ``DRAFT`` by
-    ``ui.blocks.draw_draft``), ``"held"`` (a figure held for a press, keyed ``<chart>`` + ``HELD`` by
-    ``ui.charts.hold``), ``"figure"`` (any other figure: ``figure_element``), else ``""``."""
-    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element" \
-            or not figure_element(msg.delta.new_element):
+    ``ui.blocks.draw_draft``), ``"figure"`` (any other figure: ``figure_element``), ``"held"`` (no
+    figure drawn, but one held for a press: ``held_element``), else ``""``."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
         return ""
-    element = _element_id(msg.delta.new_element)
-    if element.endswith(HELD):
+    element = msg.delta.new_element
+    if held_element(element):
         return "held"
-    return "draft" if f"_{DRAFT}" in element else "figure"
+    if not figure_element(element):
+        return ""
+    return "draft" if f"_{DRAFT}" in _element_id(element) else "figure"
 
 
 def frame_kind(payload: Any) -> str | None:
@@ -154,12 +155,21 @@ def frame_kind(payload: Any) -> str | None:
 
 def figure_element(element: Any) -> bool:
     """Whether a ``new_element`` (an ``Element`` message) draws a figure: the app's chart element with a
-    figure in it (not the one that only loads plotly.js), or Streamlit's own chart."""
+    figure in it (not the one that only loads plotly.js, nor one holding a figure out of sight,
+    ``held_element``), or Streamlit's own chart."""
     kind = element.WhichOneof("type")
     if kind == "bidi_component":
         chart = element.bidi_component
-        return chart.component_name == CHART and chart.WhichOneof("data") == "bytes" and b"\n" in chart.bytes
+        return (chart.component_name == CHART and chart.WhichOneof("data") == "bytes" and b"\n" in chart.bytes
+                and not held_element(element))
     return kind == "plotly_chart"
+
+
+def held_element(element: Any) -> bool:
+    """Whether a ``new_element`` is the app's chart element holding a chart's next figure for a press,
+    out of sight (``ui.charts.hold``: keyed ``<chart>`` + ``HELD``): it draws nothing."""
+    return (element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name == CHART
+            and element.bidi_component.id.endswith(HELD))
 
 
 def listen(page: Any) -> Wire:
