@@ -155,9 +155,9 @@ HELD_REVISION = """() => {
 
 def test_a_new_random_start_is_drawn_at_the_press_from_the_figure_held(server, browser):
     """"New random start" draws the next start's figure at the click, from the one the page held for it
-    (``ui.charts.hold``), before the server's rerun reaches the tab (its messages are held back here);
-    then that rerun brings the same figure, and the chart draws nothing more: one draw for the press,
-    the Seed box showing the new seed (issue 41)."""
+    (``ui.charts.hold``), before the server's rerun reaches the tab (its messages are held back here),
+    the animation playing then stopped first; then that rerun brings the same figure, and the chart
+    draws nothing more: one draw for the press, the Seed box showing the new seed (issue 41)."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     socket, held_back, holding = {}, [], [False]
 
@@ -178,11 +178,13 @@ def test_a_new_random_start_is_drawn_at_the_press_from_the_figure_held(server, b
         page.wait_for_function(f"() => ({HELD_REVISION})() !== null")
         held, before = page.evaluate(HELD_REVISION), page.evaluate(MAIN_STATE)
         assert held != before["revision"]
+        page.locator(".updatemenu-button").filter(has_text="\u25b6").first.click()  # Play
+        page.wait_for_function(PLAYING)
         holding[0] = True
         page.get_by_role("button", name="New random start").click()
         page.wait_for_function(f"() => ({MAIN_STATE})().revision === {json.dumps(held)}")
         drawn = page.evaluate(MAIN_STATE)
-        assert drawn["draws"] == before["draws"] + 1
+        assert drawn["draws"] == before["draws"] + 1 and not page.evaluate(PLAYING)
         assert drawn["seed"] == before["seed"]  # the server's answer is still held back
         release()
         page.wait_for_function(f"() => ({MAIN_STATE})().seed !== {json.dumps(before['seed'])}")
