@@ -27,7 +27,8 @@ began and how long it took; a "New random start" whose figure was held in the ta
 is drawn at the click, before the run), and, counted
 from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
-or as a reference to one the browser holds already), the browser's
+or as a reference to one the browser holds already; a figure sent to be held for the next press,
+``ui.charts.hold``, is told apart: it is none of the page's figures), the browser's
 main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, and,
 for a first visit, the browser's main-thread time (the tab's ``TaskDuration``, Chrome DevTools
 Protocol's Performance metrics) and the server's CPU time (every process of its process group, from

@@ -39,7 +39,7 @@ NEXT = "_{page}_next_seed"
 """Session key (``NEXT.format(page=...)``): the seed the page's next "New random start" gives."""
 RESEED = "{page}__reseed"
 """The key of the page's "New random start" button (``RESEED.format(page=...)``)."""
-HOLD_SECONDS = 5.0
+HOLD_SECONDS = 3.0
 """The longest a script run waits for the next start's view to be made (``made``), to hand it to the
 browser: a view made later is left for the press (which finds it made)."""
 MOST_AHEAD = 4
