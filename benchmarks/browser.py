@@ -14,7 +14,7 @@ median of runs:
   figure is drawn for the last time (its last change on the page, read once the page is settled:
   Streamlit draws a new figure twice, the second time at its container's measured width);
 - browser seen: the same in a new tab of a browser that has shown the page (a new session, the
-  window's measure in its cookie: ``ui.viewport.COOKIE``);
+  window's measure in its cookie, ``ui.viewport.COOKIE``, where it posted one);
 - changed control: from committing a new seed until the new figure is drawn (a new seed each
   time, so every run is simulated, never served from the cache);
 - cached control: the same, going back to a seed already shown;
@@ -568,9 +568,9 @@ def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:
     failures = []
     for m in measures:
         full, fragments, sent, referenced, _ = m.counts
-        # A figure held for its place to be measured costs one fragment run, no more,
-        # but for a page that measured a new place after (seen at load): one a measure.
-        # A browser seen before has the measure at once (its cookie): no fragment run.
+        # A window the server did not assume (not 1280 px wide, light) posts its measure: one
+        # fragment run, no more, but for a page whose layout moved after (seen at load): one a
+        # measure. A browser seen before has the measure at once (its cookie): no fragment run.
         most = max(0 if kind == "browser seen" else 1, m.posted)
         drawn_once = m.figures <= sent + referenced <= m.figures * max(1, fragments)
         if full != 1 or fragments > most or not drawn_once:

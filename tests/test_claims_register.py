@@ -678,10 +678,16 @@ DOCUMENTS: dict[str, str] = {
     # docs/browser-fit.md (a design note: what is planned, not a fact of the app or of the dynamics)
     "Issue 41's second part: steps 1 and 2 below are built": "setting",
     "Built: 1 (`present_figure.described` and `fitted`": "tests/browser/test_fit_browser.py",
-    "What 3 needs first: `crowding.uncrowded`": "setting",
+    "What 3 needed first: `crowding.uncrowded`": "setting",
+    "The server fits each figure to the display it assumes": "tests/browser/test_fit_browser.py",
+    "The viewport component (`ui/viewport.py`, an iframe) me":
+        "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
+    "Then 3: the renderer no longer holds the main figure":
+        "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
+    "Left of 3: a window the server does not assume still":
+        "tests/browser/test_fragments_browser.py::test_another_window_posts_its_measure_once_and_the_figure_is_drawn_once",
+    "That is built: `presented` says in the description what": "tests/browser/test_fit_browser.py",
     "Without a measure, the server fits for the room under": "setting",
-    "So the element must make those choices for the height": "setting",
-    "The server fits each figure to the window (`polarize.we": "setting",
     "**The fit, twice, from that description.** Python keeps": "setting",
     "**The theme in the element.** Streamlit gives a v2 comp": "setting",
     "The choices that change a figure's content rather than": "setting",

@@ -8,7 +8,6 @@ its blocks (``ui.blocks``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ from polarize.serve.admission import queue_notices
 from polarize.serve.cache import SharedCache
 from polarize.web.deck_store import DeckError
 from polarize.web.failures import queue_notice
-from polarize.web.fit import figure_first, fit, main_block
+from polarize.web.fit import fit, main_block
 from polarize.web.page import PageSpec, Problem
 from polarize.web.pages import by_name
 from polarize.web.pages.deck import shown_error
@@ -67,46 +66,41 @@ def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, 
           presenting: bool) -> View | None:
     """The page's main column: its head, then its view (``_body``); the view (None: an error shown)."""
     with st.container(key=theme.HEAD):
-        head = _head(spec, values, ignored, mended_note(spec, values), presenting)
+        _head(spec, values, ignored, mended_note(spec, values), presenting)
     try:
         job = spec.make_job(values, decks=deckbar.visitor_store() if spec.decks else None)
     except DeckError as exc:  # the server's deck file cannot be used: said on the page, in one line
         job = Problem((exc.field,), shown_error(exc))
     if isinstance(job, Problem):
-        viewport.measure(_place(head))
+        viewport.measure(viewport.last(presenting=presenting, deck=deck_show.showing(presenting)))
         st.error(job.message, icon=":material/error:")
         return None
-    return _body(spec, values, job, head, presenting)
+    return _body(spec, values, job, presenting)
 
 
 @st.fragment
-def _body(spec: PageSpec, values: dict[str, Any], job: Any, head: tuple, presenting: bool) -> View:
+def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) -> View:
     """The page's view fitted to the display the page posted, and the component measuring it: a
     fragment (``st.fragment``), so that a measure posted reruns this alone, not the page's script.
 
-    A browser's first visit is one run of the script: everything but the main figure, whose place is
-    kept empty (``viewport.held``) while the page measures it; the measure posted, this fragment runs
-    again and draws the figure once, fitted. A later session of the same browser finds the measure in
-    its cookie (``viewport.COOKIE``): where it has this place, the figure is drawn in the first run.
-    Its arguments are those of the script's last run (the controls' values, the job): only the
-    display changes between its own reruns. The view, for the sidebar's part the script draws.
+    A visit is one run of the script, its main figure drawn fitted to the display the server assumes
+    (a browser seen before: as its cookie, ``viewport.COOKIE``, remembers), which the chart element
+    fits again to the room it finds below the figure's top. Only a window the server assumed wrong
+    in what changes the figures' content (a phone, a dark theme, another column's width) posts a
+    measure, and this fragment runs again. Its arguments are those of the script's last run (the
+    controls' values, the job): only the display changes between its own reruns. The view, for the
+    sidebar's part the script draws.
     """
     if st.session_state.pop(APP_RERUN, False):  # a click on a figure set controls: the page runs again
         st.rerun()
-    deck = deck_show.showing(presenting)
-    view = _view(spec, job, viewport.last(presenting=presenting, deck=deck), spec.running(values))
-    # The place: the head and the blocks above the main figure (a fitted view's, less its small print
-    # when presenting, which the head says), then the display with the figure's top there.
-    first = figure_first(view)
-    main = main_block(first.blocks)
-    place = _place(head, first.blocks[:main] if main is not None else ())
-    display = viewport.last(presenting=presenting, deck=deck, place=place)
+    display = viewport.last(presenting=presenting, deck=deck_show.showing(presenting))
+    view = _view(spec, job, display, spec.running(values))
     theme.dark_style(display.dark_page, display.dark)
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
                                                                 lambda: fit(view, display))
-    viewport.measure(place)
-    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting), held=viewport.held(place))
+    viewport.measure(display)
+    _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting))
     if fitted.error is None and not fitted.passing:  # else the server is busy or the settings fail
         making = starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
         if not viewport.held(place):
@@ -143,19 +137,17 @@ def _hold_next(spec: PageSpec, values: dict[str, Any], shown: View, display: Dis
 
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, str]], note: str,
-          presenting: bool) -> tuple:
-    """The title, the presentation bar, the lead, and what the link changed (``_link_note``); what
-    was drawn (the place of the main figure below depends on it).
+          presenting: bool) -> None:
+    """The title, the presentation bar, the lead, and what the link changed (``_link_note``).
 
     Short, so that the main figure and its transport fit the window below it (``polarize.web.fit``).
     """
     title, lead = spec.heading(values), spec.leading(values) if not presenting else None
     st.title(title)
-    bar = deck_show.show_bar(presenting)
+    deck_show.show_bar(presenting)
     if lead:
         st.markdown(lead)
     _link_note(ignored, note)
-    return (spec.name, presenting, title, bar, lead, tuple(ignored.values()), note)
 
 
 def _link_note(ignored: dict[str, tuple[str, str]], note: str) -> None:
@@ -171,11 +163,6 @@ def _link_note(ignored: dict[str, tuple[str, str]], note: str) -> None:
                       key="link_ignored")
     if note:
         theme.caption(f":material/swap_horiz: {note}", key="link_mended")
-
-
-def _place(head: tuple, before: tuple[Any, ...] = ()) -> str:
-    """A digest of what is above the page's main figure: its head, and the view's blocks before it."""
-    return hashlib.sha256(repr((head, before)).encode()).hexdigest()[:16]
 
 
 def _below_figure(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
@@ -220,13 +207,13 @@ def shared_view(spec: PageSpec, job: Any, display: Display) -> View:
                      keep=lambda view: not view.passing)
 
 
-def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool = False) -> None:
+def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
     """Draw a view: its notes, its blocks and its downloads (or its error).
 
     The main figure (``polarize.web.fit.main_block``) is drawn in a container of its own
-    (``MAIN_FIGURE``), which the page measures; while ``held`` the container stays empty and nothing
-    below it is drawn. The warnings and ``below_figure`` come right under the main figure: above it
-    they pushed it and its Play button out of the window.
+    (``MAIN_FIGURE``), whose width the page measures (the main column's). The warnings and
+    ``below_figure`` come right under the main figure: above it they pushed it and its Play button
+    out of the window.
     """
     if view.error:
         st.error(view.error, icon=":material/error:")
@@ -238,9 +225,6 @@ def _show(view: View, page: str, below_figure: Callable[[], None], *, held: bool
         if i != main:
             draw_block(block, page)
             continue
-        if held:  # an empty element holds the place (an empty container is not laid out: no top)
-            st.container(key=MAIN_FIGURE).empty()
-            return
         with st.container(key=MAIN_FIGURE):
             draw_block(block, page)
         _notes(view, below_figure)

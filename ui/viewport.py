@@ -1,18 +1,19 @@
 """The browser window, measured by a tiny component (``viewport_frontend/index.html``), as a ``Display``.
 
-``last(...)`` is the display the page last posted: the window's size, whether the page shows a dark
-theme (and whether it was chosen in the app menu), where the page's main figure goes (its top, from
-the page's top) and the main column's width; before it has posted in this session, what the
-browser's cookie remembers of an earlier one (``COOKIE``). ``measure(place)`` draws the component
-(its frame is 0 px tall), telling it the place (a digest of what is above the main figure): the page
-posts a value back only when the truth differs (debounced, rounded to ``STEP`` px), with the place
-it measured. Until the page has posted (or where its cookie has nothing), the display is the
-default: a 1280 x 720 projector.
+``last(...)`` is the display the page last posted: the window's width, whether the page shows a dark
+theme (and whether it was chosen in the app menu) and the main column's width; before it has posted
+in this session, what the browser's cookie remembers of an earlier one (``COOKIE``), else the
+default, a 1280 x 720 projector, in the theme the browser asked for (``st.context.theme``).
+``measure()`` draws the component (its frame is 0 px tall), telling it what the server assumed:
+the page posts a value back only when the truth differs (debounced, rounded to ``STEP`` px).
 
-A figure drawn, then measured, then fitted and drawn again would lose a click or a key pressed
-in between (the rerun replaces it): the renderer holds a page's main figure while its place is not
-measured yet (``held``), drawing what is above it and the component; the page measures, posts, and
-the view's fragment reruns and draws the figure once, fitted (``ui.renderer``).
+What the server does not need is not measured: the window's height and where the main figure goes.
+The chart element fits each figure to the room below its top in the browser (``ui.charts``), its
+bands and its crowding (tick labels, y titles, the notes of short panels), from the description the
+server writes in the figure (``polarize.plots.present_figure``). So a first visit in the window the
+server assumes is one script run, its figure drawn at once; a phone's, a dark or a wider window's
+reruns the view's fragment once, for what changes the figures' content: the phone's stacked panels,
+the dark palette, the column's width (the tables' layout, the titles' wrapping).
 """
 
 from __future__ import annotations
@@ -29,36 +30,37 @@ from polarize.plots.display import NARROW_BELOW, Display
 from polarize.serialize import load_json
 from ui.theme import VIEWPORT
 
-__all__ = ["COOKIE", "KEY", "STEP", "held", "last", "measure", "read", "remembered"]
+__all__ = ["COOKIE", "KEY", "STEP", "assumed", "last", "measure", "read", "remembered"]
 
 STEP = 40
-"""The window's size and the main column's width are reported rounded down to a multiple of this (px)."""
+"""The window's width and the main column's are reported rounded down to a multiple of this (px), and
+only when the server's assumption is wrong by this much or more."""
 
 KEY = "_viewport"
 """The component's widget key (its value: the last measure the page posted)."""
 
 COOKIE = "polarize_viewport"
-"""The browser's cookie, written by the component when it posts: the window and the theme it measured,
-and the main figure's top and the column's width for the last ``PLACES`` places. A later session of
-the same browser reads it (``st.context.cookies``, sent with the page's first request): its first
-run draws the figure fitted at once where the place is remembered, and the page posts nothing."""
-PLACES = 12
+"""The browser's cookie, written by the component when it posts: the window's width, the theme and the
+main column's width it measured (in the mode it measured, presented or not). A later session of the
+same browser reads it (``st.context.cookies``, sent with the page's first request): its first run is
+fitted to it, and the page posts nothing."""
 _LONGEST = 4096
 """A cookie longer than this (characters) is not read (a browser keeps at most about 4 kB a cookie)."""
-_DEEPEST = 3
-"""How deep the cookie's JSON nests (the post, its places, a place's top and width): deeper is not read
-(4 kB of brackets made Python's parser raise RecursionError on every page while the cookie lived)."""
+_DEEPEST = 2
+"""How deep the cookie's JSON nests: deeper is not read (4 kB of brackets made Python's parser raise
+RecursionError on every page while the cookie lived)."""
 
 _DEBOUNCE_MS = 250
-_POSTED = ("window", "height", "dark", "dark_chosen", "top", "width")
-"""What the page posts: the window's width and height, the theme, the figure's top, the column's width."""
+_POSTED = ("window", "dark", "dark_chosen", "width", "presenting")
+"""What the page posts: the window's width, the theme, the main column's width and the mode it was
+measured in (presented or not: the sidebar is closed when presenting, the column wider)."""
 
 _component = components.declare_component("viewport", path=str(Path(__file__).parent / "viewport_frontend"))
 
 
 def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display:
     """The display a page posted (``value``), read with care (it comes from the browser): what cannot
-    be read is the default's.
+    be read is the default's; the column's width only if measured in this mode.
 
     Parameters
     ----------
@@ -69,16 +71,14 @@ def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display
     """
     posted = value if isinstance(value, dict) else {}
     dark = posted.get("dark") is True
-    return Display.of(presenting=presenting, deck=deck, width=posted.get("window"),
-                      height=posted.get("height"), column=posted.get("width"), top=posted.get("top"),
+    column = posted.get("width") if posted.get("presenting") is presenting else None
+    return Display.of(presenting=presenting, deck=deck, width=posted.get("window"), column=column,
                       dark_page=dark, dark_chosen=dark and posted.get("dark_chosen") is True)
 
 
-def remembered(text: Any, place: str | None) -> dict[str, Any] | None:
-    """The post a cookie remembers (``COOKIE``'s value, ``text``), for ``place``: None if there is none
-    or it cannot be read (it comes from the browser); its top and width only where it measured
-    ``place`` (else None, and its place None: the figure is held until the page measures it).
-    """
+def remembered(text: Any) -> dict[str, Any] | None:
+    """The post a cookie remembers (``COOKIE``'s value, ``text``): None if there is none or it cannot
+    be read (it comes from the browser)."""
     try:
         saved = (load_json(COOKIE, unquote(text), depth=_DEEPEST)
                  if isinstance(text, str) and len(text) <= _LONGEST else None)
@@ -86,45 +86,46 @@ def remembered(text: Any, place: str | None) -> dict[str, Any] | None:
         return None
     if not isinstance(saved, dict):
         return None
-    places = saved.get("places")
-    spot = places.get(place) if isinstance(places, dict) and isinstance(place, str) else None
-    top, width = spot if isinstance(spot, list) and len(spot) == 2 else (None, None)
-    return {**{name: saved.get(name) for name in _POSTED[:4]}, "top": top, "width": width,
-            "place": place if top is not None else None}
+    return {name: saved.get(name) for name in _POSTED}
 
 
-def _posted(place: str | None) -> Any:
-    """What the page posted this session, else what its browser's cookie remembers for ``place``."""
+def _posted() -> Any:
+    """What the page posted this session, else what its browser's cookie remembers, else None."""
     posted = st.session_state.get(KEY)
     if posted is not None:
         return posted
-    return remembered(st.context.cookies.get(COOKIE), place)
+    return remembered(st.context.cookies.get(COOKIE))
 
 
-def last(*, presenting: bool, deck: bool, place: str | None = None) -> Display:
-    """The display as the page last posted it (``read``), or as its cookie remembers it for ``place``."""
-    return read(_posted(place), presenting=presenting, deck=deck)
+def _theme_dark() -> bool:
+    """Whether the browser said it shows a dark theme with this run (``st.context.theme``; a first
+    load may not know yet: the page then posts its theme)."""
+    return st.context.theme.type == "dark"
 
 
-def measure(place: str) -> None:
-    """Draw the measuring component, telling it ``place``: what is above the page's main figure.
+def last(*, presenting: bool, deck: bool) -> Display:
+    """The display as the page last posted it (``read``), or as its cookie remembers it; before either,
+    the default in the theme the browser asked for."""
+    posted = _posted()
+    if posted is None:
+        posted = {"dark": _theme_dark()}
+    return read(posted, presenting=presenting, deck=deck)
+
+
+def assumed(display: Display) -> dict[str, Any]:
+    """What the server assumed of the window, in the component's terms (``_POSTED``): the page posts
+    only where the truth differs (a width by ``STEP`` px or more, or across ``NARROW_BELOW``)."""
+    return {"window": display.width, "dark": display.dark_page, "dark_chosen": display.dark_chosen,
+            "width": display.column_width, "presenting": display.presenting}
+
+
+def measure(display: Display) -> None:
+    """Draw the measuring component, telling it what the server assumed (``display``).
 
     The page writes the app's style sheet (``ui.theme.style``, as ``ui.app`` does on every run): the
     component measures once that is in effect, which hides its container, and the fonts are loaded
     (before, the layout above the figure is not final); a page without it is measured after 10 s.
     """
-    posted = _posted(place)
-    assumed = {name: posted.get(name) for name in (*_POSTED, "place")} if isinstance(posted, dict) else None
     with st.container(key=VIEWPORT):  # hidden (``ui.theme``): its frame takes no room
-        # The page measures once that style is in effect (its container hidden): the layout is final.
-        _component(assumed=assumed, place=place, holder=f"st-key-{VIEWPORT}", narrow_below=NARROW_BELOW,
-                   step=STEP, debounce_ms=_DEBOUNCE_MS, places=PLACES, key=KEY, default=None)
-
-
-def held(place: str | None) -> bool:
-    """Whether the main figure waits for the page to measure ``place`` (None: anything at all): in a
-    browser (which runs the component; a headless client does not, and is shown the figure at once),
-    until it has posted a measure of this place (this session, or one its cookie remembers)."""
-    posted = _posted(place)
-    measured = isinstance(posted, dict) and (place is None or posted.get("place") == place)
-    return not measured and "Mozilla/" in (st.context.headers.get("User-Agent") or "")
+        _component(assumed=assumed(display), holder=f"st-key-{VIEWPORT}", narrow_below=NARROW_BELOW,
+                   step=STEP, debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)

@@ -18,7 +18,8 @@ from typing import Any
 from polarize.plots import style
 from polarize.plots.geometry import NOTE_ROOM
 
-__all__ = ["LEGEND_ROW", "LEGEND_SYMBOL", "LOG_TICK_GROWTH", "TICK_PITCH", "legend_rows", "uncrowded"]
+__all__ = ["LEGEND_ROW", "LEGEND_SYMBOL", "LOG_TICK_GROWTH", "TICK_KEYS", "TICK_PITCH", "legend_rows",
+           "uncrowded"]
 
 TICK_PITCH = 1.8
 """Least distance between two tick labels of a vertical axis, in their drawn heights."""
@@ -29,6 +30,8 @@ LEGEND_SYMBOL, LEGEND_ROW = 40, 2.1
 """A horizontal legend's entry: pixels besides its name; a row's height in font sizes (measured)."""
 _CHAR = 0.45
 """Width of a character of a panel title, in font sizes (measured: 0.42 for the dashboard's)."""
+TICK_KEYS = ("tickvals", "ticktext", "tick0", "dtick", "tickmode", "nticks")
+"""A vertical axis's tick settings that thinning (``_thin``) may change."""
 
 
 def legend_rows(names: Sequence[str], *, size: float, width: float) -> int:
@@ -47,7 +50,8 @@ def legend_rows(names: Sequence[str], *, size: float, width: float) -> int:
     return rows
 
 
-def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: float, width: float) -> None:
+def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: float,
+              width: float) -> dict[str, Any]:
     """Thin tick labels, label shared x axes once, drop notes and inner legends of short panels; in place.
 
     Parameters
@@ -60,30 +64,55 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
         Pixels of the figure's plot area (its height less the top and bottom margins).
     width : float
         Pixels of the figure's width, as far as known (for titles wider than their panel).
+
+    Returns
+    -------
+    dict
+        What the choices made for ``plot_px`` changed, as it was before, so that they can be made
+        again for another height (the chart element does, in the browser: ``ui/chart_frontend/chart.js``,
+        ``crowded``): ``ticks`` (y axis -> its ``TICK_KEYS`` that thinning changed, None for unset),
+        ``titles`` (y axis -> its title's text before it was shortened), ``notes`` (the dropped
+        annotations, each ``[index, note]``, in order), ``traces`` (index -> ``[showlegend, visible]``
+        before), and the rules' constants (``room``: ``NOTE_ROOM``, ``pitch``, ``log``, ``label``, ``char``).
+        The choices that depend on the width (``_label_columns_once``, ``_wrap_titles``) are not in it.
     """
     size = float(layout.get("font", {}).get("size", 12))
     axes = {key: value for key, value in layout.items()
             if key[1:5] == "axis" and key[0] in "xy" and isinstance(value, dict)}
+    undo: dict[str, Any] = {"ticks": {}, "titles": {}, "notes": [], "traces": {}, "room": NOTE_ROOM,
+                            "pitch": TICK_PITCH, "log": LOG_TICK_GROWTH, "label": _LABEL_ROOM, "char": _CHAR}
     for key, axis in axes.items():
         if key[0] == "y" and axis.get("showticklabels", True) and axis.get("visible", True):
             tall = _span(axis.get("domain")) * plot_px
+            before = {name: axis.get(name) for name in TICK_KEYS}
             _thin(axis, tall, _tick_size(axis, size) * TICK_PITCH)
+            changed = {name: value for name, value in before.items() if axis.get(name) is not value}
+            if changed:
+                undo["ticks"][key] = changed
     _label_columns_once(axes)
     _wrap_titles(layout, axes, size, width)
+    titles = {key: _title(axis) for key, axis in axes.items() if key[0] == "y"}
     _fit_y_titles(axes, size, plot_px)
+    undo["titles"] = {key: text for key, text in titles.items() if _title(axes[key]) != text}
     short = {_ref(key): _span(axis.get("domain")) * plot_px < NOTE_ROOM
              for key, axis in axes.items() if key[0] == "y"}
-    layout["annotations"] = [note for note in layout.get("annotations", [])
-                             if not short.get(_ref_axis(note.get("yref")), False)]
-    for trace in data:
+    notes = layout.get("annotations", [])
+    dropped = [short.get(_ref_axis(note.get("yref")), False) for note in notes]
+    undo["notes"] = [[i, note] for i, (note, drop) in enumerate(zip(notes, dropped, strict=True)) if drop]
+    layout["annotations"] = [note for note, drop in zip(notes, dropped, strict=True) if not drop]
+    for i, trace in enumerate(data):
         if not short.get(trace.get("yaxis", "y"), False):
             continue
+        before = [trace.get("showlegend"), trace.get("visible")]
         if trace.get("legend", "legend") != "legend":
             trace["showlegend"] = False
         # A note drawn as a trace (it may change with the frames); not a key (the simplex's corners'
         # numbers, in the tokens' colours: on a phone the only key to the lines' colours).
         if trace.get("mode") == "text" and not (trace.get("meta") or {}).get("key"):
             trace["visible"] = False
+        if before != [trace.get("showlegend"), trace.get("visible")]:
+            undo["traces"][str(i)] = before
+    return undo
 
 
 def _span(domain: Any) -> float:

@@ -69,10 +69,17 @@ class Display:
     sidebar : int
         The open sidebar, beside the main column in normal mode.
     padding : int
-        The main column's side padding in all on a desktop (the column is the window less this, and
-        the sidebar).
+        The main column's side padding in all on a desktop in normal mode (the column is the window
+        less this, and the sidebar).
+    present_padding : int
+        The main column's side padding in all on a desktop when presenting (the app's style sheet
+        takes some of Streamlit's back, ``ui.theme``; no sidebar).
     phone_padding : int
         The main column's side padding in all on a phone.
+
+    The chrome's sizes are Chromium's at the app's style sheet (measured: a 1280 px window's column
+    is 791 px in normal mode, 1194 presented, a 390 px phone's 356): the server's estimate of the
+    column, which a first visit's page posts only when wrong by ``ui.viewport.STEP`` px or more.
     column_gap : int
         Between columns of a view.
     """
@@ -89,8 +96,9 @@ class Display:
     gap: int = 16
     chrome: int = 100
     deck_bar: int = 40
-    sidebar: int = 300
-    padding: int = 90
+    sidebar: int = 319
+    padding: int = 170
+    present_padding: int = 86
     phone_padding: int = 34
     column_gap: int = 24
 
@@ -99,7 +107,7 @@ class Display:
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(name, f"must be true or false, not {getattr(self, name)!r}")
         for name in ("width", "height", "header", "gap", "chrome", "deck_bar", "sidebar", "padding",
-                     "phone_padding", "column_gap"):
+                     "present_padding", "phone_padding", "column_gap"):
             object.__setattr__(self, name, integer(name, getattr(self, name), 0, _LARGEST))
         for name in ("column", "top"):
             if getattr(self, name) is not None:
@@ -138,8 +146,9 @@ class Display:
             return self.column
         if self.phone:
             return max(self.width - self.phone_padding, 1)
-        sidebar = self.sidebar if self.mode is Mode.NORMAL else 0
-        return max(self.width - self.padding - sidebar, 1)
+        if self.mode is Mode.PRESENT:
+            return max(self.width - self.present_padding, 1)
+        return max(self.width - self.padding - self.sidebar, 1)
 
     @property
     def figure_top(self) -> int:

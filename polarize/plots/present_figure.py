@@ -35,7 +35,8 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     of panels (where a row's tick labels and the next row's titles go); the panels take the rest.
     The figure is described in pixels first (``described``: its ``layout.meta["bands"]``), then
     fitted from that description alone (``fitted``), as the chart element fits it in the browser
-    (``ui/chart_frontend/chart.js``).
+    (``ui/chart_frontend/chart.js``); what crowding chose for the fitted height (``crowding.uncrowded``)
+    is described too (``bands["crowd"]``), so that the element can choose again for its own height.
 
     Parameters
     ----------
@@ -66,7 +67,10 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     data = described(figure, height=height, width=width, scale=scale, least_row=least_row,
                      least_font=least_font, even_logs=even_logs)
     plot = fitted(data, height=height)
-    uncrowded(data["layout"], data.get("data", []), plot_px=plot, width=width)
+    # What crowding chose for this height, as built, so that the chart element chooses again for the
+    # height it fits (its ``crowded``): the server's plot height is a guess at the browser's.
+    layout = data["layout"]
+    layout["meta"][BANDS]["crowd"] = uncrowded(layout, data.get("data", []), plot_px=plot, width=width)
     return data
 
 

@@ -13,8 +13,10 @@ from support.app import figures, link_note, open_deck_box, open_page, table_colu
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
+from polarize.plots.crowding import TICK_KEYS, TICK_PITCH
 from polarize.plots.display import Display
-from polarize.plots.present_figure import BANDS, LOG_TICK_GROWTH, fitted, presented
+from polarize.plots.geometry import NOTE_ROOM
+from polarize.plots.present_figure import BANDS, LOG_TICK_GROWTH, described, fitted, presented
 from polarize.plots.style import FONT_SIZE, PRESENT_LEAST, PRESENT_SCALE, scale_fonts
 from polarize.web import links, pages
 from polarize.web.deck_store import Deck, DeckStore, Slide
@@ -141,6 +143,41 @@ def test_a_fitted_figure_fitted_again_from_its_description_is_presented_at_the_n
     kept = ours.keys() & theirs.keys()  # the panels' titles kept (and wrapped alike) at both heights
     assert len(kept) > 3 and [ours[k] for k in kept] == pytest.approx([theirs[k] for k in kept])
     assert layout["meta"][BANDS]["placed"] == pytest.approx(direct["meta"][BANDS]["placed"])
+
+
+@pytest.mark.parametrize("height", [300, 604, 964])
+def test_a_presented_figure_describes_what_crowding_chose_for_its_height_as_built(figure, height):
+    """The chart element makes crowding's choices again for the height it fits (issue 41), from the
+    description: what they changed, as built. Put back, the presented figure's y ticks and titles, its
+    notes and its traces' legends and visibility are the built figure's (scaled, not crowded)."""
+    built = figure.to_dict()
+    shown = presented(built, height=height, width=1100, scale=PRESENT_SCALE)
+    whole = described(built, height=height, width=1100, scale=PRESENT_SCALE)  # before any crowding
+    layout, crowd = shown["layout"], shown["layout"]["meta"][BANDS]["crowd"]
+    if height == 300:  # short panels: thinned ticks, a dropped note
+        assert crowd["ticks"] and crowd["notes"]
+    assert crowd["room"] == NOTE_ROOM and crowd["pitch"] == TICK_PITCH
+    for key, before in crowd["ticks"].items():
+        for name, value in before.items():
+            layout[key].pop(name, None) if value is None else layout[key].update({name: value})
+    for key, text in crowd["titles"].items():
+        layout[key]["title"]["text"] = text
+    for index, note in crowd["notes"]:
+        layout["annotations"].insert(index, note)
+    for index, (legend, visible) in crowd["traces"].items():
+        trace = shown["data"][int(index)]
+        for name, value in (("showlegend", legend), ("visible", visible)):
+            trace.pop(name, None) if value is None else trace.update({name: value})
+    axes = [key for key in whole["layout"] if key.startswith("yaxis")]
+    for key in axes:
+        ours, theirs = layout[key], whole["layout"][key]
+        assert {name: ours.get(name) for name in TICK_KEYS} == {name: theirs.get(name) for name in TICK_KEYS}
+        assert (ours.get("title") or {}).get("text") == (theirs.get("title") or {}).get("text"), key
+    on_axes = [[note for note in fig["layout"]["annotations"] if str(note.get("yref")).startswith("y")]
+               for fig in (shown, whole)]
+    assert on_axes[0] == on_axes[1] and len(layout["annotations"]) == len(whole["layout"]["annotations"])
+    assert [(t.get("showlegend"), t.get("visible")) for t in shown["data"]] == \
+        [(t.get("showlegend"), t.get("visible")) for t in whole["data"]]
 
 
 def test_a_grid_s_legend_built_in_two_rows_takes_one_row_s_room_where_one_holds_it():
