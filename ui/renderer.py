@@ -103,8 +103,7 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) ->
     _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting))
     if fitted.error is None and not fitted.passing:  # else the server is busy or the settings fail
         making = starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
-        if not viewport.held(place):
-            _hold_next(spec, values, fitted, display, making)
+        _hold_next(spec, values, fitted, display, making)
     return fitted
 
 
