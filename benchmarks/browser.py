@@ -432,6 +432,7 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
     start = time.perf_counter()
     commit()
     _drawn(page, target, before, timeout)
+    _run_began(page, wire, counts, timeout)
     target.settle(page, timeout=timeout)
     settled = time.perf_counter() - start
     drawn = (page.evaluate("() => window.__mainDrawn") - now) / 1000
@@ -439,6 +440,17 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
     return Measure(drawn, settled, since, _long_tasks_since(page, now), page.locator(target.figures).count(),
                    posted=len(wire.measures) - posted, moved=moved(wire.measures[max(0, posted - 1):]),
                    parts=_parts(page, seen, now), held=(wire.held - held[0], wire.held_bytes - held[1]))
+
+
+def _run_began(page: Any, wire: Any, counts: tuple[int, ...], timeout: float) -> None:
+    """Wait until the wire has seen a run (or a callback) begin since ``counts``: a figure drawn at the
+    click (held for the press, ``ui.charts.hold``) is drawn before the press's run begins, and the page
+    looks settled until it does; measured then, the run and the figure it sends were missed."""
+    deadline = time.perf_counter() + timeout
+    while sum(wire.counts()[:2]) <= sum(counts[:2]):
+        if time.perf_counter() > deadline:
+            raise AssertionError(f"{page.url}: no run began within {timeout:g} s of the change")
+        page.wait_for_timeout(20)  # the wire counts as Playwright reads the socket's frames, in its waits
 
 
 def change_seed(page: Any, wire: Any, seed: int, target: Target = APP, timeout: float = 60.0) -> Measure:
