@@ -23,10 +23,12 @@ and, for each of those, the seconds until the page is settled as well (the scrip
 the viewport component has measured the page after it and has nothing to post), for a change where
 its time went (``Parts``: from the click, when the script's run began and when the figure's message
 reached the tab, as the page saw its websocket's frames arrive, and when the last ``Plotly.react``
-began and how long it took), and, counted
+began and how long it took; a "New random start" whose figure was held in the tab, ``ui.charts.hold``,
+is drawn at the click, before the run), and, counted
 from what the server sent on the page's websocket
 (``tests/support/wire.py``): the full script runs and the fragment runs, the figures sent (whole,
-or as a reference to one the browser holds already), the browser's
+or as a reference to one the browser holds already; a figure sent to be held for the next press,
+``ui.charts.hold``, is told apart: it is none of the page's figures), the browser's
 main-thread long tasks (``PerformanceObserver('longtask')``, summed) until the page is settled, and,
 for a first visit, the browser's main-thread time (the tab's ``TaskDuration``, Chrome DevTools
 Protocol's Performance metrics) and the server's CPU time (every process of its process group, from
@@ -248,7 +250,8 @@ class Measure:
     """One visit or change: its seconds until the main figure's last draw and until the page settled,
     its counts (``Wire.counts`` since it began), the long tasks' seconds, the figures on the page
     once settled, the server's CPU seconds (first visits), the measures the page posted (and what moved
-    from one to the next: ``moved``), and the browser's main-thread seconds (a new browser's visits)."""
+    from one to the next: ``moved``), the browser's main-thread seconds (a new browser's visits), and
+    the figures sent to be held for a press (``Wire.held``: none of the page's figures) and their bytes."""
 
     seconds: float
     settled: float
@@ -260,6 +263,7 @@ class Measure:
     main_thread: float | None = None
     parts: Parts | None = None
     moved: str = ""
+    held: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -415,7 +419,7 @@ def first_visit(browser: Any, url: str, server: Any, target: Target = APP, timeo
     measure = Measure(drawn, settled, wire.counts(), _long_tasks_since(page, 0),
                       page.locator(target.figures).count(), server_cpu(server.process.pid) - cpu,
                       len(wire.measures), main_thread(cdp) - busy if own else None,
-                      moved=moved(wire.measures))
+                      moved=moved(wire.measures), held=(wire.held, wire.held_bytes))
     return measure, page, wire
 
 
@@ -423,18 +427,30 @@ def change(page: Any, wire: Any, commit: Callable[[], None], target: Target = AP
            timeout: float = 60.0) -> Measure:
     """``commit()`` a change (its input already made): measured until the new figure is drawn."""
     before = page.evaluate(target.signature())
-    counts, posted, seen = wire.counts(), len(wire.measures), _seen(page)
+    counts, posted, seen, held = wire.counts(), len(wire.measures), _seen(page), (wire.held, wire.held_bytes)
     now = page.evaluate("() => performance.now()")
     start = time.perf_counter()
     commit()
     _drawn(page, target, before, timeout)
+    _run_began(page, wire, counts, timeout)
     target.settle(page, timeout=timeout)
     settled = time.perf_counter() - start
     drawn = (page.evaluate("() => window.__mainDrawn") - now) / 1000
     since = tuple(a - b for a, b in zip(wire.counts(), counts, strict=True))
     return Measure(drawn, settled, since, _long_tasks_since(page, now), page.locator(target.figures).count(),
                    posted=len(wire.measures) - posted, moved=moved(wire.measures[max(0, posted - 1):]),
-                   parts=_parts(page, seen, now))
+                   parts=_parts(page, seen, now), held=(wire.held - held[0], wire.held_bytes - held[1]))
+
+
+def _run_began(page: Any, wire: Any, counts: tuple[int, ...], timeout: float) -> None:
+    """Wait until the wire has seen a run (or a callback) begin since ``counts``: a figure drawn at the
+    click (held for the press, ``ui.charts.hold``) is drawn before the press's run begins, and the page
+    looks settled until it does; measured then, the run and the figure it sends were missed."""
+    deadline = time.perf_counter() + timeout
+    while sum(wire.counts()[:2]) <= sum(counts[:2]):
+        if time.perf_counter() > deadline:
+            raise AssertionError(f"{page.url}: no run began within {timeout:g} s of the change")
+        page.wait_for_timeout(20)  # the wire counts as Playwright reads the socket's frames, in its waits
 
 
 def change_seed(page: Any, wire: Any, seed: int, target: Target = APP, timeout: float = 60.0) -> Measure:
@@ -527,13 +543,21 @@ def report(name: str, kind: str, measures: list[Measure]) -> None:
           f"long tasks {_median([m.long_tasks for m in measures]):5.2f} s  "
           + (f"main thread {_median(busy):5.2f} s  " if busy else "")
           + f"runs {full} + {fragments} fragment  figures sent {sent} of {figures} "
-          f"(+{referenced} by reference, {size / 1e3:.0f} kB)"
+          f"(+{referenced} by reference, {size / 1e3:.0f} kB)" + _told_held(measures)
           + (f"  server {_median(cpu):.2f} CPU-s" if cpu else "") + _told_parts(measures)
           + "".join(f"  measures moved: {m.moved}" for m in measures if m.moved), flush=True)
 
 
+def _told_held(measures: list[Measure]) -> str:
+    """The figures sent to be held for a press (the most of any measure), or nothing if none was."""
+    held, size = (max(m.held[i] for m in measures) for i in range(2))
+    return f"  held for the next press {held} ({size / 1e3:.0f} kB)" if held else ""
+
+
 def _told_parts(measures: list[Measure]) -> str:
-    """Where a change's time went (``Parts``, medians of those seen), or nothing for a visit."""
+    """Where a change's time went (``Parts``, medians of those seen), or nothing for a visit; a figure
+    drawn at the click (its ``Plotly.react`` began before the run: a figure held for the press,
+    ``ui.charts.hold``) is said first."""
     parts = [m.parts for m in measures if m.parts is not None]
 
     def median(name: str) -> str:
@@ -543,8 +567,12 @@ def _told_parts(measures: list[Measure]) -> str:
     if not parts:
         return ""
     drafts = f"first draft's {median('draft')}, " if any(p.draft is not None for p in parts) else ""
-    return (f"  from the click: run {median('run')}, {drafts}figure's message {median('figure')}, "
-            f"Plotly.react {median('react')} taking {median('react_seconds')}")
+    held = sum(p.react is not None and p.run is not None and p.react < p.run for p in parts)
+    react = f"Plotly.react {median('react')} taking {median('react_seconds')}"
+    if held:
+        return (f"  from the click: drawn at the click ({held} of {len(parts)}, the figure held): {react}; "
+                f"run {median('run')}, {drafts}figure's message {median('figure')}")
+    return f"  from the click: run {median('run')}, {drafts}figure's message {median('figure')}, {react}"
 
 
 def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:

@@ -15,8 +15,8 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
+from support.app import chart_payloads, held_figures, open_page
 from support.app import figures as drawn
-from support.app import open_page
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
@@ -155,6 +155,33 @@ def test_a_new_random_start_is_made_before_the_press(app, monkeypatch):
     assert [name for name in made if not name.startswith("polarize-ahead")] == []  # the press made nothing
     # ...and the start after it is drawn anew, other than this one.
     assert at.session_state[starts.NEXT.format(page="explorer")] != upcoming
+
+
+@pytest.mark.parametrize("link", [{}, {"normalizer": "sparsemax", "loss": "square", "n": "5"}],
+                         ids=["default", "sparsemax-square"])
+def test_the_figure_held_for_the_next_start_is_the_one_its_press_sends(link):
+    """The browser draws the next start's figure at the press, from the bytes the page held for it
+    (``ui.charts.hold``): they are the very bytes (the same revision) the press's run then gives the
+    chart, which so draws nothing more; held after the figure shown, for the button's press (issue 41)."""
+    from ui import charts, starts
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    ((key, (head, data)),) = held_figures(at).items()  # the main figure's, only
+    shown = chart_payloads(at)
+    assert head == {"next": key, "after": charts.revision(shown[key]), "button": "explorer__reseed"}
+    assert data != shown[key]
+    upcoming = at.session_state[starts.NEXT.format(page="explorer")]
+    at.button(key="explorer__reseed").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="explorer_seed").value == upcoming
+    assert {k: str(at.session_state[f"explorer_{k}"]) for k in link} == link  # the setting kept
+    assert chart_payloads(at)[key] == data  # byte for byte
+    # ...and the start after it held in turn, after the figure now shown.
+    assert held_figures(at)[key][0]["after"] == charts.revision(data)
 
 
 def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):

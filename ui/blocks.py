@@ -10,6 +10,7 @@ import streamlit as st
 
 from polarize.serve.admission import ServerBusy
 from polarize.web import tables
+from polarize.web.fit import main_block
 from polarize.web.page import selected_values
 from polarize.web.pages import by_name
 from polarize.web.progress import progress_notices
@@ -32,7 +33,7 @@ from polarize.web.view import (
 from ui import charts, deck_show, theme
 from ui.state import current_values, settle, widget_key
 
-__all__ = ["APP_RERUN", "DRAFT", "draw_block", "draw_downloads", "draw_draft"]
+__all__ = ["APP_RERUN", "DRAFT", "draw_block", "draw_downloads", "draw_draft", "hold_main_figure"]
 
 APP_RERUN = "_app_rerun"
 """Session key: set by a callback that changed the page's controls from inside the view (a fragment,
@@ -66,6 +67,7 @@ def _plot(block: Plot, page: str) -> None:
     key = f"{page}_{block.key}"
     charts.chart(block.figure, key=key, config=_CONFIG,
                  on_click=(lambda: _clicked(block, page)) if block.selects else None)
+    # hold_main_figure gives the browser this figure's bytes ahead: the same key, config and clicks.
     # The figure in words, for a screen reader (shown to no one else: ``theme.screen_reader``), after
     # it: Streamlit keeps a gap above an element even out of sight, which moved the figure down from
     # its place as measured (``ui.viewport``). Escaped HTML, never Markdown (a title may hold a user's
@@ -192,6 +194,30 @@ _DRAW: dict[type, Callable[[Any, str], None]] = {
     Action: _action,
     Link: deck_show.draw_link,
 }
+
+
+def _main_plot(view: View) -> Plot | None:
+    """The page's main figure (``polarize.web.fit.main_block``'s first figure), None if it has none."""
+    main = main_block(view.blocks)
+    return None if main is None else next(b for b in walk((view.blocks[main],)) if isinstance(b, Plot))
+
+
+def _payload(block: Plot, page: str) -> bytes:
+    """What ``_plot`` gives the chart element for ``block`` (``charts.payload``), byte for byte."""
+    key = f"{page}_{block.key}"
+    return charts.payload(block.figure, config=_CONFIG, clicks=bool(block.selects), key=key)
+
+
+def hold_main_figure(shown: View, upcoming: View, page: str, button: str) -> bool:
+    """Hold in the browser ``upcoming``'s main figure for a press of ``button``, which is to show it
+    where ``shown``'s is now (``charts.hold``); whether it is held (both views have a main figure, in
+    the same chart)."""
+    now, then = _main_plot(shown), _main_plot(upcoming)
+    if now is None or then is None or now.key != then.key:
+        return False
+    charts.hold(_payload(then, page), key=f"{page}_{then.key}", after=charts.revision(_payload(now, page)),
+                button=button)
+    return True
 
 
 def draw_block(block: Any, page: str) -> None:

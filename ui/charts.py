@@ -23,6 +23,11 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
   so the browser fetches and parses plotly.js while the server runs the page.
 - A click on a point of a chart drawn with ``on_click`` comes back as the element's trigger
   ``click``: the points, each with its ``customdata`` (``polarize.web.page.selected_values``).
+- A chart's next figure may be held in the browser ahead of the press that shows it (``hold``: the
+  Explorer's next "New random start", made ahead by ``ui.starts``): another instance of the element,
+  keyed ``<chart's key>`` + ``HELD``, is given the very bytes the chart will be given, draws nothing,
+  and at the press the chart draws them at once; the script's run after the press then gives the
+  chart the figure it has drawn (the same revision), and the chart does nothing.
 """
 
 from __future__ import annotations
@@ -45,9 +50,11 @@ import streamlit as st
 from plotly.offline import get_plotlyjs_version
 from streamlit.components.v2 import component
 
+from ui.theme import HELD as HELD_PLACE
 from ui.theme import LOADER
 
-__all__ = ["ADDRESS", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "payload", "preload", "publish"]
+__all__ = ["ADDRESS", "HELD", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "hold", "payload", "preload",
+           "publish", "revision"]
 
 NAME = "polarize_chart"
 """The component's name (``BidiComponent.component_name`` of every figure the app draws)."""
@@ -60,6 +67,9 @@ ADDRESS = f"app/static/{PLOTLY_JS}"
 _PACKED_JS = f"{PLOTLY_JS}.gz"
 PACKED = f"app/static/{_PACKED_JS}"
 """plotly.js gzipped once by ``publish``: its address, which a tab fetches and unpacks itself."""
+HELD = "_next"
+"""The end of the key of the element holding a chart's next figure (``hold``); not two underscores, which
+Streamlit's component ids may not hold."""
 _KEEP = 8
 """Figures whose encoding is kept (the ones being shown: a class looking at the same default run)."""
 
@@ -141,13 +151,22 @@ def _encoded(figure: dict[str, Any]) -> tuple[bytes, str]:
     return body, digest
 
 
-def payload(figure: dict[str, Any], *, config: dict[str, Any] | None = None, clicks: bool = False) -> bytes:
-    """What the element is given for ``figure``: its head (one line of JSON) and the figure's JSON."""
+def payload(figure: dict[str, Any], *, config: dict[str, Any] | None = None, clicks: bool = False,
+            key: str | None = None) -> bytes:
+    """What the element keyed ``key`` is given for ``figure``: its head (one line of JSON: the key too,
+    by which the browser finds the chart a figure held for it goes to, ``hold``) and the figure's JSON."""
     body, digest = _encoded(figure)
     head = {"plotly": ADDRESS, "packed": PACKED, "config": config or {}, "clicks": clicks}
+    if key is not None:
+        head["key"] = key
     said = json.dumps(head, sort_keys=True, separators=(",", ":"))
     head["revision"] = hashlib.blake2b(f"{digest}{said}".encode(), digest_size=12).hexdigest()
     return json.dumps(head, separators=(",", ":")).encode() + b"\n" + body
+
+
+def revision(data: bytes) -> str:
+    """The revision a payload (``payload``) says its figure is: what the browser knows it by."""
+    return json.loads(data.split(b"\n", 1)[0])["revision"]
 
 
 def chart(figure: dict[str, Any], *, key: str, config: dict[str, Any] | None = None,
@@ -173,7 +192,35 @@ def chart(figure: dict[str, Any], *, key: str, config: dict[str, Any] | None = N
     streamlit.components.v2.bidi_component.ComponentResult
     """
     callbacks = {"on_click_change": on_click} if on_click is not None else {}
-    return _ELEMENT(key=key, data=payload(figure, config=config, clicks=on_click is not None), **callbacks)
+    return _ELEMENT(key=key, data=payload(figure, config=config, clicks=on_click is not None, key=key),
+                    **callbacks)
+
+
+def hold(data: bytes, *, key: str, after: str, button: str) -> None:
+    """Hold in the browser the figure the chart keyed ``key`` is given next, for the press of ``button``.
+
+    An element keyed ``key + HELD``, drawn nowhere, is given ``data`` (the chart's next ``payload``,
+    byte for byte) under a head of its own. At a click on the button (its ``st-key-`` class) the
+    browser draws ``data``'s figure in the chart at once, if the chart still shows the figure whose
+    revision is ``after`` (else the figure was held for a page that has changed since: it is dropped,
+    and the press is left to the server). The run the press starts then gives the chart ``data``
+    itself, which it has drawn already: the server stays the truth, and a figure it sends otherwise
+    (another setting, a figure not made ahead) is drawn as ever.
+
+    Parameters
+    ----------
+    data : bytes
+        ``payload(figure, config=..., clicks=..., key=key)``, as the press's run will give it.
+    key : str
+        The chart's key.
+    after : str
+        The revision of the figure the chart shows now (``revision``).
+    button : str
+        The key of the button whose press shows the figure.
+    """
+    head = json.dumps({"next": key, "after": after, "button": button}, separators=(",", ":"))
+    with st.container(key=HELD_PLACE):  # out of sight (``ui.theme``): it takes no room
+        _ELEMENT(key=f"{key}{HELD}", data=head.encode() + b"\n" + data)
 
 
 def preload() -> None:

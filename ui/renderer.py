@@ -29,7 +29,7 @@ from polarize.web.pages.deck import shown_error
 from polarize.web.progress import draft_notices, progress_notices
 from polarize.web.view import View
 from ui import charts, deck_show, deckbar, mode, starts, theme, transport, viewport
-from ui.blocks import APP_RERUN, draw_block, draw_downloads, draw_draft, unshown_answers
+from ui.blocks import APP_RERUN, draw_block, draw_downloads, draw_draft, hold_main_figure, unshown_answers
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 
@@ -102,7 +102,8 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) ->
     viewport.measure(display)
     _show(fitted, spec.name, lambda: _below_figure(spec, values, presenting))
     if fitted.error is None and not fitted.passing:  # else the server is busy or the settings fail
-        starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
+        making = starts.ahead(spec, values, lambda upcoming: _made(spec, upcoming, display))
+        _hold_next(spec, values, fitted, display, making)
     return fitted
 
 
@@ -114,6 +115,24 @@ def _made(spec: PageSpec, job: Any, display: Display) -> None:
     if not view.passing:
         for plot in FITTED.get((spec.name, job, display), lambda: fit(view, display)).plots():
             charts.payload(plot.figure)
+
+
+def _hold_next(spec: PageSpec, values: dict[str, Any], shown: View, display: Display,
+               making: Any) -> None:
+    """Hand the browser the main figure of the page's next "New random start" (``starts.upcoming``),
+    fitted to ``display`` as the press's run will fit it, once it is made (``starts.made``): the browser
+    draws it at the press (``ui.blocks.hold_main_figure``). Nothing is held when the view is not made
+    (the workers were busy: the press runs it, as any change), or is passing."""
+    job = starts.upcoming(spec, values)
+    if job is None:
+        return
+    starts.made(making)
+    view = VIEWS.peek((spec.name, job, display.phone))  # made by anyone: this page's, another's
+    if view is None or view.passing:
+        return
+    fitted = FITTED.get((spec.name, job, display), lambda: fit(view, display))
+    if fitted.error is None:
+        hold_main_figure(shown, fitted, spec.name, starts.RESEED.format(page=spec.name))
 
 
 def _head(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, str]], note: str,

@@ -8,8 +8,10 @@ draws the widgets, which is when Streamlit lets their values change.
 On a page that asks for it (``PageSpec.ahead``), the next "New random start" is known before the
 press: its seed is drawn when the page is shown (kept in the session, ``NEXT``) and its view made
 in the background while the workers are idle (``ahead``), so the press finds it made. A press is
-then a script run that draws what is made already, no run, no figure built, fitted or encoded:
-what is left of a press is Streamlit's rerun of the page and the browser's ``Plotly.react``.
+then a script run that draws what is made already, no run, no figure built, fitted or encoded.
+The script's run waits for that view (``made``, at most ``HOLD_SECONDS``) and hands its main figure to
+the browser (``ui.charts.hold``), which draws it at the press itself: the press's rerun of the page then
+brings the figure the browser has drawn, and the rest of the page (the seed, the numbers).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import concurrent.futures
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -26,22 +29,30 @@ import streamlit as st
 from polarize.serve.runner import idle
 from polarize.web.page import PageSpec, Problem
 
-__all__ = ["MOST_AHEAD", "NEXT", "SEEDS", "ahead", "buttons", "made_ahead", "new_seed"]
+__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "SEEDS", "ahead", "buttons", "made", "made_ahead",
+           "new_seed", "upcoming"]
 
 SEEDS = 100_000
 """New seeds are drawn below this (when the control allows): short enough to read out and type."""
 
 NEXT = "_{page}_next_seed"
 """Session key (``NEXT.format(page=...)``): the seed the page's next "New random start" gives."""
+RESEED = "{page}__reseed"
+"""The key of the page's "New random start" button (``RESEED.format(page=...)``)."""
+HOLD_SECONDS = 3.0
+"""The longest a script run waits for the next start's view to be made (``made``), to hand it to the
+browser: a view made later is left for the press (which finds it made)."""
 MOST_AHEAD = 4
 """Views waiting to be made ahead, for the whole server: past these, a page's next start is not made
 ahead (its press runs it, as any change)."""
 
+_SLICE = 0.05
+"""Seconds of a slice of ``made``'s wait."""
 _RANDOM = random.SystemRandom()
 _LOG = logging.getLogger(__name__)
 # One view made ahead at a time, in a thread of its own: never two beside a visitor's run.
 _MAKER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="polarize-ahead")
-_WANTED: set[Hashable] = set()  # (page, job) waiting or being made
+_WANTED: dict[Hashable, concurrent.futures.Future] = {}  # (page, job) waiting or being made
 _WANTED_LOCK = threading.Lock()
 
 
@@ -77,7 +88,7 @@ def buttons(spec: PageSpec, control: str, reset: Callable[[PageSpec], None],
                   on_click=reset, args=(spec,), width="stretch",
                   help="Every control back to the chosen preset's values.")
     if control == "seed":
-        st.button("New random start", key=f"{spec.name}__reseed", icon=":material/casino:",
+        st.button("New random start", key=RESEED.format(page=spec.name), icon=":material/casino:",
                   on_click=_reseed, args=(spec, key(spec, "seed")), width="stretch",
                   help="A new seed: new random draws of the start (and of whatever else the seed "
                        "draws), the other settings kept.")
@@ -124,16 +135,47 @@ def ahead(spec: PageSpec, values: dict[str, Any],
     key, now = NEXT.format(page=spec.name), values["seed"]
     drawn = st.session_state.get(key)
     if drawn is None or drawn == now:
-        drawn = st.session_state[key] = new_seed(int(control.low), int(control.high), now)
-    job = spec.make_job({**values, "seed": drawn})
-    if isinstance(job, Problem):
+        st.session_state[key] = new_seed(int(control.low), int(control.high), now)
+    job = upcoming(spec, values)
+    if job is None:
         return None
     wanted = (spec.name, job)
     with _WANTED_LOCK:
-        if wanted in _WANTED or len(_WANTED) >= MOST_AHEAD:
-            return None
-        _WANTED.add(wanted)
-    return _MAKER.submit(_make, wanted, lambda: make(job))
+        making = _WANTED.get(wanted)
+        if making is None and len(_WANTED) < MOST_AHEAD:
+            # Under the lock: ``_make`` forgets it (under the lock too) only once it is here.
+            making = _WANTED[wanted] = _MAKER.submit(_make, wanted, lambda: make(job))
+    return making
+
+
+def upcoming(spec: PageSpec, values: dict[str, Any]) -> Hashable | None:
+    """The job the page's next "New random start" runs, from ``values`` (the page's now) and the seed
+    drawn for it (``NEXT``, drawn by ``ahead``); None if none is drawn or the job is a problem."""
+    drawn = st.session_state.get(NEXT.format(page=spec.name))
+    if drawn is None or drawn == values.get("seed"):
+        return None
+    job = spec.make_job({**values, "seed": drawn})
+    return None if isinstance(job, Problem) else job
+
+
+def made(making: concurrent.futures.Future | None, timeout: float = HOLD_SECONDS) -> bool:
+    """Whether ``making`` (``ahead``'s) made its view, waited for at most ``timeout`` seconds (False:
+    not made, left for the press, or still being made then).
+
+    Waited for in slices, reading the session state between them: that is where Streamlit stops a
+    script run whose visitor has asked for another (a changed control), so the wait never holds a
+    visitor's change up for more than a slice.
+    """
+    if making is None:
+        return False
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return bool(making.result(max(0.0, min(_SLICE, deadline - time.monotonic()))))
+        except concurrent.futures.TimeoutError:
+            if time.monotonic() >= deadline:
+                return False
+        st.session_state.get(NEXT)  # the read is the point: Streamlit's stop, if asked
 
 
 def made_ahead(timeout: float | None = None) -> None:
@@ -159,4 +201,4 @@ def _make(wanted: Hashable, make: Callable[[], Any]) -> bool:
         return False
     finally:
         with _WANTED_LOCK:
-            _WANTED.discard(wanted)
+            _WANTED.pop(wanted, None)

@@ -7,6 +7,7 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from support.browser import ARTIFACTS, BROWSER, wait_for_figure, wait_until_settled
@@ -135,6 +136,63 @@ def test_keys_step_buttons_and_keep_playing(server, tabs):
     page.get_by_role("button", name="New random start").click()
     wait_for_figure(page, different_from=before)
     page.wait_for_function(f"() => ({ACTIVE})() > 3")
+
+
+# The main figure's revision and draws (``ui/chart_frontend/chart.js``), and the Seed box.
+MAIN_STATE = """() => {
+  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
+  const seed = document.querySelector('input[aria-label="Seed"]');
+  return {revision: g.dataset.revision, draws: Number(g.dataset.draws), seed: seed && seed.value};
+}"""
+# The revision of the figure the page holds for the next press (``ui.charts.hold``), once it holds one.
+HELD_REVISION = """() => {
+  const held = window.__polarizeHeld && [...window.__polarizeHeld.values()][0];
+  if (!held) return null;
+  const line = held.bytes.subarray(0, held.bytes.indexOf(10));
+  return JSON.parse(new TextDecoder().decode(line)).revision;
+}"""
+
+
+def test_a_new_random_start_is_drawn_at_the_press_from_the_figure_held(server, browser):
+    """"New random start" draws the next start's figure at the click, from the one the page held for it
+    (``ui.charts.hold``), before the server's rerun reaches the tab (its messages are held back here),
+    the animation playing then stopped first; then that rerun brings the same figure, and the chart
+    draws nothing more: one draw for the press, the Seed box showing the new seed (issue 41)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    socket, held_back, holding = {}, [], [False]
+
+    def route(ws):  # the app's websocket, its messages to the tab held back while ``holding``
+        socket["tab"], to_server = ws, ws.connect_to_server()
+        to_server.on_message(lambda message: held_back.append(message) if holding[0] else ws.send(message))
+
+    def release():
+        while held_back:  # a message arriving meanwhile joins the queue: the order is kept
+            socket["tab"].send(held_back.pop(0))
+        holding[0] = False
+
+    try:
+        page = context.new_page()
+        page.route_web_socket(re.compile(r"/_stcore/stream$"), route)
+        page.goto(f"{server.url}/")
+        wait_until_settled(page)
+        page.wait_for_function(f"() => ({HELD_REVISION})() !== null")
+        held, before = page.evaluate(HELD_REVISION), page.evaluate(MAIN_STATE)
+        assert held != before["revision"]
+        page.locator(".updatemenu-button").filter(has_text="\u25b6").first.click()  # Play
+        page.wait_for_function(PLAYING)
+        holding[0] = True
+        page.get_by_role("button", name="New random start").click()
+        page.wait_for_function(f"() => ({MAIN_STATE})().revision === {json.dumps(held)}")
+        drawn = page.evaluate(MAIN_STATE)
+        assert drawn["draws"] == before["draws"] + 1 and not page.evaluate(PLAYING)
+        assert drawn["seed"] == before["seed"]  # the server's answer is still held back
+        release()
+        page.wait_for_function(f"() => ({MAIN_STATE})().seed !== {json.dumps(before['seed'])}")
+        wait_until_settled(page)
+        after = page.evaluate(MAIN_STATE)
+        assert after["revision"] == held and after["draws"] == before["draws"] + 1, after
+    finally:
+        context.close()
 
 
 # The panel titles of the page's first figure (text and top, px), as the browser drew them.

@@ -58,9 +58,26 @@ def open_deck_box(at: AppTest) -> AppTest:
 
 def charts_drawn(at: AppTest) -> list[Any]:
     """The chart elements (``ui.charts``) that hold a figure, in the order ``at``'s page drew them
-    (not the one that loads plotly.js: ``ui.charts.preload``)."""
-    return [e for e in at.get("bidi_component")
-            if e.proto.component_name == charts.NAME and b"\n" in e.proto.bytes]
+    (not the one that loads plotly.js, ``ui.charts.preload``, nor one holding a chart's next figure
+    out of sight, ``held_figures``)."""
+    return [e for e in at.get("bidi_component") if e.proto.component_name == charts.NAME
+            and b"\n" in e.proto.bytes and not e.proto.id.endswith(charts.HELD)]
+
+
+def held_figures(at: AppTest) -> dict[str, tuple[dict[str, Any], bytes]]:
+    """The figures ``at``'s page holds for a press (``ui.charts.hold``), by the key of their chart: the
+    head of each holder (``next``, ``after``, ``button``) and the bytes it holds (the chart's payload)."""
+    held = {}
+    for e in at.get("bidi_component"):
+        if e.proto.component_name == charts.NAME and e.proto.id.endswith(charts.HELD):
+            head, data = e.proto.bytes.split(b"\n", 1)
+            held[json.loads(head)["next"]] = (json.loads(head), data)
+    return held
+
+
+def chart_payloads(at: AppTest) -> dict[str, bytes]:
+    """What each chart element of ``at``'s page was given (``ui.charts.payload``), by its key."""
+    return {json.loads(e.proto.bytes.split(b"\n", 1)[0])["key"]: e.proto.bytes for e in charts_drawn(at)}
 
 
 def figures(at: AppTest) -> list[dict[str, Any]]:

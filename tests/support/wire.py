@@ -6,7 +6,8 @@ Each frame the server sends on ``/_stcore/stream`` is one Streamlit ``ForwardMsg
 Streamlit's own protobuf classes: a ``new_session`` message starts each run (a fragment run names its
 fragments, a run of the page's script none), and a figure arrives as a chart element of the app's
 (``ui.charts``; ``st.plotly_chart`` for Streamlit alone: ``figure_element``) or, when the browser holds
-that message already, as a reference to it (``ref_hash``).
+that message already, as a reference to it (``ref_hash``). A figure held for a press (``ui.charts.hold``:
+the Explorer's next "New random start", sent ahead) is none of the figures a page shows: it is counted apart.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from ui.blocks import DRAFT
+from ui.charts import HELD
 
-__all__ = ["DashWire", "Journal", "Wire", "drawn_figure", "figure_element", "frame_kind", "journal",
-           "listen", "listen_dash", "sent_message"]
+__all__ = ["DashWire", "Journal", "Wire", "drawn_figure", "figure_element", "frame_kind", "held_element",
+           "journal", "listen", "listen_dash", "sent_message"]
 
 CHART = "polarize_chart"
 """The app's chart element's component name (``ui.charts.NAME``)."""
@@ -44,8 +46,10 @@ class Wire:
     drafts : int
         Drafts' figures sent (a comparison's panels drawn as their runs come back: ``ui.blocks.draw_draft``),
         which the whole view's figure then replaces.
+    held, held_bytes : int
+        Figures sent whole to be held for a press (``ui.charts.hold``), and their messages' size.
     bytes : int
-        The figures' messages' size, sent whole.
+        The figures' messages' size, sent whole (not the held ones).
     running : tuple of str
         The fragments the current run runs (none: the page's script).
     strays : list of str
@@ -60,6 +64,8 @@ class Wire:
     sent: int = 0
     referenced: int = 0
     drafts: int = 0
+    held: int = 0
+    held_bytes: int = 0
     bytes: int = 0
     hashes: set[str] = field(default_factory=set)
     running: tuple[str, ...] = ()
@@ -82,6 +88,9 @@ class Wire:
             self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
         elif drawn == "draft":
             self.drafts += 1
+        elif drawn == "held":
+            self.held += 1
+            self.held_bytes += len(payload)
         elif drawn == "figure":
             self.sent += 1
             self.bytes += len(payload)
@@ -119,17 +128,22 @@ def sent_message(payload: Any) -> Any:
 
 def drawn_figure(msg: Any) -> str:
     """What a ``ForwardMsg`` draws: ``"draft"`` (a comparison's draft, keyed with ``DRAFT`` by
-    ``ui.blocks.draw_draft``), ``"figure"`` (any other figure: ``figure_element``), else ``""``."""
-    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element" \
-            or not figure_element(msg.delta.new_element):
+    ``ui.blocks.draw_draft``), ``"figure"`` (any other figure: ``figure_element``), ``"held"`` (no
+    figure drawn, but one held for a press: ``held_element``), else ``""``."""
+    if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
         return ""
-    return "draft" if f"_{DRAFT}" in _element_id(msg.delta.new_element) else "figure"
+    element = msg.delta.new_element
+    if held_element(element):
+        return "held"
+    if not figure_element(element):
+        return ""
+    return "draft" if f"_{DRAFT}" in _element_id(element) else "figure"
 
 
 def frame_kind(payload: Any) -> str | None:
-    """What a frame the server sent is: ``"run"`` or ``"fragment"`` (a script run starts), ``"draft"``
-    or ``"figure"`` (``drawn_figure``), ``"finished"`` (a run ended), ``""`` (anything else); None for
-    a text frame."""
+    """What a frame the server sent is: ``"run"`` or ``"fragment"`` (a script run starts), ``"draft"``,
+    ``"held"`` or ``"figure"`` (``drawn_figure``), ``"finished"`` (a run ended), ``""`` (anything else);
+    None for a text frame."""
     msg = sent_message(payload)
     if msg is None:
         return None
@@ -141,12 +155,21 @@ def frame_kind(payload: Any) -> str | None:
 
 def figure_element(element: Any) -> bool:
     """Whether a ``new_element`` (an ``Element`` message) draws a figure: the app's chart element with a
-    figure in it (not the one that only loads plotly.js), or Streamlit's own chart."""
+    figure in it (not the one that only loads plotly.js, nor one holding a figure out of sight,
+    ``held_element``), or Streamlit's own chart."""
     kind = element.WhichOneof("type")
     if kind == "bidi_component":
         chart = element.bidi_component
-        return chart.component_name == CHART and chart.WhichOneof("data") == "bytes" and b"\n" in chart.bytes
+        return (chart.component_name == CHART and chart.WhichOneof("data") == "bytes" and b"\n" in chart.bytes
+                and not held_element(element))
     return kind == "plotly_chart"
+
+
+def held_element(element: Any) -> bool:
+    """Whether a ``new_element`` is the app's chart element holding a chart's next figure for a press,
+    out of sight (``ui.charts.hold``: keyed ``<chart>`` + ``HELD``): it draws nothing."""
+    return (element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name == CHART
+            and element.bidi_component.id.endswith(HELD))
 
 
 def listen(page: Any) -> Wire:
@@ -229,10 +252,14 @@ class DashWire:
         The callbacks' answers (Playwright responses), read when counted.
     measures : list
         Always empty: a Dash page posts no measure (``Wire.measures``).
+    held, held_bytes : int
+        Always 0: a Dash page holds no figure ahead (``Wire.held``).
     """
 
     answers: list[Any] = field(default_factory=list)
     measures: list[str] = field(default_factory=list)
+    held: int = 0
+    held_bytes: int = 0
     _read: list[tuple[int, int]] = field(default_factory=list)
 
     def counts(self) -> tuple[int, int, int, int, int]:

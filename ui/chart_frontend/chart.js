@@ -17,6 +17,8 @@
 // never compresses its 4.8 MB for each new visitor. Where it cannot (no DecompressionStream, a fetch or
 // an unpacking that failed), it loads the plain file ("plotly").
 //
+// A chart's next figure may be held here before the press that shows it (held, below): drawn at the click.
+//
 // A figure whose layout.meta describes its bands (polarize.plots.present_figure.described) is fitted
 // here to the room below its top, before it is drawn and whenever that room changes (fitted, refit),
 // and crowded for the plot's height it then has (crowded: polarize.plots.crowding's choices made again).
@@ -65,10 +67,12 @@ async function unpacked(address) {
   }
 }
 
-// The head and, unless its figure is the one drawn already (``drawn``), the figure.
+// The head and, unless its figure is the one drawn already (``drawn``), the figure; for an element
+// holding a chart's next figure (its head says "next"), the bytes it holds (``held``).
 function read(bytes, drawn) {
   const end = bytes.indexOf(NEWLINE);
   const head = JSON.parse(decoder.decode(end < 0 ? bytes : bytes.subarray(0, end)));
+  if (head.next !== undefined) return {head, figure: null, held: bytes.subarray(end + 1)};
   const same = head.revision !== undefined && head.revision === drawn;
   return {head, figure: end < 0 || same ? null : JSON.parse(decoder.decode(bytes.subarray(end + 1)))};
 }
@@ -489,6 +493,59 @@ async function draw(chart, head, figure) {
   }
 }
 
+// One draw at a time, in the order the figures came.
+function show(chart, head, figure) {
+  chart.wanted = head.revision;
+  chart.queue = chart.queue.then(() => draw(chart, head, figure)).catch((error) => {
+    console.error(error);
+    // Said where the figure would be, in one line (plotly.js did not load: see the server's log).
+    if (!window.Plotly) chart.gd.textContent = "This figure could not be drawn: plotly.js did not load.";
+  });
+}
+
+// ---- held: a chart's next figure, drawn at the press that shows it (ui/charts.py hold) --------------
+// An element keyed "<chart's key>_next" is given, under a head of its own (the chart's key, "next"; the
+// revision the chart shows now, "after"; the key of the button whose press shows it, "button"), the
+// very bytes the chart will be given by the run that press starts. It draws nothing and keeps them
+// (HELD, by the chart's key) until the button is clicked: then, if the chart still shows "after", the
+// chart draws them at once. The press's run gives the chart the same revision, so it draws nothing
+// more; a figure it sends otherwise (the page changed meanwhile) is drawn as any.
+
+const CHARTS = "__polarizeCharts";  // a chart's key -> the chart (chartOf), for its held figure to reach it
+const HELD = "__polarizeHeld";  // a chart's key -> {after, button, bytes}
+
+function registry(name) {
+  if (!window[name]) window[name] = new Map();
+  return window[name];
+}
+
+// Keep ``bytes`` for the chart keyed head.next; what undoes it when the element goes.
+function hold(head, bytes) {
+  const entry = {after: head.after, button: head.button, bytes};
+  registry(HELD).set(head.next, entry);
+  if (!window.__polarizePress) {  // one listener a tab, in the capture phase: before the button's own
+    window.__polarizePress = true;
+    document.addEventListener("click", pressed, true);
+  }
+  return () => {
+    if (registry(HELD).get(head.next) === entry) registry(HELD).delete(head.next);
+  };
+}
+
+// A click: on a button a figure is held for (found by its key's class, st-key-<key>), that figure drawn.
+function pressed(event) {
+  const button = event.target instanceof Element ? event.target.closest("button") : null;
+  if (!button) return;
+  for (const [key, entry] of registry(HELD)) {
+    if (!button.closest(`.st-key-${entry.button}`)) continue;
+    registry(HELD).delete(key);  // drawn once: the next press waits for the next figure held
+    const chart = registry(CHARTS).get(key);
+    if (!chart || chart.wanted !== entry.after) continue;  // held for what the chart no longer shows
+    const {head, figure} = read(entry.bytes, chart.wanted);
+    if (figure !== null) show(chart, head, figure);
+  }
+}
+
 // The figure's <div> and what it shows, kept on the element's container across calls.
 function chartOf(parentElement) {
   if (parentElement.__polarizeChart) return parentElement.__polarizeChart;
@@ -527,26 +584,21 @@ export default function (component) {
   const {parentElement, data, setTriggerValue} = component;
   if (!(data instanceof Uint8Array) || !data.length) return undefined;
   const known = parentElement.__polarizeChart;
-  const {head, figure} = read(data, known ? known.wanted : null);
+  const {head, figure, held} = read(data, known ? known.wanted : null);
   if (head.load) {
     plotly(head).catch((error) => console.error(error));
     return undefined;
   }
+  if (held) return hold(head, held);
   const chart = chartOf(parentElement);
   chart.clicks = Boolean(head.clicks);
   chart.report = setTriggerValue;
+  if (head.key !== undefined) registry(CHARTS).set(head.key, chart);
   if (figure === null) chart.look();  // the figure shown already: what is above it may have moved
-  else {
-    chart.wanted = head.revision;
-    // One draw at a time, in the order the figures came.
-    chart.queue = chart.queue.then(() => draw(chart, head, figure)).catch((error) => {
-      console.error(error);
-      // Said where the figure would be, in one line (plotly.js did not load: see the server's log).
-      if (!window.Plotly) chart.gd.textContent = "This figure could not be drawn: plotly.js did not load.";
-    });
-  }
+  else show(chart, head, figure);
   // Streamlit keeps the last call's answer, and calls it when the element goes.
   return () => {
+    if (registry(CHARTS).get(head.key) === chart) registry(CHARTS).delete(head.key);
     chart.observer.disconnect();
     window.removeEventListener("resize", chart.look);
     if (window.Plotly) window.Plotly.purge(chart.gd);
