@@ -26,15 +26,12 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from polarize.fields import ConfigError
-from polarize.plots.display import NARROW_BELOW, Display
+from polarize.plots.display import NARROW_BELOW, STEP, Display
 from polarize.serialize import load_json
 from ui.theme import VIEWPORT
 
 __all__ = ["COOKIE", "KEY", "STEP", "assumed", "last", "measure", "read", "remembered"]
 
-STEP = 40
-"""The window's width and the main column's are reported rounded down to a multiple of this (px), and
-only when the server's assumption is wrong by this much or more."""
 
 KEY = "_viewport"
 """The component's widget key (its value: the last measure the page posted)."""

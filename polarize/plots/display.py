@@ -14,10 +14,13 @@ from typing import Any
 
 from polarize.fields import ConfigError, integer
 
-__all__ = ["DEFAULT", "NARROW_BELOW", "PRESENT_TYPE", "Display", "Mode"]
+__all__ = ["DEFAULT", "NARROW_BELOW", "PRESENT_TYPE", "STEP", "Display", "Mode"]
 
 NARROW_BELOW = 640
 """Windows narrower than this many CSS pixels are phones (a 1280 px projector is not)."""
+STEP = 40
+"""The browser reports a window's and a column's width rounded down to a multiple of this (px), and only
+when the server's assumption is wrong by this much or more (``ui.viewport``)."""
 PRESENT_TYPE = 1.5
 """The page's type in presentation mode (phones too), times the usual (figures: ``style.PRESENT_SCALE``)."""
 
@@ -79,7 +82,7 @@ class Display:
 
     The chrome's sizes are Chromium's at the app's style sheet (measured: a 1280 px window's column
     is 791 px in normal mode, 1194 presented, a 390 px phone's 356): the server's estimate of the
-    column, which a first visit's page posts only when wrong by ``ui.viewport.STEP`` px or more.
+    column, which a first visit's page posts only when wrong by ``STEP`` px or more.
     column_gap : int
         Between columns of a view.
     """

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from polarize.plots.display import Display, Mode
+from polarize.plots.display import NARROW_BELOW, STEP, Display, Mode
 from polarize.plots.geometry import LEAST_ROW
 from polarize.plots.present_figure import BANDS, presented
 from polarize.plots.style import PRESENT_LEAST, PRESENT_SCALE, in_dark
@@ -89,8 +89,12 @@ def _blocks(blocks: tuple[Any, ...], display: Display, width: float, *, present:
 def room(display: Display) -> dict[str, Any]:
     """How the chart element finds a figure's room in the browser (``Display.figure_room``'s rule, with
     the figure's own top and the window's height): the window below the figure's top less ``gap``;
-    when that is less than half the window, or on a ``phone``, the window under the ``header``."""
-    return {"header": display.header, "gap": display.gap, "phone": display.phone}
+    when that is less than half the window, or on a ``phone``, the window under the ``header``. And
+    the window's width the figure was made for (``window``), with the rule by which the page's viewport
+    component finds it wrong (``narrow_below``, ``step``: ``ui.viewport``): such a figure is not the
+    page's first draw, the one made for the window is coming (``chart.js``'s ``madeElsewhere``)."""
+    return {"header": display.header, "gap": display.gap, "phone": display.phone, "window": display.width,
+            "narrow_below": NARROW_BELOW, "step": STEP}
 
 
 def main_block(blocks: tuple[Any, ...]) -> int | None:

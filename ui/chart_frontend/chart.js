@@ -473,10 +473,37 @@ function refit(chart) {
   }).catch((error) => console.error(error));
 }
 
-async function draw(chart, head, figure) {
+// Whether a figure was made for a window of another width than this one (polarize.web.fit.room): the
+// server assumed a projector's until the page's viewport component posts the window's width, which it
+// does now, by the same rule (ui/viewport_frontend). A chart's first figure made elsewhere is not
+// drawn: the one made for this window (a phone's stacked panels) comes in its stead, drawn once, and
+// nothing pressed on the first one is lost to a redraw. Drawn all the same if none came in ELSEWHERE_MS
+// (the component could not post).
+const ELSEWHERE_MS = 5000;
+
+function madeElsewhere(figure) {
+  const meta = figure.layout && figure.layout.meta;
+  const room = meta && meta.bands && meta.bands.room;
+  if (!room || typeof room.window !== "number") return false;
+  const width = window.innerWidth;
+  return (width < room.narrow_below) !== (room.window < room.narrow_below)
+    || Math.abs(width - room.window) >= room.step;
+}
+
+async function draw(chart, head, figure, anyway) {
   const Plotly = await plotly(head);
   if (chart.wanted !== head.revision) return;  // a newer figure came while plotly.js loaded
   const gd = chart.gd;
+  if (chart.draws === 0 && !anyway && madeElsewhere(figure)) {
+    gd.dataset.waiting = "window";
+    setTimeout(() => {
+      if (chart.wanted === head.revision && chart.draws === 0) {
+        chart.queue = chart.queue.then(() => draw(chart, head, figure, true)).catch((e) => console.error(e));
+      }
+    }, ELSEWHERE_MS);
+    return;
+  }
+  delete gd.dataset.waiting;
   await stop(Plotly, gd);
   fitBefore(chart, figure);
   await Plotly.react(gd, {data: figure.data || [], layout: figure.layout || {},
