@@ -474,8 +474,11 @@ DOCUMENTS: dict[str, str] = {
     "`python benchmarks/engine.py` prints the engine's time": "setting",
     "**In the browser.** Medians of 5 (`python": "observed",
     "| | first visit | browser seen before | changed": "observed",
-    "Most of a visit is Streamlit's own: a fresh browser": "observed",
-    "A fresh browser's first visit cost the server 0.27": "observed",
+    "A changed control of the Normalizers and Loss pages takes 1.8": "observed",
+    "A fresh browser's first visit cost the server 0.36": "observed",
+    "\"New random start\" is drawn at the press: the page holds":
+        "tests/browser/test_transport_browser.py::test_a_new_random_start_is_drawn_at_the_press_from_the_figure_held",
+    "A first visit is slower than Streamlit alone's": "observed",
     "**Against its peers.** `python benchmarks/browser.py": "setting",
     "Dash is a benchmark-only dependency, `pip install": "setting",
     "Medians of 5, to the main figure's last draw, the": "observed",
@@ -498,6 +501,8 @@ DOCUMENTS: dict[str, str] = {
     "The spec, the tasks, the store, the summaries and the": "setting",
     "The folders are the layers, top to bottom; each": "setting",
     "`ui/`: the only code that imports Streamlit. `app`": "setting",
+    "CSS through keyed containers, dark figures), `deck_show`":
+        "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
     "`polarize/`: the library, no Streamlit anywhere in it.": "setting",
     "`polarize/web/`: the app's pages as data, in tiers": "setting",
     "`polarize/serve/`: runs for the app. `runner` (runs": "setting",
