@@ -87,9 +87,10 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) ->
     (a browser seen before: as its cookie, ``viewport.COOKIE``, remembers), which the chart element
     fits again to the room it finds below the figure's top. Only a window the server assumed wrong
     in what changes the figures' content (a phone, a dark theme, another column's width) posts a
-    measure, and this fragment runs again. Its arguments are those of the script's last run (the
-    controls' values, the job): only the display changes between its own reruns. The view, for the
-    sidebar's part the script draws.
+    measure, and this fragment runs again (the chart element draws no first figure made for another
+    window's width: the one made for its own comes in this run). Its arguments are those of the
+    script's last run (the controls' values, the job): only the display changes between its own
+    reruns. The view, for the sidebar's part the script draws.
     """
     if st.session_state.pop(APP_RERUN, False):  # a click on a figure set controls: the page runs again
         st.rerun()
