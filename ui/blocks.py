@@ -63,8 +63,13 @@ DRAFT = "draft"
 ``st-key-draft_2``, ...)."""
 
 
+def _chart_key(block: Plot, page: str) -> str:
+    """The key of ``block``'s chart element on ``page`` (the chart ``hold_main_figure`` holds for)."""
+    return f"{page}_{block.key}"
+
+
 def _plot(block: Plot, page: str) -> None:
-    key = f"{page}_{block.key}"
+    key = _chart_key(block, page)
     charts.chart(block.figure, key=key, config=_CONFIG,
                  on_click=(lambda: _clicked(block, page)) if block.selects else None)
     # hold_main_figure gives the browser this figure's bytes ahead: the same key, config and clicks.
@@ -105,7 +110,7 @@ def _clicked(block: Plot, page: str) -> None:
     rerun asks for the page's: ``APP_RERUN``).
     """
     spec = by_name(page)
-    points = st.session_state[f"{page}_{block.key}"]["click"] or []
+    points = st.session_state[_chart_key(block, page)]["click"] or []
     for key, value in selected_values(block, points, spec, settle(spec, current_values(spec))).items():
         st.session_state[widget_key(spec, key)] = value
     st.session_state[APP_RERUN] = True
@@ -204,8 +209,8 @@ def _main_plot(view: View) -> Plot | None:
 
 def _payload(block: Plot, page: str) -> bytes:
     """What ``_plot`` gives the chart element for ``block`` (``charts.payload``), byte for byte."""
-    key = f"{page}_{block.key}"
-    return charts.payload(block.figure, config=_CONFIG, clicks=bool(block.selects), key=key)
+    return charts.payload(block.figure, config=_CONFIG, clicks=bool(block.selects),
+                          key=_chart_key(block, page))
 
 
 def hold_main_figure(shown: View, upcoming: View, page: str, button: str) -> bool:
@@ -215,7 +220,7 @@ def hold_main_figure(shown: View, upcoming: View, page: str, button: str) -> boo
     now, then = _main_plot(shown), _main_plot(upcoming)
     if now is None or then is None or now.key != then.key:
         return False
-    charts.hold(_payload(then, page), key=f"{page}_{then.key}", after=charts.revision(_payload(now, page)),
+    charts.hold(_payload(then, page), key=_chart_key(then, page), after=charts.revision(_payload(now, page)),
                 button=button)
     return True
 
