@@ -44,6 +44,24 @@ def _start_server() -> None:
     gc.freeze()
 
 
+RECONNECTED_RUN_EVERY = "1h"
+"""How often the empty fragment of ``_rerun_when_reconnected`` reruns (its timer is not what it is for)."""
+
+
+@st.fragment(run_every=RECONNECTED_RUN_EVERY)
+def _rerun_when_reconnected() -> None:
+    """Draws nothing: a fragment on a timer, so that a page that lost its server runs anew on the next.
+
+    A page whose websocket reconnects asks for a script run only if it thinks its session may have
+    missed one (Streamlit 1.67's frontend: none yet, a run or a fragment's under way, or a fragment on
+    a timer); otherwise it keeps the old session's elements. A replica that died (``deploy/``) or a
+    server restarted took the session with it: the new one had never run the script, and the page's
+    download buttons asked it for files of the dead session by its id ("Invalid session ID"), a click
+    doing nothing. This fragment is the timer that makes the page run the script on reconnecting
+    (one run, its view from the cache); its own rerun, once an hour, costs a message.
+    """
+
+
 def run_app() -> None:
     """The app (``app.py``): the page set-up, then ``st.navigation`` over the scripts in ``pages/``."""
     _start_server()
@@ -51,4 +69,5 @@ def run_app() -> None:
                        initial_sidebar_state=mode.sidebar_state())
     theme.style()
     charts.preload()  # the tab fetches plotly.js while the page computes
+    _rerun_when_reconnected()
     st.navigation(st_pages(PAGES)).run()

@@ -301,10 +301,10 @@ def test_a_replica_lost_its_browsers_reconnect_to_the_other(layout, browser, tmp
     deck.write_text(to_json(Deck(name="After the failback", slides=SLIDES)))
     proxy = layout["proxy"]
     victim, survivor = list(layout["replicas"])
-    # A window the server does not assume (its page posts a measure, the view's fragment runs): at
-    # 1280 x 720, where nothing is posted, a download button after the failback did nothing (no
-    # request, no run), seen at the stop of issue 41's step 3 and not understood yet.
-    context, page, cookie = _browser_on(browser, proxy, victim, LINK, window=(1920, 1080))
+    # 1280 x 720, where the page posts no measure: its last run was the page's script, so on
+    # reconnecting it asks for a run only because of ``ui.app``'s fragment on a timer (without it, a
+    # download button after the failback did nothing: it asked the survivor for the dead session's file).
+    context, page, cookie = _browser_on(browser, proxy, victim, LINK)
     try:
         page.locator(".js-plotly-plot").first.wait_for()
         title, query = page.locator("h1").first.inner_text(), page.evaluate("location.search")
