@@ -82,9 +82,9 @@ def test_the_element_is_in_the_page_s_own_dom_not_an_iframe(browser, server):
     ``data-testid``s and local storage through its parent window. It is an element of the page itself."""
     context, page = _open(browser, server, 1280, 720)
     try:
-        _wait_for(page, "mode=normal width=1280")
-        _measured(page)
+        _wait_for(page, "mode=normal width=1280")  # the measuring element is drawn before this line
         assert page.locator("iframe").count() == 0
+        _measured(page)
         assert page.locator(".st-key-viewport .polarize-viewport").count() == 1
     finally:
         context.close()
