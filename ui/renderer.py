@@ -77,7 +77,7 @@ def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, 
 
 @st.fragment
 def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) -> View:
-    """The page's view fitted to the display the page posted, and the component measuring it: a
+    """The page's view fitted to the display the page posted, and the element measuring it: a
     fragment (``st.fragment``), so that a measure posted reruns this alone, not the page's script.
 
     A visit is one run of the script, its main figure drawn fitted to the display the server assumes

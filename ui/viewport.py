@@ -50,7 +50,7 @@ SCRIPT = Path(__file__).parent / "viewport_frontend" / "viewport.js"
 """The element's browser side."""
 
 COOKIE = "polarize_viewport"
-"""The browser's cookie, written by the component when it posts: the window's width, the theme and the
+"""The browser's cookie, written by the element when it posts: the window's width, the theme and the
 main column's width it measured (in the mode it measured, presented or not). A later session of the
 same browser reads it (``st.context.cookies``, sent with the page's first request): its first run is
 fitted to it, and the page posts nothing."""
@@ -78,7 +78,7 @@ def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display
     Parameters
     ----------
     value : any
-        The component's value: a dict of ``_POSTED`` (None until the page has posted).
+        The element's state value ``STATE``: a dict of ``_POSTED`` (None until the page has posted).
     presenting, deck : bool
         Presentation mode (from the address) and a deck being presented: not the browser's to say.
     """
@@ -127,7 +127,7 @@ def last(*, presenting: bool, deck: bool) -> Display:
 
 
 def assumed(display: Display) -> dict[str, Any]:
-    """What the server assumed of the window, in the component's terms (``_POSTED``): the page posts
+    """What the server assumed of the window, in the element's terms (``_POSTED``): the page posts
     only where the truth differs (a width by ``STEP`` px or more, or across ``NARROW_BELOW``)."""
     return {"window": display.width, "dark": display.dark_page, "width": display.column_width,
             "presenting": display.presenting}

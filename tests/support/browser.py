@@ -274,7 +274,7 @@ def fresh_server_fixture(**kwargs: Any) -> Any:
 
 # ---- layout: what overlaps, what is cut off ---------------------------------------------------------
 
-# JavaScript: true once the page has settled: the script is not running, the viewport component
+# JavaScript: true once the page has settled: the script is not running, the viewport element
 # has nothing more to post (its assumption holds), no spinner shows, and every Plotly figure on the
 # page is drawn.
 SETTLED_JS = """() => {
