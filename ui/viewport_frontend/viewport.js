@@ -22,11 +22,14 @@
 const COOKIE = "polarize_viewport";
 const SOON_MS = 50;  // between two looks that must agree before a post
 
-// "rgb(r, g, b)" or "rgba(...)" (a computed colour) -> relative luminance; null if not read.
+// "rgb(r, g, b)" or "rgba(r, g, b, a)" (a computed colour) -> relative luminance; null if not read, or
+// transparent (no theme variable: nothing said).
 function luminance(color) {
   const parts = /rgba?\(([^)]+)\)/.exec(color || "");
   if (!parts) return null;
-  const [r, g, b] = parts[1].split(",").slice(0, 3).map((x) => parseFloat(x) / 255);
+  const values = parts[1].split(",").map((x) => parseFloat(x));
+  if (values.length > 3 && values[3] === 0) return null;
+  const [r, g, b] = values.slice(0, 3).map((x) => x / 255);
   if ([r, g, b].some((x) => !Number.isFinite(x))) return null;
   const linear = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
   return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
@@ -74,10 +77,19 @@ function report(view) {
   const waiting = unsteady(view);
   if (waiting !== null && !view.patient) {  // the observers, or the fonts when loaded, look again
     box.dataset.waiting = waiting;
+    if (waiting === "fonts" && !view.fonts) {  // a look once they are in
+      view.fonts = true;
+      document.fonts.ready.then(() => { view.fonts = false; view.resized(); });
+    }
     if (view.patience === null) {
       view.patience = setTimeout(() => { view.patient = true; report(view); }, args.wait_ms);
     }
     return;
+  }
+  if (waiting === null) {  // a later wait (a page's new fonts) has its own patience
+    clearTimeout(view.patience);
+    view.patience = null;
+    view.patient = false;
   }
   delete box.dataset.waiting;
   const step = args.step;
@@ -135,7 +147,8 @@ function viewOf(parentElement) {
   box.style.cssText = "color: var(--st-text-color); background-color: var(--st-background-color);";
   parentElement.appendChild(box);
   const view = {box, args: null, post: null, posted: null, looked: null, timer: null, patience: null,
-                patient: false, holder: null, figure: null, observer: null, resized: null, watched: []};
+                patient: false, fonts: false, holder: null, figure: null, observer: null, resized: null,
+                watched: []};
   view.resized = () => later(view);
   view.observer = new ResizeObserver(view.resized);
   window.addEventListener("resize", view.resized);
@@ -162,7 +175,6 @@ export default function (component) {
     view.holder = holder;
     view.watched = watched;
   }
-  if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(view.resized);
   requestAnimationFrame(() => report(view));  // once drawn
   // Streamlit keeps the last call's answer, and calls it when the element goes.
   return () => {
