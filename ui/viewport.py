@@ -143,4 +143,5 @@ def measure(display: Display) -> None:
     with st.container(key=VIEWPORT):  # hidden (``ui.theme``): it takes no room
         _ELEMENT(key=KEY, data={"assumed": assumed(display), "holder": f"st-key-{VIEWPORT}",
                                 "figure": f"st-key-{FIGURE}", "narrow_below": NARROW_BELOW, "step": STEP,
-                                "debounce_ms": _DEBOUNCE_MS, "wait_ms": _WAIT_MS})
+                                "debounce_ms": _DEBOUNCE_MS, "wait_ms": _WAIT_MS, "state": STATE,
+                                "cookie": COOKIE})

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from support.app import figures
 
 from polarize.plots.display import NARROW_BELOW, Display
-from ui.viewport import KEY, SCRIPT, STATE, STEP, read, remembered
+from ui.viewport import COOKIE, KEY, SCRIPT, STATE, STEP, read, remembered
 
 
 def _script() -> None:
@@ -48,6 +48,7 @@ def test_until_the_page_posts_the_display_is_a_projector_and_the_page_is_told_so
     # What the server assumed: the page posts only where the truth differs from it.
     assert args["assumed"] == {"window": 1280, "dark": False, "width": 791, "presenting": False}
     assert args["narrow_below"] == NARROW_BELOW and args["step"] == STEP
+    assert (args["state"], args["cookie"]) == (STATE, COOKIE)  # what it posts, and keeps
 
 
 def test_a_posted_window_becomes_python_s_assumption():

@@ -4,11 +4,12 @@
 // Python gives it (data) what it assumed ({window, dark, width, presenting}: the window's width, the
 // theme, the main column's width and the mode it is for), the class of the container the app's style
 // sheet hides (holder) and the class of the main figure's container (figure). The element posts the
-// truth (its state value "measure", which reruns the view's fragment; widths rounded down to a step)
-// only where the assumption is wrong: a width by a step or more, or on the other side of a phone's
+// truth (its state value named data.state, which reruns the view's fragment; widths rounded down to a
+// step) only where the assumption is wrong: a width by a step or more, or on the other side of a phone's
 // (narrow_below), the theme. The chart element fits each figure to the room below its top itself
 // (ui/chart_frontend/chart.js), so a first visit in the window the server assumes posts nothing. Each
-// post is also kept in a cookie, so that the browser's next session is fitted from its first run.
+// post is also kept in a cookie (data.cookie), so that the browser's next session is fitted from its
+// first run.
 //
 // Read only from what is documented: the window (innerWidth), the main figure's container by its key's
 // class (.st-key-<key>), the theme from the CSS variables Streamlit gives a v2 component
@@ -19,7 +20,6 @@
 // app's style sheet in effect (it hides this element's container: the holder's size changes) and the
 // fonts loaded (before, the text above the figure may still reflow), or after wait_ms without them.
 
-const COOKIE = "polarize_viewport";
 const SOON_MS = 50;  // between two looks that must agree before a post
 
 // "rgb(r, g, b)" or "rgba(r, g, b, a)" (a computed colour) -> relative luminance; null if not read, or
@@ -114,8 +114,8 @@ function report(view) {
       return;
     }
     view.posted = text;
-    view.post("measure", truth);
-    remember(truth);
+    view.post(args.state, truth);
+    remember(args.cookie, truth);
   }
   // For a look from outside (and the browser tests): what was measured, and what is posted.
   box.dataset.measured = text;
@@ -124,9 +124,9 @@ function report(view) {
 
 // The measure kept in a cookie for the next session of this browser (ui/viewport.py reads it from the
 // page's first request).
-function remember(truth) {
+function remember(cookie, truth) {
   try {
-    document.cookie = `${COOKIE}=${encodeURIComponent(JSON.stringify(truth))}; path=/; max-age=31536000; SameSite=Strict`;
+    document.cookie = `${cookie}=${encodeURIComponent(JSON.stringify(truth))}; path=/; max-age=31536000; SameSite=Strict`;
   } catch (error) {
     // Not writable: the next session measures again.
   }
