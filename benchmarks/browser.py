@@ -20,7 +20,7 @@ Playwright) through it, the server warm (each page opened once, unmeasured, firs
 - cached control: the same, going back to a seed already shown;
 
 and, for each of those, the seconds until the page is settled as well (the script's run ended,
-the viewport component has measured the page after it and has nothing to post), for a change where
+the viewport element has measured the page after it and has nothing to post), for a change where
 its time went (``Parts``: from the click, when the script's run began and when the figure's message
 reached the tab, as the page saw its websocket's frames arrive, and when the last ``Plotly.react``
 began and how long it took; a "New random start" whose figure was held in the tab, ``ui.charts.hold``,

@@ -685,8 +685,12 @@ DOCUMENTS: dict[str, str] = {
     "Built: 1 (`present_figure.described` and `fitted`": "tests/browser/test_fit_browser.py",
     "What 3 needed first: `crowding.uncrowded`": "setting",
     "The server fits each figure to the display it assumes": "tests/browser/test_fit_browser.py",
-    "The viewport component (`ui/viewport.py`, an iframe) me":
+    "The viewport element (`ui/viewport.py`, a components v2 e":
         "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
+    "The element reads only what Streamlit documents: the mai":
+        "tests/screen/test_layout_viewport.py::test_the_element_is_a_component_v2_reading_nothing_streamlit_does_not_document",
+    "The measure is no iframe any more: a components v2 eleme":
+        "tests/browser/test_layout_viewport_browser.py::test_the_element_is_in_the_page_s_own_dom_not_an_iframe",
     "Then 3: the renderer no longer holds the main figure":
         "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
     "Left of 3: a window the server does not assume still":

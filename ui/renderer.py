@@ -33,10 +33,7 @@ from ui.blocks import APP_RERUN, draw_block, draw_downloads, draw_draft, hold_ma
 from ui.sidebar import sidebar
 from ui.state import init_state, mended_note, share
 
-__all__ = ["FITTED", "MAIN_FIGURE", "VIEWS", "render", "shared_view"]
-
-MAIN_FIGURE = "main_figure"
-"""The key of the main figure's container (its class ``st-key-main_figure``), which the page measures."""
+__all__ = ["FITTED", "VIEWS", "render", "shared_view"]
 
 VIEWS = SharedCache(32)
 """Every page's views, keyed by (page, job, phone) and shared by every session: a view is
@@ -80,7 +77,7 @@ def _page(spec: PageSpec, values: dict[str, Any], ignored: dict[str, tuple[str, 
 
 @st.fragment
 def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) -> View:
-    """The page's view fitted to the display the page posted, and the component measuring it: a
+    """The page's view fitted to the display the page posted, and the element measuring it: a
     fragment (``st.fragment``), so that a measure posted reruns this alone, not the page's script.
 
     A visit is one run of the script, its main figure drawn fitted to the display the server assumes
@@ -211,7 +208,7 @@ def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
     """Draw a view: its notes, its blocks and its downloads (or its error).
 
     The main figure (``polarize.web.fit.main_block``) is drawn in a container of its own
-    (``MAIN_FIGURE``), whose width the page measures (the main column's). The warnings and
+    (``viewport.FIGURE``), whose width the page measures (the main column's). The warnings and
     ``below_figure`` come right under the main figure: above it they pushed it and its Play button
     out of the window.
     """
@@ -225,7 +222,7 @@ def _show(view: View, page: str, below_figure: Callable[[], None]) -> None:
         if i != main:
             draw_block(block, page)
             continue
-        with st.container(key=MAIN_FIGURE):
+        with st.container(key=viewport.FIGURE):
             draw_block(block, page)
         _notes(view, below_figure)
     draw_downloads(view, page)

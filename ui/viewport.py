@@ -1,11 +1,13 @@
-"""The browser window, measured by a tiny component (``viewport_frontend/index.html``), as a ``Display``.
+"""The browser window, measured by a tiny element (``viewport_frontend/viewport.js``), as a ``Display``.
 
 ``last(...)`` is the display the page last posted: the window's width, whether the page shows a dark
-theme (and whether it was chosen in the app menu) and the main column's width; before it has posted
-in this session, what the browser's cookie remembers of an earlier one (``COOKIE``), else the
-default, a 1280 x 720 projector, in the theme the browser asked for (``st.context.theme``).
-``measure()`` draws the component (its frame is 0 px tall), telling it what the server assumed:
-the page posts a value back only when the truth differs (debounced, rounded to ``STEP`` px).
+theme and the main column's width; before it has posted in this session, what the browser's cookie
+remembers of an earlier one (``COOKIE``), else the default, a 1280 x 720 projector, in the theme the
+browser asked for (``st.context.theme``). ``measure()`` draws the element (a Streamlit component v2 in
+the page's own DOM, out of sight), telling it what the server assumed: the page posts a value back (its
+state value ``STATE``) only when the truth differs (debounced, rounded to ``STEP`` px). It reads only
+what Streamlit documents: the main figure's container by its key's class, the theme's CSS variables
+of a v2 component, the window and the document's fonts.
 
 What the server does not need is not measured: the window's height and where the main figure goes.
 The chart element fits each figure to the room below its top in the browser (``ui.charts``), its
@@ -18,26 +20,37 @@ the dark palette, the column's width (the tables' layout, the titles' wrapping).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import streamlit as st
-import streamlit.components.v1 as components
+from streamlit.components.v2 import component
 
 from polarize.fields import ConfigError
 from polarize.plots.display import NARROW_BELOW, STEP, Display
 from polarize.serialize import load_json
 from ui.theme import VIEWPORT
 
-__all__ = ["COOKIE", "KEY", "STEP", "assumed", "last", "measure", "read", "remembered"]
+__all__ = ["COOKIE", "FIGURE", "KEY", "NAME", "SCRIPT", "STATE", "STEP", "assumed", "last", "measure", "read",
+           "remembered"]
 
 
+NAME = "polarize_viewport"
+"""The element's component name."""
 KEY = "_viewport"
-"""The component's widget key (its value: the last measure the page posted)."""
+"""The element's key (its state ``STATE``: the last measure the page posted)."""
+STATE = "measure"
+"""The element's state value: the last measure the page posted, a dict of ``_POSTED``."""
+FIGURE = "main_figure"
+"""The key of the main figure's container (its class ``st-key-main_figure``, ``ui.renderer``), whose width
+the page measures: the main column's."""
+SCRIPT = Path(__file__).parent / "viewport_frontend" / "viewport.js"
+"""The element's browser side."""
 
 COOKIE = "polarize_viewport"
-"""The browser's cookie, written by the component when it posts: the window's width, the theme and the
+"""The browser's cookie, written by the element when it posts: the window's width, the theme and the
 main column's width it measured (in the mode it measured, presented or not). A later session of the
 same browser reads it (``st.context.cookies``, sent with the page's first request): its first run is
 fitted to it, and the page posts nothing."""
@@ -48,11 +61,14 @@ _DEEPEST = 2
 RecursionError on every page while the cookie lived)."""
 
 _DEBOUNCE_MS = 250
-_POSTED = ("window", "dark", "dark_chosen", "width", "presenting")
+_WAIT_MS = 10_000
+"""A page whose style sheet or fonts never come is measured as it is after this."""
+_POSTED = ("window", "dark", "width", "presenting")
 """What the page posts: the window's width, the theme, the main column's width and the mode it was
 measured in (presented or not: the sidebar is closed when presenting, the column wider)."""
 
-_component = components.declare_component("viewport", path=str(Path(__file__).parent / "viewport_frontend"))
+# In the page's own DOM (no shadow root): the theme's CSS variables and the page's layout are its to read.
+_ELEMENT = component(NAME, js=SCRIPT.read_text(encoding="utf-8"), isolate_styles=False)
 
 
 def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display:
@@ -62,7 +78,7 @@ def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display
     Parameters
     ----------
     value : any
-        The component's value: a dict of ``_POSTED`` (None until the page has posted).
+        The element's state value ``STATE``: a dict of ``_POSTED`` (None until the page has posted).
     presenting, deck : bool
         Presentation mode (from the address) and a deck being presented: not the browser's to say.
     """
@@ -70,7 +86,7 @@ def read(value: Any, *, presenting: bool = False, deck: bool = False) -> Display
     dark = posted.get("dark") is True
     column = posted.get("width") if posted.get("presenting") is presenting else None
     return Display.of(presenting=presenting, deck=deck, width=posted.get("window"), column=column,
-                      dark_page=dark, dark_chosen=dark and posted.get("dark_chosen") is True)
+                      dark_page=dark)
 
 
 def remembered(text: Any) -> dict[str, Any] | None:
@@ -88,7 +104,8 @@ def remembered(text: Any) -> dict[str, Any] | None:
 
 def _posted() -> Any:
     """What the page posted this session, else what its browser's cookie remembers, else None."""
-    posted = st.session_state.get(KEY)
+    state = st.session_state.get(KEY)
+    posted = state.get(STATE) if isinstance(state, Mapping) else None
     if posted is not None:
         return posted
     return remembered(st.context.cookies.get(COOKIE))
@@ -110,19 +127,21 @@ def last(*, presenting: bool, deck: bool) -> Display:
 
 
 def assumed(display: Display) -> dict[str, Any]:
-    """What the server assumed of the window, in the component's terms (``_POSTED``): the page posts
+    """What the server assumed of the window, in the element's terms (``_POSTED``): the page posts
     only where the truth differs (a width by ``STEP`` px or more, or across ``NARROW_BELOW``)."""
-    return {"window": display.width, "dark": display.dark_page, "dark_chosen": display.dark_chosen,
-            "width": display.column_width, "presenting": display.presenting}
+    return {"window": display.width, "dark": display.dark_page, "width": display.column_width,
+            "presenting": display.presenting}
 
 
 def measure(display: Display) -> None:
-    """Draw the measuring component, telling it what the server assumed (``display``).
+    """Draw the measuring element, telling it what the server assumed (``display``).
 
     The page writes the app's style sheet (``ui.theme.style``, as ``ui.app`` does on every run): the
-    component measures once that is in effect, which hides its container, and the fonts are loaded
+    element measures once that is in effect, which hides its container, and the fonts are loaded
     (before, the layout above the figure is not final); a page without it is measured after 10 s.
     """
-    with st.container(key=VIEWPORT):  # hidden (``ui.theme``): its frame takes no room
-        _component(assumed=assumed(display), holder=f"st-key-{VIEWPORT}", narrow_below=NARROW_BELOW,
-                   step=STEP, debounce_ms=_DEBOUNCE_MS, key=KEY, default=None)
+    with st.container(key=VIEWPORT):  # hidden (``ui.theme``): it takes no room
+        _ELEMENT(key=KEY, data={"assumed": assumed(display), "holder": f"st-key-{VIEWPORT}",
+                                "figure": f"st-key-{FIGURE}", "narrow_below": NARROW_BELOW, "step": STEP,
+                                "debounce_ms": _DEBOUNCE_MS, "wait_ms": _WAIT_MS, "state": STATE,
+                                "cookie": COOKIE})

@@ -57,8 +57,6 @@ class Display:
         From the page's top to its main figure's, as measured; None: estimated (``figure_top``).
     dark_page : bool
         The page shows a dark theme (the system's or the app menu's).
-    dark_chosen : bool
-        The dark theme was chosen in the app menu (not only the system's).
     deck : bool
         A lecture deck is being presented: its bar (Previous, Next, End) is above the page.
     header : int
@@ -93,7 +91,6 @@ class Display:
     column: int | None = None
     top: int | None = None
     dark_page: bool = False
-    dark_chosen: bool = False
     deck: bool = False
     header: int = 60
     gap: int = 16
@@ -106,7 +103,7 @@ class Display:
     column_gap: int = 24
 
     def __post_init__(self) -> None:
-        for name in ("presenting", "dark_page", "dark_chosen", "deck"):
+        for name in ("presenting", "dark_page", "deck"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(name, f"must be true or false, not {getattr(self, name)!r}")
         for name in ("width", "height", "header", "gap", "chrome", "deck_bar", "sidebar", "padding",
@@ -171,7 +168,7 @@ class Display:
 
     def __repr__(self) -> str:
         shown = {name: getattr(self, name) for name in ("presenting", "width", "height", "column", "top",
-                                                          "dark_page", "dark_chosen", "deck")}
+                                                          "dark_page", "deck")}
         return f"Display({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
     @classmethod

@@ -91,7 +91,7 @@ def room(display: Display) -> dict[str, Any]:
     the figure's own top and the window's height): the window below the figure's top less ``gap``;
     when that is less than half the window, or on a ``phone``, the window under the ``header``. And
     the window's width the figure was made for (``window``), with the rule by which the page's viewport
-    component finds it wrong (``narrow_below``, ``step``: ``ui.viewport``): such a figure is not the
+    element finds it wrong (``narrow_below``, ``step``: ``ui.viewport``): such a figure is not the
     page's first draw, the one made for the window is coming (``chart.js``'s ``madeElsewhere``)."""
     return {"header": display.header, "gap": display.gap, "phone": display.phone, "window": display.width,
             "narrow_below": NARROW_BELOW, "step": STEP}

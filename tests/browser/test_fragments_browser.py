@@ -81,10 +81,10 @@ def test_another_window_posts_its_measure_once_and_the_figure_is_drawn_once(wide
 
 
 MEASURED_JS = """() => {
-  const body = document.querySelector("iframe[title*='viewport']")?.contentDocument?.body;
-  return !!body && (body.dataset.measured !== undefined || body.dataset.waiting === 'style');
+  const box = document.querySelector('.polarize-viewport');
+  return !!box && (box.dataset.measured !== undefined || box.dataset.waiting === 'style');
 }"""
-"""True once the viewport component has measured the page, or says it waits for the app's style sheet."""
+"""True once the viewport element has measured the page, or says it waits for the app's style sheet."""
 
 
 def test_a_first_visit_measures_once_the_apps_style_is_in(server, browser):

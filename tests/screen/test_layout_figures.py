@@ -193,7 +193,7 @@ def test_a_display_says_its_mode_and_room():
     # Less than half the window below what is above it: the figure takes the window under the header.
     assert Display(top=500).figure_room == 720 - Display().header - Display().gap
     assert Display(dark_page=True).dark and Display(dark_page=True, presenting=True).dark
-    assert Display(dark_page=True, dark_chosen=True, presenting=True).dark
+    assert not Display(presenting=True).dark
 
 
 def _plot_px(figure) -> float:

@@ -1,7 +1,7 @@
-"""The viewport component's value plumbing (ui/viewport.py), headless under AppTest.
+"""The viewport element's value plumbing (ui/viewport.py), headless under AppTest.
 
-AppTest runs no JavaScript: the page's post is played by setting the component's widget
-value, as the browser would. The browser half (a 390 px window is narrow) is in
+AppTest runs no JavaScript: the page's post is played by setting the element's state value
+(``STATE``), as the browser would. The browser half (a 390 px window is narrow) is in
 tests/browser/test_layout_viewport_browser.py.
 """
 
@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from support.app import figures
 
 from polarize.plots.display import NARROW_BELOW, Display
-from ui.viewport import KEY, STEP, read, remembered
+from ui.viewport import COOKIE, KEY, SCRIPT, STATE, STEP, read, remembered
 
 
 def _script() -> None:
@@ -31,13 +31,13 @@ def _script() -> None:
 def _run(posted=None) -> AppTest:
     at = AppTest.from_function(_script, default_timeout=30)
     if posted is not None:
-        at.session_state[KEY] = posted
+        at.session_state[KEY] = {STATE: posted}
     return at.run()
 
 
 def _args(at: AppTest) -> dict:
-    (component,) = at.get("component_instance")
-    return json.loads(component.proto.json_args)
+    (element,) = at.get("bidi_component")
+    return json.loads(element.proto.json)
 
 
 def test_until_the_page_posts_the_display_is_a_projector_and_the_page_is_told_so():
@@ -46,13 +46,13 @@ def test_until_the_page_posts_the_display_is_a_projector_and_the_page_is_told_so
     assert at.text[0].value == "mode=normal width=1280 column=791 dark=False"
     args = _args(at)
     # What the server assumed: the page posts only where the truth differs from it.
-    assert args["assumed"] == {"window": 1280, "dark": False, "dark_chosen": False, "width": 791,
-                               "presenting": False}
+    assert args["assumed"] == {"window": 1280, "dark": False, "width": 791, "presenting": False}
     assert args["narrow_below"] == NARROW_BELOW and args["step"] == STEP
+    assert (args["state"], args["cookie"]) == (STATE, COOKIE)  # what it posts, and keeps
 
 
 def test_a_posted_window_becomes_python_s_assumption():
-    posted = {"window": 360, "dark": True, "dark_chosen": False, "width": 320, "presenting": False}
+    posted = {"window": 360, "dark": True, "width": 320, "presenting": False}
     at = _run(posted)
     assert at.text[0].value == "mode=phone width=360 column=320 dark=True"
     # The page is told what Python now assumes, so it posts nothing more until the truth changes.
@@ -95,12 +95,12 @@ def test_the_renderer_builds_a_phone_s_view_with_its_panels_stacked():
     """A phone's dashboard: the simplex across the figure, the other panels in two columns."""
     app = str(Path(__file__).resolve().parents[2] / "app.py")
     wide = AppTest.from_file(app, default_timeout=60)
-    wide.session_state[KEY] = {"window": 1280}  # as the page posts it
+    wide.session_state[KEY] = {STATE: {"window": 1280}}  # as the page posts it
     wide.run()
     wide_columns = _dashboard_columns(wide)
     assert not wide.exception and len(wide_columns) == 3 and (0, 1) not in wide_columns
     phone = AppTest.from_file(app, default_timeout=60)
-    phone.session_state[KEY] = {"window": 360}
+    phone.session_state[KEY] = {STATE: {"window": 360}}
     phone.run()
     columns = _dashboard_columns(phone)
     assert not phone.exception and (0, 1) in columns and len(columns - {(0, 1)}) == 2
@@ -113,11 +113,11 @@ def _cookie(value) -> str:
 
 
 def test_a_cookie_remembers_the_window_it_measured():
-    saved = {"window": 1920, "dark": True, "dark_chosen": False, "width": 1400, "presenting": False}
+    saved = {"window": 1920, "dark": True, "width": 1400, "presenting": False}
     assert remembered(_cookie(saved)) == saved
     # What a post has, no more; an older cookie (its figure's places nested deeper) is not read.
     assert remembered(_cookie({"window": 1920, "height": 1080})) == {
-        "window": 1920, "dark": None, "dark_chosen": None, "width": None, "presenting": None}
+        "window": 1920, "dark": None, "width": None, "presenting": None}
     assert remembered(_cookie({"window": 1920, "places": {"here": [200, 1400]}})) is None
 
 
@@ -138,3 +138,16 @@ DEEP_COOKIES = ["[" * 4000, "%5B" * 1350, '{"window": ' * 300 + "1" + "}" * 300,
 def test_a_cookie_nested_too_deep_counts_as_none(text):
     assert len(text) <= 4096
     assert remembered(text) is None
+
+
+def test_the_element_is_a_component_v2_reading_nothing_streamlit_does_not_document():
+    """No iframe (the element is a component v2 in the page's own DOM), and its script reads none of
+    Streamlit's ``data-testid``s, none of its local storage, nothing of a parent window: only the window,
+    the main figure's container by its key's class and the theme's CSS variables (issue 41)."""
+    at = _run()
+    assert not at.get("component_instance") and len(at.get("bidi_component")) == 1
+    script = SCRIPT.read_text(encoding="utf-8")
+    for undocumented in ("data-testid", "data-test-", "localStorage", "sessionStorage", "window.parent",
+                         "frameElement", "postMessage", "stApp", "stActiveTheme"):
+        assert undocumented not in script, undocumented
+    assert "--st-background-color" in script and "ResizeObserver" in script

@@ -63,15 +63,13 @@ FIGURE_SIGNATURE_JS = """() => {
 }"""
 
 
-# JavaScript: true once the viewport component (ui/viewport_frontend) has measured the page and has
-# nothing to post or to measure again: the page will not rerun to fit its figure (which redraws it,
-# taking the focus and the elements a test holds). True on a page without the component.
+# JavaScript: true once the viewport element (ui/viewport_frontend/viewport.js) has measured the page
+# and has nothing to post or to measure again: the page will not rerun to fit its figure (which redraws
+# it, taking the focus and the elements a test holds). True on a page without the element.
 VIEWPORT_SETTLED_JS = """() => {
-  const frame = document.querySelector("iframe[title*='viewport']");
-  if (!frame) return true;
-  const body = frame.contentDocument && frame.contentDocument.body;
-  return !!body && body.dataset.measured !== undefined && body.dataset.posted === ''
-    && body.dataset.pending === undefined;
+  const box = document.querySelector('.polarize-viewport');
+  if (!box) return true;
+  return box.dataset.measured !== undefined && box.dataset.posted === '' && box.dataset.pending === undefined;
 }"""
 
 
@@ -276,7 +274,7 @@ def fresh_server_fixture(**kwargs: Any) -> Any:
 
 # ---- layout: what overlaps, what is cut off ---------------------------------------------------------
 
-# JavaScript: true once the page has settled: the script is not running, the viewport component
+# JavaScript: true once the page has settled: the script is not running, the viewport element
 # has nothing more to post (its assumption holds), no spinner shows, and every Plotly figure on the
 # page is drawn.
 SETTLED_JS = """() => {
@@ -297,15 +295,14 @@ SETTLED_JS = """() => {
 # JavaScript: what keeps a page from being settled (``SETTLED_JS``), in words, for a failed wait.
 UNSETTLED_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
-  const frame = document.querySelector("iframe[title*='viewport']");
-  const body = frame && frame.contentDocument && frame.contentDocument.body;
+  const box = document.querySelector('.polarize-viewport');
   const busy = [...document.querySelectorAll('[data-testid="stSpinner"], [data-testid="stSkeleton"]')];
   const charts = [...document.querySelectorAll('.polarize-chart')];
   return JSON.stringify({
     script: app && app.getAttribute('data-test-script-state'),
     title: !!document.querySelector('h1'),
     busy: busy.map((e) => e.textContent.trim().slice(0, 120)),
-    viewport: body ? {...body.dataset} : null,
+    viewport: box ? {...box.dataset} : null,
     undrawn: charts.filter((c) => !c.querySelector('.js-plotly-plot .main-svg')).length,
     alerts: [...document.querySelectorAll('[data-testid="stAlert"]')]
       .map((e) => e.textContent.trim().slice(0, 160)),

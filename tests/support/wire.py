@@ -30,7 +30,7 @@ __all__ = ["DashWire", "Journal", "Wire", "drawn_figure", "figure_element", "fra
 CHART = "polarize_chart"
 """The app's chart element's component name (``ui.charts.NAME``)."""
 VIEWPORT_KEY = "_viewport"
-"""The end of the viewport component's widget id: its key (``ui.viewport.KEY``)."""
+"""The end of the viewport element's widget id: its key (``ui.viewport.KEY``)."""
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Wire:
     strays : list of str
         Deltas a fragment run sent for another fragment (one drawn inside it), by place and fragment.
     measures : list of str
-        The measures the page posted (``ui.viewport``'s component value, JSON), each asking for a
+        The measures the page posted (``ui.viewport``'s element state, JSON), each asking for a
         run of the view's fragment, in order (``asked``: the tab's frames to the server).
     """
 

@@ -474,11 +474,11 @@ function refit(chart) {
 }
 
 // Whether a figure was made for a window of another width than this one (polarize.web.fit.room): the
-// server assumed a projector's until the page's viewport component posts the window's width, which it
-// does now, by the same rule (ui/viewport_frontend). A chart's first figure made elsewhere is not
-// drawn: the one made for this window (a phone's stacked panels) comes in its stead, drawn once, and
-// nothing pressed on the first one is lost to a redraw. Drawn all the same if none came in ELSEWHERE_MS
-// (the component could not post).
+// server assumed a projector's until the page's viewport element posts the window's width, which it
+// does now, by the same rule (ui/viewport_frontend/viewport.js). A chart's first figure made elsewhere
+// is not drawn: the one made for this window (a phone's stacked panels) comes in its stead, drawn once,
+// and nothing pressed on the first one is lost to a redraw. Drawn all the same if none came in
+// ELSEWHERE_MS (the element could not post).
 const ELSEWHERE_MS = 5000;
 
 function madeElsewhere(figure) {
