@@ -128,16 +128,32 @@ def test_reset_to_preset_and_a_new_random_start(app):
     assert len(after) == len(before) and after != before  # new draws, a new run
 
 
+def test_a_first_visit_makes_nothing_ahead_and_its_next_run_does(app):
+    """A first visit's run neither makes the next start ahead nor holds its figure in the browser (most
+    first visits never press it: it cost the server about 0.1 CPU-s of each); the page's next run does
+    both (``ui.starts.SHOWN``, issue 41)."""
+    from ui import starts
+
+    at = app
+    starts.made_ahead(timeout=120)
+    assert starts.NEXT.format(page="explorer") not in at.session_state
+    assert held_figures(at) == {}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert starts.NEXT.format(page="explorer") in at.session_state
+    assert list(held_figures(at)) == ["explorer_dashboard"]
+
+
 def test_a_new_random_start_is_made_before_the_press(app, monkeypatch):
-    """The next start's seed is drawn when the page shows and its view made while the reader looks:
-    the press's script run shows it without running or building anything (issue 41)."""
+    """The next start's seed is drawn when the page shows (from its second run) and its view made while
+    the reader looks: the press's script run shows it without running or building anything (issue 41)."""
     import threading
 
     from polarize.web.page import PageSpec
     from polarize.web.pages import by_name
     from ui import renderer, starts
 
-    at, spec = app, by_name("explorer")
+    at, spec = app.run(), by_name("explorer")  # a first visit's run makes nothing ahead
     starts.made_ahead(timeout=120)
     upcoming = at.session_state[starts.NEXT.format(page="explorer")]
     values = {key: at.session_state[f"explorer_{key}"] for key in spec.keys}
@@ -168,7 +184,7 @@ def test_the_figure_held_for_the_next_start_is_the_one_its_press_sends(link):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     for key, value in link.items():
         at.query_params[key] = value
-    at.run()
+    at.run().run()  # a first visit's run holds nothing (ui.starts.SHOWN): the page's next run does
     assert not at.exception, [e.value for e in at.exception]
     ((key, (head, data)),) = held_figures(at).items()  # the main figure's, only
     shown = chart_payloads(at)

@@ -119,8 +119,9 @@ def _hold_next(spec: PageSpec, values: dict[str, Any], shown: View, display: Dis
                making: Any) -> None:
     """Hand the browser the main figure of the page's next "New random start" (``starts.upcoming``),
     fitted to ``display`` as the press's run will fit it, once it is made (``starts.made``): the browser
-    draws it at the press (``ui.blocks.hold_main_figure``). Nothing is held when the view is not made
-    (the workers were busy: the press runs it, as any change), or is passing."""
+    draws it at the press (``ui.blocks.hold_main_figure``). Nothing is held on the page's first run in the
+    session (nothing is made ahead then: ``starts.ahead``), nor when the view is not made (the workers were
+    busy: the press runs it, as any change), or is passing."""
     job = starts.upcoming(spec, values)
     if job is None:
         return

@@ -7,7 +7,9 @@ draws the widgets, which is when Streamlit lets their values change.
 
 On a page that asks for it (``PageSpec.ahead``), the next "New random start" is known before the
 press: its seed is drawn when the page is shown (kept in the session, ``NEXT``) and its view made
-in the background while the workers are idle (``ahead``), so the press finds it made. A press is
+in the background while the workers are idle (``ahead``), so the press finds it made; from the page's
+second run in a session on (``SHOWN``): a first visit makes nothing ahead, for a press most first visits
+never make (it cost the server about 0.1 CPU-s of each, a quarter of a first visit's). A press is
 then a script run that draws what is made already, no run, no figure built, fitted or encoded.
 The script's run waits for that view (``made``, at most ``HOLD_SECONDS``) and hands its main figure to
 the browser (``ui.charts.hold``), which draws it at the press itself: the press's rerun of the page then
@@ -29,14 +31,17 @@ import streamlit as st
 from polarize.serve.runner import idle
 from polarize.web.page import PageSpec, Problem
 
-__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "SEEDS", "ahead", "buttons", "made", "made_ahead",
-           "new_seed", "upcoming"]
+__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "SEEDS", "SHOWN", "ahead", "buttons", "made",
+           "made_ahead", "new_seed", "upcoming"]
 
 SEEDS = 100_000
 """New seeds are drawn below this (when the control allows): short enough to read out and type."""
 
 NEXT = "_{page}_next_seed"
 """Session key (``NEXT.format(page=...)``): the seed the page's next "New random start" gives."""
+SHOWN = "_{page}_shown"
+"""Session key (``SHOWN.format(page=...)``): the page has run in this session (its first run makes nothing
+ahead: ``ahead``)."""
 RESEED = "{page}__reseed"
 """The key of the page's "New random start" button (``RESEED.format(page=...)``)."""
 HOLD_SECONDS = 3.0
@@ -106,8 +111,9 @@ def _reseed(spec: PageSpec, widget: str) -> None:
 def ahead(spec: PageSpec, values: dict[str, Any],
           make: Callable[[Hashable], Any]) -> concurrent.futures.Future | None:
     """Draw the seed of the page's next "New random start" (kept in the session, ``NEXT``) and have
-    ``make(job)`` make its view in the background, if the page asks for it (``PageSpec.ahead``) and
-    its seed is in use.
+    ``make(job)`` make its view in the background, if the page asks for it (``PageSpec.ahead``), its
+    seed is in use and it has run in this session before (``SHOWN``): a first visit's run makes nothing
+    ahead, and its press, if it comes first, runs as any change does.
 
     ``make`` runs in a thread of its own (no Streamlit call in it: it is no session's), one view at a
     time, and only while the workers are idle (``runner.idle``) when its turn comes: a view made
@@ -128,6 +134,10 @@ def ahead(spec: PageSpec, values: dict[str, Any],
         were busy), or None when nothing was handed over.
     """
     if not spec.ahead or "seed" not in values:
+        return None
+    shown = SHOWN.format(page=spec.name)
+    if shown not in st.session_state:
+        st.session_state[shown] = True
         return None
     control = spec.control("seed")
     if not control.enabled(values):
