@@ -147,3 +147,43 @@ def test_a_second_visitor_of_a_comparison_runs_nothing(monkeypatch):
         if visitor == "first":
             assert len(calls) == 2  # one run per size, handed over at once
     assert len(calls) == 2  # the second visitor was served the first one's view
+
+
+def test_a_second_visitor_of_a_comparison_builds_no_figure(monkeypatch):
+    """A setting seen before, by another session: its figure is not built, fitted or encoded again, nor
+    its runs run (the view, the fitted view and the figure's bytes are kept for every session)."""
+    from collections import OrderedDict
+
+    from polarize.serve.cache import SharedCache
+    from polarize.web.pages import normalizers
+    from ui import charts, renderer
+
+    monkeypatch.setattr(renderer, "VIEWS", SharedCache(4))  # whatever other tests kept
+    monkeypatch.setattr(renderer, "FITTED", SharedCache(4))
+    monkeypatch.setattr(charts, "_ENCODED", OrderedDict())
+    monkeypatch.setenv("POLARIZE_APP_TIMEOUT", "600")
+    calls: dict[str, int] = {}
+
+    def counted(owner: Any, name: str) -> None:
+        real = getattr(owner, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] = calls.get(name, 0) + 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, call)
+
+    counted(runner, "call_with_timeout")
+    counted(normalizers, "normalizers_figure")
+    counted(renderer, "fit")
+    counted(charts.plotly_json, "to_json_plotly")
+    seen = {}
+    for visitor in ("first", "second"):
+        at = app_page("normalizers", timeout=300)
+        at.query_params["seed"] = "4141"
+        at.run()
+        assert not at.exception and charts_drawn(at)
+        seen[visitor] = dict(calls)
+        calls.clear()
+    assert all(seen["first"].get(name) for name in ("normalizers_figure", "fit", "to_json_plotly")), seen
+    assert seen["second"] == {}, seen  # served whole: nothing built, fitted, encoded or run

@@ -168,20 +168,27 @@ def test_the_exported_dashboard_plays_offline(browser, tmp_path):
 
 
 
-# JavaScript: mark the main figure's <div> and count its draws from now on (``plotly_afterplot``).
+# JavaScript: mark the main figure's chart element (its box, ``.polarize-chart``) and count the draws of
+# its figures from now on (plotly.js's calls that draw a figure or change it).
 MARK_MAIN_FIGURE_JS = """() => {
-  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
-  g.__polarizeMarked = true;
+  document.querySelector('.st-key-main_figure .polarize-chart').__polarizeMarked = true;
   window.__mainDraws = 0;
-  g.on('plotly_afterplot', () => { window.__mainDraws += 1; });
+  for (const name of ['newPlot', 'react', 'relayout', 'restyle', 'update']) {
+    const call = window.Plotly[name];
+    window.Plotly[name] = function (gd, ...rest) {
+      if (gd.closest && gd.closest('.st-key-main_figure')) window.__mainDraws += 1;
+      return call.call(this, gd, ...rest);
+    };
+  }
 }"""
 
 
 def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
-    """The chart element keeps its ``<div>`` and updates it (``Plotly.react``, ``ui.charts``): a rerun with
+    """The chart element is kept and updates its figure (``Plotly.react``, ``ui.charts``): a rerun with
     the same figure ("Reset to preset" on the preset's own values) draws nothing; after "New random
-    start" the main figure is a new one, in the same DOM node, drawn once (``st.plotly_chart`` made a
-    new node for a changed figure and drew it twice)."""
+    start" the main figure is a new one, in the same chart element, drawn once (``st.plotly_chart``
+    made a new element for a changed figure and drew it twice). The figure before it is kept aside by
+    the element, to be put back if it comes again (``chart.js``)."""
     wire = listen(page)
     page.goto(server.url + "/")
     before = wait_for_figure(page)
@@ -199,8 +206,8 @@ def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
     after = wait_for_figure(page, different_from=before)
     wait_until_settled(page)
     assert json.loads(after)["end"] != json.loads(before)["end"]  # a new run's figure
-    assert page.evaluate("() => document.querySelector('.st-key-main_figure .js-plotly-plot')"
-                         ".__polarizeMarked === true"), "the figure was drawn in a new node"
+    assert page.evaluate("() => document.querySelector('.st-key-main_figure .polarize-chart')"
+                         ".__polarizeMarked === true"), "the figure was drawn in a new chart element"
     assert page.evaluate("() => window.__mainDraws") == 1
 
 

@@ -7,6 +7,8 @@ Screenshots (1920 x 1080, the projector) go to test-artifacts/.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.browser import ARTIFACTS, BROWSER, fresh_server_fixture, set_number, wait_until_settled
 
@@ -111,4 +113,54 @@ def test_normalizers_draws_its_panels_as_their_runs_return(shared_server, tabs):
                                          && !document.querySelector('[class*="st-key-draft_"]'); }}""",
                            polling=50)
     wait_until_settled(page)
+    assert not page.get_by_text("Traceback").count()
+
+
+# The main figure: its revision and the figures its chart has shown (``draws``, ``chart.js``), and the
+# ``Plotly.react`` calls on it since ``COUNT_REACTS_JS``; null while none is drawn.
+MAIN_JS = """() => {
+  const g = document.querySelector('.st-key-main_figure .js-plotly-plot');
+  return g && g.dataset.revision ? {revision: g.dataset.revision, draws: Number(g.dataset.draws),
+                                    reacts: window.__mainReacts} : null;
+}"""
+COUNT_REACTS_JS = """() => {
+  window.__mainReacts = 0;
+  const react = window.Plotly.react;
+  window.Plotly.react = function (gd, ...rest) {
+    if (gd.closest && gd.closest('.st-key-main_figure')) window.__mainReacts += 1;
+    return react.call(this, gd, ...rest);
+  };
+}"""
+
+
+def _shown(page, revision: str):
+    """Wait until the main figure is ``revision`` and the page has settled; the main figure (``MAIN_JS``)."""
+    page.wait_for_function(f"() => ({MAIN_JS})()?.revision === {json.dumps(revision)}", polling=50)
+    wait_until_settled(page)
+    return page.evaluate(MAIN_JS)
+
+
+def test_a_setting_seen_before_is_put_back_not_drawn_again(shared_server, tabs):
+    """Back to the seed shown before: the chart puts back the figure it drew for it, kept aside (its
+    eight panels' ``Plotly.react`` cost twice the Explorer's), and it plays; a figure played is not kept,
+    and is drawn again when it comes back."""
+    page = tabs.open(f"{shared_server.url}/normalizers?seed=41", width=1280, height=720)
+    page.wait_for_function(f"() => ({MAIN_JS})() !== null", polling=50)
+    wait_until_settled(page)
+    first = page.evaluate(MAIN_JS)
+    page.evaluate(COUNT_REACTS_JS)
+    set_number(page, "Seed", 42)
+    page.wait_for_function(f"() => ({MAIN_JS})().revision !== {json.dumps(first['revision'])}", polling=50)
+    wait_until_settled(page)
+    second = page.evaluate(MAIN_JS)
+    assert second["reacts"] == 1 and second["draws"] == first["draws"] + 1  # a new figure: drawn
+    set_number(page, "Seed", 41)
+    back = _shown(page, first["revision"])
+    assert back["reacts"] == 1 and back["draws"] == second["draws"] + 1  # put back, not drawn
+    page.locator(".js-plotly-plot .updatemenu-button").first.click()  # Play
+    page.wait_for_function(SLIDER_MOVED_JS)
+    set_number(page, "Seed", 42)
+    assert _shown(page, second["revision"])["reacts"] == 1  # kept aside untouched: put back
+    set_number(page, "Seed", 41)
+    assert _shown(page, first["revision"])["reacts"] == 2  # played: drawn again
     assert not page.get_by_text("Traceback").count()

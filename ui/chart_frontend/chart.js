@@ -23,6 +23,9 @@
 //
 // A chart's next figure may be held here before the press that shows it (held, below): drawn at the click.
 //
+// A chart keeps aside the last figures it drew (kept, below), their drawn <div>s out of the document: a
+// figure it drew before (a setting seen before: back to the last seed) is put back, not drawn again.
+//
 // A figure whose layout.meta describes its bands (polarize.plots.present_figure.described) is fitted
 // here to the room below its top, before it is drawn and whenever that room changes (fitted, refit),
 // and crowded for the plot's height it then has (crowded: polarize.plots.crowding's choices made again).
@@ -98,14 +101,13 @@ async function unpacked(address) {
   }
 }
 
-// The head and, unless its figure is the one drawn already (``drawn``), the figure; for an element
-// holding a chart's next figure (its head says "next"), the bytes it holds (``held``).
-function read(bytes, drawn) {
+// The head and the figure's JSON, not parsed (``body``: null when there is none); for an element holding
+// a chart's next figure (its head says "next"), the bytes it holds (``held``).
+function read(bytes) {
   const end = bytes.indexOf(NEWLINE);
   const head = JSON.parse(decoder.decode(end < 0 ? bytes : bytes.subarray(0, end)));
-  if (head.next !== undefined) return {head, figure: null, held: bytes.subarray(end + 1)};
-  const same = head.revision !== undefined && head.revision === drawn;
-  return {head, figure: end < 0 || same ? null : JSON.parse(decoder.decode(bytes.subarray(end + 1)))};
+  if (head.next !== undefined) return {head, body: null, held: bytes.subarray(end + 1)};
+  return {head, body: end < 0 ? null : bytes.subarray(end + 1)};
 }
 
 // A click on a point, as the page reads it (polarize.web.page.selected_values): its customdata.
@@ -521,11 +523,16 @@ function madeElsewhere(figure) {
     || Math.abs(width - room.window) >= room.step;
 }
 
-async function draw(chart, head, figure, anyway) {
+async function draw(chart, head, body, anyway) {
   const Plotly = await plotly(head);
   if (chart.wanted !== head.revision) return;  // a newer figure came while plotly.js loaded
-  const gd = chart.gd;
+  if (chart.kept.has(head.revision)) {
+    await putBack(Plotly, chart, head.revision);
+    return;
+  }
+  const figure = body instanceof Uint8Array ? JSON.parse(decoder.decode(body)) : body;
   if (chart.draws === 0 && !anyway && madeElsewhere(figure)) {
+    const gd = chart.gd;
     gd.dataset.waiting = "window";
     setTimeout(() => {
       if (chart.wanted === head.revision && chart.draws === 0) {
@@ -534,27 +541,110 @@ async function draw(chart, head, figure, anyway) {
     }, ELSEWHERE_MS);
     return;
   }
-  delete gd.dataset.waiting;
-  await stop(Plotly, gd);
+  delete chart.gd.dataset.waiting;
+  await stop(Plotly, chart.gd);
+  const height = chart.gd.offsetHeight;
+  const gd = placed(chart, spare(chart));
+  if (!gd._fullLayout) gd.style.minHeight = `${height}px`;  // a new <div>: the page does not move meanwhile
   fitBefore(chart, figure);
   await Plotly.react(gd, {data: figure.data || [], layout: figure.layout || {},
                           frames: figure.frames || [], config: head.config || {}});
+  gd.style.minHeight = "";
+  gd.__polarizeTouched = false;  // a new figure, whatever was done to the one drawn over
   chart.width = gd.clientWidth;
   chart.draws += 1;
   gd.dataset.revision = head.revision;
   gd.dataset.draws = String(chart.draws);
-  if (!chart.listening) {
-    chart.listening = true;
+  if (!gd.__polarizeListening) {
+    gd.__polarizeListening = true;
     gd.on("plotly_click", (event) => {
       if (chart.clicks && chart.report) chart.report("click", clicked(event));
+    });
+    for (const name of TOUCHES) gd.on(name, () => { gd.__polarizeTouched = true; });
+    gd.on("plotly_relayout", (update) => {  // a zoom, a pan, a reset; the fit's own relayouts are not
+      if (Object.keys(update || {}).some((path) => /range|dragmode/.test(path))) gd.__polarizeTouched = true;
     });
   }
 }
 
+// ---- kept: the last figures a chart drew, put back when they come again ----------------------------
+// A figure's new draw takes Plotly.react's whole work (for the Normalizers' eight panels, twice the
+// Explorer's). The chart keeps aside, out of the document, the <div>s of the last KEPT figures it drew
+// that no one touched (played, stepped, zoomed, a legend clicked: TOUCHES), by revision: a figure that
+// comes again is put back as it was drawn, fitted again only if its room or width changed meanwhile.
+// A new figure is drawn in place of the one shown (kept aside) in the oldest kept <div> (Plotly.react
+// over a figure of the same page, as fast as in place), or in a new one while fewer are kept.
+
+const KEPT = 1;
+const TOUCHES = ["plotly_animatingframe", "plotly_sliderchange", "plotly_buttonclicked", "plotly_legendclick",
+                 "plotly_legenddoubleclick", "plotly_relayouting", "plotly_doubleclick", "plotly_selecting"];
+
+function plotDiv() {
+  const gd = document.createElement("div");
+  gd.className = "polarize-plot";
+  return gd;
+}
+
+// The figure shown kept aside, out of the document, if it is drawn and untouched (whether it was); the
+// oldest kept past ``most`` dropped.
+function keepAside(chart, most) {
+  const gd = chart.gd;
+  const keep = Boolean(gd._fullLayout && gd.dataset.revision) && !gd.__polarizeTouched;
+  if (keep) {
+    try {
+      window.Plotly.Fx.unhover(gd);  // no hover label left on it for when it comes back
+    } catch (error) { /* nothing hovered */ }
+    chart.kept.set(gd.dataset.revision, {gd, width: chart.width, room: chart.room});
+  }
+  while (chart.kept.size > most) {
+    const [oldest, entry] = chart.kept.entries().next().value;
+    chart.kept.delete(oldest);
+    window.Plotly.purge(entry.gd);
+  }
+  return keep;
+}
+
+// The <div> a new figure goes in: the one shown when it is not kept aside (untouched), else the oldest
+// kept past KEPT (a figure of the same chart, which Plotly.react draws over as fast as in place), else
+// a new one.
+function spare(chart) {
+  if (!keepAside(chart, KEPT + 1)) return chart.gd;
+  if (chart.kept.size <= KEPT) return plotDiv();
+  const [oldest, entry] = chart.kept.entries().next().value;
+  chart.kept.delete(oldest);
+  return entry.gd;
+}
+
+// ``gd`` shown in the chart's place (the one there taken out of the document), and the chart's now.
+function placed(chart, gd) {
+  if (gd !== chart.gd) {
+    chart.gd.replaceWith(gd);
+    chart.gd = gd;
+  }
+  return gd;
+}
+
+// The kept figure ``revision`` shown again as it was drawn, in place of the one shown (kept aside, or
+// dropped when touched); fitted again if its room or its width changed meanwhile (``chart.look``). One
+// more figure shown (``draws``), none drawn.
+async function putBack(Plotly, chart, revision) {
+  await stop(Plotly, chart.gd);
+  const entry = chart.kept.get(revision);
+  chart.kept.delete(revision);
+  const shown = chart.gd;
+  if (!keepAside(chart, KEPT)) Plotly.purge(shown);
+  placed(chart, entry.gd);
+  chart.width = entry.width;
+  chart.room = entry.room;
+  chart.draws += 1;
+  chart.gd.dataset.draws = String(chart.draws);
+  chart.look();
+}
+
 // One draw at a time, in the order the figures came.
-function show(chart, head, figure) {
+function show(chart, head, body) {
   chart.wanted = head.revision;
-  chart.queue = chart.queue.then(() => draw(chart, head, figure)).catch((error) => {
+  chart.queue = chart.queue.then(() => draw(chart, head, body)).catch((error) => {
     console.error(error);
     // Said where the figure would be, in one line (plotly.js did not load: see the server's log).
     if (!window.Plotly) chart.gd.textContent = "This figure could not be drawn: plotly.js did not load.";
@@ -599,8 +689,8 @@ function pressed(event) {
     registry(HELD).delete(key);  // drawn once: the next press waits for the next figure held
     const chart = registry(CHARTS).get(key);
     if (!chart || chart.wanted !== entry.after) continue;  // held for what the chart no longer shows
-    const {head, figure} = read(entry.bytes, chart.wanted);
-    if (figure !== null) show(chart, head, figure);
+    const {head, body} = read(entry.bytes);
+    if (body !== null && head.revision !== chart.wanted) show(chart, head, body);
   }
 }
 
@@ -609,11 +699,10 @@ function chartOf(parentElement) {
   if (parentElement.__polarizeChart) return parentElement.__polarizeChart;
   const box = document.createElement("div");
   box.className = "polarize-chart";
-  const gd = document.createElement("div");
-  gd.className = "polarize-plot";
+  const gd = plotDiv();
   box.appendChild(gd);
   parentElement.appendChild(box);
-  const chart = {gd, wanted: null, draws: 0, width: 0, room: null, listening: false, clicks: false,
+  const chart = {gd, wanted: null, draws: 0, width: 0, room: null, kept: new Map(), clicks: false,
                  report: null, queue: Promise.resolve(), observer: null, look: null};
   // The column's width changes without the window's (the sidebar opened or closed): the figure takes
   // it. The window's height, or what is above the figure, changes its room: the figure is fitted
@@ -624,6 +713,7 @@ function chartOf(parentElement) {
     pending = true;
     requestAnimationFrame(() => {
       pending = false;
+      const gd = chart.gd;
       if (window.Plotly && gd._fullLayout && gd.clientWidth && gd.clientWidth !== chart.width) {
         chart.width = gd.clientWidth;
         window.Plotly.Plots.resize(gd);
@@ -641,8 +731,7 @@ function chartOf(parentElement) {
 export default function (component) {
   const {parentElement, data, setTriggerValue} = component;
   if (!(data instanceof Uint8Array) || !data.length) return undefined;
-  const known = parentElement.__polarizeChart;
-  const {head, figure, held} = read(data, known ? known.wanted : null);
+  const {head, body, held} = read(data);
   if (head.load) {
     plotly(head).catch((error) => console.error(error));
     return undefined;
@@ -652,14 +741,15 @@ export default function (component) {
   chart.clicks = Boolean(head.clicks);
   chart.report = setTriggerValue;
   if (head.key !== undefined) registry(CHARTS).set(head.key, chart);
-  if (figure === null) chart.look();  // the figure shown already: what is above it may have moved
-  else show(chart, head, figure);
+  if (body === null || head.revision === chart.wanted) chart.look();  // shown already: what is above may have moved
+  else show(chart, head, body);
   // Streamlit keeps the last call's answer, and calls it when the element goes.
   return () => {
     if (registry(CHARTS).get(head.key) === chart) registry(CHARTS).delete(head.key);
     chart.observer.disconnect();
     window.removeEventListener("resize", chart.look);
-    if (window.Plotly) window.Plotly.purge(chart.gd);
+    if (window.Plotly) for (const gd of [chart.gd, ...[...chart.kept.values()].map((e) => e.gd)]) window.Plotly.purge(gd);
+    chart.kept.clear();
     delete parentElement.__polarizeChart;
   };
 }
