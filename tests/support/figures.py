@@ -7,7 +7,7 @@ from functools import cache
 import plotly.graph_objects as go
 
 from polarize import Experiment, simulate
-from polarize.plots import dashboard, trace_index
+from polarize.plots import dashboard
 from polarize.plots.display import Display
 from polarize.web.pages import by_name
 from polarize.web.view import Columns, Plot
@@ -40,8 +40,13 @@ def trace(fig: go.Figure, uid: str):
 
 
 def moving_state(fig: go.Figure, frame: go.Frame, uid: str):
-    """The state of the moving trace ``uid`` in ``frame``."""
-    return frame.data[list(frame.traces).index(trace_index(fig.to_dict(), uid))]
+    """The state of the moving trace ``uid`` in ``frame``.
+
+    The trace is found in ``fig.data`` itself: ``fig.to_dict()`` (what ``plots.trace_index`` reads)
+    copies every frame, and a test reading each frame's states made that copy per state, most of
+    ``test_figures``' time."""
+    (index,) = [i for i, t in enumerate(fig.data) if t.uid == uid]
+    return frame.data[list(frame.traces).index(index)]
 
 
 @cache
