@@ -12,7 +12,7 @@
 // so the browser fetches and parses plotly.js while the server runs the page.
 //
 // plotly.js is loaded once per tab, as a classic <script> in the document's head (it sets
-// window.Plotly, which the transport script, polarize/web/transport.js, uses too). A browser that has the
+// window.Plotly, which the transport script, polarize/web/transport.js, uses too). A browser that kept the
 // plain file ("plotly") in its cache loads it from there: from an address, V8 keeps the script's compiled
 // code too (measured in Chromium, 4.8 MB: 50-120 ms a later load, against 1.1-1.7 s compiled anew each
 // visit from a blob:). A browser that has not fetches it packed ("packed": gzipped once on the server,
@@ -60,20 +60,23 @@ function plotly(head) {
   return window[PROMISE];
 }
 
-// Where to load plotly.js from: the plain file where the browser's cache holds it, else unpacked here.
+// Where to load plotly.js from: the plain file where this browser kept it in its cache (keep), else
+// unpacked here.
 async function source(plain, packed) {
-  if (await cached(plain)) return plain;
+  if (kept() === plain) return plain;
   return (await unpacked(packed)) || plain;
 }
 
-// Whether the browser's cache holds ``address`` (asked of the cache alone: nothing goes to the server).
-async function cached(address) {
+// The plain file's address this browser fetched into its cache (keep), as its local storage says (a
+// cache since emptied: the file is downloaded again, as on any site). Asking the cache itself
+// (``only-if-cached``) wrote an error in the console on every miss.
+const KEPT_PLOTLY = "polarize-plotly-kept";
+
+function kept() {
   try {
-    const reply = await fetch(address, {cache: "only-if-cached", mode: "same-origin"});
-    if (reply.body) reply.body.cancel();
-    return reply.ok;
+    return window.localStorage.getItem(KEPT_PLOTLY);
   } catch (error) {
-    return false;
+    return null;
   }
 }
 
@@ -81,7 +84,11 @@ async function cached(address) {
 // browser's later visits: the server compresses it then, once per browser, off any visit's way.
 function keep(address) {
   const idle = window.requestIdleCallback || ((then) => setTimeout(then, 1000));
-  idle(() => fetch(address).then((reply) => reply.arrayBuffer()).catch(() => null), {timeout: 10000});
+  idle(() => fetch(address).then((reply) => reply.arrayBuffer()).then(() => {
+    try {
+      window.localStorage.setItem(KEPT_PLOTLY, address);
+    } catch (error) { /* not kept: the next visit unpacks it again */ }
+  }).catch(() => null), {timeout: 10000});
 }
 
 // plotly.js fetched packed from ``address`` and unpacked here, as a blob: URL to load it from; null where
