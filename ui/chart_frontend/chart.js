@@ -84,7 +84,9 @@ function kept() {
 // browser's later visits: the server compresses it then, once per browser, off any visit's way.
 function keep(address) {
   const idle = window.requestIdleCallback || ((then) => setTimeout(then, 1000));
-  idle(() => fetch(address).then((reply) => reply.arrayBuffer()).then(() => {
+  idle(() => fetch(address).then(async (reply) => {
+    if (!reply.ok) return;  // an error page is no copy: the next visit unpacks it again
+    await reply.arrayBuffer();
     try {
       window.localStorage.setItem(KEPT_PLOTLY, address);
     } catch (error) { /* not kept: the next visit unpacks it again */ }
