@@ -58,7 +58,9 @@ def _rerun_when_reconnected() -> None:
     server restarted took the session with it: the new one had never run the script, and the page's
     download buttons asked it for files of the dead session by its id ("Invalid session ID"), a click
     doing nothing. This fragment is the timer that makes the page run the script on reconnecting
-    (one run, its view from the cache); its own rerun, once an hour, costs a message.
+    (one run, its view from the cache); its own rerun, once an hour, costs a message. Measured, not
+    understood: with it on the page, the Loss page's changed control took 0.92-0.96 s to its figure
+    against 0.56 s without it (``benchmarks/browser.py --runs 3``): the next thing to look at.
     """
 
 
