@@ -564,6 +564,7 @@ async function draw(chart, head, body, anyway) {
   chart.draws += 1;
   gd.dataset.revision = head.revision;
   gd.dataset.draws = String(chart.draws);
+  window.__polarizeTransport?.wire?.();  // its step buttons work at once, not at the transport's next look
   if (!gd.__polarizeListening) {
     gd.__polarizeListening = true;
     gd.on("plotly_click", (event) => {
@@ -745,6 +746,7 @@ export default function (component) {
     plotly(head).catch((error) => console.error(error));
     return undefined;
   }
+  if (head.transport) return installTransport(head.transport);  // the module's head: polarize/web/transport.js
   if (held) return hold(head, held);
   const chart = chartOf(parentElement);
   chart.clicks = Boolean(head.clicks);
