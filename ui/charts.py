@@ -14,7 +14,7 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
   ``app.py``, which Streamlit serves at ``app/static/`` (``server.enableStaticServing``). A tab loads
   it once, and the browser may keep it (the proxy of ``deploy/`` tells it to): a new version is a new name.
   ``publish`` also writes it packed (``PACKED``: gzip, once per server), which is what a tab fetches and
-  unpacks itself (``chart_frontend/chart.js``, ``DecompressionStream``): Streamlit gzips every response
+  unpacks itself (``chart_frontend/plotly_js.js``, ``DecompressionStream``): Streamlit gzips every response
   of ``app/static/`` anew for each request, and for plotly.js's 4.8 MB that cost the server 0.15 CPU-s
   of every new visitor's first visit (more than the script's run), on the thread that sends every
   session's messages. The packed file goes out as it is (``application/gzip`` is never compressed again);
@@ -55,8 +55,8 @@ from ui.theme import HELD as HELD_PLACE
 from ui.theme import LOADER
 from ui.theme import TRANSPORT as TRANSPORT_PLACE
 
-__all__ = ["ADDRESS", "HELD", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "hold", "payload", "preload",
-           "publish", "revision", "transport"]
+__all__ = ["ADDRESS", "HELD", "MODULE", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "hold", "payload",
+           "preload", "publish", "revision", "transport"]
 
 NAME = "polarize_chart"
 """The component's name (``BidiComponent.component_name`` of every figure the app draws)."""
@@ -76,12 +76,15 @@ _KEEP = 8
 """Figures whose encoding is kept (the ones being shown: a class looking at the same default run)."""
 
 _LOG = logging.getLogger(__name__)
-_SCRIPT = Path(__file__).parent / "chart_frontend" / "chart.js"
+_FRONTEND = Path(__file__).parent / "chart_frontend"
+MODULE = ("plotly_js.js", "fit.js", "crowding.js", "chart.js")
+"""The chart element's browser side, a concept a file of ``chart_frontend/``, in the order its one module
+joins them (after the transport script: ``_ELEMENT``); ``chart.js`` is the element itself."""
 # In the page's own DOM (no shadow root): plotly's style sheet and the transport script reach the chart.
 # The module starts with the transport script (``polarize.web.transport``, the offline HTML's too), which
 # the element keyed "transport" installs (``transport``).
-_ELEMENT = component(NAME, js=f"{web_transport.script()}\n{_SCRIPT.read_text(encoding='utf-8')}",
-                     isolate_styles=False)
+_PARTS = [web_transport.script(), *((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE)]
+_ELEMENT = component(NAME, js="\n".join(_PARTS), isolate_styles=False)
 _ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes, str]] = OrderedDict()
 _LOCK = threading.Lock()
 

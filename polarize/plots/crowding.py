@@ -69,7 +69,7 @@ def uncrowded(layout: dict[str, Any], data: list[dict[str, Any]], *, plot_px: fl
     -------
     dict
         What the choices made for ``plot_px`` changed, as it was before, so that they can be made
-        again for another height (the chart element does, in the browser: ``ui/chart_frontend/chart.js``,
+        again for another height (the chart element does, in the browser: ``ui/chart_frontend/crowding.js``,
         ``crowded``): ``ticks`` (y axis -> its ``TICK_KEYS`` that thinning changed, None for unset),
         ``titles`` (y axis -> its title's text before it was shortened), ``notes`` (the dropped
         annotations, each ``[index, note]``, in order), ``traces`` (index -> ``[showlegend, visible]``

@@ -35,7 +35,7 @@ def presented(figure: dict[str, Any], *, height: int, width: float,
     of panels (where a row's tick labels and the next row's titles go); the panels take the rest.
     The figure is described in pixels first (``described``: its ``layout.meta["bands"]``), then
     fitted from that description alone (``fitted``), as the chart element fits it in the browser
-    (``ui/chart_frontend/chart.js``); what crowding chose for the fitted height (``crowding.uncrowded``)
+    (``ui/chart_frontend/fit.js``); what crowding chose for the fitted height (``crowding.uncrowded``)
     is described too (``bands["crowd"]``), so that the element can choose again for its own height.
 
     Parameters
@@ -136,7 +136,7 @@ def described(figure: dict[str, Any], *, height: int, width: float, scale: float
 def fitted(data: dict[str, Any], *, height: int) -> float:
     """Fit a ``described`` figure at most ``height`` px tall, in place, from its description alone.
 
-    The arithmetic the chart element does in the browser (``ui/chart_frontend/chart.js``, ``fit``):
+    The arithmetic the chart element does in the browser (``ui/chart_frontend/fit.js``, ``fitted``):
     the margins grow with the type while the plot keeps ``LEAST_PLOT`` px, a legend above the plot
     (and a phone's transport over it) gets its room in the top margin, rows of panels keep their
     ``least_row`` px (the figure made taller than ``height`` if need be: ``meta.taller``), and each

@@ -92,7 +92,8 @@ def room(display: Display) -> dict[str, Any]:
     when that is less than half the window, or on a ``phone``, the window under the ``header``. And
     the window's width the figure was made for (``window``), with the rule by which the page's viewport
     element finds it wrong (``narrow_below``, ``step``: ``ui.viewport``): such a figure is not the
-    page's first draw, the one made for the window is coming (``chart.js``'s ``madeElsewhere``)."""
+    page's first draw, the one made for the window is coming (``madeElsewhere``,
+    ``ui/chart_frontend/fit.js``)."""
     return {"header": display.header, "gap": display.gap, "phone": display.phone, "window": display.width,
             "narrow_below": NARROW_BELOW, "step": STEP}
 

@@ -1,4 +1,4 @@
-"""The chart element's fit (``ui/chart_frontend/chart.js``) in headless Chromium, held to Python's.
+"""The chart element's fit (``ui/chart_frontend/fit.js``) in headless Chromium, held to Python's.
 
 A small script serves one page's main figure, fitted by the server for a display it guesses (a
 1280 x 720 projector, or a 390 x 844 phone), in the chart element; the element fits it again to the
@@ -138,10 +138,10 @@ def test_a_window_made_taller_shows_again_what_crowding_hid(browser, server):
 
 
 def test_the_elements_thinning_and_titles_are_crowdings_on_many_axes(browser):
-    """The element's crowding rules (``chart.js``: ``thin``, ``fitTitle``) run in Chromium on axes drawn
+    """The element's crowding rules (``crowding.js``: ``thin``, ``fitTitle``) run in Chromium on axes drawn
     at random, every kind crowding knows (given values, log decades, a set step, plotly's own ticks,
     reversed and narrow ranges): the same tick settings and titles as ``crowding``'s in Python."""
-    source = (Path(__file__).resolve().parents[2] / "ui" / "chart_frontend" / "chart.js").read_text()
+    source = (Path(__file__).resolve().parents[2] / "ui" / "chart_frontend" / "crowding.js").read_text()
     rules = source[source.index("const TICK_KEYS"):source.index("// The figure as built, before")]
     rng = np.random.default_rng(41)
     axes = [_random_axis(rng) for _ in range(1500)]
