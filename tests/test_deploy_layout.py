@@ -33,8 +33,8 @@ def _manifests() -> list[dict]:
 def test_the_template_sets_the_cookie_it_hashes_on():
     assert f'add_header Set-Cookie "{COOKIE}=$polarize_affinity;' in TEMPLATE
     assert "hash $polarize_affinity consistent;" in TEMPLATE
-    assert set(re.findall(r"\$\{(\w+)\}", TEMPLATE)) == {"APP_SERVERS", "LISTEN", "STATIC_ROOT", "ACCESS_LOG",
-                                                       "CONNECTIONS_PER_CLIENT"}
+    assert set(re.findall(r"\$\{(\w+)\}", TEMPLATE)) == {"APP_SERVERS", "LISTEN", "STATIC_ROOT", "CACHE_ROOT",
+                                                       "ACCESS_LOG", "CONNECTIONS_PER_CLIENT"}
 
 
 def _image_env() -> dict[str, str]:

@@ -54,7 +54,8 @@ def render(servers: list[str], listen: int, access_log: Path) -> str:
     """The template with the variables the compose file's proxy is given (the rest the image's)."""
     lines = " ".join(f"server {s} max_fails=1 fail_timeout=10s;" for s in servers)
     values = {**proxy_env(), "APP_SERVERS": lines, "LISTEN": f"127.0.0.1:{listen}",
-              "STATIC_ROOT": str(streamlit_static()), "ACCESS_LOG": str(access_log)}
+              "STATIC_ROOT": str(streamlit_static()), "CACHE_ROOT": str(access_log.parent / "cache"),
+              "ACCESS_LOG": str(access_log)}
     text = string.Template(TEMPLATE.read_text()).safe_substitute(values)  # nginx's $vars left alone
     assert "${" not in text, "a variable of the template was not given"
     return text
