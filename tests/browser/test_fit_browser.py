@@ -14,6 +14,7 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -91,14 +92,18 @@ def server(tmp_path_factory):
 
 
 @pytest.mark.parametrize(("width", "height", "name", "present"), CASES)
-def test_the_browsers_fit_is_pythons_from_the_same_description(browser, server, width, height, name, present):
-    context = browser.new_context(viewport={"width": width, "height": height})
+def test_the_browsers_fit_is_pythons_from_the_same_description(tabs, server, width, height, name, present):
+    """In the module's kept tab for the window (``support.browser.Tabs``, a new visitor's): a new context
+    a case cost Chromium a new renderer and plotly.js compiled again, seconds each, for nothing the fit
+    reads."""
+    page = tabs.fresh(width=width, height=height)
+    errors, listener = _listened(page)
     try:
-        page, errors = _opened(context, server, name, phone=width < 640, present=present)
+        page.goto(_address(server, name, phone=width < 640, present=present))
         _same_as_pythons(page, name, phone=width < 640, present=present)
         assert errors == []
-    finally:
-        context.close()
+    finally:  # the tab is kept for the module's next case
+        page.remove_listener("console", listener)
 
 
 def test_a_window_made_shorter_fits_the_figure_again_in_place(browser, server):
@@ -200,12 +205,27 @@ def _random_axis(rng) -> list:
     return [axis, float(rng.uniform(20, 500)), float(rng.choice([12, 16, 20]))]
 
 
+def _listened(page) -> tuple[list[str], Any]:
+    """The console's errors on ``page`` as they come, and the listener that collects them."""
+    errors: list[str] = []
+
+    def listener(message) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    page.on("console", listener)
+    return errors, listener
+
+
+def _address(server, name: str, *, phone: bool, present: bool) -> str:
+    return f"{server.url}/?page={name}&phone={int(phone)}&present={int(present)}"
+
+
 def _opened(context, server, name: str, *, phone: bool, present: bool):
     """A new tab of the script's page, and the console's errors in it as they come."""
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
-    page.goto(f"{server.url}/?page={name}&phone={int(phone)}&present={int(present)}")
+    errors, _ = _listened(page)
+    page.goto(_address(server, name, phone=phone, present=present))
     return page, errors
 
 
