@@ -5,7 +5,12 @@ once in a dark window for all the tests that read it (``presented``). On each, o
 text boxes of a figure overlap and nothing is cut off (``support.layout.layout_problems``, the
 overlap check of every size), every figure fits the window with its controls (play, pause, reset,
 steps, speeds, slider, counter) inside it, the first figure's controls show without scrolling, and
-the sidebar is collapsed. The Explorer's page is also checked in detail (type, captions, title).
+the sidebar is collapsed; the main figure with its Play button, slider and time inside the window
+together, and the grids' panels tall enough (tests/browser/test_layout_browser.py's checks at the
+other sizes, made here where these pages are opened anyway); the comparison pages' tables show every
+column within their room (``support.tables``), and the Sweeps page's figure is on the first screen
+(both read on those pages as opened here: they were opened again for it). The Explorer's page is also
+checked in detail (type, captions, title).
 Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
@@ -21,7 +26,16 @@ from support.browser import (
     wait_for_figure,
     wait_until_settled,
 )
-from support.layout import drawn, fit_problems, layout_problems
+from support.layout import (
+    GRIDS,
+    MAIN_READS,
+    drawn,
+    fit_problems,
+    grid_problems,
+    layout_problems,
+    main_figures,
+)
+from support.tables import TABLE_PAGES, read_tables, table_problems
 
 from polarize.plots.style import FONT_SIZE, PRESENT_LEAST, PRESENT_SCALE
 from polarize.web.pages import PAGES
@@ -54,6 +68,16 @@ PAGES_PRESENTED = {spec.name: f"{spec.url_path}?present=true" for spec in PAGES}
 SHOTS = ARTIFACTS / "shots"
 
 
+# JavaScript: the top and bottom of the page's main figure as it opens (null without one).
+FIRST_FIGURE_JS = """() => {
+  const svg = document.querySelector('.st-key-main_figure .js-plotly-plot .main-svg');
+  if (!svg) return null;
+  const r = svg.getBoundingClientRect();
+  return [r.top, r.bottom];
+}"""
+DARK_JS = "() => matchMedia('(prefers-color-scheme: dark)').matches"
+
+
 @pytest.fixture(scope="module")
 def presented(shared_server, browser):
     """Pages presented at 1280 x 720, each opened once in a light and once in a dark window for every test
@@ -61,6 +85,9 @@ def presented(shared_server, browser):
     reads = {"layout": layout_problems, "figures": drawn, "ticks": lambda tab: tab.evaluate(TYPE_JS),
              "charts": lambda tab: tab.locator(".polarize-chart").count(),
              "alerts": lambda tab: tab.locator("[data-testid='stAlert']").all_inner_texts(),
+             "first figure": lambda tab: tab.evaluate(FIRST_FIGURE_JS),
+             "tables": lambda tab: None if tab.evaluate(DARK_JS) else read_tables(tab),
+             **MAIN_READS,  # each leaves the page at its top
              "fit": fit_problems}  # last: it scrolls each figure to the window's top
     SHOTS.mkdir(parents=True, exist_ok=True)
     views = Views(browser, shared_server.url, reads)
@@ -93,6 +120,26 @@ def test_every_page_presented_on_one_screen(presented):
             found[name].append(f"no figure drawn ({' / '.join(seen['alerts']) or 'nothing said'})")
     report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
     assert not report, f"{len(report)} problems presenting at {WIDTH} x {HEIGHT}:\n" + "\n".join(report)
+
+
+def test_every_presented_page_s_main_figure_and_its_play_are_in_the_window_together(presented):
+    """test_layout_browser.py's check of each size, presented at 1280 x 720: the main figure (its first)
+    and its Play button, slider and time inside the window together, the Explorer's as the page opens,
+    the others scrolled to at most (``support.layout.main_figures``)."""
+    found: dict[str, list[str]] = {}
+    played = main_figures(presented(PAGES_PRESENTED), found, phone=False, present=True)
+    assert "explorer" in played  # the check is made: the Explorer's main figure plays
+    report = [f"{name}: {line}" for name, lines in found.items() for line in lines]
+    assert not report, f"{len(report)} problems presenting at {WIDTH} x {HEIGHT}:\n" + "\n".join(report)
+
+
+def test_presented_grids_of_panels_are_tall_enough_and_say_their_rows_and_colours(presented):
+    """Issue 45, item 5, presented at 1280 x 720 (test_layout_browser.py's check normal, and on a phone):
+    every panel of the grids (``support.layout.GRIDS``) at least ``LEAST_PANEL`` px tall as the page opens,
+    with the figure and its Play on the first screen (the Explorer's were 41 px, Loss and conditioning's
+    69), their legends and rows saying what ``ROWS_AND_KEYS`` names."""
+    found = grid_problems(presented({name: PAGES_PRESENTED[name] for name in GRIDS}), phone=False)
+    assert not found, "\n".join(found)
 
 
 # The heights of the repulsion panel's bars (its replicator mode) drawn now.
@@ -163,3 +210,20 @@ def test_a_hall_reads_log_and_linear_ticks_alike_in_the_page_s_colours(presented
             if (ticks["light"] > 0.5) != (scheme == "light"):
                 found.append(f"{name} figure {k}: lightness {ticks['light']:.2f} on a {scheme} page")
     assert not found, "\n".join(found)
+
+
+def test_every_column_of_a_table_shows_within_its_room_presented(presented):
+    """Issue 45, item 6 (``support.tables``): presented at 1280 x 720, every column of every table of the
+    comparison pages within the table's box and the window, with no accessibility rule broken (axe-core)."""
+    found = [line for name, seen in presented({name: PAGES_PRESENTED[name] for name in TABLE_PAGES}).items()
+             for line in table_problems(name, seen["tables"])]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_presented_sweep_s_figure_is_on_the_first_screen(presented, scheme):
+    """The grid's table comes after the figure: above it, it pushed the figure to 471-996 px of 720."""
+    (seen,) = presented({"sweeps": PAGES_PRESENTED["sweeps"]}, scheme=scheme).values()
+    assert seen["first figure"] is not None, "no main figure on the Sweeps page"
+    top, bottom = seen["first figure"]
+    assert 0 <= top and bottom <= HEIGHT + 2, (top, bottom)

@@ -273,3 +273,65 @@ def drawn(page: Any) -> list[dict[str, Any]]:
     ``legend`` (entries), ``smallest`` ([px, text] of its least type, its legend and controls aside),
     ``legend_smallest`` (the same of its legends' text, titles and entries; [inf, ''] without one)."""
     return page.evaluate(DRAWN_JS)
+
+
+# ---- what the layout tests make of those readings, at any size or mode ---------------------------------
+
+TALLER_JS = "() => { const g = document.querySelector('.js-plotly-plot'); " \
+    "return !!(g && g.layout.meta && g.layout.meta.taller); }"
+"""JavaScript: whether the page's first figure says it is fitted taller than the window
+(``layout.meta.taller``)."""
+
+MAIN_READS = {"main at top": lambda tab: main_figure_problems(tab, at_top=True),
+              "main": lambda tab: main_figure_problems(tab, at_top=False),
+              "taller": lambda tab: tab.evaluate(TALLER_JS)}
+"""The readings ``main_figures`` and ``grid_problems`` take of a page (``support.browser.Views``): its main
+figure measured as the page opens, then scrolled by the least that shows it (and back to the top)."""
+
+
+def main_figures(seen: dict, found: dict, *, phone: bool, present: bool) -> list[str]:
+    """Each page's main figure and its transport as ``seen`` (``MAIN_READS``) into ``found`` (name ->
+    problems); the pages whose main figure plays.
+
+    On a desktop the Explorer's as the page opens (a lecturer's first screen: Play without scrolling),
+    the others scrolled to at most. A figure may say it is taller than the window (settings chosen may ask
+    it), but no page as it opens."""
+    played, mode = [], "presented" if present else "normal"
+    for name, read in seen.items():
+        at_top = name == "explorer" and not phone
+        problems = read["main at top" if at_top else "main"]
+        if problems is not None and read["taller"]:  # allowed for settings chosen, not defaults
+            problems = [*problems, "the figure is fitted taller than the window (layout.meta.taller)"]
+        if problems is not None:
+            played.append(name)
+            found.setdefault(f"{name} ({mode})", []).extend(problems)
+    return played
+
+
+LEAST_PANEL = 80
+"""Fewest pixels of a panel's plot area a person reads at 1280 x 720 (issue 45)."""
+GRIDS = ("explorer", "descent", "tied", "normalizers", "sinks", "losses")
+"""The pages whose main figure is a grid of panels."""
+ROWS_AND_KEYS = {"descent": ("legend", {"flow (solid)", "descent (dashed)"}),
+                 "tied": ("rows", {"D = 10", "D = 100"}),
+                 "sinks": ("rows", {"layer 0", "layer 1"}),
+                 "losses": ("legend", {"token 0", "token 7", "logistic", "square"})}
+"""Page -> what its main figure must say, as drawn: the legend's entries or the rows' labels."""
+
+
+def grid_problems(seen: dict, *, phone: bool) -> list[str]:
+    """Issue 45, item 5, in the grids ``seen`` (``GRIDS``, read by ``drawn`` and ``MAIN_READS``): on a
+    desktop every panel at least ``LEAST_PANEL`` px tall and the figure with its Play on the first screen;
+    the legend's entries or the rows' labels ``ROWS_AND_KEYS`` names, on a phone too. One line a problem."""
+    found = []
+    for name, read in seen.items():
+        figure = read["figures"][0]
+        if not phone:
+            if min(figure["panels"]) < LEAST_PANEL - 0.5:
+                found.append(f"{name}: panels {sorted(round(h) for h in figure['panels'])} px tall")
+            found += [f"{name}: {line}" for line in read["main at top"] or []]
+        if name in ROWS_AND_KEYS:
+            part, said = ROWS_AND_KEYS[name]
+            if not said <= set(figure[part]):
+                found.append(f"{name}: its {part} says {figure[part]}, not all of {sorted(said)}")
+    return found
