@@ -1,16 +1,15 @@
-"""Every page in headless Chromium for a newcomer: no dead end, formulas that fit, WCAG 2.1 AA (axe-core).
+"""Every page in headless Chromium for a newcomer: no dead end, formulas that fit, figures in its theme.
 
-Skipped, with the reason, when Chromium, Playwright or npm (which installs axe-core: ``support.axe``)
-is missing.
+WCAG 2.1 AA (axe-core) on every page as it opens, light and dark, is checked in
+tests/browser/test_layout_browser.py, on the pages it opens at 1280 x 720 anyway (here they were opened
+again for it). Skipped, with the reason, when Chromium or Playwright is missing.
 """
 
 from __future__ import annotations
 
 import pytest
-from support.axe import axe_violations
 from support.browser import (
     BROWSER,
-    Views,
     figure_signature,
     selectbox_value,
     wait_for_figure,
@@ -41,22 +40,6 @@ def opened(tabs, server, spec, *, width=1280, height=720, scheme="light", query=
     page = tabs.open(server.url + address(spec, query), width=width, height=height, scheme=scheme)
     wait_until_settled(page)
     return page
-
-
-@pytest.fixture(scope="module")
-def axed(shared_server, browser):
-    """Each page at 1280 x 720 read by axe-core, opened one after another in one tab a colour scheme
-    (``support.browser.Views``: a new tab a page cost three times as much)."""
-    views = Views(browser, shared_server.url, {"violations": axe_violations})
-    yield views
-    views.close()
-
-
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
-def test_axe_finds_no_wcag_21_aa_violation(axed, spec, scheme):
-    (seen,) = axed((1280, 720), {spec.name: address(spec).removeprefix("/")}, scheme=scheme).values()
-    assert seen["violations"] == []
 
 
 # JavaScript: the background of every figure on the page.

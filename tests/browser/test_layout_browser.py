@@ -16,13 +16,18 @@ as it opens. Presented at 1280 x 720 the same is checked by tests/browser/test_b
 which opens every page presented there anyway (here it cost seven more pages' loads).
 
 On the phone, normal and presented, the comparison pages' tables show every column within their room
-(``support.tables``), read on those pages as opened here (they were opened again for it).
+(``support.tables``), read on those pages as opened here (they were opened again for it). At 1280 x 720,
+light and dark, axe-core finds no WCAG 2.1 AA violation on any page as it opens (``support.axe``), read
+on those pages as opened here (tests/browser/test_browser_a11y.py opened every page again for it).
 Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
+from support.axe import axe_violations
 from support.browser import ARTIFACTS, BROWSER, Views
 from support.layout import GRIDS, MAIN_READS, drawn, grid_problems, layout_problems, main_figures
 from support.tables import TABLE_PAGES, read_tables, table_problems
@@ -33,7 +38,7 @@ pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 SIZES = {"projector": (1280, 720), "full-hd": (1920, 1080), "phone": (390, 844)}
-PHONE = dict(zip(("width", "height"), SIZES["phone"], strict=True))
+PHONE, PROJECTOR = ({"width": w, "height": h} for w, h in (SIZES["phone"], SIZES["projector"]))
 STATES = {"explorer-replicator": ("?repulsion=replicator", ".barlayer .trace.bars")}
 """Page states besides each page as it opens: name -> (address, what shows the state is drawn)."""
 
@@ -52,16 +57,27 @@ def views(shared_server, browser):
              "alerts": lambda tab: tab.locator("[data-testid='stAlert']").all_inner_texts(),
              "states": lambda tab: {name: tab.locator(shown).count() for name, (_, shown) in STATES.items()},
              "tables": lambda tab: read_tables(tab) if tab.viewport_size == PHONE else None,
+             "axe": _axe,
              **MAIN_READS}
     opened = Views(browser, shared_server.url, reads)
 
-    def look(size, names, *, present=False):
-        mode = "-presented" if present else ""
+    def look(size, names, *, present=False, scheme="light"):
+        mode = ("-presented" if present else "") + ("-dark" if scheme == "dark" else "")
         paths = {name: ADDRESSES[name] + ("?present=true" if present else "") for name in names}
-        return opened(SIZES[size], paths, shots=lambda name: ARTIFACTS / f"layout-{size}-{name}{mode}.png")
+        return opened(SIZES[size], paths, scheme=scheme,
+                      shots=lambda name: ARTIFACTS / f"layout-{size}-{name}{mode}.png")
 
     yield look
     opened.close()
+
+
+def _axe(tab) -> list[str] | None:
+    """What axe-core finds on a page as it opens at 1280 x 720 (``support.axe.axe_violations``); None for
+    another window or a page presented (axe costs seconds a page). By its address as now, which a page
+    may have added its settings to."""
+    if tab.viewport_size != PROJECTOR or "present=true" in urlsplit(tab.url).query:
+        return None
+    return axe_violations(tab)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -104,3 +120,10 @@ def test_every_column_of_a_table_shows_within_its_room_on_a_phone(views, present
     found = [line for name, seen in views("phone", TABLE_PAGES, present=present).items()
              for line in table_problems(name, seen["tables"])]
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("spec", PAGES, ids=[p.name for p in PAGES])
+def test_axe_finds_no_wcag_21_aa_violation(views, spec, scheme):
+    """Every page as it opens at 1280 x 720, light and dark: no WCAG 2.1 A or AA rule broken (axe-core)."""
+    assert views("projector", [spec.name], scheme=scheme)[spec.name]["axe"] == []
