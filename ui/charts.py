@@ -79,8 +79,8 @@ MODULE = ("plotly_js.js", "fit.js", "crowding.js", "chart.js")
 """The chart element's browser side, a concept a file of ``chart_frontend/``, in the order its one module
 joins them (``_ELEMENT``); ``chart.js`` is the element itself."""
 # In the page's own DOM (no shadow root): plotly's style sheet and the transport script reach the chart.
-_PARTS = [(_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE]
-_ELEMENT = component(NAME, js="\n".join(_PARTS), isolate_styles=False)
+_ELEMENT = component(NAME, js="\n".join((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE),
+                     isolate_styles=False)
 _ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes, str]] = OrderedDict()
 _LOCK = threading.Lock()
 

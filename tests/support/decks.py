@@ -88,8 +88,8 @@ def add_from_deck_box(page: Any, title: str, notes: str) -> str:
     """Add the view to the deck "Lecture" from the sidebar's box, as a visitor does; what the box says."""
     if not page.get_by_role("button", name="Add to deck").is_visible():
         page.get_by_text(DECK_BOX).click()
-        # Opening the box reruns its fragment (the expander's on_change): typed into and pressed while
-        # that rerun was on its way (a CI run at load 9), the box's submit never reached the server.
+        # Opening the box reruns its fragment (the expander's on_change): the box is typed into once
+        # that rerun has ended, as a reader would.
         wait_until_settled(page)
     page.get_by_label("Slide title").fill(title)
     page.get_by_label("Speaker notes").fill(notes)
