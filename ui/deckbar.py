@@ -1,7 +1,7 @@
 """The sidebar's "Present or add to a deck" box, drawn once by the renderer on every page.
 
-It shows a presentation link to the view on screen (``st.code`` has a copy button) and
-saves the view (its link, a title, speaker notes) as a slide of a named deck. Which
+It saves the view on screen (its link, a title, speaker notes) as a slide of a named deck, and
+shows a presentation link to it (``st.code`` has a copy button), below the form. Which
 store holds a visitor's decks is said here, once (``visitor_store``): the session's own, in
 memory, unless an operator shares the server's disk (``polarize.env.shares_disk``). It is read
 from the session wherever decks are read or written (a fragment's rerun and a button's callback
@@ -45,7 +45,7 @@ def visitor_store() -> deck.DeckStore:
 
 
 def deck_box(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False) -> None:
-    """The sidebar box: a presentation link to this view, and a form adding it to a deck."""
+    """The sidebar box: a form adding this view to a deck, and a presentation link to it."""
     if not spec.slide:
         return
     with st.sidebar:
@@ -60,9 +60,6 @@ def _box(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
     if not box.open:
         return
     with box:
-        st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
-        if not presenting:
-            theme.caption("A link to this view in presentation mode: copy it with the button on its right.")
         with st.form(f"{spec.name}_deckbar", border=False, clear_on_submit=False):
             key = f"{spec.name}_deckbar"
             # The deck last added to, kept while the box is folded (its widgets are not drawn then).
@@ -82,6 +79,13 @@ def _box(spec: PageSpec, values: dict[str, Any], presenting: bool) -> None:
             (st.success if ok else st.error)(message)
         elif said is not None:
             del st.session_state[_SAID]
+        # The link comes last: st.code's syntax highlighter is a 1.5 MB chunk the browser fetches when the
+        # box first opens, and the block grows by its wrapped lines only then (300 px for the Explorer's
+        # link), moving whatever is below it. Above the form, it moved "Add to deck" away from a click
+        # (tests/browser/test_deck_browser.py holds the chunk back and watches the button).
+        st.code(_absolute(spec, links.link(spec, values, present=True)), language=None, wrap_lines=True)
+        if not presenting:
+            theme.caption("A link to this view in presentation mode: copy it with the button on its right.")
 
 
 def _add(name: str, link: str, title: str, notes: str) -> tuple[bool, str]:

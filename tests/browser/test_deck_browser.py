@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 from support.browser import BROWSER, AppServer, wait_until_settled
-from support.decks import exam, import_deck, two_visitors
+from support.decks import DECK_BOX, exam, import_deck, two_visitors
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -30,6 +30,48 @@ def server():
 def test_two_visitors_see_only_their_own_decks_and_the_server_writes_none(server, browser):
     two_visitors(browser, server.url)
     assert server.kept() == []
+
+
+HIGHLIGHTER = "**/StreamlitSyntaxHighlighter*.js"
+"""The script of ``st.code``'s syntax highlighter, fetched when the page first draws a code block."""
+
+
+# JavaScript: resolves once the browser has drawn two more frames (a layout pending now is done).
+TWO_FRAMES_JS = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def test_the_deck_box_s_button_stays_put_while_the_box_s_late_code_arrives(server, browser):
+    """The box's form is drawn before its link's code block: Streamlit fetches that block's syntax
+    highlighter (1.5 MB) when the box first opens, and the block then grows by its wrapped lines. Held
+    back here (the chunk by its name in Streamlit's build), "Add to deck" is where it was drawn once the
+    block arrives: above the form, the block moved it 300 px away from a click (a CI run at load 9: "Add
+    to deck" pressed, nothing sent)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        wait_until_settled(page)
+        held: list = []
+
+        def hold(route):
+            held.append(route)
+
+        page.route(HIGHLIGHTER, hold)
+        with page.expect_request(HIGHLIGHTER):  # Streamlit's build names it so: this says when it does not
+            page.get_by_text(DECK_BOX).click()
+        button = page.get_by_role("button", name="Add to deck")
+        page.get_by_label("Speaker notes").wait_for()
+        # Everything drawn but the block, which waits for its highlighter (the page is busy till then).
+        page.evaluate(TWO_FRAMES_JS)
+        first = button.bounding_box()
+        for route in held:
+            route.continue_()
+        link = page.get_by_text("present=true")
+        link.wait_for()
+        wait_until_settled(page)
+        assert button.bounding_box() == first, (first, button.bounding_box())
+    finally:
+        context.close()
 
 
 HOSTILE = "**bold** [Log in](https://evil.example) www.evil.example $x^2$ :red[red] <b>b</b>"
