@@ -7,10 +7,13 @@ again for it). Skipped, with the reason, when Chromium or Playwright is missing.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.browser import (
     BROWSER,
     figure_signature,
+    next_frames,
     selectbox_value,
     wait_for_figure,
     wait_until_settled,
@@ -112,8 +115,12 @@ def test_no_chart_toolbar_shows_over_the_legend(server, tabs, width, height, que
     chart.scroll_into_view_if_needed()
     box = chart.bounding_box()
     page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
-    page.wait_for_timeout(500)
+    next_frames(page)  # a toolbar shown on hover is drawn by now
     assert page.evaluate(TOOLBAR_SHOWN_JS) is False
+
+
+# JavaScript: whether the page's first animated figure is playing (plotly has an animation frame asked).
+PLAYING_JS = "() => Boolean(document.querySelector('.js-plotly-plot')?._transitionData?._animationRaf)"
 
 
 @pytest.mark.parametrize("name", ["explorer", "descent"])
@@ -134,18 +141,18 @@ def test_playing_pausing_and_stepping_log_no_error(server, tabs, name):
     page.on("pageerror", page_error)
     page.on("console", console)
     try:
-        def press(label):
-            page.locator(".updatemenu-button").filter(has_text=label).first.click()
-            page.wait_for_timeout(600)
+        def pressed(playing):  # each press's state reached: an interrupted animation's promise settled
+            page.wait_for_function(f"() => ({PLAYING_JS})() === {json.dumps(playing)}")
+            next_frames(page)
 
-        press("Play")
-        press("Pause")
-        press("Play")
-        press("Step \u25b6")
+        for label, playing in (("Play", True), ("Pause", False), ("Play", True), ("Step \u25b6", False)):
+            page.locator(".updatemenu-button").filter(has_text=label).first.click()
+            pressed(playing)
         page.locator('.polarize-chart').first.hover()
-        for key in ("Space", "Space", "ArrowRight", "ArrowLeft", "Home"):
+        for key, playing in (("Space", True), ("Space", False), ("ArrowRight", False), ("ArrowLeft", False),
+                             ("Home", False)):
             page.keyboard.press(key)
-            page.wait_for_timeout(400)
+            pressed(playing)
         assert errors == []
     finally:  # the tab is kept for the module's next test
         page.remove_listener("pageerror", page_error)

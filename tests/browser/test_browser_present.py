@@ -155,7 +155,6 @@ def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
     assert first and first[0]
     page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
     page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}")
-    page.wait_for_timeout(300)
     later = page.evaluate(BARS_JS)
     assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
     assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []

@@ -13,7 +13,7 @@ go).
 from __future__ import annotations
 
 import pytest
-from support.browser import BROWSER, AppServer, wait_until_settled
+from support.browser import BROWSER, AppServer, next_frames, wait_until_settled
 from support.decks import DECK_BOX, exam, import_deck, two_visitors
 
 pytestmark = BROWSER
@@ -34,10 +34,6 @@ def test_two_visitors_see_only_their_own_decks_and_the_server_writes_none(server
 
 HIGHLIGHTER = "**/StreamlitSyntaxHighlighter*.js"
 """The script of ``st.code``'s syntax highlighter, fetched when the page first draws a code block."""
-
-
-# JavaScript: resolves once the browser has drawn two more frames (a layout pending now is done).
-TWO_FRAMES_JS = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 def test_the_deck_box_s_button_stays_put_while_the_box_s_late_code_arrives(server, browser):
@@ -62,7 +58,7 @@ def test_the_deck_box_s_button_stays_put_while_the_box_s_late_code_arrives(serve
         button = page.get_by_role("button", name="Add to deck")
         page.get_by_label("Speaker notes").wait_for()
         # Everything drawn but the block, which waits for its highlighter (the page is busy till then).
-        page.evaluate(TWO_FRAMES_JS)
+        next_frames(page)
         first = button.bounding_box()
         for route in held:
             route.continue_()

@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from support.browser import ARTIFACTS, BROWSER, wait_for_figure, wait_until_settled
+from support.browser import ARTIFACTS, BROWSER, next_frames, wait_for_figure, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -111,8 +111,8 @@ def test_keys_step_buttons_and_keep_playing(server, tabs):
     page.keyboard.press("Space")  # ...and pauses
     page.wait_for_function(f"() => !({PLAYING})()")
     paused = page.evaluate(ACTIVE)
-    page.wait_for_timeout(400)
-    assert page.evaluate(ACTIVE) == paused
+    next_frames(page)
+    assert page.evaluate(ACTIVE) == paused and not page.evaluate(PLAYING)
     page.keyboard.press("Home")
     _frame(page, 0)
     # The figure's own step buttons (plotly's method "skip", stepped by the script).
@@ -122,8 +122,8 @@ def test_keys_step_buttons_and_keep_playing(server, tabs):
     buttons.filter(has_text="\u25c0 Step").click()
     _frame(page, 0)
     # A key typed into a control belongs to it, not to the figure.
-    page.get_by_label("Seed", exact=True).press("ArrowRight")
-    page.wait_for_timeout(300)
+    page.get_by_label("Seed", exact=True).press("ArrowRight")  # the script's listener ran in the press
+    next_frames(page)  # a frame it showed would be drawn by now
     assert page.evaluate(ACTIVE) == 0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "transport-1280.png"))

@@ -210,6 +210,13 @@ def figure_signature(page: Any) -> str | None:
     return page.evaluate(FIGURE_SIGNATURE_JS)
 
 
+def next_frames(page: Any) -> None:
+    """Return once the browser has drawn two more frames: what a key or a pointer started now (a
+    layout, a frame shown with no transition) is on the page by then. For checks that nothing
+    happened, where no state comes to wait for."""
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 def wait_for_figure(page: Any, *, different_from: str | None = None) -> str:
     """Wait until a dashboard is drawn (and, if given, differs from ``different_from``), and the page
     will not rerun to fit it (``VIEWPORT_SETTLED_JS``); its signature."""
