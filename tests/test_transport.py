@@ -26,6 +26,7 @@ from polarize.plots.geometry import CONTROLS_MARGIN, SLIDER_TOP, TRANSPORT_TOP
 from polarize.plots.multiples import animated_grid
 from polarize.web import transport
 from polarize.web.pages.explorer import preset_values
+from ui import charts
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = (ROOT / "polarize" / "web" / "transport.js").read_text()
@@ -100,12 +101,20 @@ def app(monkeypatch):
 
 
 def _script_settings(at: AppTest) -> dict:
-    (frame,) = [e for e in at.sidebar.get("iframe")]
-    html = frame.proto.srcdoc
-    assert SCRIPT in html
-    settings = json.loads(re.search(r'type="application/json">(.*?)</script>', html).group(1))
-    assert settings["inline"] is False  # in the app's iframe: the figures are the parent page's
-    return settings
+    """The settings the page's transport element (``ui.charts.transport``) installs the script with."""
+    (element,) = [e for e in at.sidebar.get("bidi_component") if e.proto.id.endswith("transport")]
+    assert element.proto.component_name == charts.NAME  # the chart's component, whose module starts with it
+    assert at.get("iframe") == [] and at.sidebar.get("iframe") == []  # no document of its own (issue 41)
+    return json.loads(element.proto.bytes)["transport"]
+
+
+def test_the_chart_element_s_module_starts_with_the_one_transport_script(app):
+    """The app's figures and the offline HTML play with one script: the chart element's module (as the
+    page is given it) is that script, then the chart's own code, which installs it when called so."""
+    (element,) = [e for e in app.sidebar.get("bidi_component") if e.proto.id.endswith("transport")]
+    module = element.proto.js_content
+    assert module.startswith(SCRIPT)
+    assert "installTransport(head.transport)" in module[len(SCRIPT):]
 
 
 def test_reset_to_preset_and_a_new_random_start(app):
@@ -208,7 +217,7 @@ def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     at.slider(key="explorer_n").set_value(5).run()
     second = _script_settings(at)
     assert first["autoplay"] and second["autoplay"]
-    assert second["run"] != first["run"]  # a new document: the iframe loads again and plays the new figure
+    assert second["run"] != first["run"]  # the element is called again and plays the new figure
     # One setting for every animated page: the Rates page (no toggle drawn by itself yet) keeps it.
     open_page(at, "rates").run()
     assert not at.exception and at.toggle(key="transport_keep_playing").value is True
@@ -222,7 +231,7 @@ def test_the_offline_page_keeps_the_step_buttons_and_carries_the_script_once(fig
     assert page.count('id="transport-config"') == 1
     settings = json.loads(re.search(r'id="transport-config" type="application/json">(.*?)</script>',
                                     page).group(1))
-    assert settings == {"inline": True, "autoplay": False, "run": 0}  # drives its own page; not playing
+    assert settings == {"autoplay": False}  # not playing
     # After the figure's own script (which draws the chart), before the end of the body.
     assert page.index("Plotly.newPlot") < page.index(SCRIPT) < page.rindex("</body>")
     # The step buttons are kept, with the names the script's button map reads.

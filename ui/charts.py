@@ -50,11 +50,13 @@ import streamlit as st
 from plotly.offline import get_plotlyjs_version
 from streamlit.components.v2 import component
 
+from polarize.web import transport as web_transport
 from ui.theme import HELD as HELD_PLACE
 from ui.theme import LOADER
+from ui.theme import TRANSPORT as TRANSPORT_PLACE
 
 __all__ = ["ADDRESS", "HELD", "MODULE", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "hold", "payload",
-           "preload", "publish", "revision"]
+           "preload", "publish", "revision", "transport"]
 
 NAME = "polarize_chart"
 """The component's name (``BidiComponent.component_name`` of every figure the app draws)."""
@@ -77,9 +79,12 @@ _LOG = logging.getLogger(__name__)
 _FRONTEND = Path(__file__).parent / "chart_frontend"
 MODULE = ("plotly_js.js", "fit.js", "crowding.js", "chart.js")
 """The chart element's browser side, a concept a file of ``chart_frontend/``, in the order its one module
-joins them (``_ELEMENT``); ``chart.js`` is the element itself."""
+joins them (after the transport script: ``_ELEMENT``); ``chart.js`` is the element itself."""
 # In the page's own DOM (no shadow root): plotly's style sheet and the transport script reach the chart.
-_ELEMENT = component(NAME, js="\n".join((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE),
+# The module starts with the transport script (``polarize.web.transport``, the offline HTML's too), which
+# the element keyed "transport" installs (``transport``).
+_ELEMENT = component(NAME, js="\n".join((web_transport.script(),
+                                         *((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE))),
                      isolate_styles=False)
 _ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes, str]] = OrderedDict()
 _LOCK = threading.Lock()
@@ -225,6 +230,15 @@ def hold(data: bytes, *, key: str, after: str, button: str) -> None:
     head = json.dumps({"next": key, "after": after, "button": button}, separators=(",", ":"))
     with st.container(key=HELD_PLACE):  # out of sight (``ui.theme``): it takes no room
         _ELEMENT(key=f"{key}{HELD}", data=head.encode() + b"\n" + data)
+
+
+def transport(*, autoplay: bool, run: int) -> None:
+    """The element installing the transport script in the page, out of sight (``ui.theme.TRANSPORT``):
+    keys and step buttons for the page's animated figures, and, with ``autoplay``, the (new) figure
+    played once it has settled, again whenever ``run`` changes (the element is called again)."""
+    with st.container(key=TRANSPORT_PLACE):
+        head = {"transport": {"autoplay": autoplay, "run": run}}
+        _ELEMENT(key="transport", data=json.dumps(head).encode())
 
 
 def preload() -> None:

@@ -28,8 +28,8 @@ import streamlit as st
 from polarize.plots.display import NARROW_BELOW, PRESENT_TYPE
 from polarize.web.tables import CLASS as TABLE
 
-__all__ = ["CAPTION_OPACITY", "HEAD", "HELD", "LOADER", "PAGE", "SCREEN_READER", "TABLES", "VIEWPORT",
-           "caption", "dark_style", "new_run", "present_style", "screen_reader", "style"]
+__all__ = ["CAPTION_OPACITY", "HEAD", "HELD", "LOADER", "PAGE", "SCREEN_READER", "TABLES", "TRANSPORT",
+           "VIEWPORT", "caption", "dark_style", "new_run", "present_style", "screen_reader", "style"]
 
 CAPTION_OPACITY = 0.8
 """Captions' text colour is the page's, this opaque: about 7:1 on white (and on the dark theme's black)."""
@@ -41,6 +41,9 @@ PAGE, HEAD, VIEWPORT, LOADER = "page", "head", "viewport", "plotly_loader"
 the measuring component and of the chart element that loads plotly.js early (``ui.charts.preload``)."""
 HELD = "held_figure"
 """The key of the out-of-sight container of the element holding a chart's next figure (``ui.charts.hold``)."""
+TRANSPORT = "transport_script"
+"""The key of the out-of-sight container of the element installing the transport script
+(``ui.charts.transport``)."""
 TABLES = "tables"
 """The prefix of the key of a view's plain tables' container (``ui.blocks``: ``tables_<page>``)."""
 _CAPTIONS = "_captions"
@@ -57,7 +60,7 @@ _HIDDEN = ("position: absolute; width: 1px; height: 1px; overflow: hidden; clip:
 _CSS = f"""<style>
 .st-key-{PAGE} {{margin-top: -3.8rem;}}
 .st-key-{HEAD} h1 {{font-size: 2.2rem; padding-bottom: 0.5rem;}}
-.st-key-{VIEWPORT}, .st-key-{LOADER}, .st-key-{HELD} {{display: none;}}
+.st-key-{VIEWPORT}, .st-key-{LOADER}, .st-key-{HELD}, .st-key-{TRANSPORT} {{display: none;}}
 .katex-display > .katex {{white-space: normal;}}
 .katex-display .base {{margin: 0.15em 0;}}
 [class*='st-key-caption_'] {{opacity: {CAPTION_OPACITY};}}

@@ -128,7 +128,7 @@ def dashboard_html(figure: Mapping[str, Any] | Any, *, title: str = "polarize",
                        validate=False, config={"displaylogo": False, "responsive": True},
                        default_width="100%")
     end = page.rindex("</body>")
-    page = f"{page[:end]}{transport.script_html(inline=True)}\n{page[end:]}"
+    page = f"{page[:end]}{transport.script_html()}\n{page[end:]}"
     page = page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
     if heading:
         lines = [f'<h1 style="font-size:1.3em;margin:0.3em 0">{html.escape(heading[0])}</h1>',

@@ -1,22 +1,21 @@
 // Keyboard and step controls for the page's animated plotly figures (polarize/web/transport.py).
 //
-// The same script runs in two places. In the app it runs in an empty, same-origin iframe
-// (ui/transport.py: st.iframe or components.html), so it reaches the page around it (window.parent)
-// and that page's own plotly.js (window.parent.Plotly). In the offline HTML download it is inline in
-// the page with the figure (config.inline: the host is window, not the parent, which would be the
-// course site's page were the file shown in a frame there). The figures' play, pause, reset and
-// speed buttons are plain plotly buttons; plotly cannot step relative to the current frame, so the
-// two step buttons have method "skip" and are handled here, as are the keys.
-// Listeners are kept on the page under one name and replaced whenever the script loads again.
-(function () {
+// The same script runs in two places, both in the page with the figures and its plotly.js: the app's
+// chart element (ui/charts.py puts this script at the head of the element's module, and the element
+// keyed "transport", drawn by ui/transport.py on pages with an animated figure, installs it) and the
+// offline HTML download, where it is inline and installs itself from its settings in a
+// JSON <script> element, id transport-config. The figures' play, pause, reset and speed buttons are plain
+// plotly buttons; plotly cannot step relative to the current frame, so the two step buttons have
+// method "skip" and are handled here, as are the keys. Installed again, it replaces its listeners (kept
+// on the page under one name); what it returns removes them.
+function installTransport(config) {
   "use strict";
   // KeyboardEvent.code -> action. tests/test_transport.py reads this line: keep it one JSON object.
   const KEYS = {"Space": "toggle", "ArrowLeft": "back", "ArrowRight": "forward", "Home": "reset"};
   // The two step buttons' names (polarize/plots/animation.py STEP_BACK, STEP_FORWARD).
   const BUTTONS = {"step-back": "back", "step-forward": "forward"};
-  const config = JSON.parse(document.getElementById("transport-config").textContent);
-  const host = config.inline ? window : window.parent;
-  const page = host.document;
+  const host = window;
+  const page = document;
   const mine = host.__polarizeTransport || (host.__polarizeTransport = {listeners: {}, last: null});
 
   // Showing one frame: redrawn when the figure's own slider redraws (heatmaps change only then).
@@ -114,8 +113,10 @@
     }
   }
 
-  // "Keep playing after a change": once the (new) figure has settled, play it.
+  // "Keep playing after a change": once the (new) figure has settled, play it (unless installed again
+  // meanwhile: the new install's autoplay, if any, plays the figure then).
   function autoplay(tries, seen, calm) {
+    if (mine.load !== load) return;
     const g = animated()[0];
     const layout = g && g._fullLayout;
     const settled = layout && layout === seen ? calm + 1 : 0;
@@ -123,7 +124,23 @@
     if (tries > 0) setTimeout(() => autoplay(tries - 1, layout, settled), 150);
   }
 
+  mine.load = load;
   wire();
-  setInterval(wire, 1000);
+  clearInterval(mine.wiring);  // the last install's
+  mine.wiring = setInterval(wire, 1000);
+  mine.wire = wire;  // the chart element wires a figure once it has drawn it, not a second later
   if (config.autoplay) autoplay(100, null, 0);
-})();
+  return () => {
+    if (mine.load !== load) return;  // installed again since: the new install's listeners stay
+    mine.load = null;
+    clearInterval(mine.wiring);
+    for (const {where, type, handler} of Object.values(mine.listeners)) where.removeEventListener(type, handler);
+    mine.listeners = {};
+    mine.wire = null;
+  };
+}
+
+{
+  const settings = document.getElementById("transport-config");
+  if (settings) installTransport(JSON.parse(settings.textContent));
+}

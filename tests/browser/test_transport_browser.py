@@ -98,6 +98,7 @@ def test_keys_step_buttons_and_keep_playing(server, tabs):
     page = tabs.open(server.url + "/", height=900)
     before = wait_for_figure(page)
     page.wait_for_function(READY)
+    assert page.locator("iframe").count() == 0  # installed by the chart's element: no document of its own
     _frame(page, 0)
     page.mouse.move(500, 400)  # over the dashboard: the keys act on the figure pointed at
     page.keyboard.press("ArrowRight")

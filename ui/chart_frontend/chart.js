@@ -17,7 +17,8 @@
 // figure it drew before (a setting seen before: back to the last seed) is put back, not drawn again.
 //
 // The element's module is this file after the others of chart_frontend/ (ui/charts.py MODULE): loading
-// plotly.js (plotly_js.js), the fit (fit.js) and the crowding (crowding.js).
+// plotly.js (plotly_js.js), the fit (fit.js) and the crowding (crowding.js), and the transport script
+// (polarize/web/transport.js) at its head, which an element keyed "transport" installs.
 
 const NEWLINE = 10;
 const decoder = new TextDecoder();
@@ -81,6 +82,7 @@ async function draw(chart, head, body, anyway) {
   chart.draws += 1;
   gd.dataset.revision = head.revision;
   gd.dataset.draws = String(chart.draws);
+  window.__polarizeTransport?.wire?.();  // its step buttons work at once, not at the transport's next look
   if (!gd.__polarizeListening) {
     gd.__polarizeListening = true;
     gd.on("plotly_click", (event) => {
@@ -262,6 +264,7 @@ export default function (component) {
     plotly(head).catch((error) => console.error(error));
     return undefined;
   }
+  if (head.transport) return installTransport(head.transport);  // the module's head: polarize/web/transport.js
   if (held) return hold(head, held);
   const chart = chartOf(parentElement);
   chart.clicks = Boolean(head.clicks);
