@@ -476,7 +476,7 @@ DOCUMENTS: dict[str, str] = {
     "| | first visit | browser seen before | changed": "observed",
     "A changed control of the Normalizers and Loss pages takes 1.8": "observed",
     "Most of a visit is Streamlit's own: a fresh browser": "observed",
-    "A fresh browser's first visit cost the server 0.37": "observed",
+    "A fresh browser's first visit cost the server 0.58": "observed",
     "\"New random start\" is drawn at the press: from its second":
         "tests/browser/test_transport_browser.py::test_a_new_random_start_is_drawn_at_the_press_from_the_figure_held",
     "A first visit is slower than Streamlit alone's": "observed",
