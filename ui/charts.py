@@ -83,9 +83,8 @@ joins them (after the transport script: ``_ELEMENT``); ``chart.js`` is the eleme
 # In the page's own DOM (no shadow root): plotly's style sheet and the transport script reach the chart.
 # The module starts with the transport script (``polarize.web.transport``, the offline HTML's too), which
 # the element keyed "transport" installs (``transport``).
-_ELEMENT = component(NAME, js="\n".join((web_transport.script(),
-                                         *((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE))),
-                     isolate_styles=False)
+_ELEMENT = component(NAME, isolate_styles=False, js="\n".join(
+    (web_transport.script(), *((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE))))
 _ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes, str]] = OrderedDict()
 _LOCK = threading.Lock()
 

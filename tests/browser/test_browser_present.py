@@ -16,8 +16,6 @@ Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is mis
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from support.browser import (
     ARTIFACTS,
@@ -151,12 +149,15 @@ def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
     page = projector
     page.goto(f"{server.url}/?present=true&repulsion=replicator")
     wait_until_settled(page, timeout=120)
-    first = page.evaluate(BARS_JS)
+    # Kept in the page as its JSON: compared there (Python's JSON writes some numbers otherwise: 1e-07).
+    first = page.evaluate(f"() => {{ window.__bars = JSON.stringify(({BARS_JS})()); return ({BARS_JS})(); }}")
     assert first and first[0]
     page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
-    page.wait_for_function(f"() => JSON.stringify(({BARS_JS})()) !== {json.dumps(json.dumps(first))}")
-    later = page.evaluate(BARS_JS)
-    assert len(later) == len(first) and later != first  # the bars are redrawn as the frames play
+    # The bars are redrawn as the frames play: the first bars drawn otherwise, as they are then.
+    later = page.wait_for_function(
+        f"() => {{ const bars = ({BARS_JS})(); return JSON.stringify(bars) !== window.__bars && bars; }}"
+    ).json_value()
+    assert len(later) == len(first) and later != first
     assert fit_problems(page, scroll=False) == [] and layout_problems(page) == []
 
 
