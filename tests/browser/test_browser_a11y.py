@@ -12,6 +12,7 @@ import json
 import pytest
 from support.browser import (
     BROWSER,
+    PLAYING_JS,
     figure_signature,
     next_frames,
     selectbox_value,
@@ -117,10 +118,6 @@ def test_no_chart_toolbar_shows_over_the_legend(server, tabs, width, height, que
     page.mouse.move(box["x"] + box["width"] - 30, box["y"] + max(box["height"] / 2, 10))
     next_frames(page)  # a toolbar shown on hover is drawn by now
     assert page.evaluate(TOOLBAR_SHOWN_JS) is False
-
-
-# JavaScript: whether the page's first animated figure is playing (plotly has an animation frame asked).
-PLAYING_JS = "() => Boolean(document.querySelector('.js-plotly-plot')?._transitionData?._animationRaf)"
 
 
 @pytest.mark.parametrize("name", ["explorer", "descent"])

@@ -150,7 +150,8 @@ def test_the_replicator_bars_move_when_play_is_pressed(server, projector):
     page.goto(f"{server.url}/?present=true&repulsion=replicator")
     wait_until_settled(page, timeout=120)
     # Kept in the page as its JSON: compared there (Python's JSON writes some numbers otherwise: 1e-07).
-    first = page.evaluate(f"() => {{ window.__bars = JSON.stringify(({BARS_JS})()); return ({BARS_JS})(); }}")
+    first = page.evaluate(f"() => {{ const bars = ({BARS_JS})(); window.__bars = JSON.stringify(bars); "
+                          "return bars; }")
     assert first and first[0]
     page.locator(".js-plotly-plot").first.locator(".updatemenu-button").filter(has_text="Play").click()
     # The bars are redrawn as the frames play: the first bars drawn otherwise, as they are then.

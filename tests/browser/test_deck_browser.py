@@ -62,8 +62,7 @@ def test_the_deck_box_s_button_stays_put_while_the_box_s_late_code_arrives(serve
         first = button.bounding_box()
         for route in held:
             route.continue_()
-        link = page.get_by_text("present=true")
-        link.wait_for()
+        page.get_by_text("present=true").wait_for()  # the link's block, drawn
         wait_until_settled(page)
         assert button.bounding_box() == first, (first, button.bounding_box())
     finally:

@@ -10,14 +10,13 @@ import json
 import re
 
 import pytest
-from support.browser import ARTIFACTS, BROWSER, next_frames, wait_for_figure, wait_until_settled
+from support.browser import ARTIFACTS, BROWSER, PLAYING_JS, next_frames, wait_for_figure, wait_until_settled
 
 pytestmark = BROWSER
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 # Null-safe: a predicate that throws (a chart mid-redraw) ends Playwright's wait instead of retrying.
 ACTIVE = "() => document.querySelector('.js-plotly-plot')?._fullLayout?.sliders?.[0]?.active"
-PLAYING = "() => Boolean(document.querySelector('.js-plotly-plot')?._transitionData?._animationRaf)"
 # The script has started (it keeps its listeners on the page under this name) and the page's plotly is there.
 READY = "() => window.__polarizeTransport && window.__polarizeTransport.listeners.keys && window.Plotly"
 
@@ -110,10 +109,10 @@ def test_keys_step_buttons_and_keep_playing(server, tabs):
     page.keyboard.press("Space")  # plays from the current frame...
     page.wait_for_function(f"() => ({ACTIVE})() > 3")
     page.keyboard.press("Space")  # ...and pauses
-    page.wait_for_function(f"() => !({PLAYING})()")
+    page.wait_for_function(f"() => !({PLAYING_JS})()")
     paused = page.evaluate(ACTIVE)
     next_frames(page)
-    assert page.evaluate(ACTIVE) == paused and not page.evaluate(PLAYING)
+    assert page.evaluate(ACTIVE) == paused and not page.evaluate(PLAYING_JS)
     page.keyboard.press("Home")
     _frame(page, 0)
     # The figure's own step buttons (plotly's method "skip", stepped by the script).
@@ -187,12 +186,12 @@ def test_a_new_random_start_is_drawn_at_the_press_from_the_figure_held(server, b
         held, before = page.evaluate(HELD_REVISION), page.evaluate(MAIN_STATE)
         assert held != before["revision"]
         page.locator(".updatemenu-button").filter(has_text="\u25b6").first.click()  # Play
-        page.wait_for_function(PLAYING)
+        page.wait_for_function(PLAYING_JS)
         holding[0] = True
         page.get_by_role("button", name="New random start").click()
         page.wait_for_function(f"() => ({MAIN_STATE})().revision === {json.dumps(held)}")
         drawn = page.evaluate(MAIN_STATE)
-        assert drawn["draws"] == before["draws"] + 1 and not page.evaluate(PLAYING)
+        assert drawn["draws"] == before["draws"] + 1 and not page.evaluate(PLAYING_JS)
         assert drawn["seed"] == before["seed"]  # the server's answer is still held back
         release()
         page.wait_for_function(f"() => ({MAIN_STATE})().seed !== {json.dumps(before['seed'])}")

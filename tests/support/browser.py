@@ -210,6 +210,10 @@ def figure_signature(page: Any) -> str | None:
     return page.evaluate(FIGURE_SIGNATURE_JS)
 
 
+PLAYING_JS = "() => Boolean(document.querySelector('.js-plotly-plot')?._transitionData?._animationRaf)"
+"""JavaScript: whether the page's first animated figure is playing (plotly has an animation frame asked)."""
+
+
 def next_frames(page: Any) -> None:
     """Return once the browser has drawn two more frames: what a key or a pointer started now (a
     layout, a frame shown with no transition) is on the page by then. For checks that nothing
