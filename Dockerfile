@@ -51,18 +51,18 @@ RUN pip wheel --no-deps --no-build-isolation -w /tmp/wheels /tmp/src \
 # own home (/home/app, where it keeps what it writes).
 RUN useradd --create-home --uid 1000 app
 WORKDIR /app
-COPY app.py ./
+COPY app.py server.py ./
 COPY ui ./ui
 COPY pages ./pages
 COPY .streamlit ./.streamlit
-# plotly.js, which the app serves at app/static/ for its figures (ui/charts.py), copied from the installed
-# plotly package now, and its packed copy (gzipped once, what the tabs fetch): the app's folder is
-# read-only to its user.
-RUN python -c "import sys; from ui.charts import publish; sys.exit(publish() is None)"
+# plotly.js, which the app serves at app/static/ for its figures (ui/plotly_js.py), copied from the
+# installed plotly package now, and its packed copy (gzipped once, what server.py sends a browser): the
+# app's folder is read-only to its user.
+RUN python -c "import sys; from ui.plotly_js import publish; sys.exit(publish() is None)"
 RUN chmod -R u=rwX,go=rX /app
 
 USER app
 EXPOSE 7860
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:7860/_stcore/health', timeout=4)"]
-CMD ["streamlit", "run", "app.py", "--server.port=7860", "--server.address=0.0.0.0"]
+CMD ["streamlit", "run", "server.py", "--server.port=7860", "--server.address=0.0.0.0"]

@@ -5,7 +5,7 @@
     python benchmarks/browser.py --bare     # the same, for Streamlit alone with the Explorer's figure
     python benchmarks/browser.py --peers [--runs 5]   # the Explorer against Streamlit alone and Dash
 
-Starts ``streamlit run app.py`` on a free port and drives the system Chromium (headless,
+Starts ``streamlit run server.py`` on a free port and drives the system Chromium (headless,
 Playwright) through it, the server warm (each page opened once, unmeasured, first; not for
 ``--quick``). For the Explorer and two comparison pages (Normalizers, Loss) it measures, at 1280x720
 (a projector's window, the one the server assumes until a page says otherwise), as the median of runs:

@@ -4,7 +4,7 @@
     python benchmarks/load.py --quick    # 3 sessions, 2 in a row after: checks that it runs
     python benchmarks/load.py --url http://host:8080 --sessions 200   # a deployment already running
 
-Starts ``streamlit run app.py`` on a free port (``tests/support/browser.AppServer``), opens one
+Starts ``streamlit run server.py`` on a free port (``tests/support/browser.AppServer``), opens one
 warm-up session, then N sessions at the same moment, each a different Explorer link (its own
 seed, so every one is a fresh run, none served from the cache; ``--same``: one link for all,
 computed once and shared). The sessions speak the app's

@@ -1,5 +1,5 @@
 """What one client can take of a hosted server (issue 43), with real processes: the app
-(``streamlit run app.py``) and nginx from the shipped template in front of it (``support.proxy``).
+(``streamlit run server.py``) and nginx from the shipped template in front of it (``support.proxy``).
 
 A session's uploads are held to ``ui.uploads.PER_SESSION`` bytes of the replica's memory, however
 many it makes up (1,900 uploads of 1 MB took a replica from 252 MB to 2.2 GB); one client address

@@ -87,7 +87,7 @@ def option(cmd: list[str], name: str) -> str:
 
 def test_the_deploy_files_agree():
     image = read_dockerfile()
-    assert image.cmd[:3] == ["streamlit", "run", "app.py"]
+    assert image.cmd[:3] == ["streamlit", "run", "server.py"]
     assert int(option(image.cmd, "server.port")) == image.expose == 7860
     assert image.health == f"http://127.0.0.1:{image.expose}/_stcore/health"
     spaces = front_matter()
@@ -316,7 +316,7 @@ def test_the_dockerfile_environment_serves_the_app(tmp_path):
     subprocess.run([pip, "check"], check=True)  # the pins satisfy the package's own requirements
     app = tmp_path / image.workdir.lstrip("/")
     assert not (app / "polarize").exists()  # the app must import the installed wheel
-    (publish,) = [run for run in image.runs if "publish()" in run]  # plotly.js into static/ (ui/charts.py)
+    (publish,) = [run for run in image.runs if "publish()" in run]  # plotly.js into static/ (ui/plotly_js.py)
     subprocess.run(publish, shell=True, cwd=app, env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin"}, check=True)
     assert (app / "static").is_dir()
     for path in (app, *app.rglob("*")):  # read-only, as the image's user finds it
@@ -328,6 +328,12 @@ def test_the_dockerfile_environment_serves_the_app(tmp_path):
         load = asyncio.run(open_page(f"http://127.0.0.1:{port}", "/?seed=3", timeout=90))
         # The Explorer sends one figure: the dashboard.
         assert load.errors == [] and load.figures == 1 and load.finished is not None
+        from ui.plotly_js import ADDRESS, PACKED  # the image's server sends plotly.js as it was packed
+        asked = urllib.request.Request(f"http://127.0.0.1:{port}/{ADDRESS}",
+                                       headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(asked, timeout=60) as reply:
+            assert reply.headers["Content-Encoding"] == "gzip"
+            assert reply.read() == (app / "static" / PACKED).read_bytes()
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=15)

@@ -16,7 +16,7 @@ import streamlit as st
 from polarize.plots.static import find_browser, missing_for_images, start_browser
 from polarize.serve.runner import prestart
 from polarize.web.pages import PAGES
-from ui import charts, mode, theme
+from ui import charts, mode, plotly_js, theme
 from ui.navigation import st_pages
 
 __all__ = ["run_app"]
@@ -38,7 +38,7 @@ def _start_server() -> None:
     sessions made since (it took about 0.1 CPU-s of each Explorer load).
     """
     prestart()
-    charts.publish()  # plotly.js into the folder the app serves, before a page asks for it
+    plotly_js.publish()  # plotly.js into the folder the app serves, before a page asks for it
     if missing_for_images(find_browser()) is None:  # clips can be made here: their browser is ready
         start_browser(keep=True)
     gc.freeze()

@@ -9,16 +9,8 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
   are reported, where plotly.js is), then the figure's JSON. A figure dict of ``polarize.plots`` is
   encoded once (``_encoded``: the shared view cache hands every session the same dict) and never
   validated or changed here.
-- plotly.js is the one the ``plotly`` package ships (its version matches the figures' schema), served
-  by the app itself: ``publish`` copies it, named by its version, into the ``static/`` folder beside
-  ``app.py``, which Streamlit serves at ``app/static/`` (``server.enableStaticServing``). A tab loads
-  it once, and the browser may keep it (the proxy of ``deploy/`` tells it to): a new version is a new name.
-  ``publish`` also writes it packed (``PACKED``: gzip, once per server), which is what a tab fetches and
-  unpacks itself (``chart_frontend/plotly_js.js``, ``DecompressionStream``): Streamlit gzips every response
-  of ``app/static/`` anew for each request, and for plotly.js's 4.8 MB that cost the server 0.15 CPU-s
-  of every new visitor's first visit (more than the script's run), on the thread that sends every
-  session's messages. The packed file goes out as it is (``application/gzip`` is never compressed again);
-  a browser that cannot unpack it loads ``ADDRESS``.
+- plotly.js is the app's own copy (``ui.plotly_js``: served gzipped once by the app's server), loaded
+  once per tab by its address and kept by the browser.
   ``preload`` mounts the element with no figure at the top of every page, before the page computes,
   so the browser fetches and parses plotly.js while the server runs the page.
 - A click on a point of a chart drawn with ``on_click`` comes back as the element's trigger
@@ -32,50 +24,34 @@ Streamlit component v2 (``st.components.v2.component``, no iframe; its browser s
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
-import logging
-import os
-import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import plotly.io.json as plotly_json
 import streamlit as st
-from plotly.offline import get_plotlyjs_version
 from streamlit.components.v2 import component
 
 from polarize.web import transport as web_transport
+from ui.plotly_js import ADDRESS
 from ui.theme import HELD as HELD_PLACE
 from ui.theme import LOADER
 from ui.theme import TRANSPORT as TRANSPORT_PLACE
 
-__all__ = ["ADDRESS", "HELD", "MODULE", "NAME", "PACKED", "PLOTLY_JS", "STATIC", "chart", "hold", "payload",
-           "preload", "publish", "revision", "transport"]
+__all__ = ["HELD", "MODULE", "NAME", "chart", "hold", "payload", "preload", "revision", "transport"]
 
 NAME = "polarize_chart"
 """The component's name (``BidiComponent.component_name`` of every figure the app draws)."""
-PLOTLY_JS = f"plotly-{get_plotlyjs_version()}.min.js"
-"""plotly.js's name in the app's static folder: its version in it, so that a cached copy is never stale."""
-STATIC = Path(__file__).resolve().parents[1] / "static"
-"""The folder Streamlit serves at ``app/static/``: ``static/`` beside the main script, ``app.py``."""
-ADDRESS = f"app/static/{PLOTLY_JS}"
-"""plotly.js's address, relative to the app's (a page's address is one name under it)."""
-_PACKED_JS = f"{PLOTLY_JS}.gz"
-PACKED = f"app/static/{_PACKED_JS}"
-"""plotly.js gzipped once by ``publish``: its address, which a tab fetches and unpacks itself."""
 HELD = "_next"
 """The end of the key of the element holding a chart's next figure (``hold``); not two underscores, which
 Streamlit's component ids may not hold."""
 _KEEP = 8
 """Figures whose encoding is kept (the ones being shown: a class looking at the same default run)."""
 
-_LOG = logging.getLogger(__name__)
 _FRONTEND = Path(__file__).parent / "chart_frontend"
 MODULE = ("plotly_js.js", "fit.js", "crowding.js", "chart.js")
 """The chart element's browser side, a concept a file of ``chart_frontend/``, in the order its one module
@@ -87,55 +63,6 @@ _ELEMENT = component(NAME, isolate_styles=False, js="\n".join(
     (web_transport.script(), *((_FRONTEND / name).read_text(encoding="utf-8") for name in MODULE))))
 _ENCODED: OrderedDict[int, tuple[dict[str, Any], bytes, str]] = OrderedDict()
 _LOCK = threading.Lock()
-
-
-def publish(folder: Path = STATIC) -> Path | None:
-    """Copy the ``plotly`` package's ``plotly.min.js`` into ``folder`` as ``PLOTLY_JS``, and gzipped beside
-    it (``PACKED``'s name), unless they are there.
-
-    Done once per server (``ui.app``) and when the image is built (the Dockerfile: the app's folder is
-    read-only to its user). A folder that cannot be written is said in the server's log; the page's
-    figures then say that plotly.js could not be loaded.
-
-    Returns
-    -------
-    Path or None
-        The file, or None when it could not be written.
-    """
-    source = resources.files("plotly") / "package_data" / "plotly.min.js"
-    target = folder / PLOTLY_JS
-    packed = folder / _PACKED_JS
-    with resources.as_file(source) as path:
-        fresh = target.is_file() and target.stat().st_size == path.stat().st_size
-        try:
-            if not fresh:
-                folder.mkdir(exist_ok=True)
-                _written(target, lambda partial: shutil.copy2(path, partial))
-        except OSError as exc:
-            _LOG.error("polarize: plotly.js could not be written to %s (%s): figures will not draw",
-                       target, exc)
-            return None
-        try:
-            if not fresh or not packed.is_file():
-                _written(packed, lambda partial: _pack(path, partial))
-        except OSError as exc:  # the tabs load the plain file instead, which the server compresses for each
-            _LOG.warning("polarize: plotly.js could not be packed into %s (%s)", packed, exc)
-    return target
-
-
-def _pack(source: Path, target: Path) -> None:
-    """``source`` gzipped into ``target``, with its times (the copy's keeps them too: a browser's heuristic
-    freshness grows with a file's age)."""
-    target.write_bytes(gzip.compress(source.read_bytes(), 9, mtime=0))
-    shutil.copystat(source, target)
-
-
-def _written(target: Path, write: Callable[[Path], Any]) -> None:
-    """``write(partial)`` a file aside, then rename it ``target``: a server reading it meanwhile never
-    sees half a file."""
-    partial = target.with_name(f".{target.name}.{os.getpid()}")
-    write(partial)
-    os.replace(partial, target)
 
 
 def _encoded(figure: dict[str, Any]) -> tuple[bytes, str]:
@@ -164,7 +91,7 @@ def payload(figure: dict[str, Any], *, config: dict[str, Any] | None = None, cli
     """What the element keyed ``key`` is given for ``figure``: its head (one line of JSON: the key too,
     by which the browser finds the chart a figure held for it goes to, ``hold``) and the figure's JSON."""
     body, digest = _encoded(figure)
-    head = {"plotly": ADDRESS, "packed": PACKED, "config": config or {}, "clicks": clicks}
+    head = {"plotly": ADDRESS, "config": config or {}, "clicks": clicks}
     if key is not None:
         head["key"] = key
     said = json.dumps(head, sort_keys=True, separators=(",", ":"))
@@ -243,5 +170,5 @@ def transport(*, autoplay: bool, run: int) -> None:
 def preload() -> None:
     """The element with no figure, out of sight (``ui.theme.LOADER``): the tab loads plotly.js now."""
     with st.container(key=LOADER):
-        head = {"load": True, "plotly": ADDRESS, "packed": PACKED}
+        head = {"load": True, "plotly": ADDRESS}
         _ELEMENT(key="plotly_js", data=json.dumps(head).encode())

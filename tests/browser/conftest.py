@@ -1,6 +1,6 @@
 """The browser tests' fixtures: the app server they share, and headless Chromium.
 
-Every module here drives the real app (``streamlit run app.py``) in headless Chromium or through
+Every module here drives the real app (``streamlit run server.py``) in headless Chromium or through
 real processes, and carries the ``browser`` mark; tests/conftest.py hands these modules out first,
 each whole to one process, which starts one server for all the browser tests it runs.
 """
@@ -12,7 +12,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def shared_server():
-    """The app (``streamlit run app.py``) on a free port, started once in each process for every browser
+    """The app (``streamlit run server.py``) on a free port, started once in each process for every browser
     test module that does not need a fresh one (``server``): starting it costs seconds."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor

@@ -214,7 +214,7 @@ def test_a_new_random_start_redraws_the_same_chart_in_place_once(server, page):
 # JavaScript: the page's fetches of plotly.js (resource timing), and when the main figure's chart was
 # first seen (``__mainChartAt``, kept by ``FIRST_CHART_JS`` from the navigation on).
 PLOTLY_FETCHES_JS = """() => performance.getEntriesByType('resource')
-  .filter((e) => /plotly[^/]*\\.js(\\.gz)?$/.test(new URL(e.name).pathname))
+  .filter((e) => /plotly[^/]*\\.js$/.test(new URL(e.name).pathname))
   .map((e) => ({url: e.name, start: e.startTime, transfer: e.transferSize, body: e.encodedBodySize}))"""
 FIRST_CHART_JS = """
 window.__mainChartAt = null;
@@ -227,52 +227,43 @@ new MutationObserver(() => {
 
 def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_browser(server, browser):
     """plotly.js, the very file the plotly package ships (its version matches the figures' schema),
-    comes from the app itself (``ui.charts``). A new browser's first tab fetches it packed (gzipped once
-    on the server, never compressed again per request: ``ui.charts.PACKED``) and unpacks it, asked for
-    before the main figure's chart exists (while the page computes); once idle, it fetches the plain
-    file into the browser's cache. The browser's next tab loads the plain file from its cache, by its
-    address (so V8 keeps its compiled code: never for a ``blob:``), downloading nothing."""
+    comes from the app itself (``ui.plotly_js``). A new browser's first tab fetches it once, by its
+    address, asked for before the main figure's chart exists (while the page computes); the app's server
+    sends it gzipped once (the packed file's very bytes, never compressed again per request: about
+    1.5 MB). The browser's next tab loads it from its cache, by the same address (so V8 keeps its
+    compiled code), downloading nothing."""
     import gzip
     from importlib import resources
 
-    from plotly.offline import get_plotlyjs_version
+    from ui import plotly_js
 
-    plain = f"{server.url}/app/static/plotly-{get_plotlyjs_version()}.min.js"
-    packed = f"{plain}.gz"
+    plain = f"{server.url}/{plotly_js.ADDRESS}"
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     context.add_init_script(FIRST_CHART_JS)
     loaded = "() => document.querySelector('script[data-polarize=plotly]').src"
     try:
-        fetches, sources = [], []
+        fetches = []
         for _ in range(2):
             tab = context.new_page()
-            asked, finished = [], []
+            asked = []
             tab.on("request", lambda r, asked=asked: asked.append(r.url) if ".js" in r.url
                    and "plotly" in r.url.rsplit("/", 1)[-1] else None)
-            tab.on("requestfinished", lambda r, finished=finished: finished.append(r.url))
             tab.goto(server.url + "/")
             wait_for_figure(tab)
             wait_until_settled(tab)
-            sources.append(tab.evaluate(loaded))
-            if not fetches:  # the first tab keeps the plain file for the next, once idle
-                deadline = time.monotonic() + 120
-                while plain not in finished and time.monotonic() < deadline:
-                    tab.wait_for_timeout(100)  # the tab fetches it by itself
-                assert asked == [packed, plain], asked
-            else:
-                assert asked == [plain], asked  # from the cache: the packed file not asked
+            assert asked == [plain] and tab.evaluate(loaded) == plain, asked
             fetched = tab.evaluate(PLOTLY_FETCHES_JS)
             assert fetched[0]["start"] < tab.evaluate("() => window.__mainChartAt")
             fetches.append(fetched)
-        (first, kept), second = fetches
-        assert sources[0].startswith("blob:") and sources[1] == plain
-        asked_gzip = urllib.request.Request(packed, headers={"Accept-Encoding": "gzip"})
+        (first,), second = fetches
+        asked_gzip = urllib.request.Request(plain, headers={"Accept-Encoding": "gzip"})
         with urllib.request.urlopen(asked_gzip, timeout=60) as reply:
-            assert reply.headers.get("Content-Encoding") is None  # sent as it is, not compressed again
-            shipped = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
-            assert gzip.decompress(reply.read()) == shipped
-        assert first["url"] == packed and first["transfer"] >= first["body"] > 1e6  # packed: about 1.5 MB
-        assert kept["url"] == plain and kept["start"] > first["start"]
+            assert reply.headers.get("Content-Encoding") == "gzip"
+            sent = reply.read()
+        shipped = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+        assert gzip.decompress(sent) == shipped
+        assert sent == (plotly_js.STATIC / plotly_js.PACKED).read_bytes()  # packed once, sent as it is
+        assert first["url"] == plain and 1e6 < first["transfer"] < len(shipped) / 2  # gzipped: about 1.5 MB
         assert all(f["url"] == plain and f["transfer"] < 1e4 for f in second), second  # cache (or a 304)
     finally:
         context.close()

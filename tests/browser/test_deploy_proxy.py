@@ -30,7 +30,7 @@ from support.decks import two_visitors
 from support.proxy import NGINX, Layout, NginxProxy, affinity_cookie
 from support.stream_client import held_session, open_page, upload
 
-from ui import charts
+from ui import plotly_js
 
 pytest.importorskip("distributed")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -179,10 +179,10 @@ def test_downloads_uploads_and_static_files_on_each_replica(layout, browser, tmp
 
 
 def test_plotly_js_is_served_through_the_proxy_for_browsers_to_keep(layout):
-    """The figures' plotly.js (``ui.charts``), from a replica's own copy, named by its version: the proxy
+    """The figures' plotly.js (``ui.plotly_js``), from a replica's own copy, named by its version: the proxy
     tells browsers to keep it (a new version is a new address)."""
     proxy = layout["proxy"]
-    with urllib.request.urlopen(f"{proxy.url}/{charts.ADDRESS}", timeout=60) as reply:
+    with urllib.request.urlopen(f"{proxy.url}/{plotly_js.ADDRESS}", timeout=60) as reply:
         body, headers = reply.read(), reply.headers
     assert headers.get_content_type().endswith("javascript") and b"plotly.js v" in body[:100]
     caching = ", ".join(headers.get_all("Cache-Control") or [])
@@ -190,11 +190,11 @@ def test_plotly_js_is_served_through_the_proxy_for_browsers_to_keep(layout):
 
 
 def test_the_proxy_keeps_plotly_js_once_a_replica_has_served_it(layout):
-    """A hall's new browsers each fetch plotly.js, which a replica compresses anew for each (Streamlit
-    gzips the 4.8 MB plain file, about 0.15 CPU-s): through the proxy only the first request of an
-    encoding reaches a replica, the rest are the proxy's copy, whole and the same."""
+    """A hall's new browsers each fetch plotly.js, which a replica sends packed (gzipped once,
+    ``ui.plotly_js``): through the proxy only the first request of an encoding reaches a replica, the rest
+    are the proxy's copy, whole and the same."""
     proxy = layout["proxy"]
-    path = f"/{charts.ADDRESS}"
+    path = f"/{plotly_js.ADDRESS}"
     bodies = []
     for _ in range(3):  # an encoding of its own (the proxy keeps one copy for each)
         request = urllib.request.Request(proxy.url + path, headers={"Accept-Encoding": "gzip"})

@@ -43,7 +43,8 @@ from support.figures import page_figure
 from polarize.plots.display import Display
 from polarize.web.fit import fit
 from polarize.web.view import Plot, View
-from ui.charts import chart, publish
+from ui.charts import chart
+from ui.plotly_js import publish
 
 publish(Path(__file__).parent / "static")
 phone, present = st.query_params.get("phone") == "1", st.query_params.get("present") == "1"

@@ -1,7 +1,8 @@
 """Helpers to drive the real app in headless Chromium (used by tests/browser/ and benchmarks/browser.py).
 
-- ``AppServer``: ``streamlit run app.py`` on a free local port, as a subprocess, with its own
-  log and home folder, waited for until it serves, stopped (only that process group) on exit;
+- ``AppServer``: ``streamlit run server.py`` (the app as ``./run app`` serves it) on a free local port,
+  as a subprocess, with its own log and home folder, waited for until it serves, stopped (only that
+  process group) on exit;
 - ``launch_browser``: the system Chromium (Debian's ``/usr/bin/chromium``) through
   Playwright's sync API, headless, with a fresh profile;
 - ``Tabs`` and ``Views``: a module's tests' pages opened in kept tabs, one per view;
@@ -81,7 +82,8 @@ def free_port() -> int:
 
 
 class AppServer:
-    """``streamlit run app.py`` on a free port; use as a context manager.
+    """``streamlit run server.py`` (the app as ``./run app`` serves it) on a free port; use as a context
+    manager.
 
     Parameters
     ----------
@@ -90,8 +92,8 @@ class AppServer:
     timeout : float
         Seconds to wait for the server to answer its health check.
     script : path, optional
-        Another script to serve instead of ``app.py`` (run from the repository's root, so it can
-        import ``ui``).
+        Another script to serve instead of ``server.py`` (run from the repository's root, so it can
+        import ``ui``): ``app.py`` is the app as ``streamlit run app.py`` serves it.
 
     Attributes
     ----------
@@ -101,7 +103,7 @@ class AppServer:
     """
 
     def __init__(self, env: dict[str, str] | None = None, timeout: float = 60.0,
-                 script: str | Path = "app.py"):
+                 script: str | Path = "server.py"):
         self.script = str(script)
         self._take_port()
         # Its own home, and the defaults of a host that sets no POLARIZE_* variable (a visitor's decks

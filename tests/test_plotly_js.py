@@ -1,0 +1,117 @@
+"""plotly.js, the app's own copy (``ui.plotly_js``): published once with a packed copy, and served by the
+app's server's route packed as it is (``Content-Encoding: gzip``) or plain, whatever the folder holds.
+
+The route is called here as Starlette calls it (an ASGI scope); tests/browser/test_browser.py fetches it
+from the real server and watches a browser load it."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from ui import charts, plotly_js
+
+SHIPPED = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+
+
+def test_plotly_js_is_published_with_a_copy_packed_once(tmp_path):
+    """``publish``: the plotly package's own plotly.min.js, and beside it the same bytes gzipped once
+    (``PACKED``, what the route sends); a second call writes nothing again."""
+    written = plotly_js.publish(tmp_path)
+    packed = tmp_path / plotly_js.PACKED
+    assert written == tmp_path / plotly_js.PLOTLY_JS and written.read_bytes() == SHIPPED
+    assert plotly_js.ADDRESS == f"app/static/{plotly_js.PLOTLY_JS}"
+    assert plotly_js.PACKED == f"{plotly_js.PLOTLY_JS}.gz"
+    assert gzip.decompress(packed.read_bytes()) == SHIPPED and len(packed.read_bytes()) < len(SHIPPED) / 2
+    for path in (written, packed):
+        path.touch()
+    touched = {path: path.stat().st_mtime_ns for path in (written, packed)}
+    assert plotly_js.publish(tmp_path) == written
+    assert {path: path.stat().st_mtime_ns for path in (written, packed)} == touched  # not written again
+    packed.unlink()  # a folder published before there was a packed copy gets one
+    plotly_js.publish(tmp_path)
+    assert gzip.decompress(packed.read_bytes()) == SHIPPED
+    head = json.loads(charts.payload({"data": [], "layout": {}, "frames": []}).split(b"\n", 1)[0])
+    assert head["plotly"] == plotly_js.ADDRESS
+
+
+def test_a_published_folder_that_cannot_take_the_packed_copy_still_serves_plotly_js(tmp_path, monkeypatch,
+                                                                                  caplog):
+    """``publish`` into a folder holding plotly.js but no packed copy, which cannot be written (an app
+    folder published before there was one, read-only): the plain file is kept and served (``route``),
+    said in the log, never an error."""
+    plotly_js.publish(tmp_path)
+    (tmp_path / plotly_js.PACKED).unlink()
+
+    def read_only(source, target):
+        raise PermissionError(13, "Permission denied", str(target))
+
+    monkeypatch.setattr(plotly_js, "_pack", read_only)
+    assert plotly_js.publish(tmp_path) == tmp_path / plotly_js.PLOTLY_JS
+    assert "could not be packed" in caplog.text
+    status, headers, body = _get(tmp_path, {"accept-encoding": "gzip"})
+    assert status == 200 and "content-encoding" not in headers and body == SHIPPED
+
+
+@pytest.mark.parametrize(("accept", "takes"), [
+    ("gzip, deflate, br, zstd", True), ("br;q=1.0, gzip;q=0.8", True), ("GZIP", True), ("*", True),
+    ("x-gzip", True), ("", False), ("identity", False), ("br", False), ("gzip;q=0", False),
+    ("gzip; q=0.000, br", False), ("gzip;q=0.001", True),
+])
+def test_a_request_takes_gzip_as_its_accept_encoding_says(accept, takes):
+    assert plotly_js.takes_gzip(accept) is takes
+
+
+def _get(folder: Path, headers: dict[str, str], method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """``route(folder)`` asked for plotly.js as Starlette asks it (an ASGI scope): status, headers, body."""
+    scope = {"type": "http", "method": method, "path": f"/{plotly_js.ADDRESS}", "root_path": "",
+             "headers": [(k.encode(), v.encode()) for k, v in headers.items()], "query_string": b"",
+             "http_version": "1.1", "scheme": "http", "server": ("127.0.0.1", 80)}
+    sent: list[dict] = []
+    asked: list[bool] = []
+
+    async def receive() -> dict:  # the request, then nothing (the client waits): no disconnect
+        if asked:
+            await asyncio.Event().wait()
+        asked.append(True)
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(plotly_js.route(folder).handle(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+
+
+def test_the_route_sends_the_packed_file_as_it_is_to_a_browser_and_the_plain_one_otherwise(tmp_path):
+    """A browser (gzip) gets the packed file's very bytes, said gzip-encoded: never compressed again; a
+    client that takes no gzip gets the plain file; both as JavaScript a browser will run (nosniff)."""
+    plotly_js.publish(tmp_path)
+    status, headers, body = _get(tmp_path, {"accept-encoding": "gzip, deflate, br"})
+    assert status == 200 and body == (tmp_path / plotly_js.PACKED).read_bytes()
+    assert headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
+    assert headers["content-type"].startswith("text/javascript")
+    assert headers["x-content-type-options"] == "nosniff"
+    assert gzip.decompress(body) == SHIPPED
+    status, headers, body = _get(tmp_path, {"accept-encoding": "identity"})
+    assert status == 200 and "content-encoding" not in headers and body == SHIPPED
+    status, headers, body = _get(tmp_path, {"accept-encoding": "gzip"}, method="HEAD")
+    assert status == 200 and body == b"" and int(headers["content-length"]) == len(
+        (tmp_path / plotly_js.PACKED).read_bytes())
+
+
+def test_the_route_publishes_plotly_js_first_and_says_when_it_cannot(tmp_path, monkeypatch):
+    """Asked before any page has run (nothing published yet), the route publishes it; a folder that cannot
+    be written is a 503 in words, never a traceback."""
+    status, _, body = _get(tmp_path / "static", {"accept-encoding": "gzip"})
+    assert status == 200 and gzip.decompress(body) == SHIPPED
+    monkeypatch.setattr(plotly_js, "publish", lambda folder: None)
+    status, _, body = _get(tmp_path / "elsewhere", {})
+    assert status == 503 and b"plotly.js could not be written" in body
