@@ -24,6 +24,7 @@ from support.cluster import (
     DaskCluster,
     cluster_fixture,
     counted,
+    noted,
     start_worker,
     unused_address,
     wait_workers,
@@ -119,10 +120,7 @@ def test_a_run_whose_worker_is_lost_is_run_again(on_cluster, tmp_path):
                                                                             timeout=120)))
     helper.start()
     try:
-        deadline = time.monotonic() + 60
-        while not log.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        victim = int(log.read_text().split()[0])
+        victim = noted(log)[0]
         os.kill(victim, signal.SIGKILL)  # the worker running it dies (no nanny restarts it)
         # A replacement, stopped with the module's cluster: two workers for the tests after this one.
         replacement = start_worker(on_cluster["file"], "replacement", on_cluster["folder"] / "r.log")
@@ -154,10 +152,7 @@ def test_a_run_whose_task_the_scheduler_forgets_is_sent_again(on_cluster, tmp_pa
     helper = threading.Thread(target=run)
     helper.start()
     try:
-        deadline = time.monotonic() + 60
-        while not log.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert log.exists()  # it runs on a worker
+        noted(log)  # it runs on a worker
         key = app_cluster.task_key(counted, (str(log), 5.0, 3.0))
         with Client(on_cluster["address"], timeout="20s", set_as_default=False) as other:
             other.cancel([Future(key, client=other)], force=True)
@@ -204,10 +199,7 @@ def test_the_time_limit_counts_from_the_runs_start_on_a_worker(tmp_path, monkeyp
             try:
                 assert app_cluster.connected() is not None  # connected before: the run is sent at once
                 ahead = other_replica.submit(counted, str(runs), 0.0, 10.0, key="the-other-replicas-run")
-                deadline = time.monotonic() + 60
-                while not runs.exists() and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                assert runs.exists()  # it holds the worker now, for 10 s
+                noted(runs)  # it holds the worker now, for 10 s
                 answer = call_with_timeout(counted, str(runs), 1.0, 0.5, timeout=5.0)
                 assert answer["value"] == 1.0 and ahead.result(timeout=60)["value"] == 0.0
                 assert len(runs.read_text().split()) == 2  # the other's, then this one (one worker thread)
@@ -361,9 +353,7 @@ def test_a_run_whose_only_worker_is_restarted_waits_for_it(tmp_path, monkeypatch
             waiting = threading.Thread(target=run)
             waiting.start()
             deadline = time.monotonic() + 60
-            while not runs.exists() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            victim = int(runs.read_text().split()[0])
+            victim = noted(runs)[0]
             os.kill(victim, signal.SIGKILL)
             while len(workerless) < 2 and waiting.is_alive() and time.monotonic() < deadline + 60:
                 time.sleep(0.05)

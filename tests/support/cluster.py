@@ -131,6 +131,18 @@ def cluster_fixture(workers: int = 2) -> Any:
     return cluster
 
 
+def noted(log: Path, within: float = 60.0) -> list[int]:
+    """The pids ``log`` holds once a task has noted its start there (``counted``, ``gated``): waits for a
+    whole line, not for the file, which exists, empty, from the task's ``open`` to its ``write``."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        text = log.read_text() if log.exists() else ""
+        if text.endswith("\n"):
+            return [int(pid) for pid in text.split()]
+        time.sleep(0.05)
+    raise AssertionError(f"no task noted its start in {log} within {within:g} s")
+
+
 def counted(log: str, value: float, seconds: float) -> dict[str, Any]:
     """A task that notes each time it runs (its worker's pid, a line in ``log``), waits, and returns.
 
