@@ -7,6 +7,7 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``state``: the controls' values in a session, from a link or as left; the address;
 - ``sidebar``: one widget per control; ``starts``: "Reset to preset", "New random start";
 - ``blocks``: one drawing function per block of a view; ``charts``: the figures' chart element;
+  ``plotly_js``: the app's own plotly.js, its files and the route of ``server.py`` that sends it;
 - ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);
 - ``deck_show``: presenting a deck; ``deckbar``: "Present or add to a deck";
 - ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size;
