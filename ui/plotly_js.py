@@ -23,17 +23,19 @@ import logging
 import os
 import re
 import shutil
+import threading
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from plotly.offline import get_plotlyjs_version
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-__all__ = ["ADDRESS", "PACKED", "PLOTLY_JS", "STATIC", "publish", "route"]
+__all__ = ["ADDRESS", "PACKED", "PLOTLY_JS", "STATIC", "publish", "route", "takes_gzip"]
 
 PLOTLY_JS = f"plotly-{get_plotlyjs_version()}.min.js"
 """plotly.js's name in the app's static folder: its version in it, so that a cached copy is never stale."""
@@ -93,8 +95,9 @@ def _pack(source: Path, target: Path) -> None:
 
 def _written(target: Path, write: Callable[[Path], Any]) -> None:
     """``write(partial)`` a file aside, then rename it ``target``: a server reading it meanwhile never
-    sees half a file."""
-    partial = target.with_name(f".{target.name}.{os.getpid()}")
+    sees half a file, and two writers (a session's first run and the route, in two threads) never share
+    the file aside."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
     write(partial)
     os.replace(partial, target)
 
@@ -115,7 +118,8 @@ def route(folder: Path = STATIC) -> Route:
 
     async def plotly_js(request: Request) -> Response:
         plain, packed = folder / PLOTLY_JS, folder / PACKED
-        if not plain.is_file() and publish(folder) is None:
+        # Off the event loop, which sends every session's messages: packing takes about a second.
+        if not plain.is_file() and await run_in_threadpool(publish, folder) is None:
             return PlainTextResponse("plotly.js could not be written: see the server's log", status_code=503)
         nosniff = {"X-Content-Type-Options": "nosniff"}
         if packed.is_file() and takes_gzip(request.headers.get("accept-encoding", "")):
