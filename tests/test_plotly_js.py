@@ -6,13 +6,13 @@ from the real server and watches a browser load it."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from support.asgi import ask
 
 from ui import charts, plotly_js
 
@@ -69,25 +69,7 @@ def test_a_request_takes_gzip_as_its_accept_encoding_says(accept, takes):
 
 def _get(folder: Path, headers: dict[str, str], method: str = "GET") -> tuple[int, dict[str, str], bytes]:
     """``route(folder)`` asked for plotly.js as Starlette asks it (an ASGI scope): status, headers, body."""
-    scope = {"type": "http", "method": method, "path": f"/{plotly_js.ADDRESS}", "root_path": "",
-             "headers": [(k.encode(), v.encode()) for k, v in headers.items()], "query_string": b"",
-             "http_version": "1.1", "scheme": "http", "server": ("127.0.0.1", 80)}
-    sent: list[dict] = []
-    asked: list[bool] = []
-
-    async def receive() -> dict:  # the request, then nothing (the client waits): no disconnect
-        if asked:
-            await asyncio.Event().wait()
-        asked.append(True)
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-
-    asyncio.run(plotly_js.route(folder).handle(scope, receive, send))
-    start = next(m for m in sent if m["type"] == "http.response.start")
-    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}, body
+    return ask(plotly_js.route(folder), f"/{plotly_js.ADDRESS}", headers, method)
 
 
 def test_the_route_sends_the_packed_file_as_it_is_to_a_browser_and_the_plain_one_otherwise(tmp_path):

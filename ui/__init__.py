@@ -11,6 +11,7 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);
 - ``deck_show``: presenting a deck; ``deckbar``: "Present or add to a deck";
 - ``transport``: the animated figures' keys and step buttons; ``viewport``: the window's size;
+  ``window_cookie``: the window's width in the viewport's cookie, written by the page's head;
 - ``uploads``: what one session's uploaded files may hold in memory; an upload to another replica's session.
 
 Importing it imports nothing else (and does no work): the app's modules are imported by

@@ -13,9 +13,12 @@ What the server does not need is not measured: the window's height and where the
 The chart element fits each figure to the room below its top in the browser (``ui.charts``), its
 bands and its crowding (tick labels, y titles, the notes of short panels), from the description the
 server writes in the figure (``polarize.plots.present_figure``). So a first visit in the window the
-server assumes is one script run, its figure drawn at once; a phone's, a dark or a wider window's
-reruns the view's fragment once, for what changes the figures' content: the phone's stacked panels,
-the dark palette, the column's width (the tables' layout, the titles' wrapping).
+server assumes is one script run, its figure drawn at once; so is one in any window when the app's
+server (``server.py``) has put in the page's head the script that writes the window's width into the
+cookie before the session starts (``ui.window_cookie``). A page resized by a step, a theme switched,
+or (served without that script) a phone's or a wider window's first visit reruns the view's fragment
+once, for what changes the figures' content: the phone's stacked panels, the dark palette, the
+column's width (the tables' layout, the titles' wrapping).
 """
 
 from __future__ import annotations
@@ -102,27 +105,24 @@ def remembered(text: Any) -> dict[str, Any] | None:
     return {name: saved.get(name) for name in _POSTED}
 
 
-def _posted() -> Any:
-    """What the page posted this session, else what its browser's cookie remembers, else None."""
-    state = st.session_state.get(KEY)
-    posted = state.get(STATE) if isinstance(state, Mapping) else None
-    if posted is not None:
-        return posted
-    return remembered(st.context.cookies.get(COOKIE))
-
-
-def _theme_dark() -> bool:
-    """Whether the browser said it shows a dark theme with this run (``st.context.theme``; a first
-    load may not know yet: the page then posts its theme)."""
-    return st.context.theme.type == "dark"
+def _theme() -> dict[str, bool]:
+    """The theme the browser said with this run (``st.context.theme``), as a post says it; empty when it
+    has not said (a first load may not know yet: the page then posts its theme)."""
+    kind = st.context.theme.type
+    return {} if kind is None else {"dark": kind == "dark"}
 
 
 def last(*, presenting: bool, deck: bool) -> Display:
-    """The display as the page last posted it (``read``), or as its cookie remembers it; before either,
-    the default in the theme the browser asked for."""
-    posted = _posted()
+    """The display as the page last posted it (``read``); before it has posted in this session, as its
+    cookie remembers it (perhaps the window's width alone, written by the page's head:
+    ``ui.window_cookie``); the theme, where neither says it, as the browser says it; before either, the
+    default."""
+    state = st.session_state.get(KEY)
+    posted = state.get(STATE) if isinstance(state, Mapping) else None
     if posted is None:
-        posted = {"dark": _theme_dark()}
+        posted = remembered(st.context.cookies.get(COOKIE)) or {}
+    if posted.get("dark") is None:
+        posted = {**posted, **_theme()}
     return read(posted, presenting=presenting, deck=deck)
 
 

@@ -1,9 +1,10 @@
 """How often the page's script runs, and how often a figure is sent, in headless Chromium (issue 31).
 
-Counted from what the server sends the tab (``support.wire``), never timed: a first visit in the window
-the server assumes (1280 x 720) is one run of the page's script, which sends the figure once (the chart
-element fits it to the room below its top); another window's posts its measure, and the view's
-fragment runs once more; a changed control is one run and one figure; the
+Counted from what the server sends the tab (``support.wire``), never timed: a first visit in any window
+is one run of the page's script, which sends the figure once (the page's head told the session the
+window's width: ``ui.window_cookie``; the chart element fits the figure to the room below its top); a
+window resized by a step posts its measure, and the view's fragment runs once more; a changed control
+is one run and one figure; the
 parts that change alone (the "Keep playing" toggle, the deck box) rerun alone, sending no figure.
 Skipped, with the reason, when Debian's /usr/bin/chromium (or Playwright) is missing.
 """
@@ -33,14 +34,22 @@ def _until(page, done, timeout: float = 60.0) -> None:
         page.wait_for_timeout(50)
 
 
-def _opened(server, browser, width: int, height: int):
-    """The Explorer opened in a new session, settled; its page and the wire counting from the start."""
-    context = browser.new_context(viewport={"width": width, "height": height})
+def _opened(server, browser, width: int, height: int, *, scheme: str = "light",
+            first: tuple[int, int] | None = None):
+    """The Explorer opened in a new session, settled; its page and the wire counting from the start. With
+    ``first``, the page opens in a window that size, then is resized to the context's."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
     page = context.new_page()
     wire = listen(page)
+    if first is not None:
+        page.set_viewport_size({"width": first[0], "height": first[1]})
     page.goto(server.url + "/")
     wait_for_figure(page)
     wait_until_settled(page)
+    if first is not None:
+        page.set_viewport_size({"width": width, "height": height})
+        _until(page, lambda: wire.fragment_runs > 0)
+        wait_until_settled(page)
     return context, page, wire
 
 
@@ -54,8 +63,9 @@ def explorer(server, browser):
 
 @pytest.fixture
 def wide(server, browser):
-    """The Explorer in a window the server does not assume: the page posts its measure."""
-    context, page, wire = _opened(server, browser, 1920, 1080)
+    """The Explorer opened in the assumed window, then widened to 1920 x 1080: the page posts its
+    measure."""
+    context, page, wire = _opened(server, browser, 1920, 1080, first=(1280, 720))
     yield page, wire
     context.close()
 
@@ -70,7 +80,19 @@ def test_a_first_visit_is_one_script_run_and_sends_the_figure_once(explorer):
     assert wire.measures == []  # the server assumed this window: nothing to post, no fragment run
 
 
-def test_another_window_posts_its_measure_once_and_the_figure_is_drawn_once(wide):
+@pytest.mark.parametrize(("width", "height", "scheme"), [(1920, 1080, "light"), (390, 844, "dark")])
+def test_a_first_visit_in_another_window_is_one_script_run_too(server, browser, width, height, scheme):
+    """Issue 41: a wide screen's or a phone's first visit (here a dark one) posted its measure and reran
+    the view's fragment; the page's head now tells the first run the window (``ui.window_cookie``)."""
+    context, page, wire = _opened(server, browser, width, height, scheme=scheme)
+    try:
+        assert wire.counts()[:4] == (1, 0, _charts(page), 0)
+        assert wire.measures == []
+    finally:
+        context.close()
+
+
+def test_a_resized_window_posts_its_measure_once_and_the_figure_is_drawn_once(wide):
     page, wire = wide
     full, fragments, sent, referenced, _ = wire.counts()
     assert (full, len(wire.measures)) == (1, 1), wire.measures
@@ -119,7 +141,7 @@ def test_no_fragment_is_drawn_inside_another(wide):
     queue drops the outer one's, not the inner one's), and they then address places the dropped
     ones never made: the frontend threw and left a blank page (seen on first visits under load)."""
     _, wire = wide
-    assert wire.fragment_runs >= 1  # the view's, after the page posted its measure
+    assert wire.fragment_runs >= 1  # the view's, after the resized page posted its measure
     assert wire.strays == []
 
 
