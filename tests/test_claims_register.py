@@ -486,6 +486,8 @@ DOCUMENTS: dict[str, str] = {
     "In one experiment (first visits taken in turn from servers": "observed",
     "Streamlit alone 2.17 s): a controls element of the app's own": "observed",
     "Served by `streamlit run app.py` instead of `server.py`, a new": "observed",
+    "A first visit in another window is one run of the script too:":
+        "tests/browser/test_fragments_browser.py::test_a_first_visit_in_another_window_is_one_script_run_too",
     "`server.py`: the app's server (`streamlit run server.py`,":
         "tests/test_plotly_js.py::test_the_route_sends_the_packed_file_as_it_is_to_a_browser_and_the_plain_one_otherwise",
     "| | first visit | same browser again | \"New random": "observed",
@@ -699,8 +701,8 @@ DOCUMENTS: dict[str, str] = {
         "tests/browser/test_layout_viewport_browser.py::test_the_element_is_in_the_page_s_own_dom_not_an_iframe",
     "Then 3: the renderer no longer holds the main figure":
         "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
-    "Left of 3: a window the server does not assume still":
-        "tests/browser/test_fragments_browser.py::test_another_window_posts_its_measure_once_and_the_figure_is_drawn_once",
+    "The rest of 3: a window the server does not assume cost one run":
+        "tests/browser/test_fragments_browser.py::test_a_first_visit_in_another_window_is_one_script_run_too",
     "That is built: `presented` says in the description what": "tests/browser/test_fit_browser.py",
     "Without a measure, the server fits for the room under": "setting",
     "**The fit, twice, from that description.** Python keeps": "setting",
