@@ -15,6 +15,9 @@ Playwright) through it, the server warm (each page opened once, unmeasured, firs
   Streamlit draws a new figure twice, the second time at its container's measured width);
 - browser seen: the same in a new tab of a browser that has shown the page (a new session, the
   window's measure in its cookie, ``ui.viewport.COOKIE``, where it posted one);
+- phone visit: a first visit in a phone's window, 390x844 (``PHONE``), counted as the others: the
+  page's head has told the first run its window (``ui.window_cookie``), so it posts no measure and
+  runs no fragment;
 - changed control: from committing a new seed until the new figure is drawn (a new seed each
   time, so every run is simulated, never served from the cache);
 - cached control: the same, going back to a seed already shown;
@@ -93,6 +96,8 @@ from support.wire import frame_kind, listen, listen_dash  # noqa: E402
 
 PAGES = {"explorer": "/", "normalizers": "/normalizers", "losses": "/losses"}
 """The pages measured: the Explorer and two comparison pages, each by its address."""
+PHONE = (390, 844)
+"""A phone's window, in which each page's first visit is counted once."""
 
 # Before any page script: every long task of the page's main thread, the time of the last change
 # inside the main figure (MAIN, its Plotly element: Plotly's drawing is changes of its nodes; Streamlit
@@ -481,8 +486,8 @@ def first_visits(browser: Any, url: str, server: Any, runs: int, target: Target 
 
 def measure_page(browser: Any, server: Any, path: str, runs: int, *,
                  timeout: float = 120.0) -> dict[str, list[Measure]]:
-    """First visits (within ``timeout`` seconds each: a cold server's first is longer), changed and
-    cached controls on one page."""
+    """First visits (within ``timeout`` seconds each: a cold server's first is longer), visits of the
+    same browser, a phone's first visit, changed and cached controls on one page."""
     url = server.url + path
     visits, page, wire = first_visits(browser, url, server, runs, timeout=timeout)
     # The same browser again, a new session (a new tab): it has measured this page before.
@@ -491,6 +496,8 @@ def measure_page(browser: Any, server: Any, path: str, runs: int, *,
         measured, tab, _ = first_visit(browser, url, server, context=page.context)
         again.append(measured)
         tab.close()
+    phone, tab, _ = first_visit(browser, url, server, viewport=PHONE)
+    tab.context.close()
     shown = [int(page.get_by_role("spinbutton", name="Seed").input_value())]
     changes, cached = [], []
     for i in range(runs):
@@ -500,8 +507,8 @@ def measure_page(browser: Any, server: Any, path: str, runs: int, *,
         # Back and forth between the last two seeds shown: each is cached, each differs from now.
         cached.append(change_seed(page, wire, shown[-2 + i % 2]))
     page.context.close()
-    return {"first visit": visits, "browser seen": again, "changed control": changes,
-            "cached control": cached}
+    return {"first visit": visits, "browser seen": again, "phone visit": [phone],
+            "changed control": changes, "cached control": cached}
 
 
 PEER_KINDS = {"first visit": "first visit", "browser seen": "same browser again",
@@ -583,8 +590,9 @@ def count_failures(name: str, kind: str, measures: list[Measure]) -> list[str]:
         # A window the server did not assume (not 1280 px wide) posts its measure: one fragment
         # run, no more, but for a page whose layout moved after (seen at load): one a measure; the
         # run sends each figure again (by reference where it did not change). The window measured
-        # here is the assumed one: a visit posts nothing. A browser seen before: no fragment run.
-        most = max(0 if kind == "browser seen" else 1, m.posted)
+        # here is the assumed one: a visit posts nothing. A browser seen before, or a phone's first
+        # visit (its window told by the page's head): no fragment run, no measure.
+        most = 0 if kind == "phone visit" else max(0 if kind == "browser seen" else 1, m.posted)
         drawn_once = m.figures <= sent + referenced <= m.figures * (1 + fragments)
         if full != 1 or fragments > most or not drawn_once:
             failures.append(f"{name} {kind}: {full} full run(s) + {fragments} fragment, "

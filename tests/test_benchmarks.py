@@ -69,7 +69,7 @@ FIGURES = {
           rf"(main thread +{NUMBER} s  )?runs 1 \+ \d fragment  figures sent \d of \d "
           rf"\(\+\d by reference, \d+ kB\)"
           for page in ("explorer", "normalizers", "losses")
-          for kind in ("first visit", "browser seen", "changed control", "cached control")),
+          for kind in ("first visit", "browser seen", "phone visit", "changed control", "cached control")),
         r"counts: one full script run and each figure sent once, per visit and per change: met$",
     ]),
     # The app against Streamlit alone and Dash: one run (Dash: one callback) and each figure sent once
