@@ -695,6 +695,8 @@ DOCUMENTS: dict[str, str] = {
     "The server fits each figure to the display it assumes": "tests/browser/test_fit_browser.py",
     "The viewport element (`ui/viewport.py`, a components v2 e":
         "tests/browser/test_fragments_browser.py::test_a_first_visit_is_one_script_run_and_sends_the_figure_once",
+    "Served without it (`streamlit run app.py`), a phone's or a":
+        "tests/browser/test_layout_viewport_browser.py::test_a_phone_window_is_a_phone_after_one_rerun",
     "The element reads only what Streamlit documents: the mai":
         "tests/screen/test_layout_viewport.py::test_the_element_is_a_component_v2_reading_nothing_streamlit_does_not_document",
     "The measure is no iframe any more: a components v2 eleme":
