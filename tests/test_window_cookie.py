@@ -93,7 +93,7 @@ def test_the_script_is_told_the_viewport_s_cookie_and_step():
     rounded down to the same step. Its comments are not sent (they are whole lines), and nothing in it
     ends the tag."""
     text = TAG.decode()
-    args = json.loads(re.match(r"<script>const ARGS = (\{.*?\});", text)[1])
+    args = json.loads(re.search(r"\}\)\((\{.*?\})\);</script>$", text)[1])
     assert args == {"cookie": COOKIE, "step": STEP}
     assert "//" not in text.replace("://", "") and text.count("</script") == 1
     assert window_cookie.with_tag(b"<p>no head</p>") is None

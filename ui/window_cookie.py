@@ -38,12 +38,13 @@ _VALIDATORS = ("etag", "last-modified")
 
 
 def tag(cookie: str = COOKIE, step: int = STEP) -> bytes:
-    """The ``<script>`` put in a page's head: the script without its comment lines, given the cookie's name
-    and the step widths are rounded down to."""
+    """The ``<script>`` put in a page's head: the script's function without its comment lines, called with
+    the cookie's name and the step widths are rounded down to (nothing left in the page's globals)."""
     lines = [line for line in SCRIPT.read_text(encoding="utf-8").splitlines()
              if not line.lstrip().startswith("//")]
+    source = "\n".join(lines).strip()
     args = json.dumps({"cookie": cookie, "step": step})
-    return f"<script>const ARGS = {args};\n{chr(10).join(lines)}</script>".encode()
+    return f"<script>({source})({args});</script>".encode()
 
 
 _TAG = tag()

@@ -1,16 +1,16 @@
-// The window's width, written into the viewport's cookie while the page's head is read (ui/window_cookie.py
-// puts this in every page the app's server sends, after the viewport's meta tag): before Streamlit's
-// bundle runs, and so before it opens the session whose first run reads the cookie
-// (st.context.cookies). ARGS (set above by the server): the cookie's name and the step widths are
-// rounded down to, as the viewport element rounds them (ui/viewport_frontend/viewport.js).
+// The window's width, written into the viewport's cookie while the page's head is read: ui/window_cookie.py
+// calls this function in every page the app's server sends, after the viewport's meta tag, with the
+// cookie's name and the step widths are rounded down to (as the viewport element rounds them,
+// ui/viewport_frontend/viewport.js). It runs before Streamlit's bundle, and so before the bundle opens
+// the session whose first run reads the cookie (st.context.cookies).
 //
 // A cookie the element wrote in a window this wide is kept (it knows the main column's width and the
 // theme measured); another is replaced by the width and the theme it measured (the column's width
-// differs in another window). Nothing written, nothing said, when
-// cookies cannot be written: the viewport element measures and posts, as before.
-(() => {
+// differs in another window). Where cookies cannot be written, nothing is written and nothing said:
+// the viewport element measures the page and posts, as before.
+(args) => {
   try {
-    const {cookie, step} = ARGS;
+    const {cookie, step} = args;
     const width = window.innerWidth;
     if (!width) return;
     const window_ = Math.max(step, Math.floor(width / step) * step);
@@ -29,4 +29,4 @@
   } catch (error) {
     // No cookie: the viewport element measures the page and posts what the server assumed wrong.
   }
-})();
+}
