@@ -120,9 +120,10 @@ def last(*, presenting: bool, deck: bool) -> Display:
     state = st.session_state.get(KEY)
     posted = state.get(STATE) if isinstance(state, Mapping) else None
     if posted is None:
-        posted = remembered(st.context.cookies.get(COOKIE)) or {}
+        posted = remembered(st.context.cookies.get(COOKIE))
+    posted = dict(posted) if isinstance(posted, dict) else {}  # it comes from the browser
     if posted.get("dark") is None:
-        posted = {**posted, **_theme()}
+        posted.update(_theme())
     return read(posted, presenting=presenting, deck=deck)
 
 
