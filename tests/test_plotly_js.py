@@ -14,13 +14,18 @@ from pathlib import Path
 import pytest
 from support.asgi import ask
 
+from polarize.plots.display import Display
+from polarize.web.pages import PAGES
+from polarize.web.view import Columns, Folded, Plot
 from ui import charts, plotly_js
 
-SHIPPED = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+SHIPPED = plotly_js.SOURCE.read_bytes()
+"""What the app serves: the vendored cartesian bundle while it is the plotly package's version."""
+FULL = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
 
 
 def test_plotly_js_is_published_with_a_copy_packed_once(tmp_path):
-    """``publish``: the plotly package's own plotly.min.js, and beside it the same bytes gzipped once
+    """``publish``: plotly.js as the app serves it (``SOURCE``), and beside it the same bytes gzipped once
     (``PACKED``, what the route sends); a second call writes nothing again."""
     written = plotly_js.publish(tmp_path)
     packed = tmp_path / plotly_js.PACKED
@@ -38,6 +43,51 @@ def test_plotly_js_is_published_with_a_copy_packed_once(tmp_path):
     assert gzip.decompress(packed.read_bytes()) == SHIPPED
     head = json.loads(charts.payload({"data": [], "layout": {}, "frames": []}).split(b"\n", 1)[0])
     assert head["plotly"] == plotly_js.ADDRESS
+
+
+def test_the_cartesian_bundle_is_served_while_it_is_the_plotly_package_s_version(tmp_path):
+    """The vendored bundle is plotly.js's cartesian one at the version the plotly package ships (the
+    figures' schema), a third of the full bundle's size; a bundle of another version (or none, or a file
+    without its banner) is not served: the package's full plotly.js is, under its own name."""
+    assert plotly_js.vendored_version() == plotly_js.VERSION and plotly_js.CARTESIAN
+    assert plotly_js.SOURCE == plotly_js.VENDORED
+    assert plotly_js.PLOTLY_JS == f"plotly-cartesian-{plotly_js.VERSION}.min.js"
+    assert len(SHIPPED) < len(FULL) / 3 and SHIPPED.startswith(b"/**\n* plotly.js (cartesian - minified) v")
+    other = tmp_path / "other.min.js"
+    other.write_bytes(SHIPPED.replace(plotly_js.VERSION.encode(), b"0.0.1", 1))
+    assert plotly_js.vendored_version(other) == "0.0.1" != plotly_js.VERSION
+    other.write_bytes(FULL[:4096])
+    assert plotly_js.vendored_version(other) is None
+    assert plotly_js.vendored_version(tmp_path / "missing.js") is None
+
+
+def _trace_types(figure: dict) -> set[str]:
+    """The trace types a figure dict draws, in its data and its frames (a trace without one: scatter)."""
+    traces = [*figure.get("data", []), *(t for f in figure.get("frames", []) for t in f.get("data", []))]
+    return {trace.get("type", "scatter") for trace in traces}
+
+
+def _figures(blocks):
+    for block in blocks:
+        if isinstance(block, Plot):
+            yield block.key, block.figure
+        elif isinstance(block, Columns):
+            for column in block.columns:
+                yield from _figures(column)
+        elif isinstance(block, Folded):
+            yield from _figures(block.blocks)
+
+
+@pytest.mark.parametrize("spec", [p for p in PAGES if p.name != "deck"], ids=lambda p: p.name)
+def test_every_figure_of_every_page_is_made_of_traces_the_bundle_draws(spec):
+    """plotly.js's cartesian bundle draws no other trace type (a trace of another type is not drawn):
+    every figure of every page, at its defaults, on a desktop and on a phone, is made of ``TRACES``."""
+    for phone in (False, True):
+        view = spec.show(spec.make_job(spec.defaults(None)), Display(width=390 if phone else 1280))
+        drawn = dict(_figures(view.blocks))
+        assert drawn, f"{spec.name} drew no figure"
+        for name, figure in drawn.items():
+            assert _trace_types(figure) <= plotly_js.TRACES, (spec.name, name, _trace_types(figure))
 
 
 def test_a_published_folder_that_cannot_take_the_packed_copy_still_serves_plotly_js(tmp_path, monkeypatch,

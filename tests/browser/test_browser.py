@@ -226,14 +226,14 @@ new MutationObserver(() => {
 
 
 def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_browser(server, browser):
-    """plotly.js, the very file the plotly package ships (its version matches the figures' schema),
+    """plotly.js at the version the plotly package ships (the figures' schema), its cartesian bundle,
     comes from the app itself (``ui.plotly_js``). A new browser's first tab fetches it once, by its
     address, asked for before the main figure's chart exists (while the page computes); the app's server
     sends it gzipped once (the packed file's very bytes, never compressed again per request: about
-    1.5 MB). The browser's next tab loads it from its cache, by the same address (so V8 keeps its
-    compiled code), downloading nothing."""
+    0.5 MB). The bundle is the version said and draws the trace types ``TRACES`` says, no fewer. The
+    browser's next tab loads it from its cache, by the same address (so V8 keeps its compiled code),
+    downloading nothing."""
     import gzip
-    from importlib import resources
 
     from ui import plotly_js
 
@@ -255,15 +255,18 @@ def test_plotly_js_is_the_apps_own_fetched_once_per_tab_early_and_kept_by_the_br
             fetched = tab.evaluate(PLOTLY_FETCHES_JS)
             assert fetched[0]["start"] < tab.evaluate("() => window.__mainChartAt")
             fetches.append(fetched)
+            schema = "() => [Plotly.version, Object.keys(Plotly.PlotSchema.get().traces)]"
+            version, traces = tab.evaluate(schema)
+            assert version == plotly_js.VERSION and plotly_js.TRACES <= set(traces), (version, traces)
         (first,), second = fetches
         asked_gzip = urllib.request.Request(plain, headers={"Accept-Encoding": "gzip"})
         with urllib.request.urlopen(asked_gzip, timeout=60) as reply:
             assert reply.headers.get("Content-Encoding") == "gzip"
             sent = reply.read()
-        shipped = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
+        shipped = plotly_js.SOURCE.read_bytes()
         assert gzip.decompress(sent) == shipped
         assert sent == (plotly_js.STATIC / plotly_js.PACKED).read_bytes()  # packed once, sent as it is
-        assert first["url"] == plain and 1e6 < first["transfer"] < len(shipped) / 2  # gzipped: about 1.5 MB
+        assert first["url"] == plain and 2e5 < first["transfer"] < len(shipped) / 2  # gzipped: about 0.5 MB
         assert all(f["url"] == plain and f["transfer"] < 1e4 for f in second), second  # cache (or a 304)
     finally:
         context.close()
