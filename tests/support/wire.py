@@ -41,6 +41,9 @@ class Wire:
     ----------
     full_runs, fragment_runs : int
         Runs of the page's script, and runs of fragments alone.
+    ended : int
+        Runs (of either kind) the server said had ended (``script_finished``): what a run sent
+        came before.
     sent, referenced : int
         Figures sent whole, and figures sent as a reference to one the tab holds (not drafts).
     drafts : int
@@ -61,6 +64,7 @@ class Wire:
 
     full_runs: int = 0
     fragment_runs: int = 0
+    ended: int = 0
     sent: int = 0
     referenced: int = 0
     drafts: int = 0
@@ -84,6 +88,8 @@ class Wire:
                 self.fragment_runs += 1
             else:
                 self.full_runs += 1
+        elif kind == "script_finished":
+            self.ended += 1
         elif kind == "delta" and self.running and msg.delta.fragment_id not in self.running:
             self.strays.append(f"{list(msg.metadata.delta_path)} of fragment {msg.delta.fragment_id or None}")
         elif drawn == "draft":
@@ -254,6 +260,8 @@ class DashWire:
         Always empty: a Dash page posts no measure (``Wire.measures``).
     held, held_bytes : int
         Always 0: a Dash page holds no figure ahead (``Wire.held``).
+    ended : int
+        The callbacks answered (``Wire.ended``): a callback ends as it answers.
     """
 
     answers: list[Any] = field(default_factory=list)
@@ -261,6 +269,10 @@ class DashWire:
     held: int = 0
     held_bytes: int = 0
     _read: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def ended(self) -> int:
+        return self.counts()[0]
 
     def counts(self) -> tuple[int, int, int, int, int]:
         """``(callbacks, 0, figures sent, 0, bytes of the answers that carried one)`` so far."""
