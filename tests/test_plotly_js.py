@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from ui import charts, plotly_js
 
 SHIPPED = plotly_js.SOURCE.read_bytes()
 """What the app serves: the vendored cartesian bundle while it is the plotly package's version."""
+ROOT = Path(__file__).resolve().parents[1]
 FULL = (resources.files("plotly") / "package_data" / "plotly.min.js").read_bytes()
 
 
@@ -59,6 +62,21 @@ def test_the_cartesian_bundle_is_served_while_it_is_the_plotly_package_s_version
     other.write_bytes(FULL[:4096])
     assert plotly_js.vendored_version(other) is None
     assert plotly_js.vendored_version(tmp_path / "missing.js") is None
+
+
+def test_a_plotly_package_of_another_version_serves_its_own_full_bundle(tmp_path):
+    """After an upgrade of plotly (its plotly.js another version than the vendored bundle's), the app
+    serves the package's full plotly.js under its own name, and its log says why: the figures' schema
+    is the package's. In a fresh interpreter, the package said to ship plotly.js 9.9.9."""
+    code = ("import logging, sys; from pathlib import Path; import plotly.offline as offline;"
+            "offline.get_plotlyjs_version = lambda: '9.9.9'; logging.basicConfig();"
+            "from ui import plotly_js as p;"
+            "print(p.CARTESIAN, p.PLOTLY_JS, p.publish(Path(sys.argv[1])).name)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=True)
+    assert done.stdout.split() == ["False", "plotly-9.9.9.min.js", "plotly-9.9.9.min.js"]
+    assert (tmp_path / "plotly-9.9.9.min.js").read_bytes() == FULL
+    assert "the full plotly.js is served" in done.stderr and "9.9.9" in done.stderr
 
 
 def _trace_types(figure: dict) -> set[str]:
