@@ -18,7 +18,6 @@ from support.asgi import ask
 
 from polarize.plots.display import Display
 from polarize.web.pages import PAGES
-from polarize.web.view import Columns, Folded, Plot
 from ui import charts, plotly_js
 
 SHIPPED = plotly_js.SOURCE.read_bytes()
@@ -85,24 +84,13 @@ def _trace_types(figure: dict) -> set[str]:
     return {trace.get("type", "scatter") for trace in traces}
 
 
-def _figures(blocks):
-    for block in blocks:
-        if isinstance(block, Plot):
-            yield block.key, block.figure
-        elif isinstance(block, Columns):
-            for column in block.columns:
-                yield from _figures(column)
-        elif isinstance(block, Folded):
-            yield from _figures(block.blocks)
-
-
 @pytest.mark.parametrize("spec", [p for p in PAGES if p.name != "deck"], ids=lambda p: p.name)
 def test_every_figure_of_every_page_is_made_of_traces_the_bundle_draws(spec):
     """plotly.js's cartesian bundle draws no other trace type (a trace of another type is not drawn):
     every figure of every page, at its defaults, on a desktop and on a phone, is made of ``TRACES``."""
     for phone in (False, True):
         view = spec.show(spec.make_job(spec.defaults(None)), Display(width=390 if phone else 1280))
-        drawn = dict(_figures(view.blocks))
+        drawn = {plot.key: plot.figure for plot in view.plots()}
         assert drawn, f"{spec.name} drew no figure"
         for name, figure in drawn.items():
             assert _trace_types(figure) <= plotly_js.TRACES, (spec.name, name, _trace_types(figure))
