@@ -23,7 +23,7 @@ from support.asgi import ask
 
 from polarize.plots.display import STEP
 from ui import window_cookie
-from ui.viewport import COOKIE
+from ui.viewport import COOKIE, KEPT
 
 INDEX = Path(streamlit.__file__).parent / "static" / "index.html"
 """Streamlit's own page, the one every address of the app answers with."""
@@ -89,12 +89,12 @@ def test_a_head_request_is_told_no_length():
 
 
 def test_the_script_is_told_the_viewport_s_cookie_and_step():
-    """The script's arguments are the viewport element's (``ui.viewport``): the cookie it reads, widths
-    rounded down to the same step. Its comments are not sent (they are whole lines), and nothing in it
-    ends the tag."""
+    """The script's arguments are the viewport element's (``ui.viewport``): the cookie it reads and how it
+    is kept, widths rounded down to the same step. Its comments are not sent (they are whole lines), and
+    nothing in it ends the tag."""
     text = TAG.decode()
     args = json.loads(re.search(r"\}\)\((\{.*?\})\);</script>$", text)[1])
-    assert args == {"cookie": COOKIE, "step": STEP}
+    assert args == {"cookie": COOKIE, "kept": KEPT, "step": STEP}
     assert "//" not in text.replace("://", "") and text.count("</script") == 1
     assert window_cookie.with_tag(b"<p>no head</p>") is None
     assert window_cookie.with_tag(b"<HEAD></HEAD >", b"<s>") == b"<HEAD><s></HEAD >"

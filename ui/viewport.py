@@ -36,8 +36,8 @@ from polarize.plots.display import NARROW_BELOW, STEP, Display
 from polarize.serialize import load_json
 from ui.theme import VIEWPORT
 
-__all__ = ["COOKIE", "FIGURE", "KEY", "NAME", "SCRIPT", "STATE", "STEP", "assumed", "last", "measure", "read",
-           "remembered"]
+__all__ = ["COOKIE", "FIGURE", "KEPT", "KEY", "NAME", "SCRIPT", "STATE", "STEP", "assumed", "last", "measure",
+           "read", "remembered"]
 
 
 NAME = "polarize_viewport"
@@ -57,6 +57,9 @@ COOKIE = "polarize_viewport"
 main column's width it measured (in the mode it measured, presented or not). A later session of the
 same browser reads it (``st.context.cookies``, sent with the page's first request): its first run is
 fitted to it, and the page posts nothing."""
+KEPT = "path=/; max-age=31536000; SameSite=Strict"
+"""How the browser keeps ``COOKIE``, for every script that writes it (the element, and the page's head:
+``ui.window_cookie``): for a year, for every page of the app, never sent by another site's request."""
 _LONGEST = 4096
 """A cookie longer than this (characters) is not read (a browser keeps at most about 4 kB a cookie)."""
 _DEEPEST = 2
@@ -145,4 +148,4 @@ def measure(display: Display) -> None:
         _ELEMENT(key=KEY, data={"assumed": assumed(display), "holder": f"st-key-{VIEWPORT}",
                                 "figure": f"st-key-{FIGURE}", "narrow_below": NARROW_BELOW, "step": STEP,
                                 "debounce_ms": _DEBOUNCE_MS, "wait_ms": _WAIT_MS, "state": STATE,
-                                "cookie": COOKIE})
+                                "cookie": COOKIE, "kept": KEPT})

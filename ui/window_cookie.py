@@ -24,7 +24,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from polarize.plots.display import STEP
-from ui.viewport import COOKIE
+from ui.viewport import COOKIE, KEPT
 
 __all__ = ["SCRIPT", "WindowCookie", "tag", "with_tag"]
 
@@ -37,13 +37,14 @@ _LARGEST = 1 << 20
 _VALIDATORS = ("etag", "last-modified")
 
 
-def tag(cookie: str = COOKIE, step: int = STEP) -> bytes:
+def tag(cookie: str = COOKIE, kept: str = KEPT, step: int = STEP) -> bytes:
     """The ``<script>`` put in a page's head: the script's function without its comment lines, called with
-    the cookie's name and the step widths are rounded down to (nothing left in the page's globals)."""
+    the cookie's name, how the browser keeps it and the step widths are rounded down to (nothing left in
+    the page's globals)."""
     lines = [line for line in SCRIPT.read_text(encoding="utf-8").splitlines()
              if not line.lstrip().startswith("//")]
     source = "\n".join(lines).strip()
-    args = json.dumps({"cookie": cookie, "step": step})
+    args = json.dumps({"cookie": cookie, "kept": kept, "step": step})
     return f"<script>({source})({args});</script>".encode()
 
 

@@ -115,7 +115,7 @@ function report(view) {
     }
     view.posted = text;
     view.post(args.state, truth);
-    remember(args.cookie, truth);
+    remember(args.cookie, args.kept, truth);
   }
   // For a look from outside (and the browser tests): what was measured, and what is posted.
   box.dataset.measured = text;
@@ -124,9 +124,9 @@ function report(view) {
 
 // The measure kept in a cookie for the next session of this browser (ui/viewport.py reads it from the
 // page's first request).
-function remember(cookie, truth) {
+function remember(cookie, kept, truth) {
   try {
-    document.cookie = `${cookie}=${encodeURIComponent(JSON.stringify(truth))}; path=/; max-age=31536000; SameSite=Strict`;
+    document.cookie = `${cookie}=${encodeURIComponent(JSON.stringify(truth))}; ${kept}`;
   } catch (error) {
     // Not writable: the next session measures again.
   }
