@@ -51,6 +51,7 @@ phone, present = st.query_params.get("phone") == "1", st.query_params.get("prese
 guess = Display(width=390 if phone else 1280, height=844 if phone else 720, presenting=present)
 figure = page_figure(st.query_params.get("page", "explorer"), phone=phone)
 st.title("A figure fitted in the browser")
+st.container(key="above").caption("Above the figure (a test makes it taller with no rerun).")
 chart(fit(View(blocks=(Plot("p", figure),)), guess).blocks[0].figure, key="fitted")
 '''
 
@@ -82,6 +83,13 @@ _FITTED = """() => {
           traces: gd.data.map((trace) => [trace.showlegend === undefined ? null : trace.showlegend,
                                           trace.visible === undefined ? null : trace.visible])};
 }""".replace("TICKS", str(list(TICK_KEYS)))
+
+# JavaScript: the block above the figure made ``px`` taller, with no rerun (a block of that height put in it).
+GROW_ABOVE_JS = """(px) => {
+  const block = document.createElement('div');
+  block.style.height = `${px}px`;
+  document.querySelector('.st-key-above').appendChild(block);
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +126,24 @@ def test_a_window_made_shorter_fits_the_figure_again_in_place(browser, server):
         assert _same_as_pythons(page, "normalizers", phone=False, present=False) < tall
         draws = page.evaluate(f"() => {plot}.dataset.draws")
         assert draws == "1" and errors == []  # relaid out, not drawn again
+    finally:
+        context.close()
+
+
+def test_what_grows_above_a_figure_fits_it_again_in_place(browser, server):
+    """A block above the figure grows with no rerun, neither the window nor the figure's box changing (as
+    when a figure above is drawn after this one, or a comparison's panel comes in above it): the figure
+    is fitted again to the room now below its top, in place. It had kept its first room, and the Loss
+    page's legend came down over its panels' titles."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page, errors = _opened(context, server, "losses", phone=False, present=True)
+        room = _same_as_pythons(page, "losses", phone=False, present=True)
+        page.evaluate(GROW_ABOVE_JS, 60)
+        plot = "document.querySelector('.polarize-plot')"
+        page.wait_for_function(f"() => Number({plot}.dataset.room) !== {room}", timeout=30_000)
+        assert _same_as_pythons(page, "losses", phone=False, present=True) < room - 60
+        assert page.evaluate(f"() => {plot}.dataset.draws") == "1" and errors == []
     finally:
         context.close()
 

@@ -222,6 +222,15 @@ function pressed(event) {
   }
 }
 
+// What the first ancestor of ``element`` that scrolls (the page's main column) scrolls: its content.
+function scrolledContent(element) {
+  for (let node = element.parentElement; node; node = node.parentElement) {
+    const overflow = getComputedStyle(node).overflowY;
+    if (overflow === "auto" || overflow === "scroll") return node.firstElementChild;
+  }
+  return null;
+}
+
 // The figure's <div> and what it shows, kept on the element's container across calls.
 function chartOf(parentElement) {
   if (parentElement.__polarizeChart) return parentElement.__polarizeChart;
@@ -251,6 +260,11 @@ function chartOf(parentElement) {
   };
   chart.observer = new ResizeObserver(chart.look);
   chart.observer.observe(box);
+  // What is above the figure may change its height while the figure's box keeps its own (a figure
+  // above drawn after this one, a comparison's panel coming in): the content of the column that
+  // scrolls, which holds both, is watched too.
+  const column = scrolledContent(parentElement);
+  if (column) chart.observer.observe(column);
   window.addEventListener("resize", chart.look);
   parentElement.__polarizeChart = chart;
   return chart;
