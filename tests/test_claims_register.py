@@ -711,6 +711,8 @@ DOCUMENTS: dict[str, str] = {
     "The layout browser tests (`tests/browser/test_layout_br": "setting",
     "The description in `layout.meta`, made by the builders": "setting",
     "The theme from the CSS variables; the dark repaint leav": "setting",
+    "Its top moves without its box changing when what is": (
+        "tests/browser/test_fit_browser.py::test_what_grows_above_a_figure_fits_it_again_in_place"),
 
     # docs/api.rst
     "The supported API is ``polarize.__all__``": "setting",
