@@ -1,8 +1,8 @@
 // The window's width, written into the viewport's cookie while the page's head is read: ui/window_cookie.py
 // calls this function in every page the app's server sends, after the viewport's meta tag, with the
 // cookie's name, how it is kept (ui.viewport.KEPT) and the step widths are rounded down to (as the
-// viewport element rounds them, ui/viewport_frontend/viewport.js). It runs before Streamlit's bundle, and so before the bundle opens
-// the session whose first run reads the cookie (st.context.cookies).
+// viewport element rounds them, ui/viewport_frontend/viewport.js). It runs before Streamlit's bundle,
+// and so before the bundle opens the session whose first run reads the cookie (st.context.cookies).
 //
 // A cookie the element wrote in a window this wide is kept (it knows the main column's width and the
 // theme measured); another is replaced by the width and the theme it measured (the column's width
