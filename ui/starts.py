@@ -2,8 +2,8 @@
 
 A page with a ``preset`` control gets "Reset to preset" (every control back to the chosen
 preset's values); a page with a ``seed`` control gets "New random start" (a new seed, so new
-random draws of everything the seed draws). Both act in a button callback, before the rerun
-draws the widgets, which is when Streamlit lets their values change.
+random draws of everything the seed draws). Both are drawn by the controls' element (``ui.controls``,
+``button``) and act in its callback (``press``), before the rerun draws the controls.
 
 On a page that asks for it (``PageSpec.ahead``), the next "New random start" is known before the
 press: its seed is drawn when the page is shown (kept in the session, ``NEXT``) and its view made
@@ -31,8 +31,8 @@ import streamlit as st
 from polarize.serve.runner import idle
 from polarize.web.page import PageSpec, Problem
 
-__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "SEEDS", "SHOWN", "ahead", "buttons", "made",
-           "made_ahead", "new_seed", "upcoming"]
+__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "RESET", "SEEDS", "SHOWN", "ahead", "button", "made",
+           "made_ahead", "new_seed", "press", "upcoming"]
 
 SEEDS = 100_000
 """New seeds are drawn below this (when the control allows): short enough to read out and type."""
@@ -70,33 +70,47 @@ def new_seed(low: int, high: int, now: int | None) -> int:
             return seed
 
 
-def buttons(spec: PageSpec, control: str, reset: Callable[[PageSpec], None],
-            key: Callable[[PageSpec, str], str]) -> None:
-    """Draw the button that goes with the page's control ``control``, under it (in the sidebar's
-    controls): "Reset to preset" under the preset, "New random start" under the seed.
+RESET = "{page}__reset"
+"""The key of the page's "Reset to preset" button (``RESET.format(page=...)``)."""
+_BUTTONS = {
+    "preset": (RESET, "Reset to preset", "Every control back to the chosen preset's values."),
+    "seed": (RESEED, "New random start", "A new seed: new random draws of the start (and of whatever else "
+                                         "the seed draws), the other settings kept."),
+}
+
+
+def button(spec: PageSpec, control: str) -> dict[str, str] | None:
+    """The button that goes under the page's control ``control`` (its key, label and help), or None:
+    "Reset to preset" under the preset, "New random start" under the seed.
 
     Under their controls, not above every control: there the two buttons and the preset came before
     the tokens, loss, normalizer and seed a newcomer changes first (the seed at 1533 px of a
     1280 x 720 window).
+    """
+    if control not in _BUTTONS or control not in spec.keys:
+        return None
+    key, label, help_text = _BUTTONS[control]
+    return {"key": key.format(page=spec.name), "label": label, "help": help_text}
+
+
+def press(spec: PageSpec, pressed: Any, reset: Callable[[PageSpec], None],
+          key: Callable[[PageSpec, str], str]) -> None:
+    """A press of the button keyed ``pressed`` (``button``) on the page: its action, as a callback
+    before the rerun draws the controls. A key of no button of the page does nothing.
 
     Parameters
     ----------
-    control : str
-        The key of the control just drawn.
+    pressed : str
+        The key of the button pressed (as the browser said it).
     reset : callable
         ``reset(spec)`` loads the chosen preset's values into every control (the preset's own callback).
     key : callable
-        ``key(spec, control_key)``: the control's widget key.
+        ``key(spec, control_key)``: the control's session key.
     """
-    if control == "preset":
-        st.button("Reset to preset", key=f"{spec.name}__reset", icon=":material/restart_alt:",
-                  on_click=reset, args=(spec,), width="stretch",
-                  help="Every control back to the chosen preset's values.")
-    if control == "seed":
-        st.button("New random start", key=RESEED.format(page=spec.name), icon=":material/casino:",
-                  on_click=_reseed, args=(spec, key(spec, "seed")), width="stretch",
-                  help="A new seed: new random draws of the start (and of whatever else the seed "
-                       "draws), the other settings kept.")
+    if pressed == RESET.format(page=spec.name) and "preset" in spec.keys:
+        reset(spec)
+    elif pressed == RESEED.format(page=spec.name) and "seed" in spec.keys:
+        _reseed(spec, key(spec, "seed"))
 
 
 def _reseed(spec: PageSpec, widget: str) -> None:

@@ -208,12 +208,13 @@ function hold(head, bytes) {
   };
 }
 
-// A click: on a button a figure is held for (found by its key's class, st-key-<key>), that figure drawn.
+// A click: on a button a figure is held for (found by its key, as the controls' element marks it:
+// data-button="<key>"), that figure drawn.
 function pressed(event) {
   const button = event.target instanceof Element ? event.target.closest("button") : null;
   if (!button) return;
   for (const [key, entry] of registry(HELD)) {
-    if (!button.closest(`.st-key-${entry.button}`)) continue;
+    if (button.dataset.button !== entry.button) continue;
     registry(HELD).delete(key);  // drawn once: the next press waits for the next figure held
     const chart = registry(CHARTS).get(key);
     if (!chart || chart.wanted !== entry.after) continue;  // held for what the chart no longer shows
