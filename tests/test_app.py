@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import charts_drawn, figures, link_note, open_page
+from support.controls import control
 
 from polarize import Experiment, simulate
 from polarize.clips import animate
@@ -66,8 +67,8 @@ def test_explorer_is_the_default_page(default_app):
     assert [b.label for b in at.get("download_button")] == ["Trajectory (CSV)", "Trajectory (JSON)",
                                                            "Configuration (JSON)", "Dashboard (HTML)"]
     assert [b.label for b in at.button if b.label.startswith("Make")] == clip  # made when asked
+    assert control(at, key="explorer_preset").caption == "Logistic loss, 8 tokens, softmax, from uniform scores."
     captions = [c.value for c in at.caption]
-    assert "Logistic loss, 8 tokens, softmax, from uniform scores." in captions  # the preset's description
     assert "Preset **default**. Every setting is in the page's address: copy it to share this exact run." \
         in captions
     for panel in ("Simplex of scores", "Scores s_i(t)", "Fitness vs score", "Entropy H(s(t))", "Loss"):
@@ -104,8 +105,8 @@ def test_every_control_has_its_key(default_app):
     for key in ("preset", "n", "d", "loss", "normalizer", "temperature", "method", "lr", "horizon", "seed",
                 "a_init", "a_scale", "a_shift", "V_init", "V_scale"):
         assert f"explorer_{key}" in at.session_state, key
-    assert at.slider(key="explorer_n").value == 8 and at.selectbox(key="explorer_preset").value == "default"
-    assert len(at.selectbox(key="explorer_normalizer").options) == len(NORMALIZERS)  # every one registered
+    assert control(at, key="explorer_n").value == 8 and control(at, key="explorer_preset").value == "default"
+    assert len(control(at, key="explorer_normalizer").options) == len(NORMALIZERS)  # every one registered
 
 
 def test_the_url_holds_the_state(default_app):
@@ -118,27 +119,27 @@ def test_the_url_holds_the_state(default_app):
 def test_widgets_change_what_is_shown():
     at = explorer()
     entropy_before = metric(at, "Final entropy")
-    at.slider(key="explorer_n").set_value(3).run()
+    control(at, key="explorer_n").set_value(3).run()
     no_exception(at)
     assert dashboard(at)["layout"]["meta"]["n"] == 3
     assert metric(at, "Final entropy") != entropy_before
     assert at.query_params["n"] in (["3"], "3")
-    at.selectbox(key="explorer_normalizer").set_value("sigmoid").run()
+    control(at, key="explorer_normalizer").set_value("sigmoid").run()
     no_exception(at)
     assert metric(at, "Polarized?") == "No"
-    assert at.number_input(key="explorer_temperature").disabled
-    at.radio(key="explorer_method").set_value("gd").run()
+    assert control(at, key="explorer_temperature").disabled
+    control(at, key="explorer_method").set_value("gd").run()
     no_exception(at)
-    assert not at.number_input(key="explorer_lr").disabled
+    assert not control(at, key="explorer_lr").disabled
     assert at.error  # 1e6 descent steps: refused in words, not a traceback
-    at.select_slider(key="explorer_horizon").set_value(1e3).run()
+    control(at, key="explorer_horizon").set_value(1e3).run()
     no_exception(at)
     assert not at.error and dashboard(at)["layout"]["meta"]["n"] == 3
 
 
 def test_the_repulsion_panel_plays_the_replicator_bars_when_chosen():
     at = explorer({"n": "4", "horizon": "1000"})
-    at.radio(key="explorer_repulsion").set_value("replicator").run()
+    control(at, key="explorer_repulsion").set_value("replicator").run()
     no_exception(at)
     assert at.query_params["repulsion"] in (["replicator"], "replicator")
     figure = dashboard(at)
@@ -150,11 +151,11 @@ def test_the_repulsion_panel_plays_the_replicator_bars_when_chosen():
 
 def test_a_preset_loads_its_settings():
     at = explorer()
-    at.selectbox(key="explorer_preset").set_value("paper-kl").run()
+    control(at, key="explorer_preset").set_value("paper-kl").run()
     no_exception(at)
-    assert at.slider(key="explorer_n").value == 10
-    assert at.selectbox(key="explorer_loss").value == "kl"
-    assert at.select_slider(key="explorer_horizon").value == 1e6
+    assert control(at, key="explorer_n").value == 10
+    assert control(at, key="explorer_loss").value == "kl"
+    assert control(at, key="explorer_horizon").value == 1e6
     assert dashboard(at)["layout"]["meta"]["n"] == 10
 
 
@@ -162,9 +163,9 @@ def test_a_shared_link_sets_the_widgets():
     at = explorer({"n": "5", "seed": "3", "loss": "square", "horizon": "1000"})
     no_exception(at)
     assert not at.warning
-    assert at.slider(key="explorer_n").value == 5 and at.number_input(key="explorer_seed").value == 3
-    assert at.selectbox(key="explorer_loss").value == "square"
-    assert at.select_slider(key="explorer_horizon").value == 1000
+    assert control(at, key="explorer_n").value == 5 and control(at, key="explorer_seed").value == 3
+    assert control(at, key="explorer_loss").value == "square"
+    assert control(at, key="explorer_horizon").value == 1000
     assert dashboard(at)["layout"]["meta"]["n"] == 5
 
 
@@ -175,8 +176,8 @@ def test_garbage_link_warns_and_uses_defaults():
     for key in ("n", "loss", "horizon"):
         assert f"`{key}=" in warning
     assert "bogus" not in warning  # not a setting of ours: not ours to judge
-    assert at.slider(key="explorer_n").value == 8 and at.selectbox(key="explorer_loss").value == "logistic"
-    assert at.number_input(key="explorer_seed").value == 3  # the valid part of the link is kept
+    assert control(at, key="explorer_n").value == 8 and control(at, key="explorer_loss").value == "logistic"
+    assert control(at, key="explorer_seed").value == 3  # the valid part of the link is kept
     assert "bogus" not in at.query_params  # the address is cleaned up
     assert dashboard(at)["layout"]["meta"]["n"] == 8
 
@@ -190,7 +191,7 @@ def test_a_link_gives_the_picture_the_menu_gives(normalizer):
     assert not at.warning and not at.error
     assert [c.value for c in at.caption if "start" in c.value]  # the move is said, as from the menu
     menu = explorer({"seed": "3", "a_scale": "0.5"})
-    menu.selectbox(key="explorer_normalizer").set_value(normalizer).run()
+    control(menu, key="explorer_normalizer").set_value(normalizer).run()
     assert dict(at.query_params) == dict(menu.query_params)
     assert at.query_params["normalizer"] in ([normalizer], normalizer)
     assert dashboard(at)["layout"]["meta"] == dashboard(menu)["layout"]["meta"]
@@ -200,16 +201,16 @@ def test_a_link_gives_the_picture_the_menu_gives(normalizer):
 def test_a_link_from_a_newsletter_opens_without_a_warning():
     at = explorer({"utm_source": "x", "fbclid": "y", "n": "5"})
     no_exception(at)
-    assert not at.warning and at.slider(key="explorer_n").value == 5
+    assert not at.warning and control(at, key="explorer_n").value == 5
 
 
 def test_a_tied_preset_keeps_d_equal_to_n():
     at = explorer({"preset": "paper-tied-10"})
     no_exception(at)
-    assert at.slider(key="explorer_d").disabled
-    at.slider(key="explorer_n").set_value(6).run()
+    assert control(at, key="explorer_d").disabled
+    control(at, key="explorer_n").set_value(6).run()
     no_exception(at)
-    assert at.slider(key="explorer_d").value == 6 and at.query_params["d"] in (["6"], "6")
+    assert control(at, key="explorer_d").value == 6 and at.query_params["d"] in (["6"], "6")
 
 
 @pytest.mark.parametrize("normalizer", sorted(NORMALIZERS))
@@ -217,7 +218,7 @@ def test_every_normalizer_from_the_default_preset_gives_a_figure(normalizer):
     """No dead end in the menu: where a normalizer is undefined (l2, l1, sum) or dead (relu) at
     a(0) = 0, the page moves to a start where it is defined, says so, and the address has it."""
     at = explorer()
-    at.selectbox(key="explorer_normalizer").set_value(normalizer).run()
+    control(at, key="explorer_normalizer").set_value(normalizer).run()
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
     assert dashboard(at)["layout"]["meta"]["n"] == 8
@@ -234,7 +235,7 @@ def test_every_normalizer_from_the_default_preset_gives_a_figure(normalizer):
     notes = [c.value for c in at.caption if "now start" in c.value]
     assert len(notes) == int(moved) and all(len(note.splitlines()) == 1 for note in notes)
     if moved:
-        at.selectbox(key="explorer_loss").set_value("square").run()  # the note goes once the user moves on
+        control(at, key="explorer_loss").set_value("square").run()  # the note goes once the user moves on
         assert not [c.value for c in at.caption if "now start" in c.value]
 
 
@@ -252,7 +253,7 @@ def test_the_note_on_a_moved_start_is_one_line_just_above_the_figure():
     above squeezed the dashboard: it is one caption line over the figure, in no box
     (tests/browser/test_first_screen_browser.py measures it and Play in the window)."""
     at = explorer()
-    at.selectbox(key="explorer_normalizer").set_value("l2").run()
+    control(at, key="explorer_normalizer").set_value("l2").run()
     (note,) = [c.value for c in at.main.caption if "now start" in c.value]
     assert "\n" not in note and len(note) < 160, note
     order = _in_order(at.main, tuple(id(e) for e in charts_drawn(at)))
@@ -262,7 +263,7 @@ def test_the_note_on_a_moved_start_is_one_line_just_above_the_figure():
 
 def test_a_start_the_normalizer_cannot_use_is_an_error_message_not_a_traceback():
     at = explorer({"normalizer": "l2", "a_init": "gaussian", "a_scale": "0.5"})
-    at.selectbox(key="explorer_a_init").set_value("zeros").run()  # the user's own choice: said, not undone
+    control(at, key="explorer_a_init").set_value("zeros").run()  # the user's own choice: said, not undone
     no_exception(at)
     assert at.error and "undefined" in at.error[0].value
     assert not figures(at)

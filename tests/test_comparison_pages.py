@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import WHOLE_PAGE_SECONDS, figures, link_note, open_page, plain_tables
 from support.app import page as app_page
+from support.controls import control
 
 from polarize.clips import animate
 from polarize.config import Experiment
@@ -330,7 +331,7 @@ def test_every_page_runs_from_the_app(name):
 def test_a_widget_change_changes_the_page():
     at = page("tied")
     before = figures(at)[0]["layout"]["meta"]["panels"]
-    at.multiselect(key="tied_sizes").set_value([10, 20, 50]).run()
+    control(at, key="tied_sizes").set_value([10, 20, 50]).run()
     no_exception(at)
     after = figures(at)[0]["layout"]["meta"]["panels"]
     assert (before, after) == (6, 9)
@@ -339,9 +340,9 @@ def test_a_widget_change_changes_the_page():
 
 def test_the_preset_loads_its_values():
     at = page("normalizers")
-    at.selectbox(key="normalizers_preset").set_value("paper-compare-square").run()
+    control(at, key="normalizers_preset").set_value("paper-compare-square").run()
     no_exception(at)
-    assert at.selectbox(key="normalizers_loss").value == "square"
+    assert control(at, key="normalizers_loss").value == "square"
     assert at.query_params["horizon"] in (["500"], "500")
 
 
@@ -360,7 +361,7 @@ def test_a_garbage_link_warns_and_uses_the_defaults(name):
 
 def test_bad_input_names_the_field():
     at = page("descent")
-    at.multiselect(key="descent_lrs").set_value([]).run()
+    control(at, key="descent_lrs").set_value([]).run()
     no_exception(at)
     assert at.error and at.error[0].value.startswith("Learning rates")
 
@@ -381,7 +382,7 @@ def test_a_study_is_stopped_at_its_time_limit(monkeypatch):
 def test_a_foreign_parameter_opens_the_page_without_a_warning():
     at = page("rates", {"utm_source": "x", "fbclid": "y", "n": "4"})
     no_exception(at)
-    assert not at.warning and at.slider(key="rates_n").value == 4
+    assert not at.warning and control(at, key="rates_n").value == 4
 
 
 def test_link_values_are_shown_as_text_not_markdown():

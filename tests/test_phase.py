@@ -11,6 +11,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from support.app import figures
 from support.app import page as app_page
+from support.controls import control
 
 from polarize import Experiment, simulate
 from polarize.plots import project_to_polygon
@@ -277,9 +278,9 @@ def test_the_page_under_apptest_runs_and_follows_its_controls():
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Phase portrait"
     assert len(figures(at)) == 3
-    at.number_input(key="phase_pick_a").set_value(0.7).run()  # 0.7 + 0.5 leaves no share for token 2
+    control(at, key="phase_pick_a").set_value(0.7).run()  # 0.7 + 0.5 leaves no share for token 2
     assert at.error and "add up to less than 1" in at.error[0].value
-    at.number_input(key="phase_pick_a").set_value(0.3).run()
+    control(at, key="phase_pick_a").set_value(0.3).run()
     assert not at.exception and not at.error
     spec = figures(at)[0]
     (picked,) = [t for t in spec["data"] if t.get("name") == "the run from the chosen start"]

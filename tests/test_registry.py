@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 from support.app import page as app_page
+from support.controls import control
 
 from polarize import Experiment, simulate, simulate_many
 from polarize.cli import main
@@ -85,7 +86,7 @@ def test_the_explorers_menu_offers_it_and_its_link_runs_it(tempered):
 
 def test_the_explorers_widget_lists_it(tempered):
     at = app_page("explorer", timeout=120).run()
-    box = at.selectbox(key="explorer_normalizer")
+    box = control(at, key="explorer_normalizer")
     assert LABEL in box.options and len(box.options) == len(NORMALIZERS)
 
 

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 import pytest
 from support.app import figures
 from support.app import page as app_page
+from support.controls import control
 
 from polarize.integrate import simulate
 from polarize.plots.transformer import attention_figure, massive_figure, token_labels, training_figure
@@ -150,7 +151,7 @@ def test_the_page_runs_headless_and_the_sequence_changes_the_maps():
     assert at.title[0].value == "Attention sinks"
     assert len(figures(at)) == 3
     before = figures(at)[0]
-    at.radio(key="sinks_sequence").set_value(1).run()
+    control(at, key="sinks_sequence").set_value(1).run()
     assert not at.exception
     assert figures(at)[0] != before
 
@@ -158,7 +159,7 @@ def test_the_page_runs_headless_and_the_sequence_changes_the_maps():
 def test_live_training_without_the_extra_names_it(monkeypatch):
     monkeypatch.setattr(sinks_page, "available", lambda: False)
     at = app_page("sinks", timeout=TIMEOUT).run()
-    at.radio(key="sinks_source").set_value("live").run()
+    control(at, key="sinks_source").set_value("live").run()
     assert not at.exception
     (error,) = at.error
     assert "polarize[sinks]" in error.value and not figures(at)
@@ -233,8 +234,8 @@ def test_the_page_draws_a_live_runs_progress(monkeypatch):
     calls = _fake_trainer(monkeypatch)
     try:
         at = app_page("sinks", timeout=TIMEOUT).run()
-        at.radio(key="sinks_source").set_value("live")
-        at.number_input(key="sinks_seed").set_value(8).run()
+        at.session_state["sinks_source"] = "live"  # two changes, one run: the first straight into the session
+        control(at, key="sinks_seed").set_value(8).run()
     finally:
         sinks_page.LIVE.clear()
     assert not at.exception, [e.value for e in at.exception]

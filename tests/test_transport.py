@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from support.app import chart_payloads, held_figures, open_page
 from support.app import figures as drawn
+from support.controls import control, press
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
@@ -120,18 +121,18 @@ def test_the_chart_element_s_module_starts_with_the_one_transport_script(app):
 def test_reset_to_preset_and_a_new_random_start(app):
     at = app
     default = preset_values()
-    at.slider(key="explorer_n").set_value(5).run()
-    at.number_input(key="explorer_seed").set_value(7).run()
-    assert at.slider(key="explorer_n").value == 5 and at.number_input(key="explorer_seed").value == 7
-    at.button(key="explorer__reset").click().run()
+    control(at, key="explorer_n").set_value(5).run()
+    control(at, key="explorer_seed").set_value(7).run()
+    assert control(at, key="explorer_n").value == 5 and control(at, key="explorer_seed").value == 7
+    press(at, "explorer__reset")
     assert not at.exception
-    assert at.slider(key="explorer_n").value == default["n"]
-    assert at.number_input(key="explorer_seed").value == default["seed"]
+    assert control(at, key="explorer_n").value == default["n"]
+    assert control(at, key="explorer_seed").value == default["seed"]
     before = drawn(at)[0]["data"]
-    at.button(key="explorer__reseed").click().run()
-    seed = at.number_input(key="explorer_seed").value
+    press(at, "explorer__reseed")
+    seed = control(at, key="explorer_seed").value
     assert seed != default["seed"] and 0 <= seed < 100_000
-    assert at.slider(key="explorer_n").value == default["n"]  # the rest kept
+    assert control(at, key="explorer_n").value == default["n"]  # the rest kept
     assert at.query_params["seed"] == str(seed)  # and in the link
     after = drawn(at)[0]["data"]
     assert len(after) == len(before) and after != before  # new draws, a new run
@@ -173,9 +174,9 @@ def test_a_new_random_start_is_made_before_the_press(app, monkeypatch):
     made, show = [], PageSpec.show
     monkeypatch.setattr(PageSpec, "show", lambda self, *args: (made.append(threading.current_thread().name),
                                                              show(self, *args))[1])
-    at.button(key="explorer__reseed").click().run()
+    press(at, "explorer__reseed")
     assert not at.exception
-    assert at.number_input(key="explorer_seed").value == upcoming
+    assert control(at, key="explorer_seed").value == upcoming
     assert at.query_params["seed"] == str(upcoming)  # in the link
     assert [name for name in made if not name.startswith("polarize-ahead")] == []  # the press made nothing
     # ...and the start after it is drawn anew, other than this one.
@@ -200,9 +201,9 @@ def test_the_figure_held_for_the_next_start_is_the_one_its_press_sends(link):
     assert head == {"next": key, "after": charts.revision(shown[key]), "button": "explorer__reseed"}
     assert data != shown[key]
     upcoming = at.session_state[starts.NEXT.format(page="explorer")]
-    at.button(key="explorer__reseed").click().run()
+    press(at, "explorer__reseed")
     assert not at.exception, [e.value for e in at.exception]
-    assert at.number_input(key="explorer_seed").value == upcoming
+    assert control(at, key="explorer_seed").value == upcoming
     assert {k: str(at.session_state[f"explorer_{k}"]) for k in link} == link  # the setting kept
     assert chart_payloads(at)[key] == data  # byte for byte
     # ...and the start after it held in turn, after the figure now shown.
@@ -214,7 +215,7 @@ def test_keep_playing_tells_the_script_to_play_after_each_rerun(app):
     assert _script_settings(at)["autoplay"] is False
     at.toggle(key="transport_keep_playing").set_value(True).run()
     first = _script_settings(at)
-    at.slider(key="explorer_n").set_value(5).run()
+    control(at, key="explorer_n").set_value(5).run()
     second = _script_settings(at)
     assert first["autoplay"] and second["autoplay"]
     assert second["run"] != first["run"]  # the element is called again and plays the new figure

@@ -10,6 +10,7 @@ import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
 from support.app import figures, link_note, open_deck_box, open_page, table_column
+from support.controls import control
 from support.figures import dashboard_figure
 
 from polarize import Experiment, simulate
@@ -357,7 +358,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     app.run()
     _add(app, "Five <b>tokens</b>", "say *this*")
     assert [s.value for s in app.success] == ["Added slide 1 to the deck `Lecture`."]
-    app.slider(key="explorer_n").set_value(3).run()
+    control(app, key="explorer_n").set_value(3).run()
     _add(app, "Three")
     (deck,) = [DeckStore.shared().get(name) for name in DeckStore.shared().names()]
     assert [s.title for s in deck.slides] == ["Five <b>tokens</b>", "Three"]
@@ -367,7 +368,7 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     open_page(app, "deck").run()
     app.button(key="deck_present0").click().run()
     _no_exception(app)
-    assert app.title[0].value.startswith("Explorer") and app.slider(key="explorer_n").value == 5
+    assert app.title[0].value.startswith("Explorer") and control(app, key="explorer_n").value == 5
     assert app.markdown[0].value == "Slide 1 of 2: `Five <b>tokens</b>`"  # the title as a code span: text
     assert app.button(key="_show_back").disabled and app.caption.len == 0
     assert [t.value for t in app.sidebar.text] == ["say *this*"]  # the speaker notes, as text
@@ -375,10 +376,10 @@ def test_add_to_deck_then_present_with_next_and_previous(app):
     open_page(app, "explorer")
     app.button(key="_show_next").click().run()
     _no_exception(app)
-    assert app.slider(key="explorer_n").value == 3 and app.query_params["n"] in ("3", ["3"])
+    assert control(app, key="explorer_n").value == 3 and app.query_params["n"] in ("3", ["3"])
     assert app.markdown[0].value == "Slide 2 of 2: `Three`" and app.button(key="_show_next").disabled
     app.button(key="_show_back").click().run()
-    assert app.slider(key="explorer_n").value == 5
+    assert control(app, key="explorer_n").value == 5
     app.button(key="_show_end").click().run()
     assert app.title[0].value == "Lecture decks" and app.session_state["_show"] is None
 
@@ -401,7 +402,7 @@ def test_a_tampered_deck_shows_its_links_as_text(app):
     app.button(key="deck_open0_1").click().run()  # the page reads the odd value and says so, as text
     open_page(app, "explorer").run()
     _no_exception(app)
-    assert app.slider(key="explorer_n").value == 8
+    assert control(app, key="explorer_n").value == 8
     assert "`n=[x](javascript:alert(1))`" in link_note(app)
 
 
