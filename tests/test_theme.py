@@ -77,7 +77,7 @@ def test_no_rule_restyles_every_classed_element_under_one_found_by_its_class_att
     monkeypatch.setattr(theme.st, "html", sheets.append)
     theme.style()
     theme.present_style(True)
-    theme.dark_style(True, True)
+    theme.dark_style(True)
     selectors = [selector.strip() for sheet in sheets
                  for rule in re.findall(r"([^{}]+)\{", sheet.replace("<style>", ""))
                  if not rule.strip().startswith("@") for selector in rule.split(",")]

@@ -5,7 +5,8 @@ Everything a page knows lives in ``polarize.web``; only this package imports Str
 - ``app``: the page set-up and the navigation; ``navigation``: one ``st.Page`` per script of ``pages/``;
 - ``renderer``: ``render(spec)``, a page from its controls to its view;
 - ``state``: the controls' values in a session, from a link or as left; the address;
-- ``sidebar``: one widget per control; ``starts``: "Reset to preset", "New random start";
+- ``sidebar``: the tour, then ``controls``: the page's controls as one element of native inputs;
+  ``starts``: "Reset to preset", "New random start";
 - ``blocks``: one drawing function per block of a view; ``charts``: the figures' chart element;
   ``plotly_js``: the app's own plotly.js, its files and the route of ``server.py`` that sends it;
 - ``mode``: presentation mode, read from the address; ``theme``: the look (CSS, dark figures);

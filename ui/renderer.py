@@ -93,7 +93,7 @@ def _body(spec: PageSpec, values: dict[str, Any], job: Any, presenting: bool) ->
         st.rerun()
     display = viewport.last(presenting=presenting, deck=deck_show.showing(presenting))
     view = _view(spec, job, display, spec.running(values))
-    theme.dark_style(display.dark_page, display.dark)
+    theme.dark_style(display.dark)
     # A passing view (e.g. a run cut at its time limit) is not kept: the next rerun may finish it.
     fitted = fit(view, display) if view.passing else FITTED.get((spec.name, job, display),
                                                                 lambda: fit(view, display))

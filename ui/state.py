@@ -1,6 +1,7 @@
 """The controls' state in a session: from a shared link on a first visit, else as the user left them.
 
-Each control's widget keeps its value under ``widget_key(spec, key)``; the page's last
+Each control keeps its value under ``widget_key(spec, key)`` (``ui.controls`` shows it and writes
+a change there); the page's last
 values are kept as ``_NAME_saved`` (so a page left and opened again keeps its settings)
 and written into the address bar (``share``), which is what makes every view a link.
 """
@@ -22,7 +23,7 @@ __all__ = ["changed", "current_values", "init_state", "load_preset", "mended_not
 
 
 def widget_key(spec: PageSpec, key: str) -> str:
-    """The session-state key of the widget of ``spec``'s control ``key``."""
+    """The session-state key of ``spec``'s control ``key``."""
     return f"{spec.name}_{key}"
 
 
@@ -100,7 +101,8 @@ def share(spec: PageSpec, values: dict[str, Any]) -> None:
 
 
 def changed(spec: PageSpec, key: str) -> None:
-    """Widget callback of every control: a preset loads its values; then the page may move off a dead end.
+    """Callback of every control's change (``ui.controls``): a preset loads its values; then the page may
+    move off a dead end.
 
     The page's ``mend`` sees the values with this change; its changes are written into the widgets
     here (a callback runs before the rerun draws them) and its note kept for as long as the controls
@@ -129,6 +131,6 @@ def mended_note(spec: PageSpec, values: dict[str, Any]) -> str:
 
 
 def load_preset(spec: PageSpec) -> None:
-    """Widget callback: load the chosen preset's values into every control."""
+    """Load the chosen preset's values into every control (in a callback, before the rerun)."""
     for key, value in spec.defaults(st.session_state[widget_key(spec, "preset")]).items():
         st.session_state[widget_key(spec, key)] = list(value) if isinstance(value, tuple) else value

@@ -120,11 +120,6 @@ def screen_reader(text: str, key: str) -> None:
         st.html(f"<p class='{SCREEN_READER}'>{html.escape(text)}</p>")
 
 
-# The dark theme's primary blue is light (slider values in it are text on the dark sidebar), so
-# the white text Streamlit puts on it (a multiselect's chosen items) is dark there instead.
-_DARK_PAGE_CSS = """<style>
-.st-key-controls [data-tag], .st-key-controls [data-tag] * {color: #0E1117;}
-</style>"""
 # Plotly paints a figure's chosen and hovered button near-white (#F4FAFF, not a setting), under the
 # dark figures' light button text: the chosen speed could not be read. (A light figure on a dark
 # page, as a slide is, keeps Plotly's: its button text is dark.)
@@ -133,11 +128,8 @@ _DARK_FIGURES_CSS = """<style>
 </style>"""
 
 
-def dark_style(page: bool, figures: bool) -> None:
-    """What the dark theme needs besides Streamlit's: on a dark page (``page``, ``ui.viewport``),
-    and for dark figures (``figures``: ``Display.dark``)."""
-    if page:
-        st.html(_DARK_PAGE_CSS)
+def dark_style(figures: bool) -> None:
+    """What dark figures (``figures``: ``Display.dark``) need besides Streamlit's theme."""
     if figures:
         st.html(_DARK_FIGURES_CSS)
 

@@ -73,7 +73,7 @@ SIDEBAR_JS = """(labels) => {
   const labelled = (text) => [...controls.querySelectorAll('label p, label')]
     .find((e) => e.textContent.trim() === text);
   const found = Object.fromEntries(labels.map((text) => [text, box(labelled(text))]));
-  found['New random start'] = box(document.querySelector('.st-key-explorer__reseed'));
+  found['New random start'] = box(document.querySelector('[data-button="explorer__reseed"]'));
   found.tour = box(document.querySelector('[class*="st-key-tour_"] summary'));
   return found;
 }"""

@@ -250,17 +250,8 @@ def set_number(page: Any, label: str, value: Any) -> None:
 
 
 def selectbox_value(page: Any, label: str) -> str:
-    """The option a sidebar select box shows.
-
-    Newer Streamlit selects are searchable inputs holding the option as their value; older ones
-    (1.52, the floor) leave the input empty and show the option as text beside it.
-    """
-    box = page.get_by_role("combobox", name=label)
-    shown = box.input_value()
-    if shown:
-        return shown
-    container = page.locator('[data-testid="stSelectbox"]').filter(has=box)
-    return container.inner_text().strip().splitlines()[-1].strip()
+    """The option a sidebar select box shows (a ``<select>``, each option's value its name)."""
+    return page.get_by_role("combobox", name=label).input_value()
 
 
 def slider_value(page: Any, label: str) -> str:

@@ -103,7 +103,7 @@ LAYOUT_PROBLEMS_JS = """(tol) => {
   const cut = ['[data-testid="stMetricValue"] div', '[data-testid="stMetricLabel"] p',
                '[data-testid="stBaseButton-secondary"] p', 'button[kind] p', 'h1 span', 'h2 span',
                'button .stMarkdownEllipsis', '[data-testid="stWidgetLabel"] p',
-               '[data-testid="stCaptionContainer"]'];
+               '[data-testid="stCaptionContainer"]', '.pz-label', '.pz-button', '.pz-choice span'];
   for (const el of document.querySelectorAll(cut.join(', '))) {
     // A collapsed sidebar (a phone's) lays its buttons out 0 px wide, off-screen: not cut off.
     const bar = el.closest('[data-testid="stSidebar"]');

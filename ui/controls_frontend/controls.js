@@ -39,9 +39,10 @@ function head(c, id, output) {
 function slider(c, id, send) {
   const input = make("input", {type: "range", id, min: c.low, max: c.high, step: c.step ?? "any"});
   const output = make("output", {htmlFor: id, class: "pz-value"});
-  input.addEventListener("input", () => { output.textContent = shown(+input.value); });
+  const say = () => { output.textContent = shown(+input.value); input.setAttribute("aria-valuetext", output.textContent); };
+  input.addEventListener("input", say);
   input.addEventListener("change", () => send(+input.value));
-  return {input, output, set: (v) => { input.value = v; output.textContent = shown(v); }};
+  return {input, output, set: (v) => { input.value = v; say(); }};
 }
 
 function number(c, id, send) {
@@ -56,9 +57,9 @@ function number(c, id, send) {
 
 function select(c, id, send) {
   const input = make("select", {id});
-  c.names.forEach((name, i) => input.add(new Option(name, String(i))));
-  input.addEventListener("change", () => send(+input.value));
-  return {input, set: (v) => { input.value = String(v); }};
+  for (const name of c.names) input.add(new Option(name, name));  // its value the name, as it shows
+  input.addEventListener("change", () => send(input.selectedIndex));
+  return {input, set: (v) => { input.selectedIndex = v; }};
 }
 
 function selectSlider(c, id, send) {
