@@ -127,9 +127,12 @@ function field(c, page, report) {
     const help = d.help || "";
     parts.help.hidden = !help;
     parts.help.querySelector("p").textContent = help;
-    if (grouped) control.boxes.forEach((b) => { b.disabled = !d.enabled; });
-    else control.input.disabled = !d.enabled;
-    control.input.toggleAttribute("aria-disabled", !d.enabled);
+    if (grouped) {
+      control.boxes.forEach((b) => { b.disabled = !d.enabled; });
+      control.input.setAttribute("aria-disabled", String(!d.enabled));
+    } else {
+      control.input.disabled = !d.enabled;
+    }
     // The input being changed keeps what the visitor is doing; the server's answer follows the change.
     if (!wrap.contains(document.activeElement) || !control.input.matches(":active")) control.set(d.value);
     caption.hidden = !d.caption;
