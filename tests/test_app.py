@@ -67,7 +67,8 @@ def test_explorer_is_the_default_page(default_app):
     assert [b.label for b in at.get("download_button")] == ["Trajectory (CSV)", "Trajectory (JSON)",
                                                            "Configuration (JSON)", "Dashboard (HTML)"]
     assert [b.label for b in at.button if b.label.startswith("Make")] == clip  # made when asked
-    assert control(at, key="explorer_preset").caption == "Logistic loss, 8 tokens, softmax, from uniform scores."
+    preset = control(at, key="explorer_preset")
+    assert preset.caption == "Logistic loss, 8 tokens, softmax, from uniform scores."  # its description
     captions = [c.value for c in at.caption]
     assert "Preset **default**. Every setting is in the page's address: copy it to share this exact run." \
         in captions
