@@ -32,6 +32,12 @@ function head(c, id, output) {
   if (output) row.append(output);
   const help = make("details", {class: "pz-help"},
     make("summary", {"aria-label": `About ${c.label}`, text: "?"}), make("p", {class: "pz-help-text"}));
+  help.addEventListener("keydown", (event) => {  // Escape folds it, as a tooltip goes
+    if (event.key === "Escape" && help.open) {
+      help.open = false;
+      help.querySelector("summary").focus();
+    }
+  });
   row.append(help);
   return {row, label, help};
 }
