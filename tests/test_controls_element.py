@@ -13,8 +13,8 @@ import pytest
 from support.app import page
 from support.controls import _send, control, press
 
-from polarize.web.controls import ControlKind
 from polarize.web import pages
+from polarize.web.controls import ControlKind
 from polarize.web.pages import PAGES
 from ui.state import widget_key
 
