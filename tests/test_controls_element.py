@@ -29,7 +29,7 @@ def _told(at, spec) -> dict[str, object]:
         options = list(c.options)
         if c.kind is ControlKind.MULTISELECT:
             out[c.key] = tuple(sorted(options[i] for i in described["value"]))
-        elif c.kind in (ControlKind.SLIDER, ControlKind.NUMBER):
+        elif c.kind.numeric:
             out[c.key] = described["value"]
         else:
             out[c.key] = options[described["value"]]

@@ -43,7 +43,6 @@ _FRONTEND = Path(__file__).parent / "controls_frontend"
 _ELEMENT = component(NAME, isolate_styles=False, js="const CSS = {};\n{}".format(
     json.dumps((_FRONTEND / "controls.css").read_text(encoding="utf-8")),
     (_FRONTEND / "controls.js").read_text(encoding="utf-8")))
-_OPTIONS = frozenset({ControlKind.SELECT, ControlKind.RADIO, ControlKind.SELECT_SLIDER, ControlKind.MULTISELECT})
 
 
 def element_key(spec: PageSpec) -> str:
@@ -68,7 +67,8 @@ def controls(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False
                  on_press_change=functools.partial(_press, spec))
 
 
-def describe(spec: PageSpec, control: Control, values: dict[str, Any], *, presenting: bool = False) -> dict[str, Any]:
+def describe(spec: PageSpec, control: Control, values: dict[str, Any], *,
+             presenting: bool = False) -> dict[str, Any]:
     """What the browser is told of one control: its input, its value now (an option by its index), its
     label, help and caption, whether it is enabled, and the button under it."""
     c, now = control, st.session_state[widget_key(spec, control.key)]
@@ -77,7 +77,7 @@ def describe(spec: PageSpec, control: Control, values: dict[str, Any], *, presen
                            "group": c.group, "half": c.half,
                            "help": "" if presenting else c.help + ("" if enabled else c.off_help),
                            "caption": c.caption(now) if c.caption and not presenting else ""}
-    if c.kind in _OPTIONS:
+    if not c.kind.numeric:
         options = list(c.options)
         out["names"] = [c.name(o) for o in options]
         if c.kind is ControlKind.MULTISELECT:
@@ -111,7 +111,7 @@ def _set(spec: PageSpec) -> None:
 
 def _value(control: Control, said: Any) -> Any:
     """The value of ``control`` the browser said (an option by its index, a number), or None if none is."""
-    if control.kind in _OPTIONS:
+    if not control.kind.numeric:
         options = list(control.options)
         if control.kind is ControlKind.MULTISELECT:
             chosen = _indices(said, len(options))

@@ -31,8 +31,8 @@ import streamlit as st
 from polarize.serve.runner import idle
 from polarize.web.page import PageSpec, Problem
 
-__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "RESET", "SEEDS", "SHOWN", "ahead", "button", "made",
-           "made_ahead", "new_seed", "press", "upcoming"]
+__all__ = ["HOLD_SECONDS", "MOST_AHEAD", "NEXT", "RESEED", "RESET", "SEEDS", "SHOWN", "ahead", "button",
+           "made", "made_ahead", "new_seed", "press", "upcoming"]
 
 SEEDS = 100_000
 """New seeds are drawn below this (when the control allows): short enough to read out and type."""

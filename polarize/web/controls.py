@@ -32,6 +32,11 @@ class ControlKind(StrEnum):
     SELECT_SLIDER = "select_slider"
     MULTISELECT = "multiselect"
 
+    @property
+    def numeric(self) -> bool:
+        """Whether the control holds a number of a range (a slider, a number box), not its options'."""
+        return self in (ControlKind.SLIDER, ControlKind.NUMBER)
+
 
 @dataclass(frozen=True)
 class Control:

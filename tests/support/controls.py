@@ -87,7 +87,7 @@ class Control:
         options = list(control.options)
         if control.kind is ControlKind.MULTISELECT:
             self._sent = [options.index(v) for v in value]
-        elif control.kind in (ControlKind.SLIDER, ControlKind.NUMBER):
+        elif control.kind.numeric:
             self._sent = value
         else:
             self._sent = options.index(value)
