@@ -1,8 +1,8 @@
 """The sidebar's controls: one element of native inputs for all of a page's controls.
 
-Each Streamlit widget is a React component of its own, styled at run time: a page's 18 of them cost a
-first visit about half a second of the browser's main thread (measured by leaving them out), where
-the page's one figure costs 0.7 s. This element (a Streamlit component v2, no iframe: its browser
+Each Streamlit widget is a React component of its own, styled at run time: the Explorer's 17 of them
+cost a first visit about half a second of the browser's main thread (measured by leaving them out),
+where its one figure costs 0.7 s. This element (a Streamlit component v2, no iframe: its browser
 side is ``controls_frontend/``) draws the same controls as the browser's own inputs, each under its
 label: a slider as a range, a number as a number box, a select as a ``<select>``, radios and a
 multiselect as a group of boxes, a select slider as a range over its options; help as a disclosure
