@@ -76,6 +76,7 @@ def test_a_changed_control_and_a_loaded_preset_are_what_the_browser_is_told():
     {"key": "loss", "value": -1},
     {"key": "loss", "value": "square"},   # an option by name, not index
     {"key": "temperature", "value": float("nan")},
+    {"key": "lr", "value": 0.5},          # a disabled control (the exact flow has no step size)
     {"key": "nonesuch", "value": 1},      # no such control
     {"key": "n"},                         # no value
     "n=3",                                # not a change at all

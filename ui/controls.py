@@ -29,7 +29,7 @@ from streamlit.components.v2 import component
 from polarize.web.controls import Control, ControlKind
 from polarize.web.page import PageSpec
 from ui import starts
-from ui.state import changed, load_preset, widget_key
+from ui.state import changed, current_values, load_preset, settle, widget_key
 
 __all__ = ["NAME", "controls", "describe", "element_key"]
 
@@ -97,11 +97,14 @@ def describe(spec: PageSpec, control: Control, values: dict[str, Any], *,
 
 def _set(spec: PageSpec) -> None:
     """Callback of the trigger ``set``: the control's new value into its session key, then the page's
-    rules (``ui.state.changed``); a value no input of the control could give changes nothing."""
+    rules (``ui.state.changed``); a value no input of the control could give (a disabled one gives
+    none) changes nothing."""
     said = st.session_state[element_key(spec)]["set"]
     if not isinstance(said, dict) or said.get("key") not in spec.keys:
         return
     control = spec.control(said["key"])
+    if not control.enabled(settle(spec, current_values(spec))):
+        return
     value = _value(control, said.get("value"))
     if value is None:
         return
