@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from support.app import page
-from support.controls import _send, control, press
+from support.controls import control, press, send
 
 from polarize.web import pages
 from polarize.web.controls import ControlKind
@@ -85,7 +85,7 @@ def test_what_no_input_could_say_changes_nothing(said):
     at = page("explorer").run()
     spec = pages.by_name("explorer")
     before = _session(at, spec)
-    _send(at, "set", said)
+    send(at, "set", said)
     assert not at.exception and not at.error
     assert _session(at, spec) == before
 
@@ -94,14 +94,14 @@ def test_a_multiselect_takes_at_most_its_most_and_a_press_only_its_pages_buttons
     at = page("tied").run()
     spec = pages.by_name("tied")
     before = _session(at, spec)
-    _send(at, "set", {"key": "sizes", "value": [0, 1, 2, 3, 4, 5]})  # six of seven sizes: one past its most
+    send(at, "set", {"key": "sizes", "value": [0, 1, 2, 3, 4, 5]})  # six of seven sizes: one past its most
     assert spec.control("sizes").most == 5 and _session(at, spec) == before
-    _send(at, "set", {"key": "sizes", "value": [0, 0, 1]})  # the same size twice: taken once
+    send(at, "set", {"key": "sizes", "value": [0, 0, 1]})  # the same size twice: taken once
     assert at.session_state["tied_sizes"] == [2, 5]
     at = page("explorer").run()
     spec, seed = pages.by_name("explorer"), at.session_state["explorer_seed"]
     for pressed in ("tied__reseed", "<script>alert(1)</script>", 3):
-        _send(at, "press", pressed)
+        send(at, "press", pressed)
         assert not at.exception and at.session_state["explorer_seed"] == seed
     press(at, "explorer__reseed")
     assert at.session_state["explorer_seed"] != seed

@@ -60,8 +60,8 @@ def controls(spec: PageSpec, values: dict[str, Any], *, presenting: bool = False
     presenting : bool
         Presentation mode: no help and no captions.
     """
-    data = {"page": spec.name, "presenting": presenting,
-            "controls": [describe(spec, c, values, presenting=presenting) for c in spec.controls]}
+    described = [describe(spec, c, values, presenting=presenting) for c in spec.controls]
+    data = {"page": spec.name, "controls": described}
     with st.sidebar, st.container(key=CONTAINER):
         _ELEMENT(key=element_key(spec), data=data, on_set_change=functools.partial(_set, spec),
                  on_press_change=functools.partial(_press, spec))

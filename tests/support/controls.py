@@ -20,7 +20,7 @@ from polarize.web import pages
 from polarize.web.controls import ControlKind
 from ui import controls as ui_controls
 
-__all__ = ["Control", "control", "press"]
+__all__ = ["Control", "control", "press", "send"]
 
 def _element(at: AppTest) -> Any:
     """The page's controls element as ``at`` last drew it."""
@@ -33,7 +33,7 @@ def _data(at: AppTest) -> dict[str, Any]:
     return json.loads(_element(at).proto.json)
 
 
-def _send(at: AppTest, event: str, value: Any, timeout: float | None = None) -> AppTest:
+def send(at: AppTest, event: str, value: Any, timeout: float | None = None) -> AppTest:
     """Run ``at`` with the element's trigger ``event`` carrying ``value``, as a browser sends it."""
     element = _element(at)
     states = at._tree.get_widget_states()
@@ -95,7 +95,7 @@ class Control:
 
     def run(self, *, timeout: float | None = None) -> AppTest:
         """Run the app with the value set (``set_value``) sent."""
-        return _send(self.at, "set", {"key": self.name, "value": self._sent}, timeout)
+        return send(self.at, "set", {"key": self.name, "value": self._sent}, timeout)
 
 
 def control(at: AppTest, *, key: str) -> Control:
@@ -107,4 +107,4 @@ def press(at: AppTest, key: str) -> AppTest:
     """Press the controls' button keyed ``key`` (``ui.starts.button``) and run the app."""
     buttons = [c["button"]["key"] for c in _data(at)["controls"] if "button" in c]
     assert key in buttons, f"no button {key!r} among {buttons}"
-    return _send(at, "press", key)
+    return send(at, "press", key)

@@ -20,7 +20,7 @@ function make(tag, props = {}, ...children) {
   return node;
 }
 
-// A number as the widget shows it: as the server formats it ("%g": 1e+06 as 1e+06, 0.05 as 0.05).
+// A slider's number as shown: at most six significant digits (its values are whole or short decimals).
 function shown(value) {
   return Number.isInteger(value) || Math.abs(value) >= 1e-4 ? String(+value.toPrecision(6)) : value.toExponential();
 }
@@ -42,13 +42,23 @@ function head(c, id, output) {
   return {row, label, help};
 }
 
-function slider(c, id, send) {
-  const input = make("input", {type: "range", id, min: c.low, max: c.high, step: c.step ?? "any"});
+// A range input, its value named beside the label and to a screen reader by ``name`` (of its value).
+function range(id, send, name, bounds) {
+  const input = make("input", {type: "range", id, ...bounds});
   const output = make("output", {htmlFor: id, class: "pz-value"});
-  const say = () => { output.textContent = shown(+input.value); input.setAttribute("aria-valuetext", output.textContent); };
+  const say = () => { output.textContent = name(+input.value); input.setAttribute("aria-valuetext", output.textContent); };
   input.addEventListener("input", say);
   input.addEventListener("change", () => send(+input.value));
   return {input, output, set: (v) => { input.value = v; say(); }};
+}
+
+function slider(c, id, send) {
+  return range(id, send, shown, {min: c.low, max: c.high, step: c.step ?? "any"});
+}
+
+// A select slider: a range over its options' indices, each named by its option.
+function selectSlider(c, id, send) {
+  return range(id, send, (i) => c.names[i], {min: 0, max: c.names.length - 1, step: 1});
 }
 
 function number(c, id, send) {
@@ -68,23 +78,13 @@ function select(c, id, send) {
   return {input, set: (v) => { input.selectedIndex = v; }};
 }
 
-function selectSlider(c, id, send) {
-  const input = make("input", {type: "range", id, min: 0, max: c.names.length - 1, step: 1});
-  const output = make("output", {htmlFor: id, class: "pz-value"});
-  const name = () => c.names[+input.value];
-  const say = () => { output.textContent = name(); input.setAttribute("aria-valuetext", name()); };
-  input.addEventListener("input", say);
-  input.addEventListener("change", () => send(+input.value));
-  return {input, output, set: (v) => { input.value = v; say(); }};
-}
-
-// Options as a group of boxes under a legend: radios (one) or checkboxes (at most ``c.most``).
-function choices(c, id, type, read) {
+// Options as a group of boxes named by the control's label: radios (one) or checkboxes (at most ``c.most``).
+function choices(c, id, type) {
   const boxes = c.names.map((name, i) => make("input", {type, name: id, value: String(i), id: `${id}-${i}`}));
   const input = make("div", {class: `pz-choices pz-${type}`, role: type === "radio" ? "radiogroup" : "group",
                              id, "aria-labelledby": `${id}-label`},
     ...boxes.map((box, i) => make("label", {class: "pz-choice"}, box, make("span", {text: c.names[i]}))));
-  return {input, boxes, read: () => read(boxes)};
+  return {input, boxes};
 }
 
 function radio(c, id, send) {
@@ -103,7 +103,7 @@ function multiselect(c, id, send) {
     limit();
     send(group.boxes.flatMap((b, i) => (b.checked ? [i] : [])));
   }));
-  return {input: group.input, boxes: group.boxes, limit,
+  return {input: group.input, boxes: group.boxes,
           set: (v) => { group.boxes.forEach((b, i) => { b.checked = v.includes(i); }); limit(); }};
 }
 
@@ -182,6 +182,5 @@ export default function (component) {
     for (const c of data.controls) drawn.fields.get(c.key).update(c);
   }
   drawn.report = setTriggerValue;
-  parentElement.classList.toggle("pz-presenting", Boolean(data.presenting));
   return undefined;
 }
